@@ -1,0 +1,71 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import * as image from './image';
+import type { ItemOutcome, MediaGenResource, OperationModule } from './node.type';
+import * as task from './task';
+import * as video from './video';
+
+const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
+	image: image.operations,
+	video: video.operations,
+	task: task.operations,
+};
+
+/**
+ * Dispatches to the operation and owns error handling: with Continue On Fail an item's error becomes an
+ * output item that keeps its task id; otherwise the first failing item (in input order) stops the node,
+ * and the message still names every task this run already created so none is lost.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as MediaGenResource;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const module = RESOURCES[resource]?.[operation];
+	if (!module) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of resource "${resource}" is not supported`,
+		);
+	}
+
+	const outcomes = (await module.execute.call(this, items)).sort((a, b) => a.itemIndex - b.itemIndex);
+	const continueOnFail = this.continueOnFail();
+	const output: INodeExecutionData[] = [];
+
+	for (const outcome of outcomes) {
+		if ('items' in outcome) {
+			for (const item of outcome.items) {
+				output.push({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } });
+			}
+			continue;
+		}
+		if (!continueOnFail) throw withCreatedTasks(outcome, outcomes);
+		output.push({
+			json: {
+				...outcome.json,
+				error: outcome.error.message,
+				...(outcome.error.description ? { errorDescription: outcome.error.description } : {}),
+			},
+			pairedItem: { item: outcome.itemIndex },
+		});
+	}
+	return [output];
+}
+
+/** A stopping error must not hide tasks that were paid for: list them in its description. */
+function withCreatedTasks(failed: Extract<ItemOutcome, { error: unknown }>, outcomes: ItemOutcome[]) {
+	const created = outcomes
+		.filter((outcome) => outcome !== failed)
+		.map((outcome) => {
+			const json: IDataObject | undefined = 'items' in outcome ? outcome.items[0]?.json : outcome.json;
+			return json?.taskid ? `${String(json.taskid)} (item ${outcome.itemIndex})` : undefined;
+		})
+		.filter((entry): entry is string => entry !== undefined);
+	const { error } = failed;
+	if (created.length) {
+		const note = `Tasks created by this run keep running on the server: ${created.join(', ')}. Use Task → Get or Task → Wait with these ids to fetch their results.`;
+		error.description = error.description ? `${error.description}\n\n${note}` : note;
+	}
+	return error;
+}

@@ -1,0 +1,97 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { invalidInput, toList } from '../../helpers/validation';
+import { DELETE_PATH, type TaskKind } from '../../models/endpoints';
+import { apiJsonRequest } from '../../transport';
+import type { ItemOutcome } from '../node.type';
+
+const showFor = { resource: ['task'], operation: ['delete'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Task IDs',
+		name: 'taskIds',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. img-1-ab12, img-2-cd34',
+		description: 'Comma-separated task identifiers, or an array from an expression',
+		displayOptions: { show: showFor },
+	},
+	{
+		displayName: 'User ID',
+		name: 'uid',
+		type: 'string',
+		default: '',
+		description: 'Sent as uid with image deletes; left out of the request when empty',
+		displayOptions: { show: { ...showFor, taskType: ['image'] } },
+	},
+	{
+		displayName: 'Combine All Items Into One Request',
+		name: 'combineItems',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to delete the task IDs of all input items with a single request (one per distinct User ID) and output one item',
+		displayOptions: { show: showFor },
+	},
+];
+
+interface DeleteRequest {
+	itemIndexes: number[];
+	kind: TaskKind;
+	taskIds: string[];
+	uid: string;
+}
+
+async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Promise<IDataObject> {
+	const body: IDataObject = { taskids: request.taskIds };
+	if (request.kind === 'image' && request.uid) body.uid = request.uid;
+	const data = await apiJsonRequest.call<IExecuteFunctions, Parameters<typeof apiJsonRequest>, Promise<IDataObject>>(
+		this,
+		DELETE_PATH[request.kind],
+		body,
+		{ itemIndex: request.itemIndexes[0] },
+	);
+	return { ...(data ?? {}), taskids: request.taskIds, taskType: request.kind };
+}
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
+	const outcomes: ItemOutcome[] = [];
+	const requests: DeleteRequest[] = [];
+	const combine = this.getNodeParameter('combineItems', 0, false) as boolean;
+
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const kind = this.getNodeParameter('taskType', itemIndex) as TaskKind;
+			const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
+			const taskIds = toList(raw);
+			if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
+			const uid = kind === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
+			const group = combine ? requests.find((request) => request.kind === kind && request.uid === uid) : undefined;
+			if (group) {
+				group.itemIndexes.push(itemIndex);
+				group.taskIds.push(...taskIds.filter((id) => !group.taskIds.includes(id)));
+			} else {
+				requests.push({ itemIndexes: [itemIndex], kind, taskIds, uid });
+			}
+		} catch (error) {
+			outcomes.push({ itemIndex, error });
+		}
+	}
+	// Bad input anywhere stops the whole run before any deletion, unless failures are allowed to continue.
+	if (outcomes.length && !this.continueOnFail()) return outcomes;
+
+	for (const request of requests) {
+		const [itemIndex] = request.itemIndexes;
+		try {
+			const json = await sendDelete.call(this, request);
+			const pairedItem = request.itemIndexes.map((item) => ({ item }));
+			outcomes.push({ itemIndex, items: [{ json, pairedItem }] });
+		} catch (error) {
+			outcomes.push({ itemIndex, error, json: { taskids: request.taskIds } });
+			if (!this.continueOnFail()) break;
+		}
+	}
+	return outcomes;
+}

@@ -1,0 +1,65 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { mapConcurrent } from '../../helpers/concurrency';
+import { invalidInput } from '../../helpers/validation';
+import { INFO_PATH, type TaskKind } from '../../models/endpoints';
+import { apiJsonRequest } from '../../transport';
+import type { ItemOutcome } from '../node.type';
+import { DEFAULT_MAX_CONCURRENCY } from '../../helpers/polling';
+
+const showFor = { resource: ['task'], operation: ['get'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Task ID',
+		name: 'taskId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. {{ $json.taskid }}',
+		description: 'Identifier returned when the task was created',
+		displayOptions: { show: showFor },
+	},
+	{
+		displayName: 'More Task Info',
+		name: 'moreTaskInfo',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to ask the API for extended task information (sent as moreTaskInfo)',
+		displayOptions: { show: { ...showFor, taskType: ['video'] } },
+	},
+];
+
+/** Reads the task id of an item, refusing an empty one before anything is sent. */
+export function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
+	const value = this.getNodeParameter('taskId', itemIndex, '') as unknown;
+	const taskId = String(value ?? '').trim();
+	if (!taskId) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'is required');
+	return taskId;
+}
+
+/** The JSON body of an info request for one task. */
+export function infoBody(this: IExecuteFunctions, kind: TaskKind, taskId: string, itemIndex: number): IDataObject {
+	if (kind === 'image') return { taskid: taskId };
+	return { taskid: taskId, moreTaskInfo: this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean };
+}
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
+	const outcomes = await mapConcurrent(items, DEFAULT_MAX_CONCURRENCY, async (_item, itemIndex): Promise<ItemOutcome> => {
+		let taskId: string | undefined;
+		try {
+			const kind = this.getNodeParameter('taskType', itemIndex) as TaskKind;
+			taskId = readTaskId.call(this, itemIndex);
+			const data = await apiJsonRequest.call<IExecuteFunctions, Parameters<typeof apiJsonRequest>, Promise<IDataObject>>(
+				this,
+				INFO_PATH[kind],
+				infoBody.call(this, kind, taskId, itemIndex),
+				{ itemIndex, taskId },
+			);
+			return { itemIndex, items: [{ json: data ?? {} }] };
+		} catch (error) {
+			return { itemIndex, error, json: taskId ? { taskid: taskId } : {} };
+		}
+	});
+	return outcomes as ItemOutcome[];
+}

@@ -1,0 +1,2 @@
+/** Default bound on requests in flight at once, per node execution. */
+export const DEFAULT_MAX_CONCURRENCY = 5;

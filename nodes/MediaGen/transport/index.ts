@@ -1,0 +1,237 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+export const CREDENTIAL_TYPE = 'mediaGenApi';
+
+/** Envelope codes of the API (spec: Errors). */
+export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+
+export interface ApiEnvelope<T> {
+	code: number;
+	msg?: string;
+	data?: T;
+}
+
+export interface RequestContext {
+	itemIndex: number;
+	/** Milliseconds before the request is abandoned. */
+	timeout?: number;
+	/** Shown with every error so that a paid task is never lost. */
+	taskId?: string;
+}
+
+/** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
+const RETRYABLE = 'mediaGenRetryable';
+
+export function isRetryableError(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[RETRYABLE] === true;
+}
+
+interface Credentials {
+	apiKey: string;
+	baseUrl: string;
+}
+
+async function loadCredentials(this: IExecuteFunctions): Promise<Credentials> {
+	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(
+		CREDENTIAL_TYPE,
+	);
+	return {
+		apiKey: String(credentials.apiKey ?? ''),
+		baseUrl: String(credentials.baseUrl ?? '').replace(/\/+$/, ''),
+	};
+}
+
+/** The key must never reach a message, even if a server or a library echoes it back. */
+function redact(text: string, apiKey: string): string {
+	return apiKey ? text.split(apiKey).join('[redacted]') : text;
+}
+
+function apiError(
+	this: IExecuteFunctions,
+	apiKey: string,
+	context: RequestContext,
+	details: { message: string; description: string; httpCode?: string; retryable: boolean; apiCode?: number },
+): NodeApiError {
+	const taskNote = context.taskId ? ` (task ${context.taskId})` : '';
+	const message = redact(`${details.message}${taskNote}`, apiKey);
+	const description = redact(details.description, apiKey);
+	const error = new NodeApiError(
+		this.getNode(),
+		{ message, description, code: details.apiCode ?? null } as JsonObject,
+		{ message, description, httpCode: details.httpCode, itemIndex: context.itemIndex },
+	);
+	error.context[RETRYABLE] = details.retryable;
+	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
+	if (context.taskId) error.context.taskId = context.taskId;
+	return error;
+}
+
+const NETWORK_MESSAGES: Record<string, string> = {
+	ECONNRESET: 'the connection was closed by the server before it answered',
+	ECONNREFUSED: 'the connection was refused',
+	ENOTFOUND: 'the host name could not be resolved',
+	ETIMEDOUT: 'the request timed out',
+	ECONNABORTED: 'the request timed out',
+	EPIPE: 'the connection was closed while sending',
+	UND_ERR_SOCKET: 'the connection was closed by the server before it answered',
+};
+
+function describeTransportFailure(error: { code?: string; message?: string; cause?: unknown }): string {
+	const seen = new Set<unknown>();
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === 'string' && NETWORK_MESSAGES[code]) return `${NETWORK_MESSAGES[code]} (${code})`;
+		const message = (current as { message?: unknown }).message;
+		if (typeof message === 'string' && /timeout|timed out|aborted/i.test(message)) {
+			return 'the request timed out';
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	return error.message ? `the request failed: ${error.message}` : 'the request failed';
+}
+
+function parseBody(body: unknown): ApiEnvelope<unknown> | undefined {
+	let value = body;
+	if (Buffer.isBuffer(value)) value = value.toString('utf8');
+	if (typeof value === 'string') {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return undefined;
+		}
+	}
+	if (value && typeof value === 'object' && typeof (value as ApiEnvelope<unknown>).code === 'number') {
+		return value as ApiEnvelope<unknown>;
+	}
+	return undefined;
+}
+
+function snippet(body: unknown): string {
+	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
+	const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+async function send<T>(
+	this: IExecuteFunctions,
+	path: string,
+	body: IDataObject | FormData,
+	context: RequestContext,
+): Promise<T> {
+	const { apiKey, baseUrl } = await loadCredentials.call(this);
+	const options: IHttpRequestOptions = {
+		method: 'POST',
+		url: `${baseUrl}${path}`,
+		body,
+		json: !(body instanceof FormData),
+		timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+	};
+	// Multipart bodies get their boundary header from the HTTP client; JSON must be declared.
+	if (!(body instanceof FormData)) options.headers = { 'Content-Type': 'application/json' };
+
+	let response: IN8nHttpFullResponse;
+	try {
+		response = (await this.helpers.httpRequestWithAuthentication.call(
+			this,
+			CREDENTIAL_TYPE,
+			options,
+		)) as IN8nHttpFullResponse;
+	} catch (error) {
+		const reason = describeTransportFailure(error as { code?: string; message?: string });
+		throw apiError.call(this, apiKey, context, {
+			message: `Could not reach the MediaGen API: ${reason}`,
+			description: `POST ${path} did not get an answer. Check the Base URL of the credential and that the service is up, then run the node again.`,
+			retryable: true,
+		});
+	}
+
+	const status = response.statusCode;
+	const envelope = parseBody(response.body);
+
+	if (status < 200 || status >= 300) {
+		const serverMessage = envelope?.msg ? `: ${envelope.msg}` : '';
+		const retryable = status === 429 || status >= 500;
+		throw apiError.call(this, apiKey, context, {
+			message: `The MediaGen API answered HTTP ${status}${serverMessage}`,
+			description:
+				status === 401 || status === 403
+					? 'The API refused the key. Check the API Key of the MediaGen API credential.'
+					: retryable
+						? 'The service is busy or failing. Try again later.'
+						: `POST ${path} was rejected. Response: ${snippet(response.body)}`,
+			httpCode: String(status),
+			retryable,
+			apiCode: envelope?.code,
+		});
+	}
+
+	if (!envelope) {
+		throw apiError.call(this, apiKey, context, {
+			message: 'The MediaGen API answered with a body that is not a JSON envelope',
+			description: `POST ${path} returned HTTP ${status} with: ${snippet(response.body)}`,
+			httpCode: String(status),
+			retryable: true,
+		});
+	}
+
+	if (envelope.code === RESPONSE_CODE.success) return envelope.data as T;
+
+	if (envelope.code === RESPONSE_CODE.insufficientCredits) {
+		throw apiError.call(this, apiKey, context, {
+			message: 'Insufficient credits',
+			description: `The API answered code 9000${envelope.msg ? ` ("${envelope.msg}")` : ''}: the account behind this API key has no credits left for this request. Top up the account, or use a credential with credits, then run the node again.`,
+			retryable: false,
+			apiCode: envelope.code,
+		});
+	}
+
+	throw apiError.call(this, apiKey, context, {
+		message: `The MediaGen API refused the request: ${envelope.msg || 'no message given'}`,
+		description: `POST ${path} answered code ${envelope.code}${envelope.msg ? ` with message "${envelope.msg}"` : ''}.`,
+		retryable: false,
+		apiCode: envelope.code,
+	});
+}
+
+/** POST a JSON body (query and delete endpoints) and return the envelope's `data`. */
+export async function apiJsonRequest<T>(
+	this: IExecuteFunctions,
+	path: string,
+	body: IDataObject,
+	context: RequestContext,
+): Promise<T> {
+	return await send.call<IExecuteFunctions, [string, IDataObject, RequestContext], Promise<T>>(
+		this,
+		path,
+		body,
+		context,
+	);
+}
+
+/** POST multipart/form-data (creation endpoints) and return the envelope's `data`. */
+export async function apiMultipartRequest<T>(
+	this: IExecuteFunctions,
+	path: string,
+	form: FormData,
+	context: RequestContext,
+): Promise<T> {
+	return await send.call<IExecuteFunctions, [string, FormData, RequestContext], Promise<T>>(
+		this,
+		path,
+		form,
+		context,
+	);
+}

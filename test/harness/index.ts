@@ -1,0 +1,272 @@
+/**
+ * Runs the MediaGen node inside n8n-core's real WorkflowExecute, the engine n8n itself uses, with a
+ * credentials helper that applies the credential's real `authenticate` block and binary data stored
+ * in filesystem mode under a temporary N8N_USER_FOLDER.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+// n8n-core reads its folders from the environment when first loaded: point them at a temp folder first.
+const userFolder = process.env.N8N_USER_FOLDER ?? mkdtempSync(path.join(tmpdir(), 'mediagen-n8n-'));
+process.env.N8N_USER_FOLDER = userFolder;
+process.env.N8N_DEFAULT_BINARY_DATA_MODE ??= 'filesystem';
+process.env.N8N_ENCRYPTION_KEY ??= 'mediagen-test-encryption-key';
+process.env.N8N_BINARY_DATA_SIGNING_SECRET ??= 'mediagen-test-signing-secret';
+
+import { BinaryDataService, ExecutionLifecycleHooks, FileLocation, WorkflowExecute } from 'n8n-core';
+import type {
+	IBinaryData,
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IWorkflowExecuteAdditionalData,
+	ExecutionError,
+} from 'n8n-workflow';
+import { ICredentialsHelper, Workflow } from 'n8n-workflow';
+
+import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+
+// n8n-core resolves its services from its own copy of @n8n/di.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Container } = require(require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] })) as typeof import('@n8n/di');
+
+export const NODE_TYPE = 'n8n-nodes-mediagen.mediaGen';
+export const WORKFLOW_ID = 'mediagen-test-wf';
+
+const credentialTypes: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
+
+/** Resolves `={{$credentials.name}}` the way n8n's expression engine would for a generic auth block. */
+function resolveCredentialExpression(value: string, credentials: ICredentialDataDecryptedObject): string {
+	if (!value.startsWith('=')) return value;
+	return value.slice(1).replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_match, name: string) => String(credentials[name] ?? ''));
+}
+
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const authenticate = credentialTypes[typeName]?.authenticate;
+		if (!authenticate) return requestOptions;
+		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
+		const { headers = {}, qs = {} } = authenticate.properties as { headers?: IDataObject; qs?: IDataObject };
+		const resolved = (source: IDataObject) =>
+			Object.fromEntries(Object.entries(source).map(([key, value]) => [key, resolveCredentialExpression(String(value), credentials)]));
+		return {
+			...requestOptions,
+			headers: { ...requestOptions.headers, ...resolved(headers) },
+			qs: { ...requestOptions.qs, ...resolved(qs) },
+		};
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	getCredentialsProperties() {
+		return [];
+	}
+
+	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		return { ...(this.credentials[type] ?? {}) };
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('not used by the harness');
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+}
+
+class TestNodeTypes implements INodeTypes {
+	private readonly node: INodeType = new MediaGen();
+
+	getByName(): INodeType {
+		return this.node;
+	}
+
+	getByNameAndVersion(): INodeType {
+		return this.node;
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+let binaryReady: Promise<void> | undefined;
+
+/** Filesystem-mode binary data, as in a default n8n 2.x instance. */
+export async function binaryDataService(): Promise<BinaryDataService> {
+	const service = Container.get(BinaryDataService);
+	binaryReady ??= service.init();
+	await binaryReady;
+	return service;
+}
+
+/** Stores a file the way an upstream node would, so the node under test reads it through n8n's helpers. */
+export async function storeBinary(data: Buffer, fileName: string, mimeType: string): Promise<IBinaryData> {
+	const service = await binaryDataService();
+	const extension = path.extname(fileName).slice(1);
+	return await service.store(FileLocation.ofExecution(WORKFLOW_ID, 'input'), data, {
+		data: '',
+		mimeType,
+		fileName,
+		fileExtension: extension,
+	});
+}
+
+/** The bytes of a binary output, read back from the filesystem store. */
+export async function readBinary(binary: IBinaryData): Promise<Buffer> {
+	const service = await binaryDataService();
+	return await service.getAsBuffer(binary);
+}
+
+export interface RunOptions {
+	parameters: INodeParameters;
+	items?: INodeExecutionData[];
+	credentials?: { apiKey: string; baseUrl: string };
+	continueOnFail?: boolean;
+	/** Cancel the execution this many milliseconds after it starts. */
+	cancelAfterMs?: number;
+}
+
+export interface RunResult {
+	output: INodeExecutionData[];
+	error?: ExecutionError;
+	run: IRun;
+}
+
+let executionCounter = 0;
+
+export async function runNode(options: RunOptions): Promise<RunResult> {
+	await binaryDataService();
+	const node: INode = {
+		id: 'mediagen-node',
+		name: 'MediaGen',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const nodeTypes = new TestNodeTypes();
+	const workflow = new Workflow({
+		id: WORKFLOW_ID,
+		nodes: [node],
+		connections: {},
+		nodeTypes,
+		active: false,
+		settings: { binaryMode: 'separate' },
+	});
+
+	const executionId = `exec-${++executionCounter}`;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+		id: WORKFLOW_ID,
+		name: 'MediaGen test',
+		active: false,
+		isArchived: false,
+		nodes: [node],
+		connections: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		activeVersionId: null,
+	} as never);
+	let reportRun: (run: IRun) => void = () => {};
+	const finished = new Promise<IRun>((resolve) => (reportRun = resolve));
+	hooks.addHandler('workflowExecuteAfter', (run) => reportRun(run));
+
+	const credentials = options.credentials ? { mediaGenApi: options.credentials } : {};
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(credentials as Record<string, ICredentialDataDecryptedObject>),
+		hooks,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678/',
+		formBaseUrl: '',
+		formWaitingBaseUrl: '',
+		formTestBaseUrl: '',
+		webhookBaseUrl: '',
+		webhookWaitingBaseUrl: '',
+		webhookTestBaseUrl: '',
+		mcpBaseUrl: '',
+		mcpTestBaseUrl: '',
+		variables: {},
+		executeWorkflow: async () => {
+			throw new Error('not supported');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('not supported');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const runExecutionData: IRunExecutionData = {
+		version: 1,
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			nodeExecutionStack: [{ node, data: { main: [options.items ?? [{ json: {} }]] }, source: null }],
+			waitingExecution: {},
+			waitingExecutionSource: {},
+		},
+	} as unknown as IRunExecutionData;
+
+	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	const running = execution.processRunExecutionData(workflow);
+	let timer: NodeJS.Timeout | undefined;
+	if (options.cancelAfterMs !== undefined) timer = setTimeout(() => running.cancel(), options.cancelAfterMs);
+	let run: IRun;
+	try {
+		run = await running;
+	} catch (error) {
+		// A cancelled execution rejects; its hooks still report the run.
+		run = await Promise.race([
+			finished,
+			new Promise<IRun>((_, reject) => setTimeout(() => reject(error), 2000)),
+		]);
+	} finally {
+		if (timer) clearTimeout(timer);
+	}
+	const taskData = run.data.resultData.runData[node.name]?.[0];
+	return {
+		output: (taskData?.data?.main?.[0] as INodeExecutionData[] | undefined) ?? [],
+		error: run.data.resultData.error ?? taskData?.error,
+		run,
+	};
+}

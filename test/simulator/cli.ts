@@ -1,0 +1,22 @@
+/* Starts the simulator on its own: `npm run simulator` (PORT, TASK_SECONDS and SIM_KEY may be set). */
+import { DEFAULT_SIM_KEY, MediaGenSimulator } from './server';
+
+async function main(): Promise<void> {
+	const key = process.env.SIM_KEY ?? DEFAULT_SIM_KEY;
+	const simulator = new MediaGenSimulator({
+		port: Number(process.env.PORT ?? 0),
+		taskDurationMs: Number(process.env.TASK_SECONDS ?? 5) * 1000,
+		keys: { [key]: Number(process.env.SIM_CREDITS ?? 1_000_000) },
+		maxRenderedSide: Number(process.env.MAX_RENDERED_SIDE ?? 1024),
+	});
+	const url = await simulator.start();
+	console.log(`MediaGen API simulator listening on ${url}`);
+	console.log(`  Base URL: ${url}`);
+	console.log(`  API key:  ${key}`);
+	console.log(`  Tasks finish after ${simulator.taskDurationMs / 1000} s. Status values: 0 queued, 1 processing, 2 succeeded, 3 failed.`);
+	const shutdown = () => void simulator.stop().then(() => process.exit(0));
+	process.on('SIGINT', shutdown);
+	process.on('SIGTERM', shutdown);
+}
+
+void main();
