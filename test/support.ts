@@ -39,7 +39,7 @@ export async function postForm(
 	baseUrl: string,
 	path: string,
 	fields: Array<[string, string | { data: Buffer; filename: string; contentType: string }]>,
-	key: string | undefined = DEFAULT_SIM_KEY,
+	key: string | null = DEFAULT_SIM_KEY,
 ): Promise<RawResponse> {
 	const form = new FormData();
 	for (const [name, value] of fields) {
@@ -50,7 +50,7 @@ export async function postForm(
 	return await post(baseUrl, path, body, { ...form.getHeaders(), ...(key ? { authorization: key } : {}) });
 }
 
-export async function postJson(baseUrl: string, path: string, json: unknown, key: string | undefined = DEFAULT_SIM_KEY): Promise<RawResponse> {
+export async function postJson(baseUrl: string, path: string, json: unknown, key: string | null = DEFAULT_SIM_KEY): Promise<RawResponse> {
 	return await post(baseUrl, path, Buffer.from(JSON.stringify(json)), {
 		'content-type': 'application/json',
 		...(key ? { authorization: key } : {}),
@@ -63,7 +63,11 @@ async function post(baseUrl: string, path: string, body: Buffer, headers: http.O
 			const chunks: Buffer[] = [];
 			response.on('data', (chunk: Buffer) => chunks.push(chunk));
 			response.on('end', () => {
-				resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+				try {
+					resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+				} catch (error) {
+					reject(error);
+				}
 			});
 		});
 		request.on('error', reject);

@@ -23,3 +23,148 @@ describe('Task → Get', () => {
 		expect(request.json).toEqual({ taskid: taskId });
 	});
 });
+
+describe('Task → Get (video)', () => {
+	it('sends moreTaskInfo and returns the extended fields', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'video');
+		context.sim.resetRecord();
+		const { output, error } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'video', taskId, moreTaskInfo: true },
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ taskid: taskId, task_status: 2, source: 'api', imageurl: 'https://example.com/a.png' });
+		expect(context.sim.requests()[0]).toMatchObject({ path: '/v1/tlvideo/infobytaskid', json: { taskid: taskId, moreTaskInfo: true } });
+	});
+
+	it('sends moreTaskInfo false by default', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'video');
+		context.sim.resetRecord();
+		const { output } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'video', taskId },
+			credentials: context.credentials(),
+		});
+		expect(output[0].json.source).toBeUndefined();
+		expect(context.sim.requests()[0].json).toEqual({ taskid: taskId, moreTaskInfo: false });
+	});
+
+	it('refuses an empty task id with an error naming the field and the item, and sends nothing', async () => {
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId: '  ' },
+			credentials: context.credentials(),
+		});
+		expect(error?.message).toBe('Item 0: "Task ID" is required; got "  "');
+		expect(error?.name).toBe('NodeOperationError');
+		expect(context.sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('Task → Delete', () => {
+	it('deletes image tasks with uid, one request per item', async () => {
+		const [a, b, c] = [
+			await createTaskDirect(context.sim.url, 'image'),
+			await createTaskDirect(context.sim.url, 'image'),
+			await createTaskDirect(context.sim.url, 'image'),
+		];
+		context.sim.resetRecord();
+		const { output, error } = await runNode({
+			parameters: { resource: 'task', operation: 'delete', taskType: 'image', taskIds: '={{ $json.ids }}', uid: 'user-7' },
+			items: [{ json: { ids: `${a}, ${b}` } }, { json: { ids: [c] } }],
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(context.sim.requests().map((r) => [r.path, r.json])).toEqual([
+			['/v1/tlimages/deleteimagestask', { taskids: [a, b], uid: 'user-7' }],
+			['/v1/tlimages/deleteimagestask', { taskids: [c], uid: 'user-7' }],
+		]);
+		expect(output.map((item) => item.json)).toEqual([
+			{ status: 'deleted 2 task(s) successfully', taskids: [a, b], taskType: 'image' },
+			{ status: 'deleted 1 task(s) successfully', taskids: [c], taskType: 'image' },
+		]);
+		expect(output.map((item) => item.pairedItem)).toEqual([[{ item: 0 }], [{ item: 1 }]]);
+		expect(context.sim.tasks.get(a)?.deleted).toBe(true);
+		expect(context.sim.tasks.get(c)?.uid).toBe('user-7');
+	});
+
+	it('combines all items into one video delete request without uid', async () => {
+		const [a, b] = [await createTaskDirect(context.sim.url, 'video'), await createTaskDirect(context.sim.url, 'video')];
+		context.sim.resetRecord();
+		const { output, error } = await runNode({
+			parameters: { resource: 'task', operation: 'delete', taskType: 'video', taskIds: '={{ $json.id }}', combineItems: true },
+			items: [{ json: { id: a } }, { json: { id: b } }, { json: { id: a } }],
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		const requests = context.sim.requests();
+		expect(requests).toHaveLength(1);
+		expect(requests[0]).toMatchObject({ path: '/v1/tlvideo/deletevideotask', json: { taskids: [a, b] } });
+		expect(output).toHaveLength(1);
+		expect(output[0].pairedItem).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+	});
+});
+
+describe('API failures through the engine', () => {
+	const scenarios: Array<{ name: string; fault: Parameters<typeof context.sim.inject>[0]['action']; message: RegExp }> = [
+		{
+			name: 'code 9000',
+			fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }) },
+			message: /^Insufficient credits \(task [^)]+\) \[item 1\]$/,
+		},
+		{
+			name: 'code 9999',
+			fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'taskid is malformed' }) },
+			message: /^The MediaGen API refused the request: taskid is malformed \(task [^)]+\) \[item 1\]$/,
+		},
+		{ name: 'HTTP 500', fault: { type: 'status', status: 500 }, message: /^The MediaGen API answered HTTP 500: simulated HTTP 500 .*\[item 1\]$/ },
+		{ name: 'a dropped connection', fault: { type: 'drop' }, message: /^Could not reach the MediaGen API: .*\[item 1\]$/ },
+		{ name: 'an HTML body', fault: { type: 'html' }, message: /^The MediaGen API answered with a body that is not a JSON envelope .*\[item 1\]$/ },
+	];
+
+	for (const scenario of scenarios) {
+		it(`${scenario.name}: NodeApiError naming the item; with Continue On Fail an error item while others succeed`, async () => {
+			const ids = [await createTaskDirect(context.sim.url, 'image'), await createTaskDirect(context.sim.url, 'image'), await createTaskDirect(context.sim.url, 'image')];
+			const parameters = { resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ $json.id }}' };
+			const items = ids.map((id) => ({ json: { id } }));
+
+			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
+			const stopped = await runNode({ parameters, items, credentials: context.credentials() });
+			expect(stopped.error?.name).toBe('NodeApiError');
+			expect(stopped.error?.message).toMatch(scenario.message);
+			expect((stopped.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
+			expect(allText(stopped)).not.toContain(DEFAULT_SIM_KEY);
+
+			context.sim.clearFaults();
+			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
+			const continued = await runNode({ parameters, items, credentials: context.credentials(), continueOnFail: true });
+			expect(continued.error).toBeUndefined();
+			expect(continued.output).toHaveLength(3);
+			expect(continued.output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+			expect(continued.output[0].json.taskid).toBe(ids[0]);
+			expect(continued.output[0].json.error).toBeUndefined();
+			expect(continued.output[1].json).toMatchObject({ taskid: ids[1], error: expect.stringMatching(scenario.message) });
+			expect(continued.output[2].json).toMatchObject({ taskid: ids[2], image_status: 2 });
+			expect(allText(continued)).not.toContain(DEFAULT_SIM_KEY);
+		});
+	}
+
+	it('a wrong key gets HTTP 401 with a message pointing at the credential, and the key is not echoed', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'image');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId },
+			credentials: { apiKey: 'wrong-key-123456', baseUrl: context.sim.url },
+		});
+		expect(error?.message).toMatch(/HTTP 401/);
+		expect((error as { description?: string }).description).toMatch(/API Key of the MediaGen API credential/);
+		expect(context.sim.requests()[1].headers.authorization).toBe('wrong-key-123456');
+		expect(allText(error)).not.toContain('wrong-key-123456');
+	});
+
+	it('a Base URL with a trailing slash still reaches the API', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'image');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId },
+			credentials: { apiKey: DEFAULT_SIM_KEY, baseUrl: `${context.sim.url}/` },
+		});
+		expect(error).toBeUndefined();
+	});
+});

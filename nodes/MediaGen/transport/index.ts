@@ -62,7 +62,7 @@ function apiError(
 	details: { message: string; description: string; httpCode?: string; retryable: boolean; apiCode?: number },
 ): NodeApiError {
 	const taskNote = context.taskId ? ` (task ${context.taskId})` : '';
-	const message = redact(`${details.message}${taskNote}`, apiKey);
+	const message = redact(`${details.message}${taskNote} [item ${context.itemIndex}]`, apiKey);
 	const description = redact(details.description, apiKey);
 	const error = new NodeApiError(
 		this.getNode(),
@@ -85,20 +85,24 @@ const NETWORK_MESSAGES: Record<string, string> = {
 	UND_ERR_SOCKET: 'the connection was closed by the server before it answered',
 };
 
-function describeTransportFailure(error: { code?: string; message?: string; cause?: unknown }): string {
+/**
+ * A plain-words reason for a request that got no HTTP answer. The system error code goes to the
+ * description only: n8n rewrites messages that contain codes such as ECONNRESET into generic text.
+ */
+function describeTransportFailure(error: { message?: string; cause?: unknown }): { reason: string; code?: string } {
 	const seen = new Set<unknown>();
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
 		const code = (current as { code?: unknown }).code;
-		if (typeof code === 'string' && NETWORK_MESSAGES[code]) return `${NETWORK_MESSAGES[code]} (${code})`;
+		if (typeof code === 'string' && NETWORK_MESSAGES[code]) return { reason: NETWORK_MESSAGES[code], code };
 		const message = (current as { message?: unknown }).message;
 		if (typeof message === 'string' && /timeout|timed out|aborted/i.test(message)) {
-			return 'the request timed out';
+			return { reason: 'the request timed out' };
 		}
 		current = (current as { cause?: unknown }).cause;
 	}
-	return error.message ? `the request failed: ${error.message}` : 'the request failed';
+	return { reason: 'the request failed' };
 }
 
 function parseBody(body: unknown): ApiEnvelope<unknown> | undefined {
@@ -150,10 +154,10 @@ async function send<T>(
 			options,
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
-		const reason = describeTransportFailure(error as { code?: string; message?: string });
+		const { reason, code } = describeTransportFailure(error as { message?: string });
 		throw apiError.call(this, apiKey, context, {
 			message: `Could not reach the MediaGen API: ${reason}`,
-			description: `POST ${path} did not get an answer. Check the Base URL of the credential and that the service is up, then run the node again.`,
+			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.`,
 			retryable: true,
 		});
 	}
