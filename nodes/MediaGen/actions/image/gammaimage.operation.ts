@@ -1,0 +1,4 @@
+import { GAMMAIMAGE } from '../../models/image';
+import { creationOperation } from '../creation.operation';
+
+export const { description, execute } = creationOperation(GAMMAIMAGE);

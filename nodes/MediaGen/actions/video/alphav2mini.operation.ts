@@ -1,0 +1,4 @@
+import { ALPHAV2MINI } from '../../models/video';
+import { creationOperation } from '../creation.operation';
+
+export const { description, execute } = creationOperation(ALPHAV2MINI);

@@ -1,0 +1,80 @@
+import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+	png: 'image/png',
+	webp: 'image/webp',
+	jpg: 'image/jpeg',
+	jpeg: 'image/jpeg',
+	gif: 'image/gif',
+	bmp: 'image/bmp',
+	tif: 'image/tiff',
+	tiff: 'image/tiff',
+	mp4: 'video/mp4',
+	pdf: 'application/pdf',
+	txt: 'text/plain',
+};
+
+const EXTENSION_BY_MIME: Record<string, string> = {
+	'image/png': 'png',
+	'image/webp': 'webp',
+	'image/jpeg': 'jpg',
+	'image/gif': 'gif',
+	'video/mp4': 'mp4',
+	'video/quicktime': 'mov',
+	'video/webm': 'webm',
+};
+
+export function mimeFromFileName(fileName: string | undefined): string | undefined {
+	const extension = /\.([a-z0-9]+)$/i.exec(fileName ?? '')?.[1]?.toLowerCase();
+	return extension ? MIME_BY_EXTENSION[extension] : undefined;
+}
+
+export function extensionFromMime(mimeType: string | undefined): string | undefined {
+	return mimeType ? EXTENSION_BY_MIME[mimeType.split(';')[0].trim().toLowerCase()] : undefined;
+}
+
+/** A file of an input item, described without reading its bytes. */
+export interface InputFile {
+	propertyName: string;
+	fileName: string;
+	mimeType: string;
+}
+
+export function describeInputFile(binary: IBinaryData, propertyName: string): InputFile {
+	const extensionName = binary.fileExtension ? `${propertyName}.${binary.fileExtension}` : propertyName;
+	const fileName = binary.fileName || extensionName;
+	const declared = (binary.mimeType || '').split(';')[0].trim().toLowerCase();
+	const mimeType = declared && declared !== 'application/octet-stream' ? declared : (mimeFromFileName(fileName) ?? (declared || 'application/octet-stream'));
+	return { propertyName, fileName, mimeType };
+}
+
+export function binaryPropertiesOf(item: INodeExecutionData): string[] {
+	return Object.keys(item.binary ?? {});
+}
+
+/** The first bytes of an input file, read without loading the whole file (filesystem and S3 modes stream). */
+export async function readFileHeader(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	propertyName: string,
+	bytes: number,
+): Promise<Buffer> {
+	const binary = this.helpers.assertBinaryData(itemIndex, propertyName);
+	if (!binary.id) return Buffer.from(binary.data, 'base64').subarray(0, bytes);
+	const stream = await this.helpers.getBinaryStream(binary.id, Math.max(bytes, 64));
+	const chunks: Buffer[] = [];
+	let length = 0;
+	for await (const chunk of stream) {
+		chunks.push(chunk as Buffer);
+		length += (chunk as Buffer).length;
+		if (length >= bytes) break;
+	}
+	stream.destroy();
+	return Buffer.concat(chunks).subarray(0, bytes);
+}
+
+/** A file of an input item as a Blob for multipart upload. */
+export async function fileBlob(this: IExecuteFunctions, itemIndex: number, file: InputFile): Promise<Blob> {
+	const buffer = await this.helpers.getBinaryDataBuffer(itemIndex, file.propertyName);
+	return new Blob([buffer], { type: file.mimeType });
+}

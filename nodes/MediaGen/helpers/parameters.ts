@@ -1,0 +1,213 @@
+/** Turns a model spec into the node's parameters, so the UI shows exactly that model's fields. */
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import type { FieldSpec, ModelSpec } from '../models/types';
+
+/** n8n parameter name of a wire field: `execution_expires_after` → `executionExpiresAfter`. */
+export function parameterName(wire: string): string {
+	return wire.replace(/[._]([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+export const REFERENCE_INPUT = { none: 'none', properties: 'properties', all: 'all' } as const;
+
+function fieldProperty(field: FieldSpec): INodeProperties {
+	const base = {
+		displayName: field.displayName,
+		name: parameterName(field.wire),
+		description: field.description,
+		...(field.placeholder ? { placeholder: field.placeholder } : {}),
+	};
+	switch (field.kind) {
+		case 'string':
+			return { ...base, type: 'string', default: '', ...(field.rows ? { typeOptions: { rows: field.rows } } : {}) };
+		case 'integer':
+			return {
+				...base,
+				type: 'number',
+				default: field.default ?? field.min ?? 0,
+				typeOptions: { numberPrecision: 0, ...(field.min !== undefined ? { minValue: field.min } : {}), ...(field.max !== undefined ? { maxValue: field.max } : {}) },
+			};
+		case 'options':
+			return {
+				...base,
+				type: 'options',
+				default: field.default,
+				options: field.values.map((value): INodePropertyOptions => ({ name: field.labels?.[String(value)] ?? String(value), value })),
+			};
+		case 'switch':
+			return { ...base, type: 'boolean', default: false };
+	}
+}
+
+function byDisplayName(a: { displayName: string }, b: { displayName: string }) {
+	return a.displayName.localeCompare(b.displayName);
+}
+
+/** All parameters of one model's creation operation. */
+export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []): INodeProperties[] {
+	const show = { resource: [spec.resource], operation: [spec.operation] };
+	const main: INodeProperties[] = spec.fields
+		.filter((field) => field.placement === 'main')
+		.map((field) => ({ ...fieldProperty(field), required: field.required ?? false, displayOptions: { show } }));
+
+	const additional: INodeProperties[] = spec.fields.filter((field) => field.placement === 'additional').map(fieldProperty);
+
+	const references = spec.references;
+	if (references) {
+		const defaultInput: string = references.filesByDefault ? REFERENCE_INPUT.properties : REFERENCE_INPUT.none;
+		main.push(
+			{
+				displayName: `${references.label} From Binary`,
+				name: 'imageInput',
+				type: 'options',
+				options: [
+					{ name: 'None', value: REFERENCE_INPUT.none, description: 'Send no files' },
+					{
+						name: 'Named Binary Properties',
+						value: REFERENCE_INPUT.properties,
+						description: 'Send the files of the binary properties named below',
+					},
+					{
+						name: 'All Binary Properties of the Item',
+						value: REFERENCE_INPUT.all,
+						description: 'Send every file of the input item (except the mask)',
+					},
+				],
+				default: defaultInput,
+				description: `Files sent as repeated ${references.fileField} parts${references.acceptedTypesLabel ? ` (${references.acceptedTypesLabel})` : ''}`,
+				displayOptions: { show },
+			},
+			{
+				displayName: 'Binary Property Names',
+				name: 'binaryPropertyNames',
+				type: 'string',
+				default: 'data',
+				placeholder: 'e.g. data, image2',
+				description: 'Comma-separated names of the input binary properties that hold the files',
+				displayOptions: { show: { ...show, imageInput: [REFERENCE_INPUT.properties] } },
+			},
+		);
+		if (references.urlField) {
+			main.push({
+				displayName: references.urlField.displayName,
+				name: 'imageUrls',
+				type: 'string',
+				default: '',
+				placeholder: references.urlField.list ? 'e.g. https://example.com/a.png, https://example.com/b.png' : 'e.g. https://example.com/a.png',
+				description: references.urlField.description,
+				displayOptions: { show },
+			});
+		}
+		if (references.valueField) {
+			additional.push({
+				displayName: references.valueField.displayName,
+				name: parameterName(references.valueField.wire),
+				type: 'string',
+				default: '',
+				description: references.valueField.description,
+			});
+		}
+	}
+	if (spec.mask) {
+		additional.push({
+			displayName: 'Mask Binary Property',
+			name: 'maskBinaryProperty',
+			type: 'string',
+			default: 'mask',
+			description:
+				'Binary property holding a PNG mask: transparent areas are edited, the rest is kept. Needs a reference image and must match the first one’s size.',
+		});
+	}
+	additional.push({
+		displayName: 'Extra Form Fields',
+		name: 'extraFormFields',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		default: {},
+		placeholder: 'Add Form Field',
+		description: 'Any other multipart field to send as it is, for fields the API documentation does not list',
+		options: [
+			{
+				displayName: 'Field',
+				name: 'field',
+				values: [
+					{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Form field name on the wire' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'Form field value' },
+				],
+			},
+		],
+	});
+
+	return [
+		...main,
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			displayOptions: { show },
+			options: additional.sort(byDisplayName),
+		},
+		...extra.map((property) => ({ ...property, displayOptions: { show } })),
+	];
+}
+
+/** The Operation selector of a resource, one entry per model. */
+export function operationProperty(resource: string, models: ModelSpec[]): INodeProperties {
+	const defaultOperation = models[0].operation;
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options: models.map((model) => ({
+			name: model.displayName,
+			value: model.operation,
+			action: model.action,
+			description: model.description,
+		})),
+		default: defaultOperation,
+	};
+}
+
+/** Wait for Completion and the Options collection, shared by every creation operation. */
+export function runProperties(kind: 'image' | 'video'): INodeProperties[] {
+	const defaultTimeout = kind === 'video' ? 300 : 120;
+	return [
+		{
+			displayName: 'Wait for Completion',
+			name: 'waitForCompletion',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to poll the task until its results exist and output them; off outputs the task ID at once',
+		},
+		{
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [
+				{
+					displayName: 'Max Concurrent Requests',
+					name: 'maxConcurrency',
+					type: 'number',
+					typeOptions: { minValue: 1, numberPrecision: 0 },
+					default: 5,
+					description: 'How many requests may be in flight at once across all items',
+				},
+				{
+					displayName: 'Request Timeout (Seconds)',
+					name: 'requestTimeout',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: defaultTimeout,
+					description: 'How long one request may take before it is abandoned',
+				},
+			],
+		},
+	];
+}

@@ -1,0 +1,259 @@
+/**
+ * Reads one item's parameters for a model, validates every documented limit, and only then builds the
+ * multipart body. Preparation touches no network; the form is built right before sending so that file
+ * bytes are held for one request at a time.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
+import { binaryPropertiesOf, describeInputFile, fileBlob, readFileHeader, type InputFile } from './binary';
+import { parameterName, REFERENCE_INPUT } from './parameters';
+import { PNG_HEADER_BYTES, pngSize } from './png';
+import { invalidInput, toList } from './validation';
+
+export interface PreparedFile extends InputFile {
+	field: string;
+}
+
+export interface PreparedRequest {
+	itemIndex: number;
+	spec: ModelSpec;
+	fields: Array<[string, string]>;
+	files: PreparedFile[];
+}
+
+const HTTP_URL = /^https?:\/\/\S+$/i;
+
+type Read = (name: string) => unknown;
+
+function isSet(value: unknown): boolean {
+	return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
+}
+
+/** Validates one field's value and returns its wire text, or undefined when it is not sent. */
+function fieldValue(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	field: FieldSpec,
+	raw: unknown,
+	referenceCount: number,
+): string | undefined {
+	const fail = (rule: string) => invalidInput.call(this, itemIndex, field.displayName, raw, rule);
+	if (!isSet(raw)) {
+		if (field.required) throw fail('is required');
+		return undefined;
+	}
+	switch (field.kind) {
+		case 'string': {
+			if (typeof raw !== 'string' && typeof raw !== 'number') throw fail('must be text');
+			const value = String(raw);
+			if (field.maxLength !== undefined && value.length > field.maxLength) {
+				throw fail(`must be at most ${field.maxLength} characters (it has ${value.length})`);
+			}
+			const broken = field.check?.(value.trim(), { referenceCount });
+			if (broken) throw fail(broken);
+			return field.check ? value.trim() : value;
+		}
+		case 'integer': {
+			const value = typeof raw === 'string' ? Number(raw.trim()) : raw;
+			const range =
+				field.min !== undefined && field.max !== undefined
+					? ` from ${field.min} to ${field.max}`
+					: field.min !== undefined
+						? ` of at least ${field.min}`
+						: '';
+			if (typeof value !== 'number' || !Number.isInteger(value)) throw fail(`must be an integer${range}`);
+			if ((field.min !== undefined && value < field.min) || (field.max !== undefined && value > field.max)) {
+				throw fail(`must be an integer${range}`);
+			}
+			return String(value);
+		}
+		case 'options': {
+			const value = String(raw).trim();
+			if (!field.values.map(String).includes(value)) throw fail(`must be one of ${field.values.join(', ')}`);
+			return value;
+		}
+		case 'switch': {
+			if (typeof raw !== 'boolean') throw fail('must be true or false');
+			return raw ? '1' : '0';
+		}
+	}
+}
+
+async function readReferences(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+	references: ReferenceSpec,
+	additional: IDataObject,
+	maskProperty: string | undefined,
+): Promise<{ files: PreparedFile[]; fields: Array<[string, string]>; count: number }> {
+	const mode = this.getNodeParameter('imageInput', itemIndex) as string;
+	let names: string[] = [];
+	if (mode === REFERENCE_INPUT.properties) {
+		const raw = this.getNodeParameter('binaryPropertyNames', itemIndex, '') as unknown;
+		names = toList(raw);
+		if (!names.length) throw invalidInput.call(this, itemIndex, 'Binary Property Names', raw, 'must name at least one binary property');
+		const available = binaryPropertiesOf(item);
+		const missing = names.filter((name) => !available.includes(name));
+		if (missing.length) {
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				'Binary Property Names',
+				raw,
+				`names binary properties the item does not have (${missing.join(', ')})`,
+				available.length ? `The item has: ${available.join(', ')}.` : 'The item has no binary data.',
+			);
+		}
+	} else if (mode === REFERENCE_INPUT.all) {
+		names = binaryPropertiesOf(item).filter((name) => name !== maskProperty);
+	}
+
+	const files = names.map((propertyName) => {
+		const file = describeInputFile(item.binary![propertyName], propertyName);
+		const accepted = references.acceptedTypes ? references.acceptedTypes.includes(file.mimeType) : file.mimeType.startsWith('image/');
+		if (!accepted) {
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				`${references.label} (binary property "${propertyName}")`,
+				`${file.fileName} (${file.mimeType})`,
+				`must be ${references.acceptedTypesLabel ?? 'an image file'}`,
+			);
+		}
+		return { ...file, field: references.fileField };
+	});
+
+	const fields: Array<[string, string]> = [];
+	let count = files.length;
+	if (references.urlField) {
+		const raw = this.getNodeParameter('imageUrls', itemIndex, '') as unknown;
+		const urls = references.urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
+		const bad = urls.find((url) => !HTTP_URL.test(url));
+		if (bad !== undefined) throw invalidInput.call(this, itemIndex, references.urlField.displayName, bad, 'must hold http(s) URLs');
+		if (urls.length) fields.push([references.urlField.wire, urls.join(',')]);
+		count += urls.length;
+	}
+	if (references.valueField) {
+		const raw = additional[parameterName(references.valueField.wire)];
+		if (isSet(raw)) {
+			fields.push([references.valueField.wire, String(raw).trim()]);
+			if (references.valueField.counts) count += 1;
+		}
+	}
+	const tooFew = references.minTotal !== undefined && count < references.minTotal;
+	const tooMany = references.maxTotal !== undefined && count > references.maxTotal;
+	if (tooFew || tooMany) {
+		const bounds = references.minTotal !== undefined ? `${references.minTotal} to ${references.maxTotal}` : `at most ${references.maxTotal}`;
+		throw invalidInput.call(this, itemIndex, references.label, count, `must total ${bounds} (${references.totalRule})`);
+	}
+	return { files, fields, count };
+}
+
+async function readMask(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+	propertyName: string,
+	references: PreparedFile[],
+	referenceCount: number,
+): Promise<InputFile> {
+	const field = 'Mask Binary Property';
+	const binary = item.binary?.[propertyName];
+	if (!binary) {
+		const available = binaryPropertiesOf(item);
+		throw invalidInput.call(this, itemIndex, field, propertyName, 'names a binary property the item does not have', available.length ? `The item has: ${available.join(', ')}.` : 'The item has no binary data.');
+	}
+	const mask = describeInputFile(binary, propertyName);
+	const size = pngSize(await readFileHeader.call(this, itemIndex, propertyName, PNG_HEADER_BYTES));
+	if (!size) throw invalidInput.call(this, itemIndex, field, `${mask.fileName} (${mask.mimeType})`, 'must hold a PNG file');
+	if (referenceCount === 0) throw invalidInput.call(this, itemIndex, field, propertyName, 'needs at least one reference image (file or URL)');
+	const first = references[0];
+	if (first?.mimeType === 'image/png') {
+		const firstSize = pngSize(await readFileHeader.call(this, itemIndex, first.propertyName, PNG_HEADER_BYTES));
+		if (firstSize && (firstSize.width !== size.width || firstSize.height !== size.height)) {
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				field,
+				`${size.width}x${size.height}`,
+				`must match the size of the first reference image "${first.propertyName}" (${firstSize.width}x${firstSize.height})`,
+			);
+		}
+	}
+	return { ...mask, mimeType: 'image/png' };
+}
+
+function readExtraFields(this: IExecuteFunctions, itemIndex: number, additional: IDataObject, taken: Set<string>): Array<[string, string]> {
+	const entries = ((additional.extraFormFields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
+	return entries.map((entry) => {
+		const name = String(entry.name ?? '').trim();
+		if (!name) throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', entry.name, 'is required');
+		if (taken.has(name)) {
+			throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', name, 'is already sent by a field of this operation', 'Set that field instead, or leave it unset.');
+		}
+		taken.add(name);
+		return [name, String(entry.value ?? '')];
+	});
+}
+
+export async function prepareRequest(
+	this: IExecuteFunctions,
+	spec: ModelSpec,
+	itemIndex: number,
+	item: INodeExecutionData,
+): Promise<PreparedRequest> {
+	const additional = (this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject) ?? {};
+	const maskProperty =
+		spec.mask && isSet(additional.maskBinaryProperty) ? String(additional.maskBinaryProperty).trim() : undefined;
+
+	const references = spec.references
+		? await readReferences.call(this, itemIndex, item, spec.references, additional, maskProperty)
+		: { files: [], fields: [], count: 0 };
+
+	const read: Read = (name) => additional[name];
+	const fields: Array<[string, string]> = Object.entries(spec.constants ?? {});
+	for (const field of spec.fields) {
+		const name = parameterName(field.wire);
+		const raw = field.placement === 'main' ? this.getNodeParameter(name, itemIndex, undefined) : read(name);
+		const value = fieldValue.call(this, itemIndex, field, raw, references.count);
+		if (value !== undefined) fields.push([field.wire, value]);
+	}
+	fields.push(...references.fields);
+
+	const files = [...references.files];
+	if (spec.mask && maskProperty) {
+		const mask = await readMask.call(this, itemIndex, item, maskProperty, references.files, references.count);
+		files.push({ ...mask, field: spec.mask.wire });
+	}
+
+	const taken = new Set([...fields.map(([name]) => name), ...files.map((file) => file.field)]);
+	fields.push(...readExtraFields.call(this, itemIndex, additional, taken));
+	return { itemIndex, spec, fields, files };
+}
+
+/** The multipart body: text fields first, then one part per file with its name and MIME type. */
+export async function buildForm(this: IExecuteFunctions, request: PreparedRequest): Promise<FormData> {
+	const form = new FormData();
+	for (const [name, value] of request.fields) form.append(name, value);
+	for (const file of request.files) {
+		form.append(file.field, await fileBlob.call(this, request.itemIndex, file), file.fileName);
+	}
+	return form;
+}
+
+/** What the output tells downstream nodes about the request (text fields and file names, no bytes). */
+export function requestSummary(request: PreparedRequest): IDataObject {
+	const model = request.fields.find(([name]) => name === 'model')?.[1] ?? request.spec.operation;
+	return {
+		model,
+		operation: request.spec.operation,
+		request: {
+			...Object.fromEntries(request.fields),
+			...(request.files.length
+				? { files: request.files.map(({ field, fileName, mimeType }) => ({ field, fileName, mimeType })) }
+				: {}),
+		},
+	};
+}

@@ -1,0 +1,224 @@
+/** The image models of the spec (endpoints 1–5): each model's fields and limits, once. */
+import type { FieldSpec, ModelSpec, ReferenceSpec, StringField } from './types';
+
+const PROIMAGE_RATIOS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9', '5:4', '4:5'];
+const BETAV45_RATIOS = ['9:16', '16:9', '3:4', '4:3', '1:1', '2:3', '3:2'];
+const BETAV4_RATIOS = ['9:16', '16:9', '3:4', '4:3', '1:1'];
+export const BETAV45_PIXELS = { min: 3686400, max: 16777216 };
+
+const WXH = /^(\d+)[xX](\d+)$/;
+
+function prompt(overrides: Partial<StringField> = {}): StringField {
+	return {
+		kind: 'string',
+		wire: 'prompt',
+		displayName: 'Prompt',
+		description: 'What to generate, or how to edit the reference images',
+		placement: 'main',
+		rows: 4,
+		...overrides,
+	};
+}
+
+const batchsize = (max?: number): FieldSpec => ({
+	kind: 'integer',
+	wire: 'batchsize',
+	displayName: 'Batch Size',
+	description: max ? `Number of images to generate, 1 to ${max}` : 'Number of images to generate',
+	placement: 'additional',
+	min: 1,
+	max,
+	default: 1,
+});
+
+const sourceReferences = (model: string): ReferenceSpec => ({
+	fileField: 'sourceImage.items',
+	label: 'Source Images',
+	urlField: {
+		wire: 'imageUrl',
+		list: false,
+		displayName: 'Source Image URL',
+		description: 'URL of a source image, sent as imageUrl',
+	},
+	valueField: {
+		wire: 'sourceImage',
+		displayName: 'Source Image Value',
+		description: `Sent as the sourceImage text field of ${model}`,
+		counts: false,
+	},
+	filesByDefault: false,
+});
+
+export const PROIMAGE: ModelSpec = {
+	operation: 'proimage',
+	resource: 'image',
+	path: '/v1/tlimages/proimage',
+	displayName: 'Create With Proimage',
+	action: 'Create an image with proimage',
+	description: 'Generate or edit images with the proimg-2 family (1K, 2K, 4K), with up to 16 reference images and a mask',
+	fields: [
+		{
+			kind: 'options',
+			wire: 'model',
+			displayName: 'Model',
+			description: 'The model tier sets the delivered resolution; output quality is fixed to high',
+			placement: 'main',
+			required: true,
+			values: ['proimg-2', 'proimg-2-2k', 'proimg-2-4k'],
+			labels: { 'proimg-2': 'proimg-2 (1K)', 'proimg-2-2k': 'proimg-2-2k (2K)', 'proimg-2-4k': 'proimg-2-4k (4K)' },
+			default: 'proimg-2',
+		},
+		prompt({ required: true, maxLength: 32000, description: 'Generation or editing instruction, at most 32000 characters' }),
+		{
+			kind: 'string',
+			wire: 'size',
+			displayName: 'Size',
+			description: `Text-to-image: auto, a ratio (${PROIMAGE_RATIOS.join(', ')}) or a WxH pixel size. Editing: a WxH pixel size. Delivered dimensions follow the model tier.`,
+			placement: 'additional',
+			placeholder: 'e.g. 16:9 or 1536x1024',
+			check: (value, request) => {
+				if (WXH.test(value)) return undefined;
+				if (request.referenceCount > 0) return 'must be a WxH pixel size (e.g. 1024x1024) when reference images are given';
+				if (value === 'auto' || PROIMAGE_RATIOS.includes(value)) return undefined;
+				return `must be auto, one of ${PROIMAGE_RATIOS.join(', ')}, or a WxH pixel size`;
+			},
+		},
+		{
+			kind: 'integer',
+			wire: 'n',
+			displayName: 'Number of Images',
+			description: 'How many images to generate, 1 to 10',
+			placement: 'additional',
+			min: 1,
+			max: 10,
+			default: 1,
+		},
+	],
+	references: {
+		fileField: 'image',
+		label: 'Reference Images',
+		urlField: {
+			wire: 'imageUrl',
+			list: true,
+			displayName: 'Reference Image URLs',
+			description: 'Comma-separated URLs of reference images, sent as imageUrl',
+		},
+		maxTotal: 16,
+		totalRule: 'reference files plus URLs',
+		acceptedTypes: ['image/png', 'image/webp', 'image/jpeg', 'image/jpg'],
+		acceptedTypesLabel: 'PNG, WebP, JPG or JPEG',
+		filesByDefault: false,
+	},
+	mask: { wire: 'mask' },
+};
+
+export const BETAV45: ModelSpec = {
+	operation: 'betav45',
+	resource: 'image',
+	path: '/v1/tlimages/betav45',
+	displayName: 'Create With Beta v4.5',
+	action: 'Create an image with beta v4.5',
+	description: 'Generate up to 15 images with beta v4.5 at a ratio, a 2K/4K tier or an explicit size',
+	constants: { category: 'betav45' },
+	fields: [
+		prompt({ required: true }),
+		batchsize(15),
+		{
+			kind: 'string',
+			wire: 'resolution',
+			displayName: 'Resolution',
+			description: `An aspect ratio (${BETAV45_RATIOS.join(', ')}), a tier (2K, 4K), or WxH with total pixels from ${BETAV45_PIXELS.min} to ${BETAV45_PIXELS.max}`,
+			placement: 'additional',
+			placeholder: 'e.g. 16:9, 2K or 2560x1440',
+			check: (value) => {
+				if (BETAV45_RATIOS.includes(value) || value === '2K' || value === '4K') return undefined;
+				const size = WXH.exec(value);
+				if (!size) return `must be a ratio (${BETAV45_RATIOS.join(', ')}), 2K, 4K, or WxH`;
+				const pixels = Number(size[1]) * Number(size[2]);
+				if (pixels < BETAV45_PIXELS.min || pixels > BETAV45_PIXELS.max) {
+					return `as WxH must total ${BETAV45_PIXELS.min} to ${BETAV45_PIXELS.max} pixels (this is ${pixels})`;
+				}
+				return undefined;
+			},
+		},
+	],
+	references: sourceReferences('betav45'),
+};
+
+export const BETAV5: ModelSpec = {
+	operation: 'betav5',
+	resource: 'image',
+	path: '/v1/tlimages/betav5',
+	displayName: 'Create With Beta v5 Lite',
+	action: 'Create an image with beta v5 lite',
+	description: 'Generate images with beta v5 lite; the answer already carries an image URL',
+	constants: { category: 'betav5' },
+	fields: [
+		prompt(),
+		batchsize(),
+		{
+			kind: 'string',
+			wire: 'resolution',
+			displayName: 'Resolution',
+			description: 'Sent as resolution; the API documents no allowed values for this model',
+			placement: 'additional',
+		},
+	],
+	references: sourceReferences('betav5'),
+};
+
+export const BETAV4: ModelSpec = {
+	operation: 'betav4',
+	resource: 'image',
+	path: '/v1/tlimages/betav4',
+	displayName: 'Create With Beta v4',
+	action: 'Create an image with beta v4',
+	description: 'Generate up to 15 images with beta v4 at one of five aspect ratios',
+	constants: { category: 'betav4' },
+	fields: [
+		prompt({ required: true }),
+		batchsize(15),
+		{
+			kind: 'options',
+			wire: 'resolution',
+			displayName: 'Resolution',
+			description:
+				'Aspect ratio. The API does not name this parameter; the node sends it as resolution (use Extra Form Fields for another name).',
+			placement: 'additional',
+			values: BETAV4_RATIOS,
+			default: '1:1',
+		},
+	],
+	references: sourceReferences('betav4'),
+};
+
+export const GAMMAIMAGE: ModelSpec = {
+	operation: 'gammaimage',
+	resource: 'image',
+	path: '/v1/tlimages/gammaimage',
+	displayName: 'Create With Gamma Image',
+	action: 'Create an image with gamma image',
+	description: 'Generate an image with the gamma image model; the answer already carries an image URL',
+	fields: [
+		prompt(),
+		{
+			kind: 'string',
+			wire: 'resolution',
+			displayName: 'Resolution',
+			description: 'Width, an asterisk, then height',
+			placement: 'additional',
+			placeholder: 'e.g. 1024*768',
+			check: (value) => (/^\d+\*\d+$/.test(value) ? undefined : 'must be width*height, e.g. 1024*768'),
+		},
+		{
+			kind: 'integer',
+			wire: 'seed',
+			displayName: 'Seed',
+			description: 'Random seed, for repeatable results',
+			placement: 'additional',
+			default: 0,
+		},
+	],
+};
+
+export const IMAGE_MODELS: ModelSpec[] = [PROIMAGE, BETAV45, BETAV5, BETAV4, GAMMAIMAGE];

@@ -1,0 +1,139 @@
+/** The video models of the spec (endpoints 8–9): each model's fields and limits, once. */
+import type { FieldSpec, ModelSpec } from './types';
+
+const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
+
+const ASSUMED = 'The API does not name this switch; the node sends it as';
+
+const common = {
+	prompt: (maxLength?: number): FieldSpec => ({
+		kind: 'string',
+		wire: 'prompt',
+		displayName: 'Prompt',
+		description: maxLength ? `What should happen in the video, at most ${maxLength} characters` : 'What should happen in the video',
+		placement: 'main',
+		maxLength,
+	}),
+	ratio: {
+		kind: 'options',
+		wire: 'ratio',
+		displayName: 'Ratio',
+		description: 'Aspect ratio of the video',
+		placement: 'additional',
+		values: VIDEO_RATIOS,
+		default: 'adaptive',
+	} as FieldSpec,
+	duration: (values: number[]): FieldSpec => ({
+		kind: 'options',
+		wire: 'duration',
+		displayName: 'Duration (Seconds)',
+		description: `Length of the video: ${values.join(', ')} seconds`,
+		placement: 'additional',
+		values,
+		default: values[0],
+	}),
+	resolution: (values: string[]): FieldSpec => ({
+		kind: 'options',
+		wire: 'resolution',
+		displayName: 'Resolution',
+		description: `Video resolution: ${values.join(', ')}`,
+		placement: 'additional',
+		values,
+		default: values[0],
+	}),
+	seed: { kind: 'integer', wire: 'seed', displayName: 'Seed', description: 'Random seed, for repeatable results', placement: 'additional', default: 0 } as FieldSpec,
+	fps: { kind: 'integer', wire: 'fps', displayName: 'FPS', description: 'Frame rate; the API documents no allowed values', placement: 'additional', min: 1, default: 24 } as FieldSpec,
+	switch: (wire: string, displayName: string, what: string): FieldSpec => ({
+		kind: 'switch',
+		wire,
+		displayName,
+		description: `Whether to ${what}. ${ASSUMED} ${wire} (0 or 1).`,
+		placement: 'additional',
+	}),
+};
+
+export const ALPHAV2MINI: ModelSpec = {
+	operation: 'alphav2mini',
+	resource: 'video',
+	path: '/v1/tlvideo/alphav2mini',
+	displayName: 'Create With Alpha v2 Mini',
+	action: 'Create a video with alpha v2 mini',
+	description: 'Turn 1 or 2 source images and a prompt into a 5 to 15 second video',
+	fields: [
+		common.prompt(8192),
+		common.ratio,
+		common.duration([5, 10, 15]),
+		common.seed,
+		common.resolution(['480p', '720p']),
+		common.fps,
+		{
+			kind: 'integer',
+			wire: 'execution_expires_after',
+			displayName: 'Execution Expires After (Seconds)',
+			description: 'How long the task may wait to run, 3600 to 259200 seconds',
+			placement: 'additional',
+			min: 3600,
+			max: 259200,
+			default: 86400,
+		},
+		common.switch('generate_audio', 'Generate Audio', 'generate an audio track'),
+		common.switch('return_last_frame', 'Return Last Frame', 'also return the last frame as an image'),
+		common.switch('web_search', 'Web Search', 'let the model use web search'),
+	],
+	references: {
+		fileField: 'sourceImage.items',
+		label: 'Source Images',
+		valueField: {
+			wire: 'sourceImage',
+			displayName: 'Source Image Value',
+			description: 'Sent as the sourceImage text field; counts as one source image',
+			counts: true,
+		},
+		minTotal: 1,
+		maxTotal: 2,
+		totalRule: 'source image files plus the Source Image Value',
+		filesByDefault: true,
+	},
+};
+
+export const ALPHAV15PRO: ModelSpec = {
+	operation: 'alphav15pro',
+	resource: 'video',
+	path: '/v1/tlvideo/alphav15pro',
+	displayName: 'Create With Alpha v1.5 Pro',
+	action: 'Create a video with alpha v1.5 pro',
+	description: 'Turn 1 or 2 source images (files or URLs) and a prompt into a video up to 1080p',
+	fields: [
+		common.prompt(),
+		common.ratio,
+		common.duration([5, 10]),
+		common.seed,
+		common.resolution(['480p', '720p', '1080p']),
+		common.fps,
+		common.switch('camera_fixed', 'Fixed Camera', 'keep the camera fixed'),
+		common.switch('return_last_frame', 'Return Last Frame', 'also return the last frame as an image'),
+		common.switch('generate_audio', 'Generate Audio', 'generate an audio track'),
+	],
+	references: {
+		fileField: 'sourceImage.items',
+		label: 'Source Images',
+		urlField: {
+			wire: 'imageUrl',
+			list: true,
+			displayName: 'Source Image URLs',
+			description: 'Comma-separated source image URLs, sent as imageUrl',
+		},
+		valueField: {
+			wire: 'sourceImage',
+			displayName: 'Source Image Value',
+			description: 'Sent as the sourceImage text field; counts as one source image',
+			counts: true,
+		},
+		minTotal: 1,
+		maxTotal: 2,
+		totalRule: 'source image files plus URLs plus the Source Image Value',
+		filesByDefault: true,
+	},
+};
+
+export const VIDEO_MODELS: ModelSpec[] = [ALPHAV2MINI, ALPHAV15PRO];
