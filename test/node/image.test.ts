@@ -110,7 +110,7 @@ describe('Image → proimage', () => {
 		['a mask whose size differs from the first reference', { data: [40, 30], mask: [30, 40] }, 'data', /"Mask Binary Property" must match the size of the first reference image "data" \(40x30\); got "30x40"/],
 		['a mask without any reference image', { mask: [30, 40] }, '', /"Mask Binary Property" needs at least one reference image/],
 	] as const)('refuses %s, sending nothing', async (_name, sizes, names, message) => {
-		const item = await pngItem(sizes as Record<string, [number, number]>);
+		const item = await pngItem(sizes as unknown as Record<string, [number, number]>);
 		const { error } = await runNode({
 			parameters: create('proimage', {
 				model: 'proimg-2',

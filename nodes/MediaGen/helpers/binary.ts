@@ -1,5 +1,7 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { downloadResultFile } from '../transport';
+
 const MIME_BY_EXTENSION: Record<string, string> = {
 	png: 'image/png',
 	webp: 'image/webp',
@@ -77,4 +79,40 @@ export async function readFileHeader(
 export async function fileBlob(this: IExecuteFunctions, itemIndex: number, file: InputFile): Promise<Blob> {
 	const buffer = await this.helpers.getBinaryDataBuffer(itemIndex, file.propertyName);
 	return new Blob([buffer], { type: file.mimeType });
+}
+
+/** The last path segment of a URL, when it looks like a file name. */
+function fileNameFromUrl(url: string): string | undefined {
+	try {
+		const segment = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+		return /\.[a-z0-9]{2,5}$/i.test(segment) ? segment : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Downloads a task's result files into n8n binary data, streamed (never held whole in memory).
+ * Property names: `prefix`, `prefix_1`, … on one item, or `prefix` on each item when results are split.
+ */
+export async function downloadResults(
+	this: IExecuteFunctions,
+	task: { itemIndex: number; taskId: string },
+	urls: string[],
+	options: { binaryPrefix: string; split: boolean; requestTimeoutMs: number },
+): Promise<Array<INodeExecutionData['binary']>> {
+	const binaries: Array<INodeExecutionData['binary']> = [];
+	for (let index = 0; index < urls.length; index++) {
+		const file = await downloadResultFile.call(this, urls[index], {
+			itemIndex: task.itemIndex,
+			taskId: task.taskId,
+			timeout: options.requestTimeoutMs,
+		});
+		const mimeType = file.mimeType && file.mimeType !== 'application/octet-stream' ? file.mimeType : mimeFromFileName(fileNameFromUrl(urls[index]));
+		const extension = extensionFromMime(mimeType) ?? fileNameFromUrl(urls[index])?.split('.').pop() ?? 'bin';
+		const fileName = file.fileName ?? `${task.taskId}_${index}.${extension}`;
+		const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
+		binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
+	}
+	return binaries;
 }

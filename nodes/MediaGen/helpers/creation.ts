@@ -26,7 +26,7 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 	}
 	if (outcomes.length && !continueOnFail) return outcomes;
 
-	const options = readRunOptions.call(this);
+	const options = readRunOptions.call(this, spec.resource, this.getNodeParameter('waitForCompletion', 0, true) as boolean);
 	const cancelSignal = this.getExecutionCancelSignal();
 	let stop = false;
 	const created: CreatedTask[] = [];
@@ -58,6 +58,6 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 		}
 		return outcomes;
 	}
-	outcomes.push(...(await waitForTasks.call(this, created)));
+	outcomes.push(...(await waitForTasks.call(this, created, options)));
 	return outcomes;
 }

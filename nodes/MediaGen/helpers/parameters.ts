@@ -1,7 +1,9 @@
 /** Turns a model spec into the node's parameters, so the UI shows exactly that model's fields. */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import type { TaskKind } from '../models/endpoints';
 import type { FieldSpec, ModelSpec } from '../models/types';
+import { WAIT_DEFAULTS } from './polling';
 
 /** n8n parameter name of a wire field: `execution_expires_after` → `executionExpiresAfter`. */
 export function parameterName(wire: string): string {
@@ -172,42 +174,126 @@ export function operationProperty(resource: string, models: ModelSpec[]): INodeP
 	};
 }
 
-/** Wait for Completion and the Options collection, shared by every creation operation. */
-export function runProperties(kind: 'image' | 'video'): INodeProperties[] {
+/**
+ * The Options collection of every creation operation and of Task → Wait. `whenWaiting` hides the
+ * waiting options until Wait for Completion is on (creation operations only).
+ */
+export function runOptions(kind: TaskKind, whenWaiting: boolean): INodeProperties {
+	const waiting = whenWaiting ? { displayOptions: { show: { '/waitForCompletion': [true] } } } : {};
+	const defaults = WAIT_DEFAULTS[kind];
+	const defaultInterval = defaults.pollInterval;
+	const defaultMaxWait = defaults.maxWait;
 	const defaultTimeout = kind === 'video' ? 300 : 120;
+	const downloading = { show: { ...waiting.displayOptions?.show, downloadResults: [true] } };
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Binary Property Prefix',
+				name: 'binaryPropertyPrefix',
+				type: 'string',
+				default: 'data',
+				description: 'Name of the binary property for the first file; further files get _1, _2, … appended',
+				displayOptions: downloading,
+			},
+			{
+				displayName: 'Download Results',
+				name: 'downloadResults',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to download the result files into binary data (streamed; the API key is not sent to file hosts)',
+				...waiting,
+			},
+			{
+				displayName: 'Failed Status Codes',
+				name: 'failedStatusCodes',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 3, 4',
+				description: 'Comma-separated task status values that mean the task failed. The API does not document them; empty waits for result URLs only.',
+				...waiting,
+			},
+			{
+				displayName: 'Max Concurrent Requests',
+				name: 'maxConcurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				default: 5,
+				description: 'How many requests may be in flight at once across all items',
+			},
+			{
+				displayName: 'Max Wait (Seconds)',
+				name: 'maxWait',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: defaultMaxWait,
+				description: 'How long to wait for each task before On Timeout applies',
+				...waiting,
+			},
+			{
+				displayName: 'On Timeout',
+				name: 'onTimeout',
+				type: 'options',
+				options: [
+					{ name: 'Error', value: 'error', description: 'Fail the item; the error names the task ID' },
+					{ name: 'Return Pending Task', value: 'returnPending', description: 'Output the task ID and its last status, to resume later with Task → Wait' },
+				],
+				default: 'error',
+				description: 'What to do with a task that has not finished within Max Wait (it keeps running on the server)',
+				...waiting,
+			},
+			{
+				displayName: 'Poll Interval (Seconds)',
+				name: 'pollInterval',
+				type: 'number',
+				typeOptions: { minValue: 0.1 },
+				default: defaultInterval,
+				description: 'Time between two status checks; all pending tasks are checked together',
+				...waiting,
+			},
+			{
+				displayName: 'Request Timeout (Seconds)',
+				name: 'requestTimeout',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: defaultTimeout,
+				description: 'How long one request may take before it is abandoned',
+			},
+			{
+				displayName: 'Split Into Items',
+				name: 'splitIntoItems',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to output one item per result URL instead of one item per task',
+				...waiting,
+			},
+			{
+				displayName: 'Succeeded Status Codes',
+				name: 'succeededStatusCodes',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 2',
+				description: 'Comma-separated task status values that mean the task is done. The API does not document them; empty waits for result URLs only.',
+				...waiting,
+			},
+		],
+	};
+}
+
+/** Wait for Completion and the Options collection, shared by every creation operation. */
+export function runProperties(kind: TaskKind): INodeProperties[] {
 	return [
 		{
 			displayName: 'Wait for Completion',
 			name: 'waitForCompletion',
 			type: 'boolean',
 			default: true,
-			description:
-				'Whether to poll the task until its results exist and output them; off outputs the task ID at once',
+			description: 'Whether to poll the task until its results exist and output them; off outputs the task ID at once',
 		},
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: [
-				{
-					displayName: 'Max Concurrent Requests',
-					name: 'maxConcurrency',
-					type: 'number',
-					typeOptions: { minValue: 1, numberPrecision: 0 },
-					default: 5,
-					description: 'How many requests may be in flight at once across all items',
-				},
-				{
-					displayName: 'Request Timeout (Seconds)',
-					name: 'requestTimeout',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: defaultTimeout,
-					description: 'How long one request may take before it is abandoned',
-				},
-			],
-		},
+		runOptions(kind, true),
 	];
 }

@@ -239,3 +239,56 @@ export async function apiMultipartRequest<T>(
 		context,
 	);
 }
+
+export interface DownloadedFile {
+	body: NodeJS.ReadableStream;
+	mimeType?: string;
+	fileName?: string;
+}
+
+function fileNameFromDisposition(header: unknown): string | undefined {
+	if (typeof header !== 'string') return undefined;
+	const star = /filename\*=(?:UTF-8'')?([^;]+)/i.exec(header)?.[1];
+	if (star) return decodeURIComponent(star.trim().replace(/^"|"$/g, ''));
+	return /filename="?([^";]+)"?/i.exec(header)?.[1]?.trim();
+}
+
+/**
+ * Streams one result file. It uses plain `httpRequest`, never the credential: result files may live on
+ * other hosts, and the API key must not travel there.
+ */
+export async function downloadResultFile(this: IExecuteFunctions, url: string, context: RequestContext): Promise<DownloadedFile> {
+	const fail = (message: string, description: string, httpCode?: string) =>
+		new NodeApiError(this.getNode(), { message, description } as JsonObject, {
+			message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
+			description: `${description} The task ID is kept in the output; its result URLs stay valid on the server for as long as the API keeps them.`,
+			httpCode,
+			itemIndex: context.itemIndex,
+		});
+	let response: IN8nHttpFullResponse;
+	try {
+		response = (await this.helpers.httpRequest({
+			method: 'GET',
+			url,
+			encoding: 'stream',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+			abortSignal: this.getExecutionCancelSignal(),
+		})) as IN8nHttpFullResponse;
+	} catch (error) {
+		const { reason, code } = describeTransportFailure(error as { message?: string });
+		throw fail(`Could not download a result file: ${reason}`, `GET ${url} failed${code ? ` (${code})` : ''}.`);
+	}
+	const body = response.body as NodeJS.ReadableStream & { destroy?: () => void };
+	if (response.statusCode < 200 || response.statusCode >= 300) {
+		body.destroy?.();
+		throw fail(`Could not download a result file: HTTP ${response.statusCode}`, `GET ${url} answered HTTP ${response.statusCode}.`, String(response.statusCode));
+	}
+	const type = response.headers['content-type'];
+	return {
+		body,
+		mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
+		fileName: fileNameFromDisposition(response.headers['content-disposition']),
+	};
+}

@@ -7,7 +7,8 @@ import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../node.type';
 import { DEFAULT_MAX_CONCURRENCY } from '../../helpers/polling';
 
-const showFor = { resource: ['task'], operation: ['get'] };
+// Task → Wait reads the same task parameters.
+const showForTaskQueries = { resource: ['task'], operation: ['get', 'wait'] };
 
 export const description: INodeProperties[] = [
 	{
@@ -18,7 +19,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. {{ $json.taskid }}',
 		description: 'Identifier returned when the task was created',
-		displayOptions: { show: showFor },
+		displayOptions: { show: showForTaskQueries },
 	},
 	{
 		displayName: 'More Task Info',
@@ -26,7 +27,7 @@ export const description: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description: 'Whether to ask the API for extended task information (sent as moreTaskInfo)',
-		displayOptions: { show: { ...showFor, taskType: ['video'] } },
+		displayOptions: { show: { ...showForTaskQueries, taskType: ['video'] } },
 	},
 ];
 

@@ -3,8 +3,9 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { OperationModule } from '../node.type';
 import * as del from './delete.operation';
 import * as get from './get.operation';
+import * as wait from './wait.operation';
 
-export const operations: Record<string, OperationModule> = { get, delete: del };
+export const operations: Record<string, OperationModule> = { get, delete: del, wait };
 
 export const description: INodeProperties[] = [
 	{
@@ -26,6 +27,12 @@ export const description: INodeProperties[] = [
 				action: 'Get a task',
 				description: 'Get the status and results of an image or video task',
 			},
+			{
+				name: 'Wait',
+				value: 'wait',
+				action: 'Wait for a task to finish',
+				description: 'Poll existing image or video tasks until their results exist',
+			},
 		],
 		default: 'get',
 	},
@@ -43,4 +50,5 @@ export const description: INodeProperties[] = [
 	},
 	...get.description,
 	...del.description,
+	...wait.description,
 ];
