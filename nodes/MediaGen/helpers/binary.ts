@@ -110,7 +110,7 @@ export async function downloadResults(
 		});
 		const mimeType = file.mimeType && file.mimeType !== 'application/octet-stream' ? file.mimeType : mimeFromFileName(fileNameFromUrl(urls[index]));
 		const extension = extensionFromMime(mimeType) ?? fileNameFromUrl(urls[index])?.split('.').pop() ?? 'bin';
-		const fileName = file.fileName ?? `${task.taskId}_${index}.${extension}`;
+		const fileName = file.fileName ?? fileNameFromUrl(urls[index]) ?? `${task.taskId}_${index}.${extension}`;
 		const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
 		binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
 	}

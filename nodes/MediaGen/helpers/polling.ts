@@ -170,7 +170,7 @@ export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[]
 		if (options.onTimeout === 'returnPending') {
 			return { itemIndex: task.itemIndex, items: [{ json: pendingJson(task, entry.lastStatus) }] };
 		}
-		const seconds = Math.round(options.maxWaitMs / 1000);
+		const seconds = Number((options.maxWaitMs / 1000).toFixed(1));
 		const lastError = entry.lastError ? ` Last poll error: ${entry.lastError.message}.` : '';
 		return {
 			itemIndex: task.itemIndex,

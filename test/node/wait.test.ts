@@ -1,0 +1,204 @@
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { readBinary, runNode } from '../harness';
+import { readPngSize } from '../simulator/png';
+import { allText, createTaskDirect, DEFAULT_SIM_KEY, useSimulator } from '../support';
+
+const context = useSimulator();
+
+const IMAGE_CREATE = '/v1/tlimages/betav4';
+const IMAGE_INFO = '/v1/tlimages/infobytaskid';
+
+const items = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+
+const betav4 = (options: INodeParameters = {}): INodeParameters => ({
+	resource: 'image',
+	operation: 'betav4',
+	prompt: '={{ $json.idea }}',
+	waitForCompletion: true,
+	options: { pollInterval: 0.1, maxWait: 10, ...options },
+});
+
+function infoCallsPerTask(): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const request of context.sim.requests(IMAGE_INFO)) {
+		const id = (request.json as { taskid: string }).taskid;
+		counts.set(id, (counts.get(id) ?? 0) + 1);
+	}
+	return counts;
+}
+
+describe('Wait for completion', () => {
+	it('waits on 20 tasks together: lifetimes overlap, few polls per task, order and pairedItem kept', async () => {
+		context.sim.taskDurationMs = 1000;
+		const { output, error } = await runNode({
+			parameters: betav4({ pollInterval: 0.5, maxConcurrency: 5 }),
+			items: items(20),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(20);
+		const tasks = [...context.sim.tasks.values()].filter((task) => task.plan.model === 'betav4' && task.createdAt >= context.sim.record[0].at);
+		expect(tasks).toHaveLength(20);
+		const lastCreated = Math.max(...tasks.map((task) => task.createdAt));
+		const firstDone = Math.min(...tasks.map((task) => task.firstReportedDoneAt ?? Infinity));
+		expect(lastCreated).toBeLessThan(firstDone); // all 20 alive at once
+		const calls = infoCallsPerTask();
+		expect(calls.size).toBe(20);
+		expect(Math.max(...calls.values())).toBeLessThanOrEqual(Math.ceil(1 / 0.5) + 2);
+		expect(output).toHaveLength(20);
+		expect(output.map((item) => item.pairedItem)).toEqual(Array.from({ length: 20 }, (_, item) => ({ item })));
+		output.forEach((item, index) => {
+			expect(item.json).toMatchObject({ status: 'completed', image_status: 2, request: { prompt: `idea ${index}` } });
+			expect(item.json.urls).toEqual([expect.stringContaining(`/files/${String(item.json.taskid)}/0.png`)]);
+		});
+	});
+
+	it('survives a 503, a 429 and a dropped connection on polls without re-creating anything', async () => {
+		context.sim.taskDurationMs = 300;
+		context.sim.inject({ path: IMAGE_INFO, action: { type: 'status', status: 503 } });
+		context.sim.inject({ path: IMAGE_INFO, action: { type: 'status', status: 429 } });
+		context.sim.inject({ path: IMAGE_INFO, action: { type: 'drop' } });
+		const { output, error } = await runNode({ parameters: betav4(), items: items(3), credentials: context.credentials() });
+		expect(error).toBeUndefined();
+		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(3);
+		expect(context.sim.requests(IMAGE_INFO).filter((r) => r.fault).map((r) => r.fault)).toEqual(['status', 'status', 'drop']);
+		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
+	});
+
+	it('a task that never finishes ends at Max Wait with an error naming its task id', async () => {
+		let created = 0;
+		context.sim.taskOutcome = () => (created++ === 1 ? 'never' : 'succeed');
+		const run = await runNode({ parameters: betav4({ maxWait: 0.5 }), items: items(3), credentials: context.credentials() });
+		const stuck = [...context.sim.tasks.values()].find((task) => task.outcome === 'never' && task.createdAt >= context.sim.record[0].at)!;
+		expect(run.error?.message).toBe(`Task ${stuck.taskid} did not finish within 0.5 s [item 1]`);
+		expect((run.error as { description?: string }).description).toMatch(new RegExp(`keeps running on the server. Resume with Task → Wait .*"${stuck.taskid}"`));
+		expect(run.error?.message).toContain(stuck.taskid);
+		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(3);
+	});
+
+	it('with On Timeout "Return Pending Task" outputs the id and last status', async () => {
+		let created = 0;
+		context.sim.taskOutcome = () => (created++ === 0 ? 'never' : 'succeed');
+		const { output, error } = await runNode({ parameters: betav4({ maxWait: 0.4, onTimeout: 'returnPending' }), items: items(2), credentials: context.credentials() });
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ taskid: expect.stringMatching(/^img-/), status: 'pending', lastStatus: 1, model: 'betav4' });
+		expect(output[1].json.status).toBe('completed');
+		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(2);
+	});
+
+	it('a failing task (by Failed Status Codes, and by failure envelope) gives an error item with its task id', async () => {
+		let created = 0;
+		context.sim.taskOutcome = () => (['succeed', 'fail', 'infoError', 'succeed'] as const)[created++];
+		const { output, error } = await runNode({
+			parameters: betav4({ failedStatusCodes: '3, 4' }),
+			items: items(4),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
+		expect(error).toBeUndefined();
+		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(4);
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(output[0].json.status).toBe('completed');
+		expect(output[1].json).toMatchObject({ taskid: expect.any(String), status: 'failed', lastStatus: 3, error: expect.stringMatching(/^Task img-\S+ failed with status 3 \[item 1\]$/) });
+		expect(output[2].json).toMatchObject({ taskid: expect.any(String), error: expect.stringMatching(/refused the request: task img-\S+ failed: content moderation/) });
+		expect(output[3].json.status).toBe('completed');
+		expect(new Set(output.map((item) => item.json.taskid)).size).toBe(4);
+	});
+
+	it('a "succeeded" status without URLs is an error that keeps the task id', async () => {
+		context.sim.taskOutcome = () => 'emptyUrls';
+		const { output } = await runNode({ parameters: betav4({ succeededStatusCodes: '2' }), items: items(1), credentials: context.credentials(), continueOnFail: true });
+		expect(output[0].json).toMatchObject({ taskid: expect.any(String), error: expect.stringMatching(/finished with status 2 but returned no result URLs/) });
+	});
+
+	it('downloads results into binary data (PNG of the delivered size) without sending the key to the file host', async () => {
+		const { output, error } = await runNode({
+			parameters: {
+				resource: 'image',
+				operation: 'betav45',
+				prompt: 'x',
+				waitForCompletion: true,
+				additionalFields: { batchsize: 2, resolution: '2560x1440' },
+				options: { pollInterval: 0.1, downloadResults: true, binaryPropertyPrefix: 'image' },
+			},
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		const binary = output[0].binary!;
+		expect(Object.keys(binary)).toEqual(['image', 'image_1']);
+		expect(binary.image).toMatchObject({ mimeType: 'image/png', fileName: '0.png', fileExtension: 'png' });
+		expect(binary.image_1.fileName).toBe('1.png');
+		expect(binary.image.id).toMatch(/^filesystem/); // stored by n8n's filesystem mode
+		expect(readPngSize(await readBinary(binary.image_1))).toEqual({ width: 2560, height: 1440 });
+		const downloads = context.sim.requests(/^\/files\//);
+		expect(downloads).toHaveLength(2);
+		for (const download of downloads) expect(download.headers.authorization).toBeUndefined();
+		expect(allText(output)).not.toContain(DEFAULT_SIM_KEY);
+	});
+
+	it('downloads an MP4 for a video and splits results into items', async () => {
+		const frame = (await import('../harness')).storeBinary;
+		const png = (await import('../simulator/png')).makePng;
+		const item: INodeExecutionData = { json: {}, binary: { data: await frame(png(32, 18), 'f.png', 'image/png') } };
+		const { output, error } = await runNode({
+			parameters: {
+				resource: 'video',
+				operation: 'alphav2mini',
+				prompt: 'x',
+				imageInput: 'properties',
+				binaryPropertyNames: 'data',
+				waitForCompletion: true,
+				additionalFields: { returnLastFrame: true },
+				options: { pollInterval: 0.1, downloadResults: true, splitIntoItems: true },
+			},
+			items: [item],
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output).toHaveLength(2);
+		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
+		expect(output[0].binary!.data).toMatchObject({ mimeType: 'video/mp4', fileName: '0.mp4' });
+		const mp4 = await readBinary(output[0].binary!.data);
+		expect(mp4.subarray(4, 8).toString('ascii')).toBe('ftyp');
+		expect(output[1].binary!.data).toMatchObject({ mimeType: 'image/png', fileName: 'last-frame.png' });
+		expect(output[0].json).toMatchObject({ status: 'completed', task_status: 2, resultIndex: 0, url: expect.stringMatching(/0\.mp4$/) });
+	});
+
+	it('a 404 on a result download is an error item that keeps the task id', async () => {
+		context.sim.inject({ path: /^\/files\//, action: { type: 'status', status: 404 } });
+		const { output } = await runNode({ parameters: betav4({ downloadResults: true }), items: items(2), credentials: context.credentials(), continueOnFail: true });
+		const failed = output.filter((o) => o.json.error);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].json).toMatchObject({ taskid: expect.any(String), urls: [expect.any(String)], error: expect.stringMatching(/Could not download a result file: HTTP 404 \(task img-/) });
+		expect(output.filter((o) => o.binary?.data)).toHaveLength(1);
+	});
+
+	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
+		context.sim.taskDurationMs = 60_000;
+		const cancelAt = Date.now() + 700;
+		await runNode({ parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }), items: items(4), credentials: context.credentials(), cancelAfterMs: 700 });
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
+		expect(late).toEqual([]);
+		expect(context.sim.requests(IMAGE_INFO).length).toBeGreaterThan(0);
+		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(4);
+	});
+});
+
+describe('Task → Wait', () => {
+	it('resumes waiting on existing image and video task ids', async () => {
+		context.sim.taskDurationMs = 300;
+		const image = await createTaskDirect(context.sim.url, 'image');
+		const video = await createTaskDirect(context.sim.url, 'video');
+		context.sim.resetRecord();
+		const waitFor = (taskType: string, taskId: string) =>
+			runNode({ parameters: { resource: 'task', operation: 'wait', taskType, taskId, moreTaskInfo: true, options: { pollInterval: 0.1 } }, credentials: context.credentials() });
+		const imageRun = await waitFor('image', image);
+		const videoRun = await waitFor('video', video);
+		expect(imageRun.output[0].json).toMatchObject({ taskid: image, status: 'completed', taskType: 'image', width: 1024 });
+		expect(videoRun.output[0].json).toMatchObject({ taskid: video, status: 'completed', taskType: 'video', source: 'api' });
+		expect(context.sim.requests(/tlvideo\/infobytaskid/).every((r) => (r.json as { moreTaskInfo: boolean }).moreTaskInfo === true)).toBe(true);
+		expect(context.sim.requests(/proimage|betav|gamma|alpha/)).toHaveLength(0);
+	});
+});
