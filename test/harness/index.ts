@@ -17,7 +17,9 @@ process.env.N8N_BINARY_DATA_SIGNING_SECRET ??= 'mediagen-test-signing-secret';
 import { BinaryDataService, ExecutionLifecycleHooks, FileLocation, WorkflowExecute } from 'n8n-core';
 import type {
 	IBinaryData,
+	IConnections,
 	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
 	ICredentialType,
 	IDataObject,
 	IHttpRequestOptions,
@@ -107,15 +109,72 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-class TestNodeTypes implements INodeTypes {
-	private readonly node: INodeType = new MediaGen();
+/**
+ * Stand-in for n8n-nodes-base.manualTrigger (not a dependency here): in a manual run it only hands the
+ * start item on, which is all the example workflows need from it.
+ */
+class ManualTriggerStandIn implements INodeType {
+	description = {
+		displayName: 'Manual Trigger',
+		name: 'manualTrigger',
+		group: ['trigger'],
+		version: 1,
+		description: 'Stand-in',
+		defaults: { name: 'Manual Trigger' },
+		inputs: [],
+		outputs: ['main'],
+		properties: [],
+	} as unknown as INodeType['description'];
 
-	getByName(): INodeType {
-		return this.node;
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/** Sticky notes are never executed; n8n only needs their type to exist. */
+class StickyNoteStandIn implements INodeType {
+	description = {
+		displayName: 'Sticky Note',
+		name: 'stickyNote',
+		group: ['input'],
+		version: 1,
+		description: 'Stand-in',
+		defaults: { name: 'Sticky Note' },
+		inputs: [],
+		outputs: [],
+		properties: [],
+	} as unknown as INodeType['description'];
+}
+
+/** Where the MediaGen node class comes from: the TypeScript sources (tests) or the built package (demo). */
+export type NodeSource = 'src' | 'dist';
+
+function loadMediaGen(source: NodeSource): INodeType {
+	if (source === 'src') return new MediaGen();
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const built = require(path.join(__dirname, '..', '..', 'dist', 'nodes', 'MediaGen', 'MediaGen.node.js')) as { MediaGen: new () => INodeType };
+	return new built.MediaGen();
+}
+
+class TestNodeTypes implements INodeTypes {
+	private readonly types: Record<string, INodeType>;
+
+	constructor(source: NodeSource) {
+		this.types = {
+			[NODE_TYPE]: loadMediaGen(source),
+			'n8n-nodes-base.manualTrigger': new ManualTriggerStandIn(),
+			'n8n-nodes-base.stickyNote': new StickyNoteStandIn(),
+		};
 	}
 
-	getByNameAndVersion(): INodeType {
-		return this.node;
+	getByName(type: string): INodeType {
+		const nodeType = this.types[type];
+		if (!nodeType) throw new Error(`The harness cannot run node type ${type}`);
+		return nodeType;
+	}
+
+	getByNameAndVersion(type: string): INodeType {
+		return this.getByName(type);
 	}
 
 	getKnownTypes() {
@@ -166,29 +225,39 @@ export interface RunResult {
 	run: IRun;
 }
 
+export interface WorkflowDefinition {
+	nodes: INode[];
+	connections: IConnections;
+}
+
+export interface WorkflowRunOptions {
+	credentials?: { apiKey: string; baseUrl: string };
+	/** Items handed to the start node. */
+	items?: INodeExecutionData[];
+	/** Name of the start node; defaults to the manual trigger, else the first node. */
+	startNode?: string;
+	cancelAfterMs?: number;
+	source?: NodeSource;
+}
+
 let executionCounter = 0;
 
-export async function runNode(options: RunOptions): Promise<RunResult> {
+/** Runs a whole workflow (MediaGen nodes behind a manual trigger) in n8n's WorkflowExecute. */
+export async function runWorkflow(definition: WorkflowDefinition, options: WorkflowRunOptions = {}): Promise<IRun> {
 	await binaryDataService();
-	const node: INode = {
-		id: 'mediagen-node',
-		name: 'MediaGen',
-		type: NODE_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: options.parameters,
-		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
-		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
-	};
-	const nodeTypes = new TestNodeTypes();
+	const nodeTypes = new TestNodeTypes(options.source ?? 'src');
 	const workflow = new Workflow({
 		id: WORKFLOW_ID,
-		nodes: [node],
-		connections: {},
+		nodes: definition.nodes,
+		connections: definition.connections,
 		nodeTypes,
 		active: false,
 		settings: { binaryMode: 'separate' },
 	});
+	const start =
+		definition.nodes.find((node) => node.name === options.startNode) ??
+		definition.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger') ??
+		definition.nodes[0];
 
 	const executionId = `exec-${++executionCounter}`;
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
@@ -196,8 +265,8 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		name: 'MediaGen test',
 		active: false,
 		isArchived: false,
-		nodes: [node],
-		connections: {},
+		nodes: definition.nodes,
+		connections: definition.connections,
 		createdAt: new Date(),
 		updatedAt: new Date(),
 		activeVersionId: null,
@@ -241,7 +310,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		executionData: {
 			contextData: {},
 			metadata: {},
-			nodeExecutionStack: [{ node, data: { main: [options.items ?? [{ json: {} }]] }, source: null }],
+			nodeExecutionStack: [{ node: start, data: { main: [options.items ?? [{ json: {} }]] }, source: null }],
 			waitingExecution: {},
 			waitingExecutionSource: {},
 		},
@@ -251,18 +320,32 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	const running = execution.processRunExecutionData(workflow);
 	let timer: NodeJS.Timeout | undefined;
 	if (options.cancelAfterMs !== undefined) timer = setTimeout(() => running.cancel(), options.cancelAfterMs);
-	let run: IRun;
 	try {
-		run = await running;
+		return await running;
 	} catch (error) {
 		// A cancelled execution rejects; its hooks still report the run.
-		run = await Promise.race([
-			finished,
-			new Promise<IRun>((_, reject) => setTimeout(() => reject(error), 2000)),
-		]);
+		return await Promise.race([finished, new Promise<IRun>((_, reject) => setTimeout(() => reject(error), 2000))]);
 	} finally {
 		if (timer) clearTimeout(timer);
 	}
+}
+
+/** Runs the MediaGen node alone, on the given input items. */
+export async function runNode(options: RunOptions): Promise<RunResult> {
+	const node: INode = {
+		id: 'mediagen-node',
+		name: 'MediaGen',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const run = await runWorkflow(
+		{ nodes: [node], connections: {} },
+		{ credentials: options.credentials, items: options.items, cancelAfterMs: options.cancelAfterMs },
+	);
 	const taskData = run.data.resultData.runData[node.name]?.[0];
 	return {
 		output: (taskData?.data?.main?.[0] as INodeExecutionData[] | undefined) ?? [],

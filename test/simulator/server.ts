@@ -82,6 +82,8 @@ export interface SimulatorOptions {
 	host?: string;
 	/** Time from creation to completion. 0 finishes tasks at once. */
 	taskDurationMs?: number;
+	/** Time for video tasks, when it should differ from images. */
+	videoTaskDurationMs?: number;
 	/** API keys and their credit balances. */
 	keys?: Record<string, number>;
 	/** Decides each new task's fate; `index` counts creations from 0. */
@@ -284,7 +286,7 @@ export class MediaGenSimulator {
 			key,
 			fields: entry.fields,
 			createdAt: Date.now(),
-			durationMs: this.taskDurationMs,
+			durationMs: plan.kind === 'video' ? (this.options.videoTaskDurationMs ?? this.taskDurationMs) : this.taskDurationMs,
 			outcome: this.taskOutcome({ index, path: endpoint, fields: entry.fields }),
 		};
 		this.tasks.set(task.taskid, task);

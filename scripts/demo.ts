@@ -1,0 +1,143 @@
+/**
+ * `npm run demo`: runs the example workflows through n8n's workflow engine with the built package.
+ * Offline by default, against the bundled API simulator; with MEDIAGEN_API_KEY and MEDIAGEN_BASE_URL set
+ * it runs against that API instead (and spends credits).
+ */
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { NODE_TYPE, readBinary, runWorkflow, type WorkflowDefinition } from '../test/harness';
+import { DEFAULT_SIM_KEY, MediaGenSimulator } from '../test/simulator/server';
+
+const root = path.join(__dirname, '..');
+const outputDir = path.join(root, 'demo-output');
+
+function newestMtime(dir: string): number {
+	let newest = 0;
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		const full = path.join(dir, entry.name);
+		newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+	}
+	return newest;
+}
+
+function buildIfNeeded(): void {
+	const built = path.join(root, 'dist', 'nodes', 'MediaGen', 'MediaGen.node.js');
+	const sources = Math.max(newestMtime(path.join(root, 'nodes')), newestMtime(path.join(root, 'credentials')));
+	if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
+	console.log('Building the package (npm run build)…');
+	execSync('npm run -s build', { cwd: root, stdio: 'inherit' });
+}
+
+interface Row {
+	workflow: string;
+	node: string;
+	model: string;
+	taskId: string;
+	status: string;
+	files: string;
+	seconds: string;
+}
+
+function statusOf(operation: unknown, json: IDataObject): string {
+	if (json.error) return 'error';
+	if (operation === 'delete') return 'deleted';
+	if (typeof json.status === 'string') return json.status;
+	const code = json.image_status ?? json.task_status;
+	return code !== undefined ? `status ${String(code)}` : 'created';
+}
+
+function table(rows: Row[]): string {
+	const headers: Row = { workflow: 'Workflow', node: 'Node', model: 'Model', taskId: 'Task ID', status: 'Status', files: 'Files', seconds: 'Seconds' };
+	const keys = Object.keys(headers) as Array<keyof Row>;
+	const widths = keys.map((key) => Math.max(headers[key].length, ...rows.map((row) => row[key].length)));
+	const line = (row: Row) => keys.map((key, index) => row[key].padEnd(widths[index])).join('  ');
+	return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+	buildIfNeeded();
+	const realApi = Boolean(process.env.MEDIAGEN_API_KEY && process.env.MEDIAGEN_BASE_URL);
+	let simulator: MediaGenSimulator | undefined;
+	let credentials: { apiKey: string; baseUrl: string };
+	if (realApi) {
+		credentials = { apiKey: process.env.MEDIAGEN_API_KEY!, baseUrl: process.env.MEDIAGEN_BASE_URL! };
+		console.log(`Running against ${credentials.baseUrl} (real API: this spends credits).`);
+	} else {
+		simulator = new MediaGenSimulator({ taskDurationMs: 4000, videoTaskDurationMs: 7000, maxRenderedSide: 1024 });
+		credentials = { apiKey: DEFAULT_SIM_KEY, baseUrl: await simulator.start() };
+		console.log(`No MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL set: using the API simulator at ${credentials.baseUrl} (images take 4 s, videos 7 s).`);
+	}
+
+	rmSync(outputDir, { recursive: true, force: true });
+	const rows: Row[] = [];
+	const examples = readdirSync(path.join(root, 'examples')).filter((file) => file.endsWith('.json')).sort();
+	for (const file of examples) {
+		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as WorkflowDefinition & { name: string };
+		const name = file.replace(/\.json$/, '');
+		console.log(`\n▶ ${workflow.name}`);
+		const started = Date.now();
+		const ticker = setInterval(() => {
+			const seconds = ((Date.now() - started) / 1000).toFixed(0);
+			if (!simulator) return console.log(`  … ${seconds} s`);
+			const counts = { queued: 0, processing: 0, done: 0 };
+			for (const task of simulator.tasks.values()) {
+				if (task.createdAt < started || task.deleted) continue;
+				const status = simulator.statusOf(task);
+				if (status === 0) counts.queued++;
+				else if (status === 1) counts.processing++;
+				else counts.done++;
+			}
+			console.log(`  … ${seconds} s: ${counts.queued} queued, ${counts.processing} processing, ${counts.done} finished`);
+		}, 2000);
+		let run;
+		try {
+			run = await runWorkflow(workflow, { credentials, source: 'dist' });
+		} finally {
+			clearInterval(ticker);
+		}
+		if (run.data.resultData.error) console.log(`  ✗ ${run.data.resultData.error.message}`);
+
+		for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
+			const task = run.data.resultData.runData[node.name]?.[0];
+			const items = (task?.data?.main?.[0] ?? []) as INodeExecutionData[];
+			if (task?.error) rows.push({ workflow: name, node: node.name, model: '-', taskId: '-', status: 'error', files: task.error.message, seconds: '-' });
+			for (const item of items) {
+				const json = item.json;
+				const written: string[] = [];
+				for (const binary of Object.values(item.binary ?? {})) {
+					const dir = path.join(outputDir, name);
+					mkdirSync(dir, { recursive: true });
+					const target = path.join(dir, `${String(json.taskid)}_${binary.fileName ?? 'file'}`);
+					writeFileSync(target, await readBinary(binary));
+					written.push(path.basename(target));
+				}
+				rows.push({
+					workflow: name,
+					node: node.name,
+					model: String(json.model ?? `task ${String(node.parameters.operation)}`),
+					taskId: String(json.taskid ?? (json.taskids as string[] | undefined)?.join(',') ?? '-'),
+					status: statusOf(node.parameters.operation, json),
+					files: written.length ? written.join(' ') : '-',
+					seconds: ((task?.executionTime ?? 0) / 1000).toFixed(1),
+				});
+			}
+			console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`);
+		}
+	}
+	await simulator?.stop();
+
+	console.log(`\nSummary (files written to ${path.relative(process.cwd(), outputDir) || outputDir}/<workflow>/)\n`);
+	console.log(table(rows));
+	const failed = rows.filter((row) => row.status === 'error' || row.status === 'pending' || row.status === 'failed');
+	console.log(failed.length ? `\n${failed.length} task(s) did not succeed.` : `\nAll ${rows.length} results succeeded.`);
+	process.exit(failed.length ? 1 : 0);
+}
+
+main().catch((error: Error) => {
+	console.error(error);
+	process.exit(1);
+});
