@@ -66,17 +66,6 @@ describe('Wait for completion', () => {
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
 	});
 
-	it('a task that never finishes ends at Max Wait with an error naming its task id', async () => {
-		let created = 0;
-		context.sim.taskOutcome = () => (created++ === 1 ? 'never' : 'succeed');
-		const run = await runNode({ parameters: betav4({ maxWait: 0.5 }), items: items(3), credentials: context.credentials() });
-		const stuck = [...context.sim.tasks.values()].find((task) => task.outcome === 'never' && task.createdAt >= context.sim.record[0].at)!;
-		expect(run.error?.message).toBe(`Task ${stuck.taskid} did not finish within 0.5 s [item 1]`);
-		expect((run.error as { description?: string }).description).toMatch(new RegExp(`keeps running on the server. Resume with Task → Wait .*"${stuck.taskid}"`));
-		expect(run.error?.message).toContain(stuck.taskid);
-		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(3);
-	});
-
 	it('with On Timeout "Return Pending Task" outputs the id and last status', async () => {
 		let created = 0;
 		context.sim.taskOutcome = () => (created++ === 0 ? 'never' : 'succeed');
@@ -85,31 +74,6 @@ describe('Wait for completion', () => {
 		expect(output[0].json).toMatchObject({ taskid: expect.stringMatching(/^img-/), status: 'pending', lastStatus: 1, model: 'betav4' });
 		expect(output[1].json.status).toBe('completed');
 		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(2);
-	});
-
-	it('a failing task (by Failed Status Codes, and by failure envelope) gives an error item with its task id', async () => {
-		let created = 0;
-		context.sim.taskOutcome = () => (['succeed', 'fail', 'infoError', 'succeed'] as const)[created++];
-		const { output, error } = await runNode({
-			parameters: betav4({ failedStatusCodes: '3, 4' }),
-			items: items(4),
-			credentials: context.credentials(),
-			continueOnFail: true,
-		});
-		expect(error).toBeUndefined();
-		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(4);
-		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
-		expect(output[0].json.status).toBe('completed');
-		expect(output[1].json).toMatchObject({ taskid: expect.any(String), status: 'failed', lastStatus: 3, error: expect.stringMatching(/^Task img-\S+ failed with status 3 \[item 1\]$/) });
-		expect(output[2].json).toMatchObject({ taskid: expect.any(String), error: expect.stringMatching(/refused the request: task img-\S+ failed: content moderation/) });
-		expect(output[3].json.status).toBe('completed');
-		expect(new Set(output.map((item) => item.json.taskid)).size).toBe(4);
-	});
-
-	it('a "succeeded" status without URLs is an error that keeps the task id', async () => {
-		context.sim.taskOutcome = () => 'emptyUrls';
-		const { output } = await runNode({ parameters: betav4({ succeededStatusCodes: '2' }), items: items(1), credentials: context.credentials(), continueOnFail: true });
-		expect(output[0].json).toMatchObject({ taskid: expect.any(String), error: expect.stringMatching(/finished with status 2 but returned no result URLs/) });
 	});
 
 	it('downloads results into binary data (PNG of the delivered size) without sending the key to the file host', async () => {
@@ -163,15 +127,6 @@ describe('Wait for completion', () => {
 		expect(mp4.subarray(4, 8).toString('ascii')).toBe('ftyp');
 		expect(output[1].binary!.data).toMatchObject({ mimeType: 'image/png', fileName: 'last-frame.png' });
 		expect(output[0].json).toMatchObject({ status: 'completed', task_status: 2, resultIndex: 0, url: expect.stringMatching(/0\.mp4$/) });
-	});
-
-	it('a 404 on a result download is an error item that keeps the task id', async () => {
-		context.sim.inject({ path: /^\/files\//, action: { type: 'status', status: 404 } });
-		const { output } = await runNode({ parameters: betav4({ downloadResults: true }), items: items(2), credentials: context.credentials(), continueOnFail: true });
-		const failed = output.filter((o) => o.json.error);
-		expect(failed).toHaveLength(1);
-		expect(failed[0].json).toMatchObject({ taskid: expect.any(String), urls: [expect.any(String)], error: expect.stringMatching(/Could not download a result file: HTTP 404 \(task img-/) });
-		expect(output.filter((o) => o.binary?.data)).toHaveLength(1);
 	});
 
 	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {

@@ -8,8 +8,10 @@ async function main(): Promise<void> {
 		taskDurationMs: Number(process.env.TASK_SECONDS ?? 5) * 1000,
 		keys: { [key]: Number(process.env.SIM_CREDITS ?? 1_000_000) },
 		maxRenderedSide: Number(process.env.MAX_RENDERED_SIDE ?? 1024),
+		resultBlobBytes: process.env.RESULT_BLOB_BYTES ? Number(process.env.RESULT_BLOB_BYTES) : undefined,
 	});
 	const url = await simulator.start();
+	if (process.send) process.send({ url });
 	console.log(`MediaGen API simulator listening on ${url}`);
 	console.log(`  Base URL: ${url}`);
 	console.log(`  API key:  ${key}`);

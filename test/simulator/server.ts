@@ -90,6 +90,8 @@ export interface SimulatorOptions {
 	taskOutcome?: (context: { index: number; path: string; fields: Record<string, string[]> }) => TaskOutcome;
 	/** Maximum result-image side actually rendered, to keep 4K tiers cheap in tests. */
 	maxRenderedSide?: number;
+	/** When set, every task delivers one generated file of this many bytes instead (memory benchmarks). */
+	resultBlobBytes?: number;
 }
 
 const INFO_PATHS = { image: '/v1/tlimages/infobytaskid', video: '/v1/tlvideo/infobytaskid' };
@@ -179,6 +181,7 @@ export class MediaGenSimulator {
 
 	resultUrls(task: SimTask): string[] {
 		if (task.outcome === 'emptyUrls') return [];
+		if (this.options.resultBlobBytes) return [`${this.baseUrl}/files/blob/${this.options.resultBlobBytes}.bin`];
 		const urls: string[] = [];
 		const extension = task.kind === 'video' ? 'mp4' : 'png';
 		for (let index = 0; index < task.plan.outputs; index++) {
@@ -202,6 +205,27 @@ export class MediaGenSimulator {
 		};
 		if (!url.pathname.startsWith('/__sim/')) this.record.push(entry);
 
+		// Parse multipart before any fault, so that the record shows what a faulted request carried.
+		const contentType = request.headers['content-type'] ?? '';
+		let parts: MultipartPart[] | undefined;
+		let partsError: Error | undefined;
+		if (contentType.startsWith('multipart/form-data')) {
+			try {
+				parts = parseMultipart(body, contentType);
+			} catch (error) {
+				partsError = error as Error;
+			}
+			const fields = new Map<string, string[]>();
+			for (const part of parts ?? []) {
+				if (part.filename !== undefined) {
+					entry.files.push({ field: part.name, filename: part.filename, contentType: part.contentType, size: part.data.length, data: part.data });
+				} else {
+					fields.set(part.name, [...(fields.get(part.name) ?? []), part.data.toString('utf8')]);
+				}
+			}
+			entry.fields = Object.fromEntries(fields);
+		}
+
 		const fault = this.takeFault(url.pathname);
 		if (fault) {
 			entry.fault = fault.type;
@@ -217,27 +241,13 @@ export class MediaGenSimulator {
 			return this.reply(response, entry, 401, { code: 9999, msg: 'Unauthorized: invalid or missing API key' });
 		}
 
-		const contentType = request.headers['content-type'] ?? '';
 		const creation = CREATION_ENDPOINTS[url.pathname];
 		if (creation) {
-			if (!contentType.startsWith('multipart/form-data')) {
-				return this.reply(response, entry, 200, { code: 9999, msg: 'creation endpoints take multipart/form-data' });
+			if (!parts) {
+				const msg = partsError ? `malformed multipart body: ${partsError.message}` : 'creation endpoints take multipart/form-data';
+				return this.reply(response, entry, partsError ? 400 : 200, { code: 9999, msg });
 			}
-			let parts: MultipartPart[];
-			try {
-				parts = parseMultipart(body, contentType);
-			} catch (error) {
-				return this.reply(response, entry, 400, { code: 9999, msg: `malformed multipart body: ${(error as Error).message}` });
-			}
-			const fields = new Map<string, string[]>();
-			for (const part of parts) {
-				if (part.filename !== undefined) {
-					entry.files.push({ field: part.name, filename: part.filename, contentType: part.contentType, size: part.data.length, data: part.data });
-				} else {
-					fields.set(part.name, [...(fields.get(part.name) ?? []), part.data.toString('utf8')]);
-				}
-			}
-			entry.fields = Object.fromEntries(fields);
+			const fields = new Map(Object.entries(entry.fields));
 			return this.create(url.pathname, creation, { fields, files: parts.filter((part) => part.filename !== undefined) }, key, entry, response);
 		}
 

@@ -11,7 +11,7 @@ import { INFO_PATH, type TaskKind } from '../models/endpoints';
 import { apiJsonRequest, DEFAULT_REQUEST_TIMEOUT_MS, isRetryableError } from '../transport';
 import { downloadResults } from './binary';
 import { mapConcurrent } from './concurrency';
-import { toList } from './validation';
+import { invalidInput, toList } from './validation';
 
 /** Default bound on requests in flight at once, per node execution. */
 export const DEFAULT_MAX_CONCURRENCY = 5;
@@ -53,11 +53,8 @@ export const WAIT_DEFAULTS: Record<TaskKind, { pollInterval: number; maxWait: nu
 function statusCodes(this: IExecuteFunctions, value: unknown, field: string): number[] {
 	return toList(value).map((entry) => {
 		const code = Number(entry);
-		if (!Number.isInteger(code)) {
-			throw new NodeOperationError(this.getNode(), `"${field}" must be a comma-separated list of integers; got ${JSON.stringify(entry)}`, {
-				description: 'Nothing was sent to the API.',
-			});
-		}
+		// Options are read once, from the first item.
+		if (!Number.isInteger(code)) throw invalidInput.call(this, 0, field, value, 'must be a comma-separated list of integers');
 		return code;
 	});
 }

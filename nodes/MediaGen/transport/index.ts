@@ -155,9 +155,14 @@ async function send<T>(
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
 		const { reason, code } = describeTransportFailure(error as { message?: string });
+		// A creation that got no answer may still have reached the server: it is never retried automatically.
+		const creationNote =
+			body instanceof FormData
+				? ' If the request reached the server, a task may have been created (and charged) anyway: check your tasks before running the node again.'
+				: '';
 		throw apiError.call(this, apiKey, context, {
 			message: `Could not reach the MediaGen API: ${reason}`,
-			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.`,
+			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.${creationNote}`,
 			retryable: true,
 		});
 	}
