@@ -1,5 +1,5 @@
 /** The video models of the spec (endpoints 8–9): each model's fields and limits, once. */
-import type { FieldSpec, ModelSpec } from './types';
+import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
 
@@ -43,14 +43,39 @@ const common = {
 	}),
 	seed: { kind: 'integer', wire: 'seed', displayName: 'Seed', description: 'Random seed, for repeatable results', placement: 'additional', default: 0 } as FieldSpec,
 	fps: { kind: 'integer', wire: 'fps', displayName: 'FPS', description: 'Frame rate; the API documents no allowed values', placement: 'additional', min: 1, default: 24 } as FieldSpec,
-	switch: (wire: string, displayName: string, what: string): FieldSpec => ({
+};
+
+function switchField(wire: string, displayName: string, what: string): FieldSpec {
+	return {
 		kind: 'switch',
 		wire,
 		displayName,
 		description: `Whether to ${what}. ${ASSUMED} ${wire} (0 or 1).`,
 		placement: 'additional',
-	}),
-};
+	};
+}
+
+const generateAudio = switchField('generate_audio', 'Generate Audio', 'generate an audio track');
+const returnLastFrame = switchField('return_last_frame', 'Return Last Frame', 'also return the last frame as an image');
+
+/** Both video models take 1 or 2 sources: files, the sourceImage value and (alpha v1.5 pro) URLs. */
+function sourceImages(urlField?: ReferenceSpec['urlField']): ReferenceSpec {
+	return {
+		fileField: 'sourceImage.items',
+		label: 'Source Images',
+		...(urlField ? { urlField } : {}),
+		valueField: {
+			wire: 'sourceImage',
+			displayName: 'Source Image Value',
+			description: 'Sent as the sourceImage text field; counts as one source image',
+			counts: true,
+		},
+		minTotal: 1,
+		maxTotal: 2,
+		totalRule: `source image files plus ${urlField ? 'URLs plus ' : ''}the Source Image Value`,
+		filesByDefault: true,
+	};
+}
 
 export const ALPHAV2MINI: ModelSpec = {
 	operation: 'alphav2mini',
@@ -76,24 +101,11 @@ export const ALPHAV2MINI: ModelSpec = {
 			max: 259200,
 			default: 86400,
 		},
-		common.switch('generate_audio', 'Generate Audio', 'generate an audio track'),
-		common.switch('return_last_frame', 'Return Last Frame', 'also return the last frame as an image'),
-		common.switch('web_search', 'Web Search', 'let the model use web search'),
+		generateAudio,
+		returnLastFrame,
+		switchField('web_search', 'Web Search', 'let the model use web search'),
 	],
-	references: {
-		fileField: 'sourceImage.items',
-		label: 'Source Images',
-		valueField: {
-			wire: 'sourceImage',
-			displayName: 'Source Image Value',
-			description: 'Sent as the sourceImage text field; counts as one source image',
-			counts: true,
-		},
-		minTotal: 1,
-		maxTotal: 2,
-		totalRule: 'source image files plus the Source Image Value',
-		filesByDefault: true,
-	},
+	references: sourceImages(),
 };
 
 export const ALPHAV15PRO: ModelSpec = {
@@ -110,30 +122,16 @@ export const ALPHAV15PRO: ModelSpec = {
 		common.seed,
 		common.resolution(['480p', '720p', '1080p']),
 		common.fps,
-		common.switch('camera_fixed', 'Fixed Camera', 'keep the camera fixed'),
-		common.switch('return_last_frame', 'Return Last Frame', 'also return the last frame as an image'),
-		common.switch('generate_audio', 'Generate Audio', 'generate an audio track'),
+		switchField('camera_fixed', 'Fixed Camera', 'keep the camera fixed'),
+		returnLastFrame,
+		generateAudio,
 	],
-	references: {
-		fileField: 'sourceImage.items',
-		label: 'Source Images',
-		urlField: {
-			wire: 'imageUrl',
-			list: true,
-			displayName: 'Source Image URLs',
-			description: 'Comma-separated source image URLs, sent as imageUrl',
-		},
-		valueField: {
-			wire: 'sourceImage',
-			displayName: 'Source Image Value',
-			description: 'Sent as the sourceImage text field; counts as one source image',
-			counts: true,
-		},
-		minTotal: 1,
-		maxTotal: 2,
-		totalRule: 'source image files plus URLs plus the Source Image Value',
-		filesByDefault: true,
-	},
+	references: sourceImages({
+		wire: 'imageUrl',
+		list: true,
+		displayName: 'Source Image URLs',
+		description: 'Comma-separated source image URLs, sent as imageUrl',
+	}),
 };
 
 export const VIDEO_MODELS: ModelSpec[] = [ALPHAV2MINI, ALPHAV15PRO];
