@@ -13,6 +13,7 @@ process.env.N8N_USER_FOLDER = userFolder;
 process.env.N8N_DEFAULT_BINARY_DATA_MODE ??= 'filesystem';
 process.env.N8N_ENCRYPTION_KEY ??= 'mediagen-test-encryption-key';
 process.env.N8N_BINARY_DATA_SIGNING_SECRET ??= 'mediagen-test-signing-secret';
+process.env.N8N_LOG_LEVEL ??= 'silent';
 
 import { BinaryDataService, ExecutionLifecycleHooks, FileLocation, WorkflowExecute } from 'n8n-core';
 import type {

@@ -95,6 +95,7 @@ describe('Wait for completion', () => {
 		expect(binary.image_1.fileName).toBe('1.png');
 		expect(binary.image.id).toMatch(/^filesystem/); // stored by n8n's filesystem mode
 		expect(readPngSize(await readBinary(binary.image_1))).toEqual({ width: 2560, height: 1440 });
+		expect(context.sim.requests('/v1/tlimages/betav45')).toHaveLength(1);
 		const downloads = context.sim.requests(/^\/files\//);
 		expect(downloads).toHaveLength(2);
 		for (const download of downloads) expect(download.headers.authorization).toBeUndefined();
@@ -120,6 +121,7 @@ describe('Wait for completion', () => {
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
+		expect(context.sim.requests('/v1/tlvideo/alphav2mini')).toHaveLength(1);
 		expect(output).toHaveLength(2);
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 		expect(output[0].binary!.data).toMatchObject({ mimeType: 'video/mp4', fileName: '0.mp4' });
