@@ -69,7 +69,7 @@ export function readRunOptions(this: IExecuteFunctions, kind: TaskKind, wait: bo
 	return {
 		wait,
 		maxConcurrency: Math.max(1, Math.floor(seconds(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY))),
-		requestTimeoutMs: options.requestTimeout ? seconds(options.requestTimeout, 0) * 1000 : DEFAULT_REQUEST_TIMEOUT_MS,
+		requestTimeoutMs: Math.max(1, seconds(options.requestTimeout, DEFAULT_REQUEST_TIMEOUT_MS / 1000)) * 1000,
 		pollIntervalMs: Math.max(0.05, seconds(options.pollInterval, defaults.pollInterval)) * 1000,
 		maxWaitMs: seconds(options.maxWait, defaults.maxWait) * 1000,
 		onTimeout: options.onTimeout === 'returnPending' ? 'returnPending' : 'error',

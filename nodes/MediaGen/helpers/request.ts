@@ -24,8 +24,6 @@ export interface PreparedRequest {
 
 const HTTP_URL = /^https?:\/\/\S+$/i;
 
-type Read = (name: string) => unknown;
-
 function isSet(value: unknown): boolean {
 	return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
 }
@@ -212,11 +210,10 @@ export async function prepareRequest(
 		? await readReferences.call(this, itemIndex, item, spec.references, additional, maskProperty)
 		: { files: [], fields: [], count: 0 };
 
-	const read: Read = (name) => additional[name];
 	const fields: Array<[string, string]> = Object.entries(spec.constants ?? {});
 	for (const field of spec.fields) {
 		const name = parameterName(field.wire);
-		const raw = field.placement === 'main' ? this.getNodeParameter(name, itemIndex, undefined) : read(name);
+		const raw = field.placement === 'main' ? this.getNodeParameter(name, itemIndex, undefined) : additional[name];
 		const value = fieldValue.call(this, itemIndex, field, raw, references.count);
 		if (value !== undefined) fields.push([field.wire, value]);
 	}

@@ -127,12 +127,12 @@ function snippet(body: unknown): string {
 	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
-async function send<T>(
+async function send(
 	this: IExecuteFunctions,
 	path: string,
 	body: IDataObject | FormData,
 	context: RequestContext,
-): Promise<T> {
+): Promise<unknown> {
 	const { apiKey, baseUrl } = await loadCredentials.call(this);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
@@ -196,7 +196,7 @@ async function send<T>(
 		});
 	}
 
-	if (envelope.code === RESPONSE_CODE.success) return envelope.data as T;
+	if (envelope.code === RESPONSE_CODE.success) return envelope.data;
 
 	if (envelope.code === RESPONSE_CODE.insufficientCredits) {
 		throw apiError.call(this, apiKey, context, {
@@ -222,12 +222,7 @@ export async function apiJsonRequest<T>(
 	body: IDataObject,
 	context: RequestContext,
 ): Promise<T> {
-	return await send.call<IExecuteFunctions, [string, IDataObject, RequestContext], Promise<T>>(
-		this,
-		path,
-		body,
-		context,
-	);
+	return (await send.call(this, path, body, context)) as T;
 }
 
 /** POST multipart/form-data (creation endpoints) and return the envelope's `data`. */
@@ -237,12 +232,7 @@ export async function apiMultipartRequest<T>(
 	form: FormData,
 	context: RequestContext,
 ): Promise<T> {
-	return await send.call<IExecuteFunctions, [string, FormData, RequestContext], Promise<T>>(
-		this,
-		path,
-		form,
-		context,
-	);
+	return (await send.call(this, path, form, context)) as T;
 }
 
 export interface DownloadedFile {
