@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../actions/node.type';
-import { INFO_PATH, type TaskKind } from '../models/endpoints';
+import { INFO_PATH, infoRequestBody, type TaskKind } from '../models/endpoints';
 import { apiJsonRequest, DEFAULT_REQUEST_TIMEOUT_MS, isRetryableError } from '../transport';
 import { downloadResults } from './binary';
 import { mapConcurrent } from './concurrency';
@@ -208,11 +208,10 @@ export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[]
 				const { task } = entry;
 				let info: IDataObject;
 				try {
-					const body: IDataObject = task.kind === 'video' ? { taskid: task.taskId, moreTaskInfo: task.moreTaskInfo ?? false } : { taskid: task.taskId };
 					info = (await apiJsonRequest.call<IExecuteFunctions, Parameters<typeof apiJsonRequest>, Promise<IDataObject>>(
 						this,
 						INFO_PATH[task.kind],
-						body,
+						infoRequestBody(task.kind, task.taskId, task.moreTaskInfo),
 						{ itemIndex: task.itemIndex, taskId: task.taskId, timeout: options.requestTimeoutMs },
 					)) ?? {};
 				} catch (error) {

@@ -10,3 +10,8 @@ export const DELETE_PATH: Record<TaskKind, string> = {
 	image: '/v1/tlimages/deleteimagestask',
 	video: '/v1/tlvideo/deletevideotask',
 };
+
+/** JSON body of an info request; only the video endpoint takes moreTaskInfo. */
+export function infoRequestBody(kind: TaskKind, taskId: string, moreTaskInfo = false): { taskid: string; moreTaskInfo?: boolean } {
+	return kind === 'video' ? { taskid: taskId, moreTaskInfo } : { taskid: taskId };
+}

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { mapConcurrent } from '../../helpers/concurrency';
 import { invalidInput } from '../../helpers/validation';
-import { INFO_PATH, type TaskKind } from '../../models/endpoints';
+import { INFO_PATH, infoRequestBody, type TaskKind } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../node.type';
 import { DEFAULT_MAX_CONCURRENCY } from '../../helpers/polling';
@@ -39,12 +39,6 @@ export function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
 	return taskId;
 }
 
-/** The JSON body of an info request for one task. */
-export function infoBody(this: IExecuteFunctions, kind: TaskKind, taskId: string, itemIndex: number): IDataObject {
-	if (kind === 'image') return { taskid: taskId };
-	return { taskid: taskId, moreTaskInfo: this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean };
-}
-
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
 	const outcomes = await mapConcurrent(items, DEFAULT_MAX_CONCURRENCY, async (_item, itemIndex): Promise<ItemOutcome> => {
 		let taskId: string | undefined;
@@ -54,7 +48,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const data = await apiJsonRequest.call<IExecuteFunctions, Parameters<typeof apiJsonRequest>, Promise<IDataObject>>(
 				this,
 				INFO_PATH[kind],
-				infoBody.call(this, kind, taskId, itemIndex),
+				infoRequestBody(kind, taskId, this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean),
 				{ itemIndex, taskId },
 			);
 			return { itemIndex, items: [{ json: data ?? {} }] };
