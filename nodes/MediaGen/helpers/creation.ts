@@ -4,7 +4,7 @@
  * 2. create the tasks, at most Max Concurrent Requests at a time, never retrying a creation (it could charge twice);
  * 3. optionally wait for all created tasks together.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../actions/node.type';
 import type { ModelSpec } from '../models/types';
@@ -37,7 +37,7 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 		async (request) => {
 			const summary = requestSummary(request);
 			try {
-				const data = await apiMultipartRequest.call<IExecuteFunctions, Parameters<typeof apiMultipartRequest>, Promise<IDataObject>>(
+				const data = await apiMultipartRequest.call(
 					this,
 					spec.path,
 					await buildForm.call(this, request),

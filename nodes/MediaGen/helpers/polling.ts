@@ -208,7 +208,7 @@ export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[]
 				const { task } = entry;
 				let info: IDataObject;
 				try {
-					info = (await apiJsonRequest.call<IExecuteFunctions, Parameters<typeof apiJsonRequest>, Promise<IDataObject>>(
+					info = (await apiJsonRequest.call(
 						this,
 						INFO_PATH[task.kind],
 						infoRequestBody(task.kind, task.taskId, task.moreTaskInfo),

@@ -24,6 +24,12 @@ export interface PreparedRequest {
 
 const HTTP_URL = /^https?:\/\/\S+$/i;
 
+/** Tells the user which binary properties the item does have. */
+function availableHint(item: INodeExecutionData): string {
+	const available = binaryPropertiesOf(item);
+	return available.length ? `The item has: ${available.join(', ')}.` : 'The item has no binary data.';
+}
+
 function isSet(value: unknown): boolean {
 	return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
 }
@@ -101,7 +107,7 @@ async function readReferences(
 				'Binary Property Names',
 				raw,
 				`names binary properties the item does not have (${missing.join(', ')})`,
-				available.length ? `The item has: ${available.join(', ')}.` : 'The item has no binary data.',
+				availableHint(item),
 			);
 		}
 	} else if (mode === REFERENCE_INPUT.all) {
@@ -160,8 +166,7 @@ async function readMask(
 	const field = 'Mask Binary Property';
 	const binary = item.binary?.[propertyName];
 	if (!binary) {
-		const available = binaryPropertiesOf(item);
-		throw invalidInput.call(this, itemIndex, field, propertyName, 'names a binary property the item does not have', available.length ? `The item has: ${available.join(', ')}.` : 'The item has no binary data.');
+		throw invalidInput.call(this, itemIndex, field, propertyName, 'names a binary property the item does not have', availableHint(item));
 	}
 	const mask = describeInputFile(binary, propertyName);
 	const size = pngSize(await readFileHeader.call(this, itemIndex, propertyName, PNG_HEADER_BYTES));

@@ -215,24 +215,24 @@ async function send(
 	});
 }
 
-/** POST a JSON body (query and delete endpoints) and return the envelope's `data`. */
-export async function apiJsonRequest<T>(
+/** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object per the spec). */
+export async function apiJsonRequest(
 	this: IExecuteFunctions,
 	path: string,
 	body: IDataObject,
 	context: RequestContext,
-): Promise<T> {
-	return (await send.call(this, path, body, context)) as T;
+): Promise<IDataObject | undefined> {
+	return (await send.call(this, path, body, context)) as IDataObject | undefined;
 }
 
-/** POST multipart/form-data (creation endpoints) and return the envelope's `data`. */
-export async function apiMultipartRequest<T>(
+/** POST multipart/form-data (creation endpoints) and return the envelope's `data` (an object per the spec). */
+export async function apiMultipartRequest(
 	this: IExecuteFunctions,
 	path: string,
 	form: FormData,
 	context: RequestContext,
-): Promise<T> {
-	return (await send.call(this, path, form, context)) as T;
+): Promise<IDataObject | undefined> {
+	return (await send.call(this, path, form, context)) as IDataObject | undefined;
 }
 
 export interface DownloadedFile {

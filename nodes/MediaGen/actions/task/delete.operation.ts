@@ -47,7 +47,7 @@ interface DeleteRequest {
 async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Promise<IDataObject> {
 	const body: IDataObject = { taskids: request.taskIds };
 	if (request.kind === 'image' && request.uid) body.uid = request.uid;
-	const data = await apiJsonRequest.call<IExecuteFunctions, Parameters<typeof apiJsonRequest>, Promise<IDataObject>>(
+	const data = await apiJsonRequest.call(
 		this,
 		DELETE_PATH[request.kind],
 		body,

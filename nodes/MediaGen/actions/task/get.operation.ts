@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { mapConcurrent } from '../../helpers/concurrency';
 import { invalidInput } from '../../helpers/validation';
@@ -45,7 +45,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		try {
 			const kind = this.getNodeParameter('taskType', itemIndex) as TaskKind;
 			taskId = readTaskId.call(this, itemIndex);
-			const data = await apiJsonRequest.call<IExecuteFunctions, Parameters<typeof apiJsonRequest>, Promise<IDataObject>>(
+			const data = await apiJsonRequest.call(
 				this,
 				INFO_PATH[kind],
 				infoRequestBody(kind, taskId, this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean),
