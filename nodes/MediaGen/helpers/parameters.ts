@@ -3,7 +3,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { TaskKind } from '../models/endpoints';
 import type { FieldSpec, ModelSpec } from '../models/types';
-import { WAIT_DEFAULTS } from './polling';
+import { DEFAULT_MAX_CONCURRENCY, WAIT_DEFAULTS } from './polling';
 
 /** n8n parameter name of a wire field: `execution_expires_after` → `executionExpiresAfter`. */
 export function parameterName(wire: string): string {
@@ -183,7 +183,7 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 	const defaults = WAIT_DEFAULTS[kind];
 	const defaultInterval = defaults.pollInterval;
 	const defaultMaxWait = defaults.maxWait;
-	const defaultTimeout = kind === 'video' ? 300 : 120;
+	const defaultTimeout = defaults.requestTimeout;
 	const downloading = { show: { ...waiting.displayOptions?.show, downloadResults: [true] } };
 	return {
 		displayName: 'Options',
@@ -222,8 +222,8 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				name: 'maxConcurrency',
 				type: 'number',
 				typeOptions: { minValue: 1, numberPrecision: 0 },
-				default: 5,
-				description: 'How many requests may be in flight at once across all items',
+				default: DEFAULT_MAX_CONCURRENCY,
+				description: 'Most API requests in flight at once across all items; halved automatically while the API answers HTTP 429',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -252,7 +252,7 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				type: 'number',
 				typeOptions: { minValue: 0.1 },
 				default: defaultInterval,
-				description: 'Time between two status checks; all pending tasks are checked together',
+				description: 'Time between two status checks of a task, counted from its creation',
 				...waiting,
 			},
 			{

@@ -26,6 +26,11 @@ export interface RequestContext {
 	timeout?: number;
 	/** Shown with every error so that a paid task is never lost. */
 	taskId?: string;
+	/**
+	 * Not aborted when the execution is stopped (creations: the server may already have created and charged
+	 * the task, so the answer with its id is awaited, bounded by the timeout).
+	 */
+	survivesCancel?: boolean;
 }
 
 /** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
@@ -33,6 +38,64 @@ const RETRYABLE = 'mediaGenRetryable';
 
 export function isRetryableError(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[RETRYABLE] === true;
+}
+
+/** Marks failures where the request provably created nothing: HTTP 429, or a connection that never opened. */
+const NOTHING_SENT = 'mediaGenNothingSent';
+const RETRY_AFTER_MS = 'mediaGenRetryAfterMs';
+const RATE_LIMITED = 'mediaGenRateLimited';
+
+/** A creation may be repeated only when the first attempt provably created no task. */
+export function createdNothing(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[NOTHING_SENT] === true;
+}
+
+export function isRateLimited(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[RATE_LIMITED] === true;
+}
+
+/** The server's Retry-After, in milliseconds, when it sent one. */
+export function retryAfterMs(error: unknown): number | undefined {
+	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER_MS] : undefined;
+	return typeof value === 'number' ? value : undefined;
+}
+
+/** Connection failures that happen before any byte of the request could reach the server. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function parseRetryAfter(header: unknown): number | undefined {
+	const text = Array.isArray(header) ? header[0] : header;
+	if (typeof text !== 'string' || !text.trim()) return undefined;
+	const seconds = Number(text.trim());
+	if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * The signal that bounds one request: its total deadline (Request Timeout counts from the first byte sent to
+ * the last byte received; the HTTP client's own timeout only limits idle gaps, so a trickling answer would
+ * never end), plus the execution's cancel signal unless the request must survive Stop.
+ */
+function requestSignal(this: IExecuteFunctions, timeoutMs: number, survivesCancel: boolean): AbortSignal {
+	const deadline = AbortSignal.timeout(timeoutMs);
+	const cancel = this.getExecutionCancelSignal();
+	return survivesCancel || !cancel ? deadline : AbortSignal.any([cancel, deadline]);
+}
+
+/**
+ * n8n's httpRequestWithAuthentication replaces the request's `abortSignal` with the calling context's
+ * execution cancel signal. Calling it on a context whose cancel signal is this request's own signal keeps
+ * the total deadline, and keeps creations in flight alive after Stop.
+ */
+function withRequestSignal(context: IExecuteFunctions, signal: AbortSignal): IExecuteFunctions {
+	return Object.create(context, { getExecutionCancelSignal: { value: () => signal } }) as IExecuteFunctions;
+}
+
+function abortReason(signal: AbortSignal): string | undefined {
+	if (!signal.aborted) return undefined;
+	const reason = signal.reason as { name?: string } | undefined;
+	return reason?.name === 'TimeoutError' ? 'the request timed out' : 'the execution was cancelled';
 }
 
 interface Credentials {
@@ -59,7 +122,15 @@ function apiError(
 	this: IExecuteFunctions,
 	apiKey: string,
 	context: RequestContext,
-	details: { message: string; description: string; httpCode?: string; retryable: boolean; apiCode?: number },
+	details: {
+		message: string;
+		description: string;
+		httpCode?: string;
+		retryable: boolean;
+		apiCode?: number;
+		nothingSent?: boolean;
+		retryAfterMs?: number;
+	},
 ): NodeApiError {
 	const taskNote = context.taskId ? ` (task ${context.taskId})` : '';
 	const message = redact(`${details.message}${taskNote} [item ${context.itemIndex}]`, apiKey);
@@ -70,6 +141,9 @@ function apiError(
 		{ message, description, httpCode: details.httpCode, itemIndex: context.itemIndex },
 	);
 	error.context[RETRYABLE] = details.retryable;
+	if (details.nothingSent) error.context[NOTHING_SENT] = true;
+	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
+	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
 	if (context.taskId) error.context.taskId = context.taskId;
 	return error;
@@ -79,6 +153,7 @@ const NETWORK_MESSAGES: Record<string, string> = {
 	ECONNRESET: 'the connection was closed by the server before it answered',
 	ECONNREFUSED: 'the connection was refused',
 	ENOTFOUND: 'the host name could not be resolved',
+	EAI_AGAIN: 'the host name could not be resolved',
 	ETIMEDOUT: 'the request timed out',
 	ECONNABORTED: 'the request timed out',
 	EPIPE: 'the connection was closed while sending',
@@ -134,12 +209,14 @@ async function send(
 	context: RequestContext,
 ): Promise<unknown> {
 	const { apiKey, baseUrl } = await loadCredentials.call(this);
+	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	const signal = requestSignal.call(this, timeout, context.survivesCancel === true);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: `${baseUrl}${path}`,
 		body,
 		json: !(body instanceof FormData),
-		timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+		timeout,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 	};
@@ -149,12 +226,14 @@ async function send(
 	let response: IN8nHttpFullResponse;
 	try {
 		response = (await this.helpers.httpRequestWithAuthentication.call(
-			this,
+			withRequestSignal(this, signal),
 			CREDENTIAL_TYPE,
 			options,
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
-		const { reason, code } = describeTransportFailure(error as { message?: string });
+		const failure = describeTransportFailure(error as { message?: string });
+		const reason = abortReason(signal) ?? failure.reason;
+		const code = failure.code;
 		// A creation that got no answer may still have reached the server: it is never retried automatically.
 		const creationNote =
 			body instanceof FormData
@@ -164,6 +243,7 @@ async function send(
 			message: `Could not reach the MediaGen API: ${reason}`,
 			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.${creationNote}`,
 			retryable: true,
+			nothingSent: code !== undefined && NEVER_CONNECTED.has(code),
 		});
 	}
 
@@ -184,6 +264,9 @@ async function send(
 			httpCode: String(status),
 			retryable,
 			apiCode: envelope?.code,
+			// A 429 is the server refusing before it does any work: nothing was created.
+			nothingSent: status === 429,
+			retryAfterMs: status === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
 		});
 	}
 
@@ -261,6 +344,8 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 			itemIndex: context.itemIndex,
 		});
 	let response: IN8nHttpFullResponse;
+	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	const signal = requestSignal.call(this, timeout, false);
 	try {
 		response = (await this.helpers.httpRequest({
 			method: 'GET',
@@ -268,14 +353,21 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 			encoding: 'stream',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
-			abortSignal: this.getExecutionCancelSignal(),
+			timeout,
+			abortSignal: signal,
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
-		const { reason, code } = describeTransportFailure(error as { message?: string });
-		throw fail(`Could not download a result file: ${reason}`, `GET ${url} failed${code ? ` (${code})` : ''}.`);
+		const failure = describeTransportFailure(error as { message?: string });
+		const code = failure.code;
+		throw fail(`Could not download a result file: ${abortReason(signal) ?? failure.reason}`, `GET ${url} failed${code ? ` (${code})` : ''}.`);
 	}
-	const body = response.body as NodeJS.ReadableStream & { destroy?: () => void };
+	const body = response.body as NodeJS.ReadableStream & { destroy?: (error?: Error) => void };
+	// The deadline covers the whole body too: a file that trickles in is cut off at Request Timeout.
+	const onDeadline = () =>
+		body.destroy?.(new Error(`${abortReason(signal) ?? 'aborted'}: the download did not finish within ${Math.round(timeout / 1000)} s`));
+	if (signal.aborted) onDeadline();
+	else signal.addEventListener('abort', onDeadline, { once: true });
+	body.once?.('close', () => signal.removeEventListener('abort', onDeadline));
 	if (response.statusCode < 200 || response.statusCode >= 300) {
 		body.destroy?.();
 		throw fail(`Could not download a result file: HTTP ${response.statusCode}`, `GET ${url} answered HTTP ${response.statusCode}.`, String(response.statusCode));

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runOptions } from '../../helpers/parameters';
-import { readRunOptions, waitForTasks, type CreatedTask } from '../../helpers/polling';
+import { waitForTasks } from '../../helpers/engine';
+import { readRunOptions, type CreatedTask } from '../../helpers/polling';
 import type { TaskKind } from '../../models/endpoints';
 import type { ItemOutcome } from '../node.type';
 import { readTaskId } from './get.operation';
