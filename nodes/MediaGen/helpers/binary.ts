@@ -112,7 +112,11 @@ export async function downloadResults(
 		const extension = extensionFromMime(mimeType) ?? fileNameFromUrl(urls[index])?.split('.').pop() ?? 'bin';
 		const fileName = file.fileName ?? fileNameFromUrl(urls[index]) ?? `${task.taskId}_${index}.${extension}`;
 		const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
-		binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
+		try {
+			binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
+		} catch (error) {
+			throw file.readFailure(error);
+		}
 	}
 	return binaries;
 }

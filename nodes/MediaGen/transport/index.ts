@@ -322,6 +322,8 @@ export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
 	mimeType?: string;
 	fileName?: string;
+	/** The error to report when reading `body` fails (cut off at the deadline, connection lost…). */
+	readFailure: (error: unknown) => NodeApiError;
 }
 
 function fileNameFromDisposition(header: unknown): string | undefined {
@@ -373,8 +375,13 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 		throw fail(`Could not download a result file: HTTP ${response.statusCode}`, `GET ${url} answered HTTP ${response.statusCode}.`, String(response.statusCode));
 	}
 	const type = response.headers['content-type'];
+	const readFailure = (error: unknown) => {
+		const failure = describeTransportFailure(error as { message?: string });
+		return fail(`Could not download a result file: ${abortReason(signal) ?? failure.reason}`, `GET ${url} failed while receiving the file${failure.code ? ` (${failure.code})` : ''}.`);
+	};
 	return {
 		body,
+		readFailure,
 		mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
 		fileName: fileNameFromDisposition(response.headers['content-disposition']),
 	};
