@@ -7,6 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { StreamingForm } from './multipart';
+
 export const CREDENTIAL_TYPE = 'mediaGenApi';
 
 /** Envelope codes of the API (spec: Errors). */
@@ -205,23 +207,24 @@ function snippet(body: unknown): string {
 async function send(
 	this: IExecuteFunctions,
 	path: string,
-	body: IDataObject | FormData,
+	body: IDataObject | FormData | StreamingForm,
 	context: RequestContext,
 ): Promise<unknown> {
 	const { apiKey, baseUrl } = await loadCredentials.call(this);
+	const multipart = body instanceof FormData || body instanceof StreamingForm;
 	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
 	const signal = requestSignal.call(this, timeout, context.survivesCancel === true);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: `${baseUrl}${path}`,
 		body,
-		json: !(body instanceof FormData),
+		json: !multipart,
 		timeout,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 	};
 	// Multipart bodies get their boundary header from the HTTP client; JSON must be declared.
-	if (!(body instanceof FormData)) options.headers = { 'Content-Type': 'application/json' };
+	if (!multipart) options.headers = { 'Content-Type': 'application/json' };
 
 	let response: IN8nHttpFullResponse;
 	try {
@@ -236,7 +239,7 @@ async function send(
 		const code = failure.code;
 		// A creation that got no answer may still have reached the server: it is never retried automatically.
 		const creationNote =
-			body instanceof FormData
+			multipart
 				? ' If the request reached the server, a task may have been created (and charged) anyway: check your tasks before running the node again.'
 				: '';
 		throw apiError.call(this, apiKey, context, {
@@ -312,9 +315,10 @@ export async function apiJsonRequest(
 export async function apiMultipartRequest(
 	this: IExecuteFunctions,
 	path: string,
-	form: FormData,
+	form: FormData | StreamingForm,
 	context: RequestContext,
 ): Promise<IDataObject | undefined> {
+	// The body is typed as n8n's FormData option; axios streams any spec-compliant form (see multipart.ts).
 	return (await send.call(this, path, form, context)) as IDataObject | undefined;
 }
 
