@@ -2,8 +2,9 @@
  * The waiting engine: one continuous schedule for creations, polls and downloads of a node execution.
  *
  * - Each task has its own poll schedule: poll k falls due at its creation time + k × Poll Interval (a fixed
- *   period). Its first poll can come while later items are still being created, and a slow answer delays
- *   only its own task: there are no rounds.
+ *   period), whether or not the previous answer is back (at most two polls of a task in flight). Its first
+ *   poll can come while later items are still being created, and a slow answer holds back no other poll:
+ *   there are no rounds. At Max Wait a task gets one last poll before it times out.
  * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
  *   at least half of it, so neither starves the other. Downloads (result-file hosts) have their own lane.
  * - Adaptive bound (AIMD): it starts at Max Concurrent Requests, halves on HTTP 429 (at most once per
@@ -44,6 +45,9 @@ const CREATE_RETRY_WINDOW_MS = 300_000;
 /** Longest Retry-After honoured; a larger value is capped so that Max Wait and the retry window still hold. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
+/** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
+const MAX_POLLS_PER_TASK = 2;
+
 /** Result downloads in flight at once (they go to file hosts, not to the API, and are usually large). */
 const DOWNLOAD_LANE = 4;
 
@@ -72,14 +76,27 @@ interface PendingCreation {
 
 interface Waiting {
 	task: CreatedTask;
-	/** Poll k is due at anchor + k × interval. */
+	/** Poll k is due at anchor + k × interval, whether or not earlier answers are back. */
 	anchor: number;
+	/** The last grid slot handed out. */
 	pollNumber: number;
-	dueAt: number;
 	deadline: number;
 	failures: number;
+	/** Polls of this task in flight; a slow answer does not hold the next one back (up to MAX_POLLS_PER_TASK). */
+	inFlight: number;
+	/** Bumped whenever the task's schedule changes: tickets of older generations are void. */
+	generation: number;
+	/** The poll at the deadline has started: its answer is the last one awaited. */
+	finalStarted: boolean;
+	ended: boolean;
 	lastStatus?: number;
 	lastError?: Error;
+}
+
+interface PollTicket {
+	entry: Waiting;
+	dueAt: number;
+	generation: number;
 }
 
 interface Finished {
@@ -101,7 +118,10 @@ class Engine {
 
 	private readonly retryCreations = new MinHeap<PendingCreation>((entry) => entry.notBefore);
 
-	private readonly polls = new MinHeap<Waiting>((entry) => entry.dueAt);
+	private readonly polls = new MinHeap<PollTicket>((ticket) => ticket.dueAt);
+
+	/** Tasks still waited on. */
+	private readonly active = new Set<Waiting>();
 
 	private readonly downloads: Finished[] = [];
 
@@ -163,7 +183,7 @@ class Engine {
 	private idle(): boolean {
 		if (this.apiInFlight || this.inFlight.download) return false;
 		if (this.cancelled || this.stopped) return true;
-		return this.nextCreation >= this.newCreations.length && !this.retryCreations.size && !this.polls.size && !this.downloads.length;
+		return this.nextCreation >= this.newCreations.length && !this.retryCreations.size && !this.active.size && !this.downloads.length;
 	}
 
 	private readyCreation(now: number): PendingCreation | undefined {
@@ -188,7 +208,8 @@ class Engine {
 		if (now < this.holdUntil) return;
 		while (this.apiInFlight < Math.max(1, Math.floor(this.limit))) {
 			const creation = this.readyCreation(now);
-			const poll = !this.stopped && this.polls.size && this.polls.peek()!.dueAt <= now ? this.polls.peek() : undefined;
+			const ticket = this.stopped ? undefined : this.nextTicket();
+			const poll = ticket && ticket.dueAt <= now ? ticket : undefined;
 			if (!creation && !poll) break;
 			// Both lanes have work: the one with fewer requests in flight goes next, so each gets half the bound.
 			if (creation && (!poll || this.inFlight.create <= this.inFlight.poll)) {
@@ -196,8 +217,17 @@ class Engine {
 				void this.create(creation);
 			} else {
 				this.polls.pop();
-				void this.poll(poll!);
+				this.startPoll(poll!, now);
 			}
+		}
+	}
+
+	/** The earliest ticket that still counts (void ones are dropped on the way). */
+	private nextTicket(): PollTicket | undefined {
+		for (;;) {
+			const ticket = this.polls.peek();
+			if (!ticket || (ticket.generation === ticket.entry.generation && !ticket.entry.ended)) return ticket;
+			this.polls.pop();
 		}
 	}
 
@@ -210,7 +240,7 @@ class Engine {
 		if (this.stopped || this.cancelled) return undefined;
 		const apiFull = this.apiInFlight >= Math.max(1, Math.floor(this.limit));
 		if (!apiFull) {
-			consider(this.polls.peek()?.dueAt);
+			consider(this.nextTicket()?.dueAt);
 			consider(this.retryCreations.peek()?.notBefore);
 		}
 		if (this.holdUntil > Date.now()) consider(this.holdUntil);
@@ -291,16 +321,52 @@ class Engine {
 
 	// --- polls ----------------------------------------------------------------------------------------
 
-	private enqueue(task: CreatedTask, anchor: number, dueAt: number): void {
-		this.polls.push({ task, anchor, pollNumber: 0, dueAt, deadline: anchor + this.options.maxWaitMs, failures: 0 });
+	private enqueue(task: CreatedTask, anchor: number, firstDueAt: number): void {
+		const entry: Waiting = {
+			task,
+			anchor,
+			pollNumber: Math.round((firstDueAt - anchor) / this.options.pollIntervalMs),
+			deadline: anchor + this.options.maxWaitMs,
+			failures: 0,
+			inFlight: 0,
+			generation: 0,
+			finalStarted: false,
+			ended: false,
+		};
+		this.active.add(entry);
+		this.polls.push({ entry, dueAt: Math.min(firstDueAt, entry.deadline), generation: 0 });
 	}
 
-	private async poll(entry: Waiting): Promise<void> {
+	/** The task's next slot on its own fixed grid (slots already past are skipped, not bunched), capped at the deadline. */
+	private scheduleNext(entry: Waiting, now: number): void {
+		const interval = this.options.pollIntervalMs;
+		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
+		const dueAt = entry.anchor + entry.pollNumber * interval;
+		this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+	}
+
+	private startPoll(ticket: PollTicket, now: number): void {
+		const { entry } = ticket;
+		// The ticket at the deadline is the promised last poll: it always goes out, and nothing follows it.
+		const final = ticket.dueAt >= entry.deadline;
+		if (final) entry.finalStarted = true;
+		else this.scheduleNext(entry, now);
+		if (!final && entry.inFlight >= MAX_POLLS_PER_TASK) return; // this slot is skipped
+		void this.poll(entry, final);
+	}
+
+	private end(entry: Waiting, outcome?: ItemOutcome): void {
+		entry.ended = true;
+		entry.generation++;
+		this.active.delete(entry);
+		if (outcome) this.outcomes.push(outcome);
+	}
+
+	private async poll(entry: Waiting, final: boolean): Promise<void> {
 		this.inFlight.poll++;
+		entry.inFlight++;
 		const { task } = entry;
 		const startedAt = Date.now();
-		let ended = false;
-		let retryAfter: number | undefined;
 		try {
 			const info =
 				(await apiJsonRequest.call(this.context, INFO_PATH[task.kind], infoRequestBody(task.kind, task.taskId, task.moreTaskInfo), {
@@ -309,61 +375,49 @@ class Engine {
 					timeout: this.options.requestTimeoutMs,
 				})) ?? {};
 			this.onApiSuccess();
-			entry.failures = 0;
-			entry.lastError = undefined;
+			if (entry.ended) return; // another answer settled the task already
 			entry.lastStatus = statusOf(task.kind, info);
+			entry.lastError = undefined;
 			const verdict = judgeInfo.call(this.context, task, info, entry.lastStatus, this.options);
 			if (verdict.state === 'ended') {
-				ended = true;
-				this.outcomes.push(verdict.outcome);
+				this.end(entry, verdict.outcome);
 			} else if (verdict.state === 'done') {
-				ended = true;
+				this.end(entry);
 				if (this.options.download) this.downloads.push({ task, info, urls: verdict.urls });
 				else this.outcomes.push(await finish.call(this.context, task, info, verdict.urls, this.options));
+			} else if (final) {
+				this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+			} else if (entry.failures) {
+				// Back on the grid after a failure.
+				entry.failures = 0;
+				entry.generation++;
+				if (!entry.finalStarted) this.scheduleNext(entry, Date.now());
 			}
 		} catch (error) {
-			if (this.cancelled) {
-				// Reported with the other waiting tasks when the run ends.
+			if (entry.ended || this.cancelled) {
+				// Settled by another answer, or reported with the other waiting tasks when the run ends.
 			} else if (isRetryableError(error)) {
 				entry.failures++;
 				entry.lastError = error as Error;
-				retryAfter = retryAfterMs(error);
+				const retryAfter = retryAfterMs(error);
 				if (isRateLimited(error)) this.onRateLimited(startedAt, retryAfter);
+				if (final) {
+					this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+				} else if (!entry.finalStarted) {
+					const interval = this.options.pollIntervalMs;
+					const backoff = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : interval * 2 ** entry.failures;
+					entry.generation++;
+					const dueAt = Date.now() + Math.min(backoff, MAX_POLL_BACKOFF_MS);
+					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+				}
 			} else {
-				ended = true;
-				this.outcomes.push({ itemIndex: task.itemIndex, error, json: { taskid: task.taskId, status: 'pending', lastStatus: entry.lastStatus ?? null, ...task.summary } });
+				this.end(entry, { itemIndex: task.itemIndex, error, json: { taskid: task.taskId, status: 'pending', lastStatus: entry.lastStatus ?? null, ...task.summary } });
 			}
 		} finally {
 			this.inFlight.poll--;
-			if (!ended) this.reschedule(entry, retryAfter);
+			entry.inFlight--;
 			this.wake();
 		}
-	}
-
-	/** The next poll on the task's own fixed grid, or after a backoff; a task past Max Wait has had its last poll. */
-	private reschedule(entry: Waiting, retryAfter: number | undefined): void {
-		const now = Date.now();
-		if (this.cancelled || this.stopped) {
-			this.polls.push(entry);
-			return;
-		}
-		if (now >= entry.deadline) {
-			this.outcomes.push(timedOutOutcome.call(this.context, entry.task, this.options, entry.lastStatus, entry.lastError));
-			return;
-		}
-		const interval = this.options.pollIntervalMs;
-		let dueAt: number;
-		if (entry.failures) {
-			const backoff = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : interval * 2 ** entry.failures;
-			dueAt = now + Math.min(backoff, MAX_POLL_BACKOFF_MS);
-		} else {
-			// Fixed period: poll k at anchor + k × interval; slots already past are skipped, not bunched.
-			entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
-			dueAt = entry.anchor + entry.pollNumber * interval;
-		}
-		// The promised last poll: a task never times out without a poll at (or after) its deadline.
-		entry.dueAt = Math.min(dueAt, entry.deadline);
-		this.polls.push(entry);
 	}
 
 	// --- downloads ------------------------------------------------------------------------------------
@@ -382,7 +436,8 @@ class Engine {
 
 	/** After Stop or a stopping error: every task still waited on is reported with its id. */
 	private settleLeftovers(): void {
-		const leftovers = [...this.polls.drain().map((entry) => ({ task: entry.task, lastStatus: entry.lastStatus })), ...this.downloads.splice(0).map((done) => ({ task: done.task, lastStatus: undefined }))];
+		const leftovers = [...[...this.active].map((entry) => ({ task: entry.task, lastStatus: entry.lastStatus })), ...this.downloads.splice(0).map((done) => ({ task: done.task, lastStatus: undefined }))];
+		this.active.clear();
 		for (const { task, lastStatus } of leftovers) {
 			this.outcomes.push(this.cancelled ? cancelledOutcome.call(this.context, task, lastStatus) : createdOutcome(task));
 		}
