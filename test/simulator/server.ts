@@ -220,6 +220,7 @@ export class MediaGenSimulator {
 			files: [],
 		};
 		if (!url.pathname.startsWith('/__sim/')) this.record.push(entry);
+		else if (request.method === 'POST') return this.control(url.pathname, body, response);
 
 		// Parse multipart before any fault, so that the record shows what a faulted request carried.
 		const contentType = request.headers['content-type'] ?? '';
@@ -418,7 +419,28 @@ export class MediaGenSimulator {
 		this.reply(response, entry, 200, { code: 1000, msg: 'success', data: { status: `deleted ${ids.length} task(s) successfully` } });
 	}
 
+	/** Control endpoints for a simulator in another process (benchmarks): inject a fault, clear the record. */
+	private control(pathname: string, body: Buffer, response: http.ServerResponse): void {
+		if (pathname === '/__sim/inject') {
+			const fault = JSON.parse(body.toString('utf8')) as Fault & { pathPattern?: string };
+			this.inject({ ...fault, path: fault.pathPattern ? new RegExp(fault.pathPattern) : fault.path });
+			return this.json(response, 200, { ok: true });
+		}
+		if (pathname === '/__sim/reset') {
+			this.resetRecord();
+			this.clearFaults();
+			return this.json(response, 200, { ok: true });
+		}
+		return this.json(response, 404, { ok: false });
+	}
+
 	private serveGet(pathname: string, response: http.ServerResponse, entry: RecordedRequest): void {
+		if (pathname === '/__sim/tasks') {
+			const tasks = [...this.tasks.values()].map(({ taskid, createdAt, durationMs, firstReportedDoneAt, fields }) => ({
+				taskid, createdAt, durationMs, firstReportedDoneAt, prompt: fields.prompt?.[0],
+			}));
+			return this.json(response, 200, tasks);
+		}
 		if (pathname === '/__sim/record') {
 			const summary = this.record.map(({ seq, at, method, path: p, headers, fields, files, json, status, code }) => ({
 				seq, at, method, path: p, headers, fields, json, status, code,

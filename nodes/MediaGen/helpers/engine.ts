@@ -89,6 +89,8 @@ interface Waiting {
 	/** The poll at the deadline has started: its answer is the last one awaited. */
 	finalStarted: boolean;
 	ended: boolean;
+	/** Aborts the task's polls still in flight once it has ended. */
+	done: AbortController;
 	lastStatus?: number;
 	lastError?: Error;
 }
@@ -332,6 +334,7 @@ class Engine {
 			generation: 0,
 			finalStarted: false,
 			ended: false,
+			done: new AbortController(),
 		};
 		this.active.add(entry);
 		this.polls.push({ entry, dueAt: Math.min(firstDueAt, entry.deadline), generation: 0 });
@@ -358,6 +361,7 @@ class Engine {
 	private end(entry: Waiting, outcome?: ItemOutcome): void {
 		entry.ended = true;
 		entry.generation++;
+		entry.done.abort();
 		this.active.delete(entry);
 		if (outcome) this.outcomes.push(outcome);
 	}
@@ -373,6 +377,7 @@ class Engine {
 					itemIndex: task.itemIndex,
 					taskId: task.taskId,
 					timeout: this.options.requestTimeoutMs,
+					signal: entry.done.signal,
 				})) ?? {};
 			this.onApiSuccess();
 			if (entry.ended) return; // another answer settled the task already

@@ -33,6 +33,8 @@ export interface RequestContext {
 	 * the task, so the answer with its id is awaited, bounded by the timeout).
 	 */
 	survivesCancel?: boolean;
+	/** Ends the request early when the caller no longer needs its answer. */
+	signal?: AbortSignal;
 }
 
 /** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
@@ -79,10 +81,12 @@ function parseRetryAfter(header: unknown): number | undefined {
  * the last byte received; the HTTP client's own timeout only limits idle gaps, so a trickling answer would
  * never end), plus the execution's cancel signal unless the request must survive Stop.
  */
-function requestSignal(this: IExecuteFunctions, timeoutMs: number, survivesCancel: boolean): AbortSignal {
-	const deadline = AbortSignal.timeout(timeoutMs);
+function requestSignal(this: IExecuteFunctions, timeoutMs: number, survivesCancel: boolean, extra?: AbortSignal): AbortSignal {
+	const signals = [AbortSignal.timeout(timeoutMs)];
 	const cancel = this.getExecutionCancelSignal();
-	return survivesCancel || !cancel ? deadline : AbortSignal.any([cancel, deadline]);
+	if (cancel && !survivesCancel) signals.push(cancel);
+	if (extra) signals.push(extra);
+	return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
 }
 
 /**
@@ -213,7 +217,7 @@ async function send(
 	const { apiKey, baseUrl } = await loadCredentials.call(this);
 	const multipart = body instanceof FormData || body instanceof StreamingForm;
 	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
-	const signal = requestSignal.call(this, timeout, context.survivesCancel === true);
+	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: `${baseUrl}${path}`,
