@@ -229,6 +229,9 @@ async function send(
 	};
 	// Multipart bodies get their boundary header from the HTTP client; JSON must be declared.
 	if (!multipart) options.headers = { 'Content-Type': 'application/json' };
+	// A redirect is not followed with an upload: the redirect client keeps the whole body in memory to be
+	// able to send it again, and a creation must not be re-posted elsewhere. A 3xx answer is reported.
+	if (multipart) options.disableFollowRedirect = true;
 
 	let response: IN8nHttpFullResponse;
 	try {
