@@ -127,7 +127,7 @@ export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []):
 		typeOptions: { multipleValues: true },
 		default: {},
 		placeholder: 'Add Form Field',
-		description: 'Fields the node does not offer, sent as they are (e.g. a switch whose name differs from the assumed one)',
+		description: 'Fields the node does not offer, passed on unchanged (e.g. a switch whose name differs from the assumed one)',
 		options: [
 			{
 				displayName: 'Field',
