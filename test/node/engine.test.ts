@@ -168,7 +168,7 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 		expect(readRunOptions.call(fake, 'video', true).requestTimeoutMs).toBe(300_000);
 		expect(readRunOptions.call(fake, 'image', true).requestTimeoutMs).toBe(120_000);
 		for (const kind of ['image', 'video'] as const) {
-			const option = runOptions(kind, true).options!.find((entry) => 'name' in entry && entry.name === 'requestTimeout') as { default: number };
+			const option = runOptions([kind], true).options!.find((entry) => 'name' in entry && entry.name === 'requestTimeout') as { default: number };
 			expect(option.default).toBe(WAIT_DEFAULTS[kind].requestTimeout);
 		}
 	});

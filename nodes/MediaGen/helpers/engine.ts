@@ -21,11 +21,13 @@ import type { ItemOutcome } from '../actions/node.type';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
 import { apiJsonRequest, createdNothing, isRateLimited, isRetryableError, retryAfterMs } from '../transport';
 import { MinHeap } from './concurrency';
+import { buildTaskOutput, type RequestSummary } from './output';
 import {
 	cancelledOutcome,
 	createdOutcome,
 	finish,
 	judgeInfo,
+	pendingJson,
 	statusOf,
 	timedOutOutcome,
 	type CreatedTask,
@@ -54,7 +56,7 @@ const DOWNLOAD_LANE = 4;
 /** One item to create: `send` makes one attempt; the engine decides about repeating it. */
 export interface CreationJob {
 	itemIndex: number;
-	summary: IDataObject;
+	summary: RequestSummary;
 	send: () => Promise<CreatedTask>;
 }
 
@@ -312,7 +314,7 @@ class Engine {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
 			} else {
-				this.outcomes.push({ itemIndex: entry.job.itemIndex, error, json: entry.job.summary });
+				this.outcomes.push({ itemIndex: entry.job.itemIndex, error, json: { ...entry.job.summary } });
 				if (!this.input.continueOnFail) this.stopped = true;
 			}
 		} finally {
@@ -416,7 +418,7 @@ class Engine {
 					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 				}
 			} else {
-				this.end(entry, { itemIndex: task.itemIndex, error, json: { taskid: task.taskId, status: 'pending', lastStatus: entry.lastStatus ?? null, ...task.summary } });
+				this.end(entry, { itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
 			}
 		} finally {
 			this.inFlight.poll--;
@@ -432,7 +434,8 @@ class Engine {
 		try {
 			this.outcomes.push(await finish.call(this.context, done.task, done.info, done.urls, this.options));
 		} catch (error) {
-			this.outcomes.push({ itemIndex: done.task.itemIndex, error, json: { taskid: done.task.taskId, urls: done.urls, ...done.task.summary } });
+			const { task, info, urls } = done;
+			this.outcomes.push({ itemIndex: task.itemIndex, error, json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'completed', urls, info, ...task.summary }) });
 		} finally {
 			this.inFlight.download--;
 			this.wake();

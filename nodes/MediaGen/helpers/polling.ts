@@ -8,6 +8,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ItemOutcome } from '../actions/node.type';
 import type { TaskKind } from '../models/endpoints';
 import { downloadResults } from './binary';
+import { buildTaskOutput, resultUrls, type RequestSummary } from './output';
 import { invalidInput, toList } from './validation';
 
 /**
@@ -24,7 +25,7 @@ export interface CreatedTask {
 	/** The creation answer's data (taskid, and url for some models). */
 	creation: IDataObject;
 	/** Model and request summary for the output. */
-	summary: IDataObject;
+	summary: RequestSummary;
 	/** Sent with video info requests. */
 	moreTaskInfo?: boolean;
 }
@@ -43,11 +44,23 @@ export interface RunOptions {
 	split: boolean;
 }
 
-/** Defaults in seconds; the UI and the README show the same values. */
+/** Defaults in seconds per task type; the editor shows the same values (helpers/parameters.ts). */
 export const WAIT_DEFAULTS: Record<TaskKind, { pollInterval: number; maxWait: number; requestTimeout: number }> = {
 	image: { pollInterval: 5, maxWait: 300, requestTimeout: 120 },
 	video: { pollInterval: 10, maxWait: 1800, requestTimeout: 300 },
 };
+
+type WaitDefaults = (typeof WAIT_DEFAULTS)[TaskKind];
+
+/** Defaults that suit every given task type (shortest interval, longest waits): one type gives its own. */
+export function waitDefaults(kinds: readonly TaskKind[]): WaitDefaults {
+	const list = kinds.length ? kinds.map((kind) => WAIT_DEFAULTS[kind]) : [WAIT_DEFAULTS.image];
+	return {
+		pollInterval: Math.min(...list.map((entry) => entry.pollInterval)),
+		maxWait: Math.max(...list.map((entry) => entry.maxWait)),
+		requestTimeout: Math.max(...list.map((entry) => entry.requestTimeout)),
+	};
+}
 
 function statusCodes(this: IExecuteFunctions, value: unknown, field: string): number[] {
 	return toList(value).map((entry) => {
@@ -58,9 +71,9 @@ function statusCodes(this: IExecuteFunctions, value: unknown, field: string): nu
 	});
 }
 
-export function readRunOptions(this: IExecuteFunctions, kind: TaskKind, wait: boolean): RunOptions {
+export function readRunOptions(this: IExecuteFunctions, kind: TaskKind | readonly TaskKind[], wait: boolean): RunOptions {
 	const options = (this.getNodeParameter('options', 0, {}) as IDataObject) ?? {};
-	const defaults = WAIT_DEFAULTS[kind];
+	const defaults = waitDefaults(typeof kind === 'string' ? [kind] : [...new Set(kind)]);
 	const seconds = (value: unknown, fallback: number) => {
 		const number = Number(value ?? fallback);
 		return Number.isFinite(number) && number >= 0 ? number : fallback;
@@ -74,16 +87,11 @@ export function readRunOptions(this: IExecuteFunctions, kind: TaskKind, wait: bo
 		onTimeout: options.onTimeout === 'returnPending' ? 'returnPending' : 'error',
 		succeededCodes: statusCodes.call(this, options.succeededStatusCodes, 'Succeeded Status Codes'),
 		failedCodes: statusCodes.call(this, options.failedStatusCodes, 'Failed Status Codes'),
-		download: options.downloadResults === true,
+		// On unless switched off: an image node should return images (URLs stay in the JSON either way).
+		download: options.downloadResults !== false,
 		binaryPrefix: String(options.binaryPropertyPrefix ?? 'data').trim() || 'data',
 		split: options.splitIntoItems === true,
 	};
-}
-
-export function resultUrls(data: IDataObject): string[] {
-	const raw = data.url;
-	const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
-	return list.filter((url): url is string => typeof url === 'string' && url.trim() !== '');
 }
 
 export function statusOf(kind: TaskKind, data: IDataObject): number | undefined {
@@ -96,7 +104,7 @@ function resumeHint(task: CreatedTask): string {
 }
 
 export function pendingJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
-	return { taskid: task.taskId, status: 'pending', lastStatus: lastStatus ?? null, ...task.summary };
+	return buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', lastStatus: lastStatus ?? null, ...task.summary });
 }
 
 export async function finish(
@@ -106,9 +114,7 @@ export async function finish(
 	urls: string[],
 	options: RunOptions,
 ): Promise<ItemOutcome> {
-	const fields = { ...info };
-	delete fields.url; // replaced by the cleaned `urls` list
-	const json: IDataObject = { taskid: task.taskId, status: 'completed', urls, ...fields, ...task.summary };
+	const json = buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'completed', urls, info, ...task.summary });
 	let binaries: Array<INodeExecutionData['binary']> = urls.map(() => undefined);
 	if (options.download) {
 		try {
@@ -152,7 +158,7 @@ export function judgeInfo(this: IExecuteFunctions, task: CreatedTask, info: IDat
 					description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
 					itemIndex: task.itemIndex,
 				}),
-				json: { taskid: task.taskId, status: 'failed', lastStatus: status, ...task.summary },
+				json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
 			},
 		};
 	}
@@ -169,7 +175,7 @@ export function judgeInfo(this: IExecuteFunctions, task: CreatedTask, info: IDat
 				description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
 				itemIndex: task.itemIndex,
 			}),
-			json: { taskid: task.taskId, status: 'completed', lastStatus: status, urls: [], ...task.summary },
+			json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
 		},
 	};
 }
@@ -209,5 +215,7 @@ export function cancelledOutcome(this: IExecuteFunctions, task: CreatedTask, las
 
 /** The output of a created task that is not (or no longer) waited on. */
 export function createdOutcome(task: CreatedTask): ItemOutcome {
-	return { itemIndex: task.itemIndex, items: [{ json: { taskid: task.taskId, ...task.creation, ...task.summary } }] };
+	// Not waited on: pending, even when the creation answer already carries a URL (betav5, gammaimage).
+	const json = buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', urls: resultUrls(task.creation), info: task.creation, ...task.summary });
+	return { itemIndex: task.itemIndex, items: [{ json }] };
 }
