@@ -24,7 +24,8 @@ const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => 
 	operation: 'betav4',
 	prompt: '={{ $json.idea }}',
 	waitForCompletion: wait,
-	options: { pollInterval: 0.2, maxWait: 20, ...options },
+	// Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
+	options: { pollInterval: 0.2, maxWait: 20, downloadResults: false, ...options },
 });
 
 const taskIdOf = (request: RecordedRequest) => (request.json as { taskid: string }).taskid;

@@ -142,8 +142,10 @@ class Engine {
 	/** Set without Continue On Fail once a creation failed: nothing new starts. */
 	private stopped = false;
 
-	private wakeController = new AbortController();
+	/** Resolves the loop's pause; set while the loop sleeps. */
+	private wakeUp: (() => void) | undefined;
 
+	/** A request ended while the loop was not sleeping: the next pause returns at once. */
 	private woken = false;
 
 	constructor(
@@ -251,25 +253,36 @@ class Engine {
 		return at;
 	}
 
-	/** Sleeps until the next due time, or until a request ends or the execution is cancelled. */
+	/**
+	 * Sleeps until the next due time, or until a request ends or the execution is cancelled. A timer is set
+	 * only when something falls due at a time; otherwise the end of a request in flight wakes the loop.
+	 */
 	private async pause(): Promise<void> {
 		if (this.woken) {
 			this.woken = false;
 			return;
 		}
-		this.wakeController = new AbortController();
-		const signal = this.wakeController.signal;
+		const woken = new Promise<void>((resolve) => (this.wakeUp = resolve));
 		const wakeAt = this.nextWakeAt();
-		const ms = wakeAt === undefined ? MAX_POLL_BACKOFF_MS : Math.max(0, wakeAt - Date.now());
-		// n8n versions whose `sleep` ignores the signal still wake on it through the race.
-		const woken = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-		await Promise.race([sleep(ms, signal).catch(() => undefined), woken]);
+		const nothingRunning = !this.apiInFlight && !this.inFlight.download;
+		if (wakeAt === undefined && !nothingRunning) {
+			await woken;
+		} else {
+			const timer = new AbortController();
+			const ms = wakeAt === undefined ? MAX_POLL_BACKOFF_MS : Math.max(0, wakeAt - Date.now());
+			// n8n versions whose `sleep` ignores the signal still wake through the race.
+			await Promise.race([sleep(ms, timer.signal).catch(() => undefined), woken]);
+			timer.abort();
+		}
+		this.wakeUp = undefined;
 		this.woken = false;
 	}
 
 	private wake(): void {
-		this.woken = true;
-		this.wakeController.abort();
+		const wakeUp = this.wakeUp;
+		this.wakeUp = undefined;
+		if (wakeUp) wakeUp();
+		else this.woken = true;
 	}
 
 	// --- adaptive bound -------------------------------------------------------------------------------
