@@ -43,6 +43,7 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 			},
 		};
 	});
-	outcomes.push(...(await runEngine.call(this, { creations, existing: [], options, continueOnFail })));
+	// No argument spread: a run may hold more outcomes than a call can take arguments.
+	for (const outcome of await runEngine.call(this, { creations, existing: [], options, continueOnFail })) outcomes.push(outcome);
 	return outcomes;
 }

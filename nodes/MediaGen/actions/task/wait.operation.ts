@@ -35,7 +35,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	}
 	if (outcomes.length && !this.continueOnFail()) return outcomes;
 	const options = readRunOptions.call(this, tasks.length ? tasks.map((task) => task.kind) : ['image'], true);
-	outcomes.push(...(await waitForTasks.call(this, tasks, options)));
+	// No argument spread: a run may hold more outcomes than a call can take arguments.
+	for (const outcome of await waitForTasks.call(this, tasks, options)) outcomes.push(outcome);
 	return outcomes;
 }
 
