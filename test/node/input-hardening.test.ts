@@ -193,3 +193,17 @@ describe('objects and arrays are not flattened into text', () => {
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
 });
+
+describe('task IDs are text', () => {
+	it('an object as the Task ID of Task → Get is refused, nothing sent', async () => {
+		const { error } = await run({ resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ { id: "img-1" } }}' });
+		expect(error?.message).toBe('Item 0: "Task ID" must be one task ID (text); got {"id":"img-1"}');
+		expect(context.sim.requests()).toHaveLength(0);
+	});
+
+	it('objects in the Task IDs list of Task → Delete are refused, nothing sent', async () => {
+		const { error } = await run({ resource: 'task', operation: 'delete', taskType: 'image', taskIds: '={{ [{ id: "img-1" }, "img-2"] }}' });
+		expect(error?.message).toBe('Item 0: "Task IDs" must be comma-separated text or a list of task IDs (text); got [{"id":"img-1"},"img-2"]');
+		expect(context.sim.requests()).toHaveLength(0);
+	});
+});
