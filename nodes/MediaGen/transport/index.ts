@@ -429,7 +429,11 @@ export function downloadInterrupted(this: IExecuteFunctions, url: string, error:
 	if (error instanceof NodeApiError) return error;
 	const cause = error as { message?: string; code?: unknown };
 	const closed = cause?.code === 'ECONNRESET' || /aborted|premature close|socket hang up/i.test(String(cause?.message ?? ''));
-	const reason = closed ? 'the connection was closed before the whole file arrived' : describeTransportFailure(cause).reason;
+	const reason = this.getExecutionCancelSignal()?.aborted
+		? 'the execution was cancelled'
+		: closed
+			? 'the connection was closed before the whole file arrived'
+			: describeTransportFailure(cause).reason;
 	return downloadError.call(
 		this,
 		context,
