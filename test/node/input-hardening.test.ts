@@ -187,6 +187,12 @@ describe('objects and arrays are not flattened into text', () => {
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
 
+	it('objects in the Reference Image URLs list are refused, naming what was given', async () => {
+		const { error } = await run(create('proimage', { model: 'proimg-2', prompt: 'a fox', imageUrls: '={{ [{ href: "https://example.com/a.png" }] }}' }));
+		expect(error?.message).toBe('Item 0: "Reference Image URLs" must be comma-separated URLs or a list of URLs (text); got [{"href":"https://example.com/a.png"}]');
+		expect(context.sim.requests('/v1/tlimages/proimage')).toHaveLength(0);
+	});
+
 	it('an object as Source Image Value is refused', async () => {
 		const { error } = await run(create('betav4', { prompt: 'a fox', additionalFields: { sourceImage: '={{ { url: "x" } }}' } }));
 		expect(error?.message).toBe('Item 0: "Source Image Value" must be text; got {"url":"x"}');

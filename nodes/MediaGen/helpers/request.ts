@@ -10,7 +10,7 @@ import { binaryPropertiesOf, describeInputFile, fileBlob, readFileHeader, type I
 import { parameterName, REFERENCE_INPUT } from './parameters';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { PNG_HEADER_BYTES, pngSize } from './png';
-import { invalidInput, toList } from './validation';
+import { holdsObjects, invalidInput, toList } from './validation';
 
 export interface PreparedFile extends InputFile {
 	field: string;
@@ -154,6 +154,9 @@ async function readReferences(
 		const raw = this.getNodeParameter('imageUrls', itemIndex, '') as unknown;
 		if (!references.urlField.list && isSet(raw) && typeof raw !== 'string') {
 			throw invalidInput.call(this, itemIndex, references.urlField.displayName, raw, 'must be one URL (this model takes a single source image URL)');
+		}
+		if (references.urlField.list && holdsObjects(raw)) {
+			throw invalidInput.call(this, itemIndex, references.urlField.displayName, raw, 'must be comma-separated URLs or a list of URLs (text)');
 		}
 		const urls = references.urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
 		const bad = urls.find((url) => !HTTP_URL.test(url));
