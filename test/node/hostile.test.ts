@@ -133,7 +133,7 @@ describe('a paid task id is never lost when a download breaks', () => {
 		const result = await run(betav4({ downloadResults: true }), 1);
 		expect(errorText(result)).toBe('\n');
 		expect(result.output[0].json.taskid).toBe('task-0');
-		expect(result.output[0].binary?.data?.fileName).toBe('task-0.png');
+		expect(result.output[0].binary?.data?.fileName).toBe('task-0-0.png');
 		await eventually(() => server.requestsTo('/files/task-0.png').every((request) => request.closed));
 	});
 });

@@ -193,9 +193,9 @@ describe('objects and arrays are not flattened into text', () => {
 		expect(context.sim.requests('/v1/tlimages/proimage')).toHaveLength(0);
 	});
 
-	it('an object as Source Image Value is refused', async () => {
+	it('an object as Source Image as Text is refused', async () => {
 		const { error } = await run(create('betav4', { prompt: 'a fox', additionalFields: { sourceImage: '={{ { url: "x" } }}' } }));
-		expect(error?.message).toBe('Item 0: "Source Image Value" must be text; got {"url":"x"}');
+		expect(error?.message).toBe('Item 0: "Source Image as Text" must be text; got {"url":"x"}');
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
 });
