@@ -6,7 +6,7 @@
 import type http from 'node:http';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { runNode, type RunResult } from '../harness';
+import { runNode, testCredential, type RunResult } from '../harness';
 import { eventually, HostileServer, sendJson, type HostileRequest } from '../hostile-server';
 import { makePng } from '../simulator/png';
 import { allText } from '../support';
@@ -237,6 +237,14 @@ describe('the key never leaves the Base URL origin', () => {
 		});
 		expect(other.requests).toHaveLength(0);
 		expect(result.error?.message).toMatch(/answered HTTP 307, a redirect to/);
+	});
+
+	it('the credential test answered 307 to another host fails there, without sending the key', async () => {
+		useApi({ info: redirectTo(() => `${other.url}${INFO}`) });
+		const result = await testCredential({ apiKey: KEY, baseUrl: server.url });
+		expect(result.status).toBe('Error');
+		expect(server.requestsTo(INFO)).toHaveLength(1);
+		expect(other.requests).toHaveLength(0);
 	});
 
 	it('a result file may redirect to another http host (no key is ever sent with downloads)', async () => {
