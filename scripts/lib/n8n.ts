@@ -278,6 +278,23 @@ export async function waitForLog(file: string, pattern: RegExp, timeoutMs: numbe
 	}
 }
 
+/**
+ * Waits until a published workflow's production webhook is registered. n8n 2.x activates published workflows
+ * in the background after its HTTP server is up; a GET to a POST-only webhook tells the two states apart
+ * without starting an execution ("not registered for GET requests" once the POST webhook exists).
+ */
+export async function waitForWebhook(baseUrl: string, webhookPath: string, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const text = await fetch(`${baseUrl}/webhook/${webhookPath}`)
+			.then(async (response) => await response.text())
+			.catch(() => '');
+		if (/not registered for GET requests/.test(text)) return;
+		if (Date.now() > deadline) throw new Error(`webhook ${webhookPath} not registered within ${timeoutMs / 1000} s (last answer: ${text.slice(0, 200)})`);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+	}
+}
+
 /** A folder under the repository (.e2e/<name>, git-ignored) for a suite's logs, emptied at the start of a run. */
 export function logFolder(name: string): string {
 	const folder = path.join(ROOT, '.e2e', name);
@@ -667,7 +684,7 @@ export async function getExecution(install: N8nInstall, session: RestSession, id
 /** Executions of a workflow (newest first), without their data. */
 export async function listExecutions(session: RestSession, workflowId: string): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const page = await restJson<{ results: Array<Omit<ExecutionRecord, 'data'>> }>(session, `/executions?filter=${filter}&limit=250`);
+	const page = await restJson<{ results: Array<Omit<ExecutionRecord, 'data'>> }>(session, `/executions?filter=${filter}&limit=100`);
 	return page.results;
 }
 
