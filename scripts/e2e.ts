@@ -120,6 +120,16 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 				const completedIds = new Set(items.filter((item) => item.json.status === 'completed').map((item) => item.json.taskid));
 				for (const item of items) {
 					check(typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids), `${file}: "${node.name}" output keeps the task id`);
+					// One output shape (README, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
+					if (node.parameters.operation === 'delete') {
+						check(item.json.status === 'deleted', `${file}: "${node.name}" status is "deleted"`);
+					} else {
+						check(['completed', 'pending'].includes(String(item.json.status)) && Array.isArray(item.json.urls), `${file}: "${node.name}" has status and urls`);
+						check(item.json.taskType === 'image' || item.json.taskType === 'video', `${file}: "${node.name}" has taskType`);
+					}
+					for (const binary of Object.values(item.binary ?? {})) {
+						check(binary.fileName?.startsWith(`${String(item.json.taskid)}-`), `${file}: "${node.name}" file ${binary.fileName} is named after its task`);
+					}
 					if (waited && returnsPending && item.json.status === 'pending') {
 						check(completedIds.has(item.json.taskid), `${file}: "${node.name}" pending task ${String(item.json.taskid)} completed in a later run`);
 					} else if (waited) {

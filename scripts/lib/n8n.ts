@@ -9,7 +9,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -155,13 +155,24 @@ export function ensureN8n(version: string, scope = 'n8n'): N8nInstall {
 	const recipe = RECIPES[version];
 	if (!recipe) throw new Error(`no recipe for n8n ${version}; known: ${Object.keys(RECIPES).join(', ')}`);
 	const install = paths(recipe);
-	const marker = path.join(install.dir, '.ready');
 	const hash = recipeHash(recipe);
-	const started = Date.now();
+	if (isReady(install, hash) && !checkInstall(install)) return install;
+	// Two suites (or two checkouts) may ask at once: one installs, the others wait and then reuse its work.
+	return withCacheLock(install.dir, scope, () => repair(install, hash, scope));
+}
 
-	if (existsSync(marker) && readFileSync(marker, 'utf8').split('\n')[0] === hash) {
+function isReady(install: N8nInstall, hash: string): boolean {
+	const marker = path.join(install.dir, '.ready');
+	return existsSync(marker) && readFileSync(marker, 'utf8').split('\n')[0] === hash;
+}
+
+function repair(install: N8nInstall, hash: string, scope: string): N8nInstall {
+	const version = install.recipe.n8n;
+	const marker = path.join(install.dir, '.ready');
+	const started = Date.now();
+	if (isReady(install, hash)) {
 		const problem = checkInstall(install);
-		if (!problem) return install;
+		if (!problem) return install; // repaired by whoever held the lock before us
 		log(scope, `cache for n8n ${version} is damaged (${problem}); repairing`);
 	} else if (existsSync(install.dir)) {
 		log(scope, `cache for n8n ${version} is incomplete or from another recipe; completing it`);
@@ -189,6 +200,58 @@ export function ensureN8n(version: string, scope = 'n8n'): N8nInstall {
 	const problem = checkInstall(install);
 	if (problem) throw new Error(`n8n ${version} installed but cannot run: ${problem}`);
 	return markReady(install, hash, scope, started);
+}
+
+function pause(ms: number): void {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function processAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
+/**
+ * A lock folder beside the install (mkdir is atomic). A holder that died (its pid is gone, or it never wrote
+ * one within a minute) leaves a stale lock, which the next caller removes.
+ */
+function withCacheLock<T>(dir: string, scope: string, work: () => T): T {
+	const lock = `${dir}.lock`;
+	const owner = path.join(lock, 'pid');
+	mkdirSync(path.dirname(dir), { recursive: true });
+	const deadline = Date.now() + 45 * 60_000;
+	let announced = false;
+	for (;;) {
+		try {
+			mkdirSync(lock);
+			writeFileSync(owner, String(process.pid));
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+		}
+		const pid = existsSync(owner) ? Number(readFileSync(owner, 'utf8')) : 0;
+		const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+		if (since === undefined) continue; // released just now
+		const stale = pid ? !processAlive(pid) : Date.now() - since > 60_000;
+		if (stale) {
+			log(scope, `removing a stale install lock ${lock}${pid ? ` (process ${pid} is gone)` : ''}`);
+			rmSync(lock, { recursive: true, force: true });
+			continue;
+		}
+		if (!announced) log(scope, `another process (${pid || 'starting'}) is installing into ${dir}; waiting for it`);
+		announced = true;
+		if (Date.now() > deadline) throw new Error(`gave up waiting for the install lock ${lock}`);
+		pause(2000);
+	}
+	try {
+		return work();
+	} finally {
+		rmSync(lock, { recursive: true, force: true });
+	}
 }
 
 function markReady(install: N8nInstall, hash: string, scope: string, started: number): N8nInstall {
