@@ -549,12 +549,21 @@ function redisServerBin(): string | undefined {
 export function ensureDebianPackages(scope: string, packages: Array<{ name: string; present: () => boolean }>): void {
 	const missing = packages.filter((entry) => !entry.present()).map((entry) => entry.name);
 	if (!missing.length) return;
-	if (process.getuid?.() !== 0) throw new Error(`missing system packages: ${missing.join(', ')} (run: sudo apt-get install -y ${missing.join(' ')})`);
 	const started = Date.now();
+	// Root installs directly; another user (e.g. a CI runner) through passwordless sudo, or gets told what to run.
+	const asRoot = process.getuid?.() === 0;
+	const apt = (args: string[], timeoutMs: number) => {
+		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+		if (asRoot) return run('apt-get', args, { env, timeoutMs });
+		try {
+			return run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { env, timeoutMs });
+		} catch (error) {
+			throw new Error(`missing system packages: ${missing.join(', ')}; install them (sudo apt-get install -y ${missing.join(' ')}): ${firstLine(error)}`);
+		}
+	};
 	log(scope, `installing ${missing.join(', ')} with apt-get`);
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	run('apt-get', ['update', '-qq'], { env, timeoutMs: 900_000 });
-	run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env, timeoutMs: 1_800_000 });
+	apt(['update', '-qq'], 900_000);
+	apt(['install', '-y', '-qq', '--no-install-recommends', ...missing], 1_800_000);
 	const still = packages.filter((entry) => !entry.present()).map((entry) => entry.name);
 	if (still.length) throw new Error(`apt-get did not provide ${still.join(', ')}`);
 	log(scope, `installed ${missing.join(', ')} in ${Math.round((Date.now() - started) / 1000)} s`);
