@@ -133,7 +133,7 @@ async function main(): Promise<void> {
 	};
 
 	const install = ensureN8n(VERSION, 'durable');
-	step('n8n install (cached)');
+	step('n8n install');
 	const tarball = packPackage();
 	step('build and pack');
 	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'durable-wait.json'), 'utf8')) as WorkflowFile;

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
 
 	ensureDebianPackages('queue', [POSTGRES_PACKAGE, REDIS_PACKAGE]);
 	const install = ensureN8n(VERSION, 'queue');
-	step('system packages and n8n install (cached)');
+	step('system packages and n8n install');
 	const tarball = packPackage();
 	step('build and pack');
 
