@@ -114,10 +114,13 @@ export function checkInstall(install: N8nInstall): string | undefined {
 	return undefined;
 }
 
+/** The telling line of a failed command: its first line that names an error, else the last lines of its output. */
 function firstLine(error: unknown): string {
 	const stderr = (error as { stderr?: string }).stderr;
 	const text = stderr && stderr.trim() ? stderr : (error as Error).message;
-	return text.trim().split('\n').slice(-3).join(' | ').slice(0, 400);
+	const lines = text.trim().split('\n').map((line) => line.trim()).filter(Boolean);
+	const telling = lines.find((line) => /\b(Error|error|ERR!)\b|not found|Cannot find/.test(line) && !/^at /.test(line));
+	return (telling ?? lines.slice(-3).join(' | ')).slice(0, 400);
 }
 
 function rebuildNative(install: N8nInstall): void {
