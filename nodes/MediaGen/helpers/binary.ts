@@ -1,6 +1,6 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { downloadResultFile } from '../transport';
+import { downloadInterrupted, downloadResultFile } from '../transport';
 import { streamedFile, type StreamedFile } from '../transport/multipart';
 
 /** Read size of upload streams: small enough to bound memory, large enough to keep the socket busy. */
@@ -119,11 +119,8 @@ export async function downloadResults(
 ): Promise<Array<INodeExecutionData['binary']>> {
 	const binaries: Array<INodeExecutionData['binary']> = [];
 	for (let index = 0; index < urls.length; index++) {
-		const file = await downloadResultFile.call(this, urls[index], {
-			itemIndex: task.itemIndex,
-			taskId: task.taskId,
-			timeout: options.requestTimeoutMs,
-		});
+		const context = { itemIndex: task.itemIndex, taskId: task.taskId, timeout: options.requestTimeoutMs };
+		const file = await downloadResultFile.call(this, urls[index], context);
 		const mimeType =
 			file.mimeType && file.mimeType !== 'application/octet-stream'
 				? file.mimeType
@@ -136,7 +133,9 @@ export async function downloadResults(
 		try {
 			binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
 		} catch (error) {
-			throw file.readFailure(error);
+			// Release the connection, and name the task: a bare "aborted" would lose it.
+			(file.body as { destroy?: () => void }).destroy?.();
+			throw downloadInterrupted.call(this, urls[index], error, context, file.signal);
 		}
 	}
 	return binaries;
