@@ -15,7 +15,7 @@
  * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken by a signal when a request ends.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import * as workflow from 'n8n-workflow';
 
 import type { ItemOutcome } from '../actions/node.type';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
@@ -33,6 +33,15 @@ import {
 	type CreatedTask,
 	type RunOptions,
 } from './polling';
+
+/**
+ * A pause that the loop can cut short without leaving its timer behind. n8n-workflow 2.x's `sleep` takes a
+ * signal; 1.x's ignores it and offers `sleepWithAbort` instead (the node runs on the n8n-workflow of the host).
+ */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+	const withAbort = (workflow as unknown as { sleepWithAbort?: (ms: number, signal: AbortSignal) => Promise<void> }).sleepWithAbort;
+	return withAbort ? withAbort(ms, signal) : workflow.sleep(ms, signal);
+}
 
 /** Longest pause between two polls of a task whose polls keep failing. */
 const MAX_POLL_BACKOFF_MS = 60_000;
@@ -270,8 +279,7 @@ class Engine {
 		} else {
 			const timer = new AbortController();
 			const ms = wakeAt === undefined ? MAX_POLL_BACKOFF_MS : Math.max(0, wakeAt - Date.now());
-			// n8n versions whose `sleep` ignores the signal still wake through the race.
-			await Promise.race([sleep(ms, timer.signal).catch(() => undefined), woken]);
+			await Promise.race([abortableSleep(ms, timer.signal).catch(() => undefined), woken]);
 			timer.abort();
 		}
 		this.wakeUp = undefined;
