@@ -219,6 +219,8 @@ export interface RunOptions {
 	continueOnFail?: boolean;
 	/** Cancel the execution this many milliseconds after it starts. */
 	cancelAfterMs?: number;
+	/** Told the moment the cancel is sent (a loaded machine may send it later than asked). */
+	onCancel?: (at: number) => void;
 }
 
 export interface RunResult {
@@ -239,6 +241,7 @@ export interface WorkflowRunOptions {
 	/** Name of the start node; defaults to the manual trigger, else the first node. */
 	startNode?: string;
 	cancelAfterMs?: number;
+	onCancel?: (at: number) => void;
 	source?: NodeSource;
 }
 
@@ -321,7 +324,10 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
 	const running = execution.processRunExecutionData(workflow);
 	let timer: NodeJS.Timeout | undefined;
-	if (options.cancelAfterMs !== undefined) timer = setTimeout(() => running.cancel(), options.cancelAfterMs);
+	if (options.cancelAfterMs !== undefined) timer = setTimeout(() => {
+			options.onCancel?.(Date.now());
+			running.cancel();
+		}, options.cancelAfterMs);
 	try {
 		return await running;
 	} catch (error) {
@@ -346,7 +352,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	};
 	const run = await runWorkflow(
 		{ nodes: [node], connections: {} },
-		{ credentials: options.credentials, items: options.items, cancelAfterMs: options.cancelAfterMs },
+		{ credentials: options.credentials, items: options.items, cancelAfterMs: options.cancelAfterMs, onCancel: options.onCancel },
 	);
 	const taskData = run.data.resultData.runData[node.name]?.[0];
 	return {

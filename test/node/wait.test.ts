@@ -135,8 +135,9 @@ describe('Wait for completion', () => {
 
 	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
 		context.sim.taskDurationMs = 60_000;
-		const cancelAt = Date.now() + 700;
-		await runNode({ parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }), items: items(4), credentials: context.credentials(), cancelAfterMs: 700 });
+		let cancelAt = Infinity;
+		await runNode({ parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }), items: items(4), credentials: context.credentials(), cancelAfterMs: 700, onCancel: (at) => (cancelAt = at) });
+		expect(cancelAt).toBeLessThan(Infinity);
 		await new Promise((resolve) => setTimeout(resolve, 600));
 		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
 		expect(late).toEqual([]);
