@@ -23,7 +23,7 @@ export class MediaGenApi implements ICredentialType {
 			typeOptions: { password: true },
 			required: true,
 			default: '',
-			description: 'Sent as the raw value of the Authorization header, without any scheme prefix',
+			description: 'Your API key, exactly as you got it (the node adds no "Bearer" prefix)',
 		},
 		{
 			displayName: 'Base URL',
@@ -32,8 +32,7 @@ export class MediaGenApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com',
-			description:
-				'Root address of the API, without the /v1 path prefix. A trailing slash is ignored.',
+			description: 'Root address of the API, e.g. https://api.example.com. A trailing /v1 or slash is ignored.',
 		},
 	];
 
@@ -47,16 +46,41 @@ export class MediaGenApi implements ICredentialType {
 		},
 	};
 
-	// Querying a task id that cannot exist is free and changes nothing. A wrong key is refused
-	// with an HTTP error (401 on the simulator), which fails the test with the API's message.
-	// A right key gets HTTP 200 (with a "task not found" envelope), which passes.
+	// Querying a task id that cannot exist is free and changes nothing. A right key gets HTTP 200 (with a
+	// "task not found" envelope): the test passes. A wrong key is refused with an HTTP error (401 on the
+	// simulator). n8n shows a failed test request with the rule's message for its status code, or else only
+	// the HTTP reason phrase ("Unauthorized"); it cannot show the body's msg, so the rules say what to fix.
+	// The base URL is normalised as in transport/normalizeBaseUrl (trailing slashes, then a trailing /v1).
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/v1$/i, "")}}',
 			url: '/v1/tlimages/infobytaskid',
 			method: 'POST',
 			body: { taskid: 'n8n-credential-test' },
 			json: true,
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The API refused this API key (HTTP 401 Unauthorized). Check the API Key: paste it exactly as issued, without "Bearer".',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message: 'The API refused this API key (HTTP 403 Forbidden). Check the API Key and that the account may use the API.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'Nothing answers at this Base URL (HTTP 404 Not Found). Enter the root address of the API, e.g. https://api.example.com.',
+				},
+			},
+		],
 	};
 }

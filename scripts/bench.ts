@@ -50,7 +50,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const interval = 0.5;
 		const sim = new MediaGenSimulator({ taskDurationMs: D });
 		const credentials = { apiKey: DEFAULT_SIM_KEY, baseUrl: await sim.start() };
-		const parameters: INodeParameters = { resource: 'image', operation: 'betav4', prompt: '={{ $json.idea }}', waitForCompletion: true, options: { pollInterval: interval, maxWait: 60 } };
+		const parameters: INodeParameters = { resource: 'image', operation: 'betav4', prompt: '={{ $json.idea }}', waitForCompletion: true, options: { pollInterval: interval, maxWait: 60, downloadResults: false } };
 		const items = (count: number, offset = 0): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${offset + i}` } }));
 		await runNode({ parameters, items: items(2), credentials }); // warm-up
 

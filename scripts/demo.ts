@@ -111,7 +111,8 @@ async function main(): Promise<void> {
 				for (const binary of Object.values(item.binary ?? {})) {
 					const dir = path.join(outputDir, name);
 					mkdirSync(dir, { recursive: true });
-					const target = path.join(dir, `${String(json.taskid)}_${binary.fileName ?? 'file'}`);
+					// Downloaded files are already named after their task (`<taskid>-<n>.<ext>`).
+					const target = path.join(dir, binary.fileName ?? `${String(json.taskid)}-file`);
 					writeFileSync(target, await readBinary(binary));
 					written.push(path.basename(target));
 				}

@@ -98,6 +98,16 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 				const details: string[] = [];
 				for (const item of items) {
 					check(typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids), `${file}: "${node.name}" output keeps the task id`);
+					// One output shape (README, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
+					if (node.parameters.operation === 'delete') {
+						check(item.json.status === 'deleted', `${file}: "${node.name}" status is "deleted"`);
+					} else {
+						check(['completed', 'pending'].includes(String(item.json.status)) && Array.isArray(item.json.urls), `${file}: "${node.name}" has status and urls`);
+						check(item.json.taskType === 'image' || item.json.taskType === 'video', `${file}: "${node.name}" has taskType`);
+					}
+					for (const binary of Object.values(item.binary ?? {})) {
+						check(binary.fileName?.startsWith(`${String(item.json.taskid)}-`), `${file}: "${node.name}" file ${binary.fileName} is named after its task`);
+					}
 					const waited = node.parameters.operation !== 'get' && node.parameters.operation !== 'delete' && node.parameters.waitForCompletion !== false;
 					if (waited) {
 						check(item.json.status === 'completed', `${file}: "${node.name}" task completed`);

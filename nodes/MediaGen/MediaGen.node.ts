@@ -13,7 +13,10 @@ export class MediaGen implements INodeType {
 		icon: { light: 'file:../../icons/mediaGen.svg', dark: 'file:../../icons/mediaGen.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// The operation as the actions list names it (e.g. "Create With Beta v4.5"). The lint wants a literal
+		// here; test/node/editor.test.ts checks it against the model specs and the Operation options.
+		subtitle:
+			'={{ {"proimage":"Create With Proimage","betav45":"Create With Beta v4.5","betav5":"Create With Beta v5 Lite","betav4":"Create With Beta v4","gammaimage":"Create With Gamma Image","alphav2mini":"Create With Alpha v2 Mini","alphav15pro":"Create With Alpha v1.5 Pro","get":"Get Task","wait":"Wait for Task","delete":"Delete Tasks","__CUSTOM_API_CALL__":"Custom API Call"}[$parameter["operation"]] || $parameter["operation"] }}',
 		description: 'Create images and videos with the MediaGen API and wait for the results',
 		defaults: {
 			name: 'MediaGen',

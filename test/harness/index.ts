@@ -15,7 +15,7 @@ process.env.N8N_ENCRYPTION_KEY ??= 'mediagen-test-encryption-key';
 process.env.N8N_BINARY_DATA_SIGNING_SECRET ??= 'mediagen-test-signing-secret';
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
-import { BinaryDataService, ExecutionLifecycleHooks, FileLocation, WorkflowExecute } from 'n8n-core';
+import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, FileLocation, RoutingNode, WorkflowExecute } from 'n8n-core';
 import type {
 	IBinaryData,
 	IConnections,
@@ -33,6 +33,7 @@ import type {
 	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
 	ExecutionError,
+	INodeCredentialTestResult,
 } from 'n8n-workflow';
 import { ICredentialsHelper, Workflow } from 'n8n-workflow';
 
@@ -353,4 +354,71 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		error: run.data.resultData.error ?? taskData?.error,
 		run,
 	};
+}
+
+/**
+ * Runs the credential's test request the way n8n's CredentialsTester (packages/cli/src/services/
+ * credentials-tester.service.ts) does for a declarative `test`: a temporary node whose only property routes
+ * the request, executed by n8n-core's RoutingNode with the credential applied, then the same mapping of
+ * failures to messages (a rule's message for its status code, else the HTTP reason phrase).
+ */
+export async function testCredential(data: { apiKey: string; baseUrl: string }): Promise<INodeCredentialTestResult> {
+	const testRequest = credentialTypes.mediaGenApi.test!;
+	const nodeType = {
+		description: {
+			displayName: 'Temp',
+			name: 'temp',
+			group: ['transform'],
+			version: 1,
+			description: '',
+			defaults: {},
+			inputs: ['main'],
+			outputs: ['main'],
+			credentials: [{ name: 'mediaGenApi', required: true }],
+			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' }],
+		},
+	} as unknown as INodeType;
+	const node: INode = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: 'temp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
+	};
+	const nodeTypes = { getByName: () => nodeType, getByNameAndVersion: () => nodeType, getKnownTypes: () => ({}) } as unknown as INodeTypes;
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper({ mediaGenApi: data }),
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678/',
+		variables: {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+	const inputData = { main: [[{ json: {} }]] };
+	const context = new ExecuteContext(workflow, node, additionalData, 'internal', { resultData: { runData: {} } } as never, 0, [], inputData, { node, data: {}, source: null }, []);
+	const routingNode = new RoutingNode(context, nodeType, { id: 'cred-1', name: 'MediaGen account', type: 'mediaGenApi', data });
+	let response: INodeExecutionData[][] | null | undefined;
+	try {
+		response = await routingNode.runNode();
+	} catch (caught) {
+		const error = caught as { message: string; cause?: { code?: string; response?: { status: number; statusText?: string } } };
+		if (error.cause?.response) {
+			const { status, statusText } = error.cause.response;
+			for (const rule of testRequest.rules ?? []) {
+				if (rule.type === 'responseCode' && rule.properties.value === status) return { status: 'Error', message: rule.properties.message };
+			}
+			if (status < 199 || status > 299) return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+		} else if (error.cause?.code) {
+			return { status: 'Error', message: error.cause.code };
+		}
+		return { status: 'Error', message: error.message };
+	}
+	for (const rule of testRequest.rules ?? []) {
+		if (rule.type === 'responseSuccessBody') {
+			const json = response?.[0]?.[0]?.json as IDataObject | undefined;
+			if (json?.[rule.properties.key] === rule.properties.value) return { status: 'Error', message: rule.properties.message };
+		}
+	}
+	return { status: 'OK', message: 'Connection successful!' };
 }

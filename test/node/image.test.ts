@@ -64,9 +64,11 @@ describe('Image → proimage', () => {
 		expect(output[0].pairedItem).toEqual({ item: 0 });
 		expect(output[0].json).toMatchObject({
 			taskid: expect.stringMatching(/^img-/),
-			model: 'proimg-2-2k',
-			operation: 'proimage',
-			request: { prompt: 'Paint a red fox in snow', n: '3', files: expect.arrayContaining([{ field: 'mask', fileName: 'mask.png', mimeType: 'image/png' }]) },
+			status: 'pending',
+			taskType: 'image',
+			model: 'proimage',
+			// The request echo keeps numbers as numbers.
+			request: { model: 'proimg-2-2k', prompt: 'Paint a red fox in snow', n: 3, files: expect.arrayContaining([{ field: 'mask', fileName: 'mask.png', mimeType: 'image/png' }]) },
 		});
 		expect(allText(output)).not.toContain(DEFAULT_SIM_KEY);
 	});
@@ -187,7 +189,8 @@ describe('Image → beta and gamma models', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(context.sim.requests('/v1/tlimages/betav5')[0].fields).toEqual({ category: ['betav5'], prompt: ['a lake'], batchsize: ['2'], resolution: ['1:1'] });
-		expect(output[0].json).toMatchObject({ taskid: expect.any(String), url: expect.stringContaining('/files/'), model: 'betav5' });
+		expect(output[0].json).toMatchObject({ taskid: expect.any(String), status: 'pending', urls: [expect.stringContaining('/files/')], model: 'betav5' });
+		expect(output[0].json.request).toEqual({ category: 'betav5', prompt: 'a lake', batchsize: 2, resolution: '1:1' });
 	});
 
 	it('betav4 sends its unnamed resolution parameter as resolution', async () => {
@@ -206,7 +209,8 @@ describe('Image → beta and gamma models', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(context.sim.requests('/v1/tlimages/gammaimage')[0].fields).toEqual({ prompt: ['a bridge'], resolution: ['1024*768'], seed: ['42'] });
-		expect(output[0].json).toMatchObject({ url: expect.stringContaining('/files/'), model: 'gammaimage' });
+		expect(output[0].json).toMatchObject({ urls: [expect.stringContaining('/files/')], model: 'gammaimage', request: { seed: 42, resolution: '1024*768' } });
+		expect(output[0].json.url).toBeUndefined();
 	});
 
 	it('sends Extra Form Fields as they are, and refuses one that shadows a field', async () => {
@@ -300,6 +304,6 @@ describe('Image: bad input among several items', () => {
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json.taskid).toEqual(expect.any(String));
 		expect(output[1].json).toEqual({ error: 'Item 1: "Number of Images" must be an integer from 1 to 10; got 12', errorDescription: 'Nothing was sent to the API for this item.' });
-		expect(output[2].json.request).toMatchObject({ n: '3' });
+		expect(output[2].json.request).toMatchObject({ n: 3 });
 	});
 });

@@ -13,8 +13,11 @@ describe('Task → Get', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(output).toHaveLength(1);
-		expect(output[0].json).toMatchObject({ taskid: taskId, image_status: 2, width: 1024, height: 1024 });
-		expect(output[0].json.url).toEqual([expect.stringMatching(new RegExp(`/files/${taskId}/0\\.png$`))]);
+		// The same shape as Create and Wait: taskid, status, urls, then the info fields.
+		expect(Object.keys(output[0].json).slice(0, 3)).toEqual(['taskid', 'status', 'urls']);
+		expect(output[0].json).toMatchObject({ taskid: taskId, status: 'completed', image_status: 2, width: 1024, height: 1024, taskType: 'image' });
+		expect(output[0].json.urls).toEqual([expect.stringMatching(new RegExp(`/files/${taskId}/0\\.png$`))]);
+		expect(output[0].json.url).toBeUndefined();
 		expect(output[0].pairedItem).toEqual({ item: 0 });
 		const [request] = context.sim.requests();
 		expect(request.path).toBe('/v1/tlimages/infobytaskid');
@@ -78,8 +81,8 @@ describe('Task → Delete', () => {
 			['/v1/tlimages/deleteimagestask', { taskids: [c], uid: 'user-7' }],
 		]);
 		expect(output.map((item) => item.json)).toEqual([
-			{ status: 'deleted 2 task(s) successfully', taskids: [a, b], taskType: 'image' },
-			{ status: 'deleted 1 task(s) successfully', taskids: [c], taskType: 'image' },
+			{ status: 'deleted', message: 'deleted 2 task(s) successfully', taskids: [a, b], taskType: 'image' },
+			{ status: 'deleted', message: 'deleted 1 task(s) successfully', taskids: [c], taskType: 'image' },
 		]);
 		expect(output.map((item) => item.pairedItem)).toEqual([[{ item: 0 }], [{ item: 1 }]]);
 		expect(context.sim.tasks.get(a)?.deleted).toBe(true);

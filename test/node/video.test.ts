@@ -82,7 +82,7 @@ describe('Video → alphav2mini', () => {
 		expect(unset.fields).toEqual({});
 	});
 
-	it('counts the Source Image Value as a source and sends an extra field', async () => {
+	it('counts Source Image as Text as a source and sends an extra field', async () => {
 		const { error } = await runNode({
 			parameters: create('alphav2mini', {
 				imageInput: 'none',
@@ -129,9 +129,9 @@ describe('Video → alphav15pro', () => {
 
 describe('Video: source image count', () => {
 	it.each([
-		['alphav2mini', 0, '', /"Source Images" must total 1 to 2 \(source image files plus the Source Image Value\); got 0/],
+		['alphav2mini', 0, '', /"Source Images" must total 1 to 2 \(source image files plus Source Image as Text\); got 0/],
 		['alphav2mini', 3, '', /"Source Images" must total 1 to 2 .*; got 3/],
-		['alphav15pro', 0, '', /"Source Images" must total 1 to 2 \(source image files plus URLs plus the Source Image Value\); got 0/],
+		['alphav15pro', 0, '', /"Source Images" must total 1 to 2 \(source image files plus URLs plus Source Image as Text\); got 0/],
 		['alphav15pro', 2, 'https://example.com/x.png', /; got 3/],
 	] as const)('%s refuses %i files (+ URLs %s) with zero requests', async (operation, files, urls, message) => {
 		const { error } = await runNode({

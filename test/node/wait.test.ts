@@ -91,8 +91,10 @@ describe('Wait for completion', () => {
 		expect(error).toBeUndefined();
 		const binary = output[0].binary!;
 		expect(Object.keys(binary)).toEqual(['image', 'image_1']);
-		expect(binary.image).toMatchObject({ mimeType: 'image/png', fileName: '0.png', fileExtension: 'png' });
-		expect(binary.image_1.fileName).toBe('1.png');
+		// Named after the task, not after the server's 0.png / 1.png, so merged items never collide.
+		const taskId = String(output[0].json.taskid);
+		expect(binary.image).toMatchObject({ mimeType: 'image/png', fileName: `${taskId}-0.png`, fileExtension: 'png' });
+		expect(binary.image_1.fileName).toBe(`${taskId}-1.png`);
 		expect(binary.image.id).toMatch(/^filesystem/); // stored by n8n's filesystem mode
 		expect(readPngSize(await readBinary(binary.image_1))).toEqual({ width: 2560, height: 1440 });
 		expect(context.sim.requests('/v1/tlimages/betav45')).toHaveLength(1);
@@ -124,10 +126,10 @@ describe('Wait for completion', () => {
 		expect(context.sim.requests('/v1/tlvideo/alphav2mini')).toHaveLength(1);
 		expect(output).toHaveLength(2);
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
-		expect(output[0].binary!.data).toMatchObject({ mimeType: 'video/mp4', fileName: '0.mp4' });
+		expect(output[0].binary!.data).toMatchObject({ mimeType: 'video/mp4', fileName: `${String(output[0].json.taskid)}-0.mp4` });
 		const mp4 = await readBinary(output[0].binary!.data);
 		expect(mp4.subarray(4, 8).toString('ascii')).toBe('ftyp');
-		expect(output[1].binary!.data).toMatchObject({ mimeType: 'image/png', fileName: 'last-frame.png' });
+		expect(output[1].binary!.data).toMatchObject({ mimeType: 'image/png', fileName: `${String(output[0].json.taskid)}-1.png` });
 		expect(output[0].json).toMatchObject({ status: 'completed', task_status: 2, resultIndex: 0, url: expect.stringMatching(/0\.mp4$/) });
 	});
 

@@ -6,6 +6,9 @@ import type { ItemOutcome, MediaGenResource, OperationModule } from './node.type
 import * as task from './task';
 import * as video from './video';
 
+/** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
+export const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
+
 const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
 	image: image.operations,
 	video: video.operations,
@@ -20,7 +23,16 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as MediaGenResource;
-	const operation = this.getNodeParameter('operation', 0) as string;
+	// With resource "Custom API Call" no operation parameter is shown, so it may be missing.
+	const operation = this.getNodeParameter('operation', 0, '') as string;
+	if ((resource as string) === CUSTOM_API_CALL || operation === CUSTOM_API_CALL) {
+		// n8n offers "Custom API Call" for every node whose credential can authenticate other requests; like
+		// n8n's own nodes, this one leaves such calls to the HTTP Request node, which can use this credential.
+		throw new NodeOperationError(this.getNode(), 'Custom API calls are made with the HTTP Request node, not with MediaGen', {
+			description:
+				'Add an HTTP Request node, set Authentication to "Predefined Credential Type" and Credential Type to "MediaGen API", then pick your MediaGen credential: it sends the API key for you. Use the Base URL of the credential followed by the path, e.g. /v1/tlimages/infobytaskid. Here, choose one of the listed operations instead.',
+		});
+	}
 	const module = RESOURCES[resource]?.[operation];
 	if (!module) {
 		throw new NodeOperationError(

@@ -91,6 +91,11 @@ function fileNameFromUrl(url: string): string | undefined {
 	}
 }
 
+/** `<taskid>-<n>.<ext>`, n being the file's index in `urls`; characters unsafe in file names become `_`. */
+export function resultFileName(taskId: string, index: number, extension: string): string {
+	return `${taskId.replace(/[^\w.-]+/g, '_')}-${index}.${extension}`;
+}
+
 /**
  * Downloads a task's result files into n8n binary data, streamed (never held whole in memory).
  * Property names: `prefix`, `prefix_1`, … on one item, or `prefix` on each item when results are split.
@@ -108,9 +113,14 @@ export async function downloadResults(
 			taskId: task.taskId,
 			timeout: options.requestTimeoutMs,
 		});
-		const mimeType = file.mimeType && file.mimeType !== 'application/octet-stream' ? file.mimeType : mimeFromFileName(fileNameFromUrl(urls[index]));
-		const extension = extensionFromMime(mimeType) ?? fileNameFromUrl(urls[index])?.split('.').pop() ?? 'bin';
-		const fileName = file.fileName ?? fileNameFromUrl(urls[index]) ?? `${task.taskId}_${index}.${extension}`;
+		const mimeType =
+			file.mimeType && file.mimeType !== 'application/octet-stream'
+				? file.mimeType
+				: (mimeFromFileName(file.fileName) ?? mimeFromFileName(fileNameFromUrl(urls[index])));
+		const namedLike = file.fileName ?? fileNameFromUrl(urls[index]);
+		const extension = extensionFromMime(mimeType) ?? /\.([a-z0-9]{1,5})$/i.exec(namedLike ?? '')?.[1]?.toLowerCase() ?? 'bin';
+		// Named after the task, so files of merged items never collide (servers often call every file 0.png).
+		const fileName = resultFileName(task.taskId, index, extension);
 		const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
 		binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
 	}

@@ -10,6 +10,7 @@ import type { ItemOutcome } from '../actions/node.type';
 import type { ModelSpec } from '../models/types';
 import { apiMultipartRequest } from '../transport';
 import { mapConcurrent } from './concurrency';
+import { buildTaskOutput, resultUrls } from './output';
 import { readRunOptions, waitForTasks, type CreatedTask } from './polling';
 import { buildForm, prepareRequest, requestSummary, type PreparedRequest } from './request';
 
@@ -45,7 +46,7 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 				);
 				created.push({ itemIndex: request.itemIndex, kind: spec.resource, taskId: String(data?.taskid ?? ''), creation: data ?? {}, summary });
 			} catch (error) {
-				outcomes.push({ itemIndex: request.itemIndex, error, json: summary });
+				outcomes.push({ itemIndex: request.itemIndex, error, json: { ...summary } });
 				if (!continueOnFail) stop = true;
 			}
 		},
@@ -54,7 +55,9 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 
 	if (!options.wait || stop) {
 		for (const task of created) {
-			outcomes.push({ itemIndex: task.itemIndex, items: [{ json: { taskid: task.taskId, ...task.creation, ...task.summary } }] });
+			// Not waited on: pending, even when the creation answer already carries a URL (betav5, gammaimage).
+			const json = buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', urls: resultUrls(task.creation), info: task.creation, ...task.summary });
+			outcomes.push({ itemIndex: task.itemIndex, items: [{ json }] });
 		}
 		return outcomes;
 	}

@@ -3,7 +3,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { TaskKind } from '../models/endpoints';
 import type { FieldSpec, ModelSpec } from '../models/types';
-import { WAIT_DEFAULTS } from './polling';
+import { waitDefaults } from './polling';
 
 /** n8n parameter name of a wire field: `execution_expires_after` → `executionExpiresAfter`. */
 export function parameterName(wire: string): string {
@@ -76,7 +76,7 @@ export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []):
 					},
 				],
 				default: defaultInput,
-				description: `Files sent as repeated ${references.fileField} parts${references.acceptedTypesLabel ? ` (${references.acceptedTypesLabel})` : ''}`,
+				description: `Image files to send from the input item's binary data${references.acceptedTypesLabel ? ` (${references.acceptedTypesLabel})` : ''}`,
 				displayOptions: { show },
 			},
 			{
@@ -127,14 +127,14 @@ export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []):
 		typeOptions: { multipleValues: true },
 		default: {},
 		placeholder: 'Add Form Field',
-		description: 'Any other multipart field to send as it is, for fields the API documentation does not list',
+		description: 'Fields the node does not offer, passed on unchanged (e.g. a switch whose name differs from the assumed one)',
 		options: [
 			{
 				displayName: 'Field',
 				name: 'field',
 				values: [
-					{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Form field name on the wire' },
-					{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'Form field value' },
+					{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Field name exactly as the API expects it' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'Sent as text, as it is' },
 				],
 			},
 		],
@@ -178,12 +178,15 @@ export function operationProperty(resource: string, models: ModelSpec[]): INodeP
  * The Options collection of every creation operation and of Task → Wait. `whenWaiting` hides the
  * waiting options until Wait for Completion is on (creation operations only).
  */
-export function runOptions(kind: TaskKind, whenWaiting: boolean): INodeProperties {
+export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): INodeProperties {
 	const waiting = whenWaiting ? { displayOptions: { show: { '/waitForCompletion': [true] } } } : {};
-	const defaults = WAIT_DEFAULTS[kind];
+	const defaults = waitDefaults(kinds);
 	const defaultInterval = defaults.pollInterval;
 	const defaultMaxWait = defaults.maxWait;
-	const defaultTimeout = kind === 'video' ? 300 : 120;
+	const defaultTimeout = defaults.requestTimeout;
+	// Several task types (Task Type "From Input Item"): say what an unset option means for each.
+	const perType = (pick: (kind: TaskKind) => number) =>
+		kinds.length > 1 ? ` When not set: ${kinds.map((kind) => `${pick(kind)} s for ${kind} tasks`).join(', ')}.` : '';
 	const downloading = { show: { ...waiting.displayOptions?.show, downloadResults: [true] } };
 	return {
 		displayName: 'Options',
@@ -204,8 +207,8 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				displayName: 'Download Results',
 				name: 'downloadResults',
 				type: 'boolean',
-				default: false,
-				description: 'Whether to download the result files into binary data (streamed; the API key is not sent to file hosts)',
+				default: true,
+				description: 'Whether to download the result files into binary data; the result URLs are in the JSON either way',
 				...waiting,
 			},
 			{
@@ -214,7 +217,7 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. 3, 4',
-				description: 'Comma-separated task status values that mean the task failed. The API does not document them; empty waits for result URLs only.',
+				description: 'Comma-separated status values that mean the task failed (the API does not document them). Empty: only result URLs end the wait.',
 				...waiting,
 			},
 			{
@@ -231,7 +234,7 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: defaultMaxWait,
-				description: 'How long to wait for each task before On Timeout applies',
+				description: `How long to wait for each task before On Timeout applies.${perType((kind) => waitDefaults([kind]).maxWait)}`,
 				...waiting,
 			},
 			{
@@ -252,7 +255,7 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				type: 'number',
 				typeOptions: { minValue: 0.1 },
 				default: defaultInterval,
-				description: 'Time between two status checks; all pending tasks are checked together',
+				description: `Time between two status checks; all pending tasks are checked together.${perType((kind) => waitDefaults([kind]).pollInterval)}`,
 				...waiting,
 			},
 			{
@@ -261,7 +264,7 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: defaultTimeout,
-				description: 'How long one request may take before it is abandoned',
+				description: `How long one request may take before it is abandoned.${perType((kind) => waitDefaults([kind]).requestTimeout)}`,
 			},
 			{
 				displayName: 'Split Into Items',
@@ -277,7 +280,7 @@ export function runOptions(kind: TaskKind, whenWaiting: boolean): INodePropertie
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. 2',
-				description: 'Comma-separated task status values that mean the task is done. The API does not document them; empty waits for result URLs only.',
+				description: 'Comma-separated status values that mean the task is done (the API does not document them). Empty: result URLs end the wait.',
 				...waiting,
 			},
 		],
@@ -294,6 +297,6 @@ export function runProperties(kind: TaskKind): INodeProperties[] {
 			default: true,
 			description: 'Whether to poll the task until its results exist and output them; off outputs the task ID at once',
 		},
-		runOptions(kind, true),
+		runOptions([kind], true),
 	];
 }

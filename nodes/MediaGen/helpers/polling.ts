@@ -8,9 +8,10 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../actions/node.type';
 import { INFO_PATH, infoRequestBody, type TaskKind } from '../models/endpoints';
-import { apiJsonRequest, DEFAULT_REQUEST_TIMEOUT_MS, isRetryableError } from '../transport';
+import { apiJsonRequest, isRetryableError } from '../transport';
 import { downloadResults } from './binary';
 import { mapConcurrent } from './concurrency';
+import { buildTaskOutput, resultUrls, type RequestSummary } from './output';
 import { invalidInput, toList } from './validation';
 
 /** Default bound on requests in flight at once, per node execution. */
@@ -26,7 +27,7 @@ export interface CreatedTask {
 	/** The creation answer's data (taskid, and url for some models). */
 	creation: IDataObject;
 	/** Model and request summary for the output. */
-	summary: IDataObject;
+	summary: RequestSummary;
 	/** Sent with video info requests. */
 	moreTaskInfo?: boolean;
 }
@@ -45,10 +46,23 @@ export interface RunOptions {
 	split: boolean;
 }
 
-export const WAIT_DEFAULTS: Record<TaskKind, { pollInterval: number; maxWait: number }> = {
-	image: { pollInterval: 5, maxWait: 300 },
-	video: { pollInterval: 10, maxWait: 1800 },
+/** Defaults in seconds per task type; the editor shows the same values (helpers/parameters.ts). */
+export const WAIT_DEFAULTS: Record<TaskKind, { pollInterval: number; maxWait: number; requestTimeout: number }> = {
+	image: { pollInterval: 5, maxWait: 300, requestTimeout: 120 },
+	video: { pollInterval: 10, maxWait: 1800, requestTimeout: 300 },
 };
+
+type WaitDefaults = (typeof WAIT_DEFAULTS)[TaskKind];
+
+/** Defaults that suit every given task type (shortest interval, longest waits): one type gives its own. */
+export function waitDefaults(kinds: readonly TaskKind[]): WaitDefaults {
+	const list = kinds.length ? kinds.map((kind) => WAIT_DEFAULTS[kind]) : [WAIT_DEFAULTS.image];
+	return {
+		pollInterval: Math.min(...list.map((entry) => entry.pollInterval)),
+		maxWait: Math.max(...list.map((entry) => entry.maxWait)),
+		requestTimeout: Math.max(...list.map((entry) => entry.requestTimeout)),
+	};
+}
 
 function statusCodes(this: IExecuteFunctions, value: unknown, field: string): number[] {
 	return toList(value).map((entry) => {
@@ -59,9 +73,9 @@ function statusCodes(this: IExecuteFunctions, value: unknown, field: string): nu
 	});
 }
 
-export function readRunOptions(this: IExecuteFunctions, kind: TaskKind, wait: boolean): RunOptions {
+export function readRunOptions(this: IExecuteFunctions, kind: TaskKind | readonly TaskKind[], wait: boolean): RunOptions {
 	const options = (this.getNodeParameter('options', 0, {}) as IDataObject) ?? {};
-	const defaults = WAIT_DEFAULTS[kind];
+	const defaults = waitDefaults(typeof kind === 'string' ? [kind] : [...new Set(kind)]);
 	const seconds = (value: unknown, fallback: number) => {
 		const number = Number(value ?? fallback);
 		return Number.isFinite(number) && number >= 0 ? number : fallback;
@@ -69,13 +83,14 @@ export function readRunOptions(this: IExecuteFunctions, kind: TaskKind, wait: bo
 	return {
 		wait,
 		maxConcurrency: Math.max(1, Math.floor(seconds(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY))),
-		requestTimeoutMs: Math.max(1, seconds(options.requestTimeout, DEFAULT_REQUEST_TIMEOUT_MS / 1000)) * 1000,
+		requestTimeoutMs: Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000,
 		pollIntervalMs: Math.max(0.05, seconds(options.pollInterval, defaults.pollInterval)) * 1000,
 		maxWaitMs: seconds(options.maxWait, defaults.maxWait) * 1000,
 		onTimeout: options.onTimeout === 'returnPending' ? 'returnPending' : 'error',
 		succeededCodes: statusCodes.call(this, options.succeededStatusCodes, 'Succeeded Status Codes'),
 		failedCodes: statusCodes.call(this, options.failedStatusCodes, 'Failed Status Codes'),
-		download: options.downloadResults === true,
+		// On unless switched off: an image node should return images (URLs stay in the JSON either way).
+		download: options.downloadResults !== false,
 		binaryPrefix: String(options.binaryPropertyPrefix ?? 'data').trim() || 'data',
 		split: options.splitIntoItems === true,
 	};
@@ -94,12 +109,6 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<void>
 	} finally {
 		signal?.removeEventListener('abort', onAbort);
 	}
-}
-
-function resultUrls(data: IDataObject): string[] {
-	const raw = data.url;
-	const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
-	return list.filter((url): url is string => typeof url === 'string' && url.trim() !== '');
 }
 
 export function statusOf(kind: TaskKind, data: IDataObject): number | undefined {
@@ -121,7 +130,7 @@ function resumeHint(task: CreatedTask): string {
 }
 
 function pendingJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
-	return { taskid: task.taskId, status: 'pending', lastStatus: lastStatus ?? null, ...task.summary };
+	return buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', lastStatus: lastStatus ?? null, ...task.summary });
 }
 
 async function finish(
@@ -131,9 +140,7 @@ async function finish(
 	urls: string[],
 	options: RunOptions,
 ): Promise<ItemOutcome> {
-	const fields = { ...info };
-	delete fields.url; // replaced by the cleaned `urls` list
-	const json: IDataObject = { taskid: task.taskId, status: 'completed', urls, ...fields, ...task.summary };
+	const json = buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'completed', urls, info, ...task.summary });
 	let binaries: Array<INodeExecutionData['binary']> = urls.map(() => undefined);
 	if (options.download) {
 		try {
@@ -239,7 +246,7 @@ export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[]
 							description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
 							itemIndex: task.itemIndex,
 						}),
-						json: { taskid: task.taskId, status: 'failed', lastStatus: status, ...task.summary },
+						json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
 					});
 					return;
 				}
@@ -256,7 +263,7 @@ export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[]
 							description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
 							itemIndex: task.itemIndex,
 						}),
-						json: { taskid: task.taskId, status: 'completed', lastStatus: status, urls: [], ...task.summary },
+						json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
 					});
 				}
 			},

@@ -7,6 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { binaryPropertiesOf, describeInputFile, fileBlob, readFileHeader, type InputFile } from './binary';
+import type { RequestSummary } from './output';
 import { parameterName, REFERENCE_INPUT } from './parameters';
 import { PNG_HEADER_BYTES, pngSize } from './png';
 import { invalidInput, toList } from './validation';
@@ -245,14 +246,23 @@ export async function buildForm(this: IExecuteFunctions, request: PreparedReques
 	return form;
 }
 
-/** What the output tells downstream nodes about the request (text fields and file names, no bytes). */
-export function requestSummary(request: PreparedRequest): IDataObject {
-	const model = request.fields.find(([name]) => name === 'model')?.[1] ?? request.spec.operation;
+/** The wire text of a numeric field as a number, when it survives the round trip exactly. */
+function echoValue(spec: ModelSpec, name: string, value: string): string | number {
+	const field = spec.fields.find((candidate) => candidate.wire === name);
+	const numeric =
+		field?.kind === 'integer' ||
+		field?.kind === 'switch' ||
+		(field?.kind === 'options' && field.values.every((option) => typeof option === 'number'));
+	const number = Number(value);
+	return numeric && /^-?\d+$/.test(value) && Number.isSafeInteger(number) ? number : value;
+}
+
+/** What the output tells downstream nodes about the request (fields as typed, file names, no bytes). */
+export function requestSummary(request: PreparedRequest): RequestSummary {
 	return {
-		model,
-		operation: request.spec.operation,
+		model: request.spec.operation,
 		request: {
-			...Object.fromEntries(request.fields),
+			...Object.fromEntries(request.fields.map(([name, value]) => [name, echoValue(request.spec, name, value)])),
 			...(request.files.length
 				? { files: request.files.map(({ field, fileName, mimeType }) => ({ field, fileName, mimeType })) }
 				: {}),

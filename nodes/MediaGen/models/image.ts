@@ -38,12 +38,13 @@ const sourceReferences = (model: string): ReferenceSpec => ({
 		wire: 'imageUrl',
 		list: false,
 		displayName: 'Source Image URL',
-		description: 'URL of a source image, sent as imageUrl',
+		description: `Web address (http or https) of one image for ${model} to start from`,
 	},
 	valueField: {
 		wire: 'sourceImage',
-		displayName: 'Source Image Value',
-		description: `Sent as the sourceImage text field of ${model}`,
+		displayName: 'Source Image as Text',
+		description:
+			'A source image given as text in the form the API accepts (its documentation says only "source image value"). For a file use Source Images From Binary; for a web address use Source Image URL.',
 		counts: false,
 	},
 	filesByDefault: false,
@@ -101,7 +102,7 @@ export const PROIMAGE: ModelSpec = {
 			wire: 'imageUrl',
 			list: true,
 			displayName: 'Reference Image URLs',
-			description: 'Comma-separated URLs of reference images, sent as imageUrl',
+			description: 'Comma-separated web addresses (http or https) of images to edit or take as reference',
 		},
 		maxTotal: 16,
 		totalRule: 'reference files plus URLs',
@@ -142,7 +143,7 @@ export const BETAV45: ModelSpec = {
 			},
 		},
 	],
-	references: sourceReferences('betav45'),
+	references: sourceReferences('beta v4.5'),
 };
 
 export const BETAV5: ModelSpec = {
@@ -160,11 +161,11 @@ export const BETAV5: ModelSpec = {
 			kind: 'string',
 			wire: 'resolution',
 			displayName: 'Resolution',
-			description: 'Sent as resolution; the API documents no allowed values for this model',
+			description: 'Size or aspect ratio of the images; the API documents no allowed values for this model',
 			placement: 'additional',
 		},
 	],
-	references: sourceReferences('betav5'),
+	references: sourceReferences('beta v5 lite'),
 };
 
 export const BETAV4: ModelSpec = {
@@ -182,14 +183,13 @@ export const BETAV4: ModelSpec = {
 			kind: 'options',
 			wire: 'resolution',
 			displayName: 'Resolution',
-			description:
-				'Aspect ratio. The API does not name this parameter; the node sends it as resolution (use Extra Form Fields for another name).',
+			description: 'Aspect ratio of the images. Field name assumed ("resolution"): see the README if it has no effect.',
 			placement: 'additional',
 			values: BETAV4_RATIOS,
 			default: '1:1',
 		},
 	],
-	references: sourceReferences('betav4'),
+	references: sourceReferences('beta v4'),
 };
 
 export const GAMMAIMAGE: ModelSpec = {

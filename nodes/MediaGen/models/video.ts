@@ -3,7 +3,6 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
 
-const ASSUMED = 'The API does not name this switch; the node sends it as';
 
 const common = {
 	prompt: (maxLength?: number): FieldSpec => ({
@@ -12,6 +11,7 @@ const common = {
 		displayName: 'Prompt',
 		description: maxLength ? `What should happen in the video, at most ${maxLength} characters` : 'What should happen in the video',
 		placement: 'main',
+		rows: 4,
 		maxLength,
 	}),
 	ratio: {
@@ -50,7 +50,7 @@ function switchField(wire: string, displayName: string, what: string): FieldSpec
 		kind: 'switch',
 		wire,
 		displayName,
-		description: `Whether to ${what}. ${ASSUMED} ${wire} (0 or 1).`,
+		description: `Whether to ${what}. Field name assumed ("${wire}"): see the README if it has no effect.`,
 		placement: 'additional',
 	};
 }
@@ -66,13 +66,14 @@ function sourceImages(urlField?: ReferenceSpec['urlField']): ReferenceSpec {
 		...(urlField ? { urlField } : {}),
 		valueField: {
 			wire: 'sourceImage',
-			displayName: 'Source Image Value',
-			description: 'Sent as the sourceImage text field; counts as one source image',
+			displayName: 'Source Image as Text',
+			description:
+				'A source image given as text in the form the API accepts (its documentation says only "source image value"); counts as one of the 1 or 2 source images',
 			counts: true,
 		},
 		minTotal: 1,
 		maxTotal: 2,
-		totalRule: `source image files plus ${urlField ? 'URLs plus ' : ''}the Source Image Value`,
+		totalRule: `source image files plus ${urlField ? 'URLs plus ' : ''}Source Image as Text`,
 		filesByDefault: true,
 	};
 }
@@ -130,7 +131,7 @@ export const ALPHAV15PRO: ModelSpec = {
 		wire: 'imageUrl',
 		list: true,
 		displayName: 'Source Image URLs',
-		description: 'Comma-separated source image URLs, sent as imageUrl',
+		description: 'Comma-separated web addresses (http or https) of the source images',
 	}),
 };
 

@@ -40,13 +40,21 @@ interface Credentials {
 	baseUrl: string;
 }
 
+/**
+ * The API root without trailing slashes or a trailing `/v1` (every path starts with /v1, and users often
+ * paste the versioned address). The credential's test request applies the same rule.
+ */
+export function normalizeBaseUrl(baseUrl: string): string {
+	return baseUrl.trim().replace(/\/+$/, '').replace(/\/v1$/i, '');
+}
+
 async function loadCredentials(this: IExecuteFunctions): Promise<Credentials> {
 	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(
 		CREDENTIAL_TYPE,
 	);
 	return {
 		apiKey: String(credentials.apiKey ?? ''),
-		baseUrl: String(credentials.baseUrl ?? '').replace(/\/+$/, ''),
+		baseUrl: normalizeBaseUrl(String(credentials.baseUrl ?? '')),
 	};
 }
 

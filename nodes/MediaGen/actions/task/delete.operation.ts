@@ -4,6 +4,7 @@ import { invalidInput, toList } from '../../helpers/validation';
 import { DELETE_PATH, type TaskKind } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../node.type';
+import { readTaskKind, TASK_TYPE_FROM_INPUT } from './get.operation';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 
@@ -13,7 +14,7 @@ export const description: INodeProperties[] = [
 		name: 'taskIds',
 		type: 'string',
 		required: true,
-		default: '',
+		default: '={{ $json.taskid }}',
 		placeholder: 'e.g. img-1-ab12, img-2-cd34',
 		description: 'Comma-separated task identifiers, or an array from an expression',
 		displayOptions: { show: showFor },
@@ -23,8 +24,8 @@ export const description: INodeProperties[] = [
 		name: 'uid',
 		type: 'string',
 		default: '',
-		description: 'Sent as uid with image deletes; left out of the request when empty',
-		displayOptions: { show: { ...showFor, taskType: ['image'] } },
+		description: 'The user the image tasks belong to, if your account uses user IDs; leave empty otherwise',
+		displayOptions: { show: { ...showFor, taskType: ['image', TASK_TYPE_FROM_INPUT] } },
 	},
 	{
 		displayName: 'Combine All Items Into One Request',
@@ -53,7 +54,8 @@ async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Prom
 		body,
 		{ itemIndex: request.itemIndexes[0] },
 	);
-	return { ...(data ?? {}), taskids: request.taskIds, taskType: request.kind };
+	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
+	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.kind };
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
@@ -63,7 +65,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const kind = this.getNodeParameter('taskType', itemIndex) as TaskKind;
+			const kind = readTaskKind.call(this, itemIndex, items[itemIndex]);
 			const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
 			const taskIds = toList(raw);
 			if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');

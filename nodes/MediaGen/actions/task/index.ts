@@ -3,6 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { OperationModule } from '../node.type';
 import * as del from './delete.operation';
 import * as get from './get.operation';
+import { TASK_TYPE_FROM_INPUT } from './get.operation';
 import * as wait from './wait.operation';
 
 export const operations: Record<string, OperationModule> = { get, delete: del, wait };
@@ -41,11 +42,16 @@ export const description: INodeProperties[] = [
 		name: 'taskType',
 		type: 'options',
 		options: [
+			{
+				name: 'From Input Item',
+				value: TASK_TYPE_FROM_INPUT,
+				description: 'Use the taskType field ("image" or "video") that every MediaGen output item carries',
+			},
 			{ name: 'Image', value: 'image' },
 			{ name: 'Video', value: 'video' },
 		],
-		default: 'image',
-		description: 'Whether the task IDs belong to image or video tasks (the API keeps them apart)',
+		default: TASK_TYPE_FROM_INPUT,
+		description: 'Whether the tasks are image or video tasks (the API keeps them apart)',
 		displayOptions: { show: { resource: ['task'] } },
 	},
 	...get.description,

@@ -2,30 +2,48 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { runOptions } from '../../helpers/parameters';
 import { readRunOptions, waitForTasks, type CreatedTask } from '../../helpers/polling';
-import type { TaskKind } from '../../models/endpoints';
 import type { ItemOutcome } from '../node.type';
-import { readTaskId } from './get.operation';
+import { readTaskId, readTaskKind, TASK_TYPE_FROM_INPUT } from './get.operation';
 
+const showForWait = { resource: ['task'], operation: ['wait'] };
+
+// One Options collection per Task Type, so that the editor shows that type's defaults.
 export const description: INodeProperties[] = [
-	{ ...runOptions('video', false), displayOptions: { show: { resource: ['task'], operation: ['wait'] } } },
+	{ ...runOptions(['image'], false), displayOptions: { show: { ...showForWait, taskType: ['image'] } } },
+	{ ...runOptions(['video'], false), displayOptions: { show: { ...showForWait, taskType: ['video'] } } },
+	{ ...runOptions(['image', 'video'], false), displayOptions: { show: { ...showForWait, taskType: [TASK_TYPE_FROM_INPUT] } } },
 ];
 
-/** Waits on existing task IDs (e.g. to resume after On Timeout), with the same options as creation. */
+/**
+ * Waits on existing task IDs (e.g. to resume after On Timeout), with the same options as creation.
+ * Items from a creation or from an earlier Wait work as they are: their model and request stay on the item.
+ */
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
 	const outcomes: ItemOutcome[] = [];
 	const tasks: CreatedTask[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const kind = this.getNodeParameter('taskType', itemIndex) as TaskKind;
+			const item = items[itemIndex];
+			const kind = readTaskKind.call(this, itemIndex, item);
 			const taskId = readTaskId.call(this, itemIndex);
 			const moreTaskInfo = kind === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
-			tasks.push({ itemIndex, kind, taskId, creation: {}, summary: { taskType: kind }, moreTaskInfo });
+			tasks.push({ itemIndex, kind, taskId, creation: {}, summary: carriedSummary(item, taskId), moreTaskInfo });
 		} catch (error) {
 			outcomes.push({ itemIndex, error });
 		}
 	}
 	if (outcomes.length && !this.continueOnFail()) return outcomes;
-	const kind = (this.getNodeParameter('taskType', 0) as TaskKind) ?? 'video';
-	outcomes.push(...(await waitForTasks.call(this, tasks, readRunOptions.call(this, kind, true))));
+	const options = readRunOptions.call(this, tasks.length ? tasks.map((task) => task.kind) : ['image'], true);
+	outcomes.push(...(await waitForTasks.call(this, tasks, options)));
 	return outcomes;
+}
+
+/** A MediaGen item of the same task keeps its model and request through a durable waiting loop. */
+function carriedSummary(item: INodeExecutionData, taskId: string): CreatedTask['summary'] {
+	const json = item.json ?? {};
+	if (String(json.taskid ?? '') !== taskId) return {};
+	return {
+		...(typeof json.model === 'string' ? { model: json.model } : {}),
+		...(json.request && typeof json.request === 'object' && !Array.isArray(json.request) ? { request: json.request as never } : {}),
+	};
 }

@@ -1,0 +1,62 @@
+/**
+ * The one output shape of a task, used by every operation (creation with or without waiting, Task → Get,
+ * Task → Wait, and the error items of created tasks), so that expressions keep working when a user swaps
+ * one operation for another:
+ *
+ *   taskid, status, urls, <the API's info fields>, taskType, model, request
+ *
+ * The node's own fields always win over same-named fields of an API answer: an answer that names another
+ * task, or sends a numeric taskid, never replaces the id of the task this item paid for.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { TaskKind } from '../models/endpoints';
+
+/** What a workflow's IF node can test: finished with results, still running, or failed. */
+export type TaskStatus = 'completed' | 'pending' | 'failed';
+
+/** What the output says about the creation request: the model and what was sent (no file bytes). */
+export interface RequestSummary {
+	/** The model as the node names it (the operation value, e.g. `betav45`). */
+	model?: string;
+	/** The fields that were sent, numbers as numbers, plus the uploaded files' names and types. */
+	request?: IDataObject;
+}
+
+export interface TaskOutput extends RequestSummary {
+	taskId: string;
+	kind: TaskKind;
+	status: TaskStatus;
+	urls?: string[];
+	/** The API's answer (creation data or task info); its own taskid/status/url fields are dropped. */
+	info?: IDataObject;
+	/** The last raw status value the API reported, for tasks that are not completed. */
+	lastStatus?: number | null;
+}
+
+/** Field names the node owns: an API answer cannot overwrite them. */
+const NODE_FIELDS = ['taskid', 'status', 'urls', 'url', 'taskType', 'model', 'request', 'lastStatus'];
+
+/** Non-empty result URLs of an API answer (`url` is a list on info answers, a string on some creations). */
+export function resultUrls(data: IDataObject | undefined): string[] {
+	const raw = data?.url;
+	const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
+	return list.filter((url): url is string => typeof url === 'string' && url.trim() !== '');
+}
+
+export function buildTaskOutput(output: TaskOutput): IDataObject {
+	const info: IDataObject = {};
+	for (const [key, value] of Object.entries(output.info ?? {})) {
+		if (!NODE_FIELDS.includes(key)) info[key] = value;
+	}
+	return {
+		taskid: String(output.taskId),
+		status: output.status,
+		urls: output.urls ?? [],
+		...(output.lastStatus !== undefined ? { lastStatus: output.lastStatus } : {}),
+		...info,
+		taskType: output.kind,
+		...(output.model !== undefined ? { model: output.model } : {}),
+		...(output.request !== undefined ? { request: output.request } : {}),
+	};
+}
