@@ -259,6 +259,54 @@ export function spawnN8n(install: N8nInstall, env: NodeJS.ProcessEnv, args: stri
 	return child;
 }
 
+/** A running `n8n start`: its process and editor/REST address. */
+export interface N8nServer {
+	child: ChildProcess;
+	url: string;
+}
+
+/**
+ * Starts `n8n start` on a free port of 127.0.0.1 and waits until it is healthy. `env` comes from n8nEnv;
+ * plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1.
+ */
+export async function startN8nServer(install: N8nInstall, env: NodeJS.ProcessEnv, logFile?: string, timeoutMs = 240_000): Promise<N8nServer> {
+	const port = await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const serverEnv: NodeJS.ProcessEnv = {
+		...env,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: `${url}/`,
+		WEBHOOK_URL: `${url}/`,
+		N8N_SECURE_COOKIE: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+	};
+	const child = spawnN8n(install, serverEnv, ['start'], logFile);
+	try {
+		await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
+	} catch (error) {
+		await stopProcess(child);
+		throw error;
+	}
+	return { child, url };
+}
+
+/** The owner account that suites create on a fresh n8n (POST /rest/owner/setup). */
+export const OWNER = { email: 'owner@mediagen.test', firstName: 'Media', lastName: 'Gen', password: 'MediaGen-e2e-1' };
+
+/** Sets up the instance owner of a fresh n8n, so that the editor and REST API can be logged into. */
+export async function setupOwner(url: string): Promise<void> {
+	const response = await fetch(`${url}/rest/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(OWNER),
+	});
+	if (!response.ok) throw new Error(`owner setup answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+}
+
 /** Polls `url` until it answers with an HTTP status below 500, or fails after `timeoutMs`. */
 export async function waitForHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
