@@ -121,6 +121,24 @@ async function byText(page: Page, selector: string, text: string, timeout = UI_T
 	return handle as ElementHandle<Element>;
 }
 
+/**
+ * Clicks an entry of a dropdown list once the list has stopped moving: lists animate in and move when the
+ * panel grows, and a click during that can land on a neighbouring entry.
+ */
+async function clickWhenSettled(page: Page, handle: ElementHandle<Element>): Promise<void> {
+	await handle.scrollIntoView();
+	await page.waitForFunction(
+		(element) =>
+			new Promise<boolean>((resolve) => {
+				const before = JSON.stringify(element.getBoundingClientRect());
+				requestAnimationFrame(() => requestAnimationFrame(() => resolve(JSON.stringify(element.getBoundingClientRect()) === before)));
+			}),
+		{ timeout: UI_TIMEOUT },
+		handle,
+	);
+	await handle.click();
+}
+
 async function screenshot(page: Page, name: string): Promise<void> {
 	const file = path.join(OUTPUT, `${name}.png`) as `${string}.png`;
 	mkdirSync(path.dirname(file), { recursive: true });
@@ -214,9 +232,7 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 		// A click can land while the list is still opening (it animates in): then open it and pick again.
 		const open = await page.$$eval('.el-select-dropdown__item', (items) => items.some((item) => (item as HTMLElement).offsetParent !== null));
 		if (!open) await click(page, field);
-		const option = await byText(page, '.el-select-dropdown__item', optionText);
-		await option.scrollIntoView();
-		await option.click();
+		await clickWhenSettled(page, await byText(page, '.el-select-dropdown__item', optionText));
 		if (await chosen()) return;
 		check(attempt < 4, `${name} shows "${optionText}" after choosing it`);
 		log(`choosing "${optionText}" for ${name} did not take (attempt ${attempt}); again`);
@@ -225,17 +241,25 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 
 /** Adds an entry of the collection labelled `label` and returns the value its input shows. */
 async function addCollectionEntry(page: Page, label: string, entry: string, parameter: string): Promise<string> {
-	const item = await byText(page, `${PARAMETERS} [data-test-id="parameter-item"]`, label);
-	const add = await item.$(testId('collection-parameter-add'));
-	check(add, `the ${label} collection has an add list`);
-	await add.click();
-	await (await byText(page, testId('collection-parameter-option'), entry)).click();
-	const value = await page.waitForFunction(
-		(selector) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value || undefined,
-		{ timeout: UI_TIMEOUT },
-		testId(`parameter-input-${parameter}`),
-	);
-	return String(await value.jsonValue());
+	const field = testId(`parameter-input-${parameter}`);
+	const shownValue = () =>
+		page
+			.waitForFunction((selector) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value || undefined, { timeout: 10_000 }, field)
+			.then(async (value) => String(await value.jsonValue()))
+			.catch(() => undefined);
+	for (let attempt = 1; ; attempt++) {
+		// A click that landed on a neighbouring entry may have added this one already.
+		if (await page.$(field)) return (await shownValue()) ?? '';
+		const item = await byText(page, `${PARAMETERS} [data-test-id="parameter-item"]`, label);
+		const add = await item.$(testId('collection-parameter-add'));
+		check(add, `the ${label} collection has an add list`);
+		await add.click();
+		await clickWhenSettled(page, await byText(page, testId('collection-parameter-option'), entry));
+		const value = await shownValue();
+		if (value !== undefined) return value;
+		check(attempt < 4, `${label} shows "${entry}" after adding it`);
+		log(`adding "${entry}" to ${label} did not take (attempt ${attempt}); again`);
+	}
 }
 
 /** Focuses and leaves a field, as a user skipping it does; returns whether n8n then flags it as needing a value. */
