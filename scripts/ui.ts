@@ -225,6 +225,15 @@ async function collectionState(page: Page, label: string): Promise<{ offered: st
 	);
 }
 
+/** The list that the dropdown `trigger` (a select) opens, and whether it is open. */
+async function dropdownList(page: Page, trigger: ElementHandle<Element>): Promise<{ selector: string; open: boolean }> {
+	const listId = await trigger.$eval('input', (input) => input.getAttribute('aria-controls'));
+	check(listId, 'the dropdown names the list it opens');
+	const selector = `[id="${listId}"]`;
+	const open = await page.$eval(selector, (list) => (list as HTMLElement).offsetParent !== null).catch(() => false);
+	return { selector, open };
+}
+
 /** Picks `optionText` in the dropdown of parameter `name` and waits until the panel shows it chosen. */
 async function choose(page: Page, name: string, optionText: string): Promise<void> {
 	const field = testId(`parameter-input-${name}`);
@@ -236,10 +245,11 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 	for (let attempt = 1; ; attempt++) {
 		const current = await page.$eval(`${field} input`, (input) => (input as HTMLInputElement).value);
 		if (current === optionText) return;
+		const trigger = await visible(page, field);
 		// A click can land while the list is still opening (it animates in): then open it and pick again.
-		const open = await page.$$eval('.el-select-dropdown__item', (items) => items.some((item) => (item as HTMLElement).offsetParent !== null));
-		if (!open) await click(page, field);
-		await clickWhenSettled(page, await byText(page, '.el-select-dropdown__item', optionText));
+		const list = await dropdownList(page, trigger);
+		if (!list.open) await trigger.click();
+		await clickWhenSettled(page, await byText(page, `${list.selector} .el-select-dropdown__item`, optionText));
 		if (await chosen()) return;
 		check(attempt < 4, `${name} shows "${optionText}" after choosing it`);
 		log(`choosing "${optionText}" for ${name} did not take (attempt ${attempt}); again`);
@@ -260,8 +270,9 @@ async function addCollectionEntry(page: Page, label: string, entry: string, para
 		const item = await byText(page, `${PARAMETERS} [data-test-id="parameter-item"]`, label);
 		const add = await item.$(testId('collection-parameter-add'));
 		check(add, `the ${label} collection has an add list`);
-		await add.click();
-		await clickWhenSettled(page, await byText(page, testId('collection-parameter-option'), entry));
+		const list = await dropdownList(page, add);
+		if (!list.open) await add.click();
+		await clickWhenSettled(page, await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry));
 		const value = await shownValue();
 		if (value !== undefined) return value;
 		check(attempt < 4, `${label} shows "${entry}" after adding it`);
