@@ -58,6 +58,9 @@ export class MediaGenApi implements ICredentialType {
 			method: 'POST',
 			body: { taskid: 'n8n-credential-test' },
 			json: true,
+			// A redirect fails the test instead of carrying the key to wherever it points.
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
 		},
 		rules: [
 			{

@@ -89,7 +89,7 @@ describe('Durable waiting loop: create without waiting → (Wait node) → Task 
 
 		// Task → Wait with its defaults (Task ID from $json.taskid, Task Type from the item) and a short Max Wait.
 		const wait = { resource: 'task', operation: 'wait', options: { pollInterval: 0.1, maxWait: 0.3, onTimeout: 'returnPending' } };
-		let items = created.output.map(({ json }) => ({ json }));
+		let items: INodeExecutionData[] = created.output.map(({ json }) => ({ json }));
 		const rounds: string[][] = [];
 		for (let round = 0; round < 20 && items.some((item) => item.json.status === 'pending'); round++) {
 			const { output, error } = await runNode({ parameters: wait, items, credentials: context.credentials() });

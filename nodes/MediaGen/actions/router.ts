@@ -52,7 +52,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 			continue;
 		}
-		if (!continueOnFail) throw withCreatedTasks(outcome, outcomes);
+		if (!continueOnFail) throw resource === 'task' ? outcome.error : withCreatedTasks(outcome, outcomes);
 		output.push({
 			json: {
 				...outcome.json,
@@ -65,10 +65,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	return [output];
 }
 
-/** A stopping error must not hide tasks that were paid for: list them in its description. */
+/**
+ * A stopping error of a creation operation must not hide tasks that were paid for: list them all in its
+ * description, the failing item's own task included. (Task operations create nothing: their errors stay as they are.)
+ */
 function withCreatedTasks(failed: Extract<ItemOutcome, { error: unknown }>, outcomes: ItemOutcome[]) {
 	const created = outcomes
-		.filter((outcome) => outcome !== failed)
 		.map((outcome) => {
 			const json: IDataObject | undefined = 'items' in outcome ? outcome.items[0]?.json : outcome.json;
 			return json?.taskid ? `${String(json.taskid)} (item ${outcome.itemIndex})` : undefined;

@@ -1,6 +1,6 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { downloadResultFile } from '../transport';
+import { downloadInterrupted, downloadResultFile } from '../transport';
 
 const MIME_BY_EXTENSION: Record<string, string> = {
 	png: 'image/png',
@@ -108,11 +108,8 @@ export async function downloadResults(
 ): Promise<Array<INodeExecutionData['binary']>> {
 	const binaries: Array<INodeExecutionData['binary']> = [];
 	for (let index = 0; index < urls.length; index++) {
-		const file = await downloadResultFile.call(this, urls[index], {
-			itemIndex: task.itemIndex,
-			taskId: task.taskId,
-			timeout: options.requestTimeoutMs,
-		});
+		const context = { itemIndex: task.itemIndex, taskId: task.taskId, timeout: options.requestTimeoutMs };
+		const file = await downloadResultFile.call(this, urls[index], context);
 		const mimeType =
 			file.mimeType && file.mimeType !== 'application/octet-stream'
 				? file.mimeType
@@ -122,7 +119,13 @@ export async function downloadResults(
 		// Named after the task, so files of merged items never collide (servers often call every file 0.png).
 		const fileName = resultFileName(task.taskId, index, extension);
 		const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
-		binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
+		try {
+			binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
+		} catch (error) {
+			// Release the connection, and name the task: a bare "aborted" would lose it.
+			(file.body as { destroy?: () => void }).destroy?.();
+			throw downloadInterrupted.call(this, urls[index], error, context);
+		}
 	}
 	return binaries;
 }

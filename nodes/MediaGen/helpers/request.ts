@@ -9,8 +9,9 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { binaryPropertiesOf, describeInputFile, fileBlob, readFileHeader, type InputFile } from './binary';
 import type { RequestSummary } from './output';
 import { parameterName, REFERENCE_INPUT } from './parameters';
+import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { PNG_HEADER_BYTES, pngSize } from './png';
-import { invalidInput, toList } from './validation';
+import { holdsObjects, invalidInput, toList } from './validation';
 
 export interface PreparedFile extends InputFile {
 	field: string;
@@ -35,6 +36,21 @@ function isSet(value: unknown): boolean {
 	return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
 }
 
+const UNSAFE_INTEGER_HINT = `A number beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1) cannot be held exactly in a workflow and would change on the way (1e21 would be sent as "1e+21"). Give a larger value as a string of digits from an expression, e.g. {{ "12345678901234567890" }}: it is sent exactly.`;
+
+/**
+ * The exact decimal text of an integer: a string of digits is kept as it is (any length, sent exactly);
+ * a number must be a safe integer, since beyond 2^53 it has already lost digits. `unsafe` marks such a
+ * number (or "1e21"), undefined anything that is not an integer.
+ */
+function exactInteger(raw: unknown): string | undefined | 'unsafe' {
+	const text = typeof raw === 'string' ? raw.trim() : undefined;
+	if (text !== undefined && /^[-+]?\d+$/.test(text)) return BigInt(text).toString();
+	const value = text !== undefined ? Number(text) : raw;
+	if (typeof value !== 'number' || !Number.isInteger(value)) return undefined;
+	return Number.isSafeInteger(value) ? String(value) : 'unsafe';
+}
+
 /** Validates one field's value and returns its wire text, or undefined when it is not sent. */
 function fieldValue(
 	this: IExecuteFunctions,
@@ -55,23 +71,26 @@ function fieldValue(
 			if (field.maxLength !== undefined && value.length > field.maxLength) {
 				throw fail(`must be at most ${field.maxLength} characters (it has ${value.length})`);
 			}
-			const broken = field.check?.(value.trim(), { referenceCount });
+			const checked = field.normalize ? field.normalize(value.trim()) : value.trim();
+			const broken = field.check?.(checked, { referenceCount });
 			if (broken) throw fail(broken);
-			return field.check ? value.trim() : value;
+			return field.check || field.normalize ? checked : value;
 		}
 		case 'integer': {
-			const value = typeof raw === 'string' ? Number(raw.trim()) : raw;
 			const range =
 				field.min !== undefined && field.max !== undefined
 					? ` from ${field.min} to ${field.max}`
 					: field.min !== undefined
 						? ` of at least ${field.min}`
 						: '';
-			if (typeof value !== 'number' || !Number.isInteger(value)) throw fail(`must be an integer${range}`);
-			if ((field.min !== undefined && value < field.min) || (field.max !== undefined && value > field.max)) {
+			const exact = exactInteger(raw);
+			if (exact === undefined) throw fail(`must be an integer${range}`);
+			if (exact === 'unsafe') throw invalidInput.call(this, itemIndex, field.displayName, raw, `must be an integer${range}`, UNSAFE_INTEGER_HINT);
+			const value = BigInt(exact);
+			if ((field.min !== undefined && value < BigInt(field.min)) || (field.max !== undefined && value > BigInt(field.max))) {
 				throw fail(`must be an integer${range}`);
 			}
-			return String(value);
+			return exact;
 		}
 		case 'options': {
 			const value = String(raw).trim();
@@ -134,6 +153,12 @@ async function readReferences(
 	let count = files.length;
 	if (references.urlField) {
 		const raw = this.getNodeParameter('imageUrls', itemIndex, '') as unknown;
+		if (!references.urlField.list && isSet(raw) && typeof raw !== 'string') {
+			throw invalidInput.call(this, itemIndex, references.urlField.displayName, raw, 'must be one URL (this model takes a single source image URL)');
+		}
+		if (references.urlField.list && holdsObjects(raw)) {
+			throw invalidInput.call(this, itemIndex, references.urlField.displayName, raw, 'must be comma-separated URLs or a list of URLs (text)');
+		}
 		const urls = references.urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
 		const bad = urls.find((url) => !HTTP_URL.test(url));
 		if (bad !== undefined) throw invalidInput.call(this, itemIndex, references.urlField.displayName, bad, 'must hold http(s) URLs');
@@ -142,6 +167,9 @@ async function readReferences(
 	}
 	if (references.valueField) {
 		const raw = additional[parameterName(references.valueField.wire)];
+		if (isSet(raw) && typeof raw !== 'string' && typeof raw !== 'number') {
+			throw invalidInput.call(this, itemIndex, references.valueField.displayName, raw, 'must be text');
+		}
 		if (isSet(raw)) {
 			fields.push([references.valueField.wire, String(raw).trim()]);
 			if (references.valueField.counts) count += 1;
@@ -154,6 +182,17 @@ async function readReferences(
 		throw invalidInput.call(this, itemIndex, references.label, count, `must total ${bounds} (${references.totalRule})`);
 	}
 	return { files, fields, count };
+}
+
+/**
+ * The size of a reference file (PNG, JPEG or WebP) from its first bytes. A JPEG whose frame header lies
+ * beyond them (large EXIF or ICC segments) is read whole: it is about to be uploaded anyway.
+ */
+async function referenceSize(this: IExecuteFunctions, itemIndex: number, propertyName: string): Promise<ImageSize | undefined> {
+	const header = await readFileHeader.call(this, itemIndex, propertyName, IMAGE_SIZE_HEADER_BYTES);
+	const size = imageSize(header);
+	if (size || !isJpeg(header) || header.length < IMAGE_SIZE_HEADER_BYTES) return size;
+	return imageSize(await this.helpers.getBinaryDataBuffer(itemIndex, propertyName));
 }
 
 async function readMask(
@@ -174,8 +213,8 @@ async function readMask(
 	if (!size) throw invalidInput.call(this, itemIndex, field, `${mask.fileName} (${mask.mimeType})`, 'must hold a PNG file');
 	if (referenceCount === 0) throw invalidInput.call(this, itemIndex, field, propertyName, 'needs at least one reference image (file or URL)');
 	const first = references[0];
-	if (first?.mimeType === 'image/png') {
-		const firstSize = pngSize(await readFileHeader.call(this, itemIndex, first.propertyName, PNG_HEADER_BYTES));
+	if (first) {
+		const firstSize = await referenceSize.call(this, itemIndex, first.propertyName);
 		if (firstSize && (firstSize.width !== size.width || firstSize.height !== size.height)) {
 			throw invalidInput.call(
 				this,
@@ -198,7 +237,11 @@ function readExtraFields(this: IExecuteFunctions, itemIndex: number, additional:
 			throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', name, 'is already sent by a field of this operation', 'Set that field instead, or leave it unset.');
 		}
 		taken.add(name);
-		return [name, String(entry.value ?? '')];
+		const value = entry.value;
+		if (value !== null && typeof value === 'object') {
+			throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Value', value, `of "${name}" must be text, a number or true/false`, 'A form field carries one text value; send each part as its own field.');
+		}
+		return [name, String(value ?? '')];
 	});
 }
 

@@ -33,3 +33,9 @@ export function toList(value: unknown): string[] {
 	const parts = Array.isArray(value) ? value : String(value ?? '').split(',');
 	return parts.map((part) => String(part).trim()).filter((part) => part.length > 0);
 }
+
+/** Whether a value (or an entry of a list from an expression) is an object, which as text would be "[object Object]". */
+export function holdsObjects(value: unknown): boolean {
+	const entries = Array.isArray(value) ? value : [value];
+	return entries.some((entry) => entry !== null && typeof entry === 'object');
+}

@@ -8,6 +8,9 @@ export const BETAV45_PIXELS = { min: 3686400, max: 16777216 };
 
 const WXH = /^(\d+)[xX](\d+)$/;
 
+/** The API documents sizes as WxH: an upper-case X is accepted and sent lower-case. */
+const lowerCaseX = (value: string) => (WXH.test(value) ? value.toLowerCase() : value);
+
 function prompt(overrides: Partial<StringField> = {}): StringField {
 	return {
 		kind: 'string',
@@ -77,6 +80,7 @@ export const PROIMAGE: ModelSpec = {
 			description: `Text-to-image: auto, a ratio (${PROIMAGE_RATIOS.join(', ')}) or a WxH pixel size. Editing: a WxH pixel size. Delivered dimensions follow the model tier.`,
 			placement: 'additional',
 			placeholder: 'e.g. 16:9 or 1536x1024',
+			normalize: lowerCaseX,
 			check: (value, request) => {
 				if (WXH.test(value)) return undefined;
 				if (request.referenceCount > 0) return 'must be a WxH pixel size (e.g. 1024x1024) when reference images are given';
@@ -131,6 +135,7 @@ export const BETAV45: ModelSpec = {
 			description: `An aspect ratio (${BETAV45_RATIOS.join(', ')}), a tier (2K, 4K), or WxH with total pixels from ${BETAV45_PIXELS.min} to ${BETAV45_PIXELS.max}`,
 			placement: 'additional',
 			placeholder: 'e.g. 16:9, 2K or 2560x1440',
+			normalize: lowerCaseX,
 			check: (value) => {
 				if (BETAV45_RATIOS.includes(value) || value === '2K' || value === '4K') return undefined;
 				const size = WXH.exec(value);

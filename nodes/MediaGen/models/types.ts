@@ -21,6 +21,8 @@ export interface StringField extends FieldBase {
 	rows?: number;
 	/** Returns the broken rule, or undefined when the value is fine. */
 	check?: (value: string, request: RequestShape) => string | undefined;
+	/** The wire form of an accepted spelling (e.g. `1536X1024` → `1536x1024`); runs before `check`. */
+	normalize?: (value: string) => string;
 }
 
 export interface IntegerField extends FieldBase {

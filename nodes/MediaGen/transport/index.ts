@@ -63,6 +63,17 @@ function redact(text: string, apiKey: string): string {
 	return apiKey ? text.split(apiKey).join('[redacted]') : text;
 }
 
+/** The same for answer data, which becomes output data and error messages (e.g. a failed task's message). */
+function redactDeep(value: unknown, apiKey: string): unknown {
+	if (!apiKey) return value;
+	if (typeof value === 'string') return redact(value, apiKey);
+	if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, apiKey));
+	if (value && typeof value === 'object') {
+		return Object.fromEntries(Object.entries(value).map(([name, entry]) => [redact(name, apiKey), redactDeep(entry, apiKey)]));
+	}
+	return value;
+}
+
 function apiError(
 	this: IExecuteFunctions,
 	apiKey: string,
@@ -129,10 +140,22 @@ function parseBody(body: unknown): ApiEnvelope<unknown> | undefined {
 	return undefined;
 }
 
-function snippet(body: unknown): string {
+/** The start of a body for a message: redacted first, then cut, so that a key across the cut cannot leak in part. */
+function snippet(body: unknown, apiKey: string): string {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
-	const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+	const flat = redact(text ?? '', apiKey).replace(/\s+/g, ' ').trim();
 	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+/** "a redirect to <location>" for messages (the location resolved against the request URL). */
+function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string): string {
+	const location = response.headers.location;
+	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
+	try {
+		return `a redirect to ${new URL(location, requestUrl).href}`;
+	} catch {
+		return `a redirect to ${location}`;
+	}
 }
 
 async function send(
@@ -150,6 +173,9 @@ async function send(
 		timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		// n8n re-sends the credential on redirects, even to other origins: API calls follow none (see below).
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	// Multipart bodies get their boundary header from the HTTP client; JSON must be declared.
 	if (!(body instanceof FormData)) options.headers = { 'Content-Type': 'application/json' };
@@ -176,6 +202,14 @@ async function send(
 	}
 
 	const status = response.statusCode;
+	if (status >= 300 && status < 400) {
+		throw apiError.call(this, apiKey, context, {
+			message: `The MediaGen API answered HTTP ${status}, ${redirectTarget(response, `${baseUrl}${path}`)}, which the node does not follow`,
+			description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.`,
+			httpCode: String(status),
+			retryable: false,
+		});
+	}
 	const envelope = parseBody(response.body);
 
 	if (status < 200 || status >= 300) {
@@ -188,7 +222,7 @@ async function send(
 					? 'The API refused the key. Check the API Key of the MediaGen API credential.'
 					: retryable
 						? 'The service is busy or failing. Try again later.'
-						: `POST ${path} was rejected. Response: ${snippet(response.body)}`,
+						: `POST ${path} was rejected. Response: ${snippet(response.body, apiKey)}`,
 			httpCode: String(status),
 			retryable,
 			apiCode: envelope?.code,
@@ -198,13 +232,13 @@ async function send(
 	if (!envelope) {
 		throw apiError.call(this, apiKey, context, {
 			message: 'The MediaGen API answered with a body that is not a JSON envelope',
-			description: `POST ${path} returned HTTP ${status} with: ${snippet(response.body)}`,
+			description: `POST ${path} returned HTTP ${status} with: ${snippet(response.body, apiKey)}`,
 			httpCode: String(status),
 			retryable: true,
 		});
 	}
 
-	if (envelope.code === RESPONSE_CODE.success) return envelope.data;
+	if (envelope.code === RESPONSE_CODE.success) return redactDeep(envelope.data, apiKey);
 
 	if (envelope.code === RESPONSE_CODE.insufficientCredits) {
 		throw apiError.call(this, apiKey, context, {
@@ -233,14 +267,35 @@ export async function apiJsonRequest(
 	return (await send.call(this, path, body, context)) as IDataObject | undefined;
 }
 
-/** POST multipart/form-data (creation endpoints) and return the envelope's `data` (an object per the spec). */
+/** A task id as the API may send it: a non-empty string, or a number (kept as its digits). */
+function taskIdOf(value: unknown): string | undefined {
+	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	return undefined;
+}
+
+/**
+ * POST multipart/form-data (creation endpoints) and return the envelope's `data`, whose `taskid` is
+ * always a non-empty string: a success answer without one is an error, never a task "".
+ */
 export async function apiMultipartRequest(
 	this: IExecuteFunctions,
 	path: string,
 	form: FormData,
 	context: RequestContext,
-): Promise<IDataObject | undefined> {
-	return (await send.call(this, path, form, context)) as IDataObject | undefined;
+): Promise<IDataObject & { taskid: string }> {
+	const data = await send.call(this, path, form, context);
+	const isObject = data !== null && typeof data === 'object' && !Array.isArray(data);
+	const taskId = isObject ? taskIdOf((data as IDataObject).taskid) : undefined;
+	if (taskId === undefined) {
+		throw apiError.call(this, '', context, {
+			message: 'The MediaGen API answered success (code 1000) without a task ID',
+			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed. A task may have been created (and charged) anyway: check your tasks before running the node again.`,
+			retryable: false,
+			apiCode: RESPONSE_CODE.success,
+		});
+	}
+	return { ...(data as IDataObject), taskid: taskId };
 }
 
 export interface DownloadedFile {
@@ -249,49 +304,148 @@ export interface DownloadedFile {
 	fileName?: string;
 }
 
+/** The file name of a Content-Disposition header; a malformed percent-escape falls back instead of failing. */
 function fileNameFromDisposition(header: unknown): string | undefined {
 	if (typeof header !== 'string') return undefined;
 	const star = /filename\*=(?:UTF-8'')?([^;]+)/i.exec(header)?.[1];
-	if (star) return decodeURIComponent(star.trim().replace(/^"|"$/g, ''));
+	if (star) {
+		try {
+			return decodeURIComponent(star.trim().replace(/^"|"$/g, ''));
+		} catch {
+			// e.g. "%E0%A4%A": use the plain filename, or the URL's name
+		}
+	}
 	return /filename="?([^";]+)"?/i.exec(header)?.[1]?.trim();
+}
+
+/** Redirects a result download may take (each hop is checked, see below). */
+const MAX_DOWNLOAD_REDIRECTS = 5;
+
+/** A URL for a message: long ones (data: URLs) are clipped. */
+function showUrl(url: string): string {
+	return url.length > 120 ? `${url.slice(0, 120)}…` : url;
+}
+
+/** The scheme of a URL ("data:"), or undefined when the text is not a URL. */
+function schemeOf(url: string): string | undefined {
+	try {
+		return new URL(url).protocol;
+	} catch {
+		return undefined;
+	}
+}
+
+const DOWNLOAD_SCHEMES = ['http:', 'https:'];
+
+function downloadError(
+	this: IExecuteFunctions,
+	context: RequestContext,
+	message: string,
+	description: string,
+	httpCode?: string,
+): NodeApiError {
+	const error = new NodeApiError(this.getNode(), { message, description } as JsonObject, {
+		message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
+		description: `${description} The task ID is kept in the output; its result URLs stay valid on the server for as long as the API keeps them.`,
+		httpCode,
+		itemIndex: context.itemIndex,
+	});
+	if (context.taskId) error.context.taskId = context.taskId;
+	return error;
 }
 
 /**
  * Streams one result file. It uses plain `httpRequest`, never the credential: result files may live on
- * other hosts, and the API key must not travel there.
+ * other hosts, and the API key must not travel there. Redirects are followed here, hop by hop, so that
+ * each target is checked: only http and https (never file:, data:, …).
  */
 export async function downloadResultFile(this: IExecuteFunctions, url: string, context: RequestContext): Promise<DownloadedFile> {
-	const fail = (message: string, description: string, httpCode?: string) =>
-		new NodeApiError(this.getNode(), { message, description } as JsonObject, {
-			message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
-			description: `${description} The task ID is kept in the output; its result URLs stay valid on the server for as long as the API keeps them.`,
-			httpCode,
-			itemIndex: context.itemIndex,
-		});
-	let response: IN8nHttpFullResponse;
-	try {
-		response = (await this.helpers.httpRequest({
-			method: 'GET',
-			url,
-			encoding: 'stream',
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
-			abortSignal: this.getExecutionCancelSignal(),
-		})) as IN8nHttpFullResponse;
-	} catch (error) {
-		const { reason, code } = describeTransportFailure(error as { message?: string });
-		throw fail(`Could not download a result file: ${reason}`, `GET ${url} failed${code ? ` (${code})` : ''}.`);
+	const scheme = schemeOf(url);
+	if (!scheme || !DOWNLOAD_SCHEMES.includes(scheme)) {
+		throw downloadError.call(
+			this,
+			context,
+			scheme
+				? `Could not download a result file: its URL ${showUrl(url)} uses the scheme ${scheme}, and only http and https URLs are downloaded`
+				: `Could not download a result file: ${showUrl(url)} is not a URL`,
+			'The API answered a result URL that the node does not download.',
+		);
 	}
-	const body = response.body as NodeJS.ReadableStream & { destroy?: () => void };
-	if (response.statusCode < 200 || response.statusCode >= 300) {
-		body.destroy?.();
-		throw fail(`Could not download a result file: HTTP ${response.statusCode}`, `GET ${url} answered HTTP ${response.statusCode}.`, String(response.statusCode));
+	let target = url;
+	for (let redirects = 0; ; redirects++) {
+		let response: IN8nHttpFullResponse;
+		try {
+			response = (await this.helpers.httpRequest({
+				method: 'GET',
+				url: target,
+				encoding: 'stream',
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+				abortSignal: this.getExecutionCancelSignal(),
+			})) as IN8nHttpFullResponse;
+		} catch (error) {
+			const { reason, code } = describeTransportFailure(error as { message?: string });
+			throw downloadError.call(this, context, `Could not download a result file: ${reason}`, `GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`);
+		}
+		const body = response.body as NodeJS.ReadableStream & { destroy?: () => void };
+		const status = response.statusCode;
+		const location = response.headers.location;
+		if (status >= 300 && status < 400 && typeof location === 'string' && location) {
+			body.destroy?.();
+			let next: string;
+			try {
+				next = new URL(location, target).href;
+			} catch {
+				throw downloadError.call(this, context, `Could not download a result file: it redirects to ${showUrl(location)}, which is not a URL`, `GET ${showUrl(target)} answered HTTP ${status}.`, String(status));
+			}
+			const nextScheme = schemeOf(next) ?? '';
+			if (!DOWNLOAD_SCHEMES.includes(nextScheme)) {
+				throw downloadError.call(
+					this,
+					context,
+					`Could not download a result file: it redirects to ${showUrl(next)}, and only http and https URLs are downloaded`,
+					`GET ${showUrl(target)} answered HTTP ${status}.`,
+					String(status),
+				);
+			}
+			if (redirects >= MAX_DOWNLOAD_REDIRECTS) {
+				throw downloadError.call(this, context, `Could not download a result file: more than ${MAX_DOWNLOAD_REDIRECTS} redirects`, `GET ${showUrl(url)} kept redirecting; the last hop was ${showUrl(next)}.`, String(status));
+			}
+			target = next;
+			continue;
+		}
+		if (status < 200 || status >= 300) {
+			body.destroy?.();
+			throw downloadError.call(this, context, `Could not download a result file: HTTP ${status}`, `GET ${showUrl(target)} answered HTTP ${status}.`, String(status));
+		}
+		const type = response.headers['content-type'];
+		return {
+			body,
+			mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
+			fileName: fileNameFromDisposition(response.headers['content-disposition']),
+		};
 	}
-	const type = response.headers['content-type'];
-	return {
-		body,
-		mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
-		fileName: fileNameFromDisposition(response.headers['content-disposition']),
-	};
+}
+
+/**
+ * The error for a download that broke while its body was being stored (connection closed mid-file,
+ * storage failure, …): it names the task and the item like every other download error.
+ */
+export function downloadInterrupted(this: IExecuteFunctions, url: string, error: unknown, context: RequestContext): NodeApiError {
+	if (error instanceof NodeApiError) return error;
+	const cause = error as { message?: string; code?: unknown };
+	const closed = cause?.code === 'ECONNRESET' || /aborted|premature close|socket hang up/i.test(String(cause?.message ?? ''));
+	const reason = this.getExecutionCancelSignal()?.aborted
+		? 'the execution was cancelled'
+		: closed
+			? 'the connection was closed before the whole file arrived'
+			: describeTransportFailure(cause).reason;
+	return downloadError.call(
+		this,
+		context,
+		`Could not download a result file: ${reason}`,
+		`GET ${showUrl(url)} broke off while the file was being stored${cause?.message ? ` (${cause.message})` : ''}.`,
+	);
 }

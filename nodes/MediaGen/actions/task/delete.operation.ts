@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput, toList } from '../../helpers/validation';
+import { holdsObjects, invalidInput, toList } from '../../helpers/validation';
 import { DELETE_PATH, type TaskKind } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../node.type';
@@ -67,6 +67,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		try {
 			const kind = readTaskKind.call(this, itemIndex, items[itemIndex]);
 			const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
+			if (holdsObjects(raw)) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must be comma-separated text or a list of task IDs (text)');
 			const taskIds = toList(raw);
 			if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
 			const uid = kind === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { mapConcurrent } from '../../helpers/concurrency';
 import { buildTaskOutput, resultUrls } from '../../helpers/output';
-import { invalidInput } from '../../helpers/validation';
+import { holdsObjects, invalidInput } from '../../helpers/validation';
 import { INFO_PATH, infoRequestBody, type TaskKind } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../node.type';
@@ -39,6 +39,7 @@ export const description: INodeProperties[] = [
 /** Reads the task id of an item, refusing an empty one before anything is sent. */
 export function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
 	const value = this.getNodeParameter('taskId', itemIndex, '') as unknown;
+	if (holdsObjects(value)) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'must be one task ID (text)');
 	const taskId = String(value ?? '').trim();
 	if (!taskId) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'is required');
 	return taskId;

@@ -1,0 +1,292 @@
+/**
+ * `npm run test:queue`: the packed package in real n8n 2.41.1 in queue mode — Postgres and Redis (Debian's
+ * packages, started here on free ports in temporary folders), one `n8n start` main and two `n8n worker`
+ * processes, each with its own user folder and the tarball installed as a community package.
+ *
+ * ITEMS webhook calls arrive at once (default 20); each execution creates one image task, waits for it and
+ * downloads the result. Asserted: every execution succeeded; every file is readable through the main
+ * instance's REST API from the binary data mode queue mode uses (`database` in n8n 2.x) and equals the file
+ * the API serves; the simulator saw exactly one creation per webhook call; both workers ran executions (their
+ * logs name each execution they started; counts are printed).
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+
+import {
+	CREDENTIAL_REF,
+	ensureDebianPackages,
+	ensureN8n,
+	freePort,
+	getExecution,
+	installCommunityPackage,
+	listExecutions,
+	logFolder,
+	log as logAs,
+	n8nCommand,
+	n8nEnv,
+	NODE_TYPE,
+	packPackage,
+	POSTGRES_PACKAGE,
+	postgresQuery,
+	readBinary,
+	REDIS_PACKAGE,
+	runMain,
+	setupOwner,
+	spawnN8n,
+	simulatorRecord,
+	startPostgres,
+	startRedis,
+	startSimulator,
+	stopProcess,
+	waitForHttp,
+	waitForWebhook,
+	writeCredentials,
+	type Service,
+	type SimulatorProcess,
+} from './lib/n8n';
+
+const VERSION = '2.41.1';
+/** Concurrent executions (at most 100: one page of the executions list). */
+const ITEMS = Math.min(100, Number(process.env.QUEUE_ITEMS ?? 20));
+const WORKERS = 2;
+/** Long enough that executions overlap on both workers; short enough to keep CI quick. */
+const TASK_SECONDS = 6;
+const WORKFLOW_ID = 'mgQueueScale';
+const WEBHOOK_PATH = 'mediagen-queue';
+const CREATE_NODE = 'Create, Wait And Download';
+
+function log(message: string): void {
+	logAs('queue', message);
+}
+
+function check(condition: unknown, message: string): asserts condition {
+	if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+
+function workflow(): object {
+	return {
+		id: WORKFLOW_ID,
+		name: 'MediaGen queue-mode scale test',
+		nodes: [
+			{
+				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'lastNode', options: {} },
+				id: 'b0000000-0000-4000-8000-000000000001',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: 'b0000000-0000-4000-8000-0000000000aa',
+			},
+			{
+				parameters: {
+					resource: 'image',
+					operation: 'betav4',
+					prompt: '={{ $json.body.prompt }}',
+					additionalFields: { resolution: '4:3' },
+					options: { pollInterval: 1, maxWait: 300, downloadResults: true },
+				},
+				id: 'b0000000-0000-4000-8000-000000000002',
+				name: CREATE_NODE,
+				type: NODE_TYPE,
+				typeVersion: 1,
+				position: [260, 0],
+				credentials: CREDENTIAL_REF,
+			},
+		],
+		connections: { Webhook: { main: [[{ node: CREATE_NODE, type: 'main', index: 0 }]] } },
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+function tail(file: string, lines = 40): string {
+	try {
+		return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+	} catch {
+		return '(no log)';
+	}
+}
+
+async function main(): Promise<void> {
+	const timings: Array<[string, number]> = [];
+	let mark = Date.now();
+	const step = (name: string) => {
+		timings.push([name, (Date.now() - mark) / 1000]);
+		mark = Date.now();
+	};
+
+	ensureDebianPackages('queue', [POSTGRES_PACKAGE, REDIS_PACKAGE]);
+	const install = ensureN8n(VERSION, 'queue');
+	step('system packages and n8n install');
+	const tarball = packPackage();
+	step('build and pack');
+
+	const work = mkdtempSync(path.join(tmpdir(), 'mediagen-queue-'));
+	// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
+	const logDir = logFolder('queue');
+	const logs = { main: path.join(logDir, 'main.log'), workers: Array.from({ length: WORKERS }, (_, index) => path.join(logDir, `worker-${index + 1}.log`)) };
+	let simulator: SimulatorProcess | undefined;
+	let postgres: Service | undefined;
+	let redis: Service | undefined;
+	let mainProcess: ChildProcess | undefined;
+	const workers: ChildProcess[] = [];
+	let passed = false;
+	try {
+		simulator = await startSimulator({ TASK_SECONDS: String(TASK_SECONDS) });
+		const pg = await startPostgres('queue', 'n8n');
+		postgres = pg;
+		redis = await startRedis('queue');
+		step('simulator, postgres, redis');
+
+		// Each process has its own user folder, as separate machines (containers) would: the package is
+		// installed once, as n8n installs it, and the same nodes folder is copied to the workers.
+		const folders = ['main', ...Array.from({ length: WORKERS }, (_, index) => `worker-${index + 1}`)];
+		for (const folder of folders) mkdirSync(path.join(work, folder));
+		installCommunityPackage(path.join(work, 'main'), tarball);
+		for (const folder of folders.slice(1)) cpSync(path.join(work, 'main', '.n8n'), path.join(work, folder, '.n8n'), { recursive: true });
+		step(`community package installed for ${folders.length} processes`);
+
+		const queueEnv = {
+			EXECUTIONS_MODE: 'queue',
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(pg.port),
+			DB_POSTGRESDB_DATABASE: pg.database,
+			DB_POSTGRESDB_USER: pg.user,
+			DB_POSTGRESDB_PASSWORD: '',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(redis.port),
+			N8N_LOG_LEVEL: 'info',
+			N8N_SECURE_COOKIE: 'false',
+		};
+		const mainPort = await freePort();
+		const mainEnv = await n8nEnv(install, path.join(work, 'main'), { ...queueEnv, N8N_PORT: String(mainPort), N8N_LISTEN_ADDRESS: '127.0.0.1' });
+		const n8n = (...args: string[]) => n8nCommand(install, mainEnv, ...args);
+		const workflowFile = path.join(work, 'workflow.json');
+		writeFileSync(workflowFile, JSON.stringify(workflow()));
+		n8n('import:credentials', `--input=${writeCredentials(path.join(work, 'main'), simulator.url)}`);
+		n8n('import:workflow', `--input=${workflowFile}`);
+		n8n('publish:workflow', `--id=${WORKFLOW_ID}`);
+		step('migrations, import and publish');
+
+		const baseUrl = `http://127.0.0.1:${mainPort}`;
+		mainProcess = spawnN8n(install, mainEnv, ['start'], logs.main);
+		const workerPorts: number[] = [];
+		for (let index = 0; index < WORKERS; index++) {
+			const port = await freePort();
+			workerPorts.push(port);
+			const env = await n8nEnv(install, path.join(work, `worker-${index + 1}`), {
+				...queueEnv,
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(port),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				// Unused by workers, but n8n reads it: keep every process off the default 5678.
+				N8N_PORT: String(await freePort()),
+			});
+			workers.push(spawnN8n(install, env, ['worker', '--concurrency=10'], logs.workers[index]));
+		}
+		await waitForHttp(`${baseUrl}/healthz/readiness`, 240_000, mainProcess);
+		await waitForWebhook(baseUrl, WEBHOOK_PATH, 240_000);
+		for (let index = 0; index < WORKERS; index++) await waitForHttp(`http://127.0.0.1:${workerPorts[index]}/healthz/readiness`, 240_000, workers[index]);
+		step(`main (port ${mainPort}) and ${WORKERS} workers (ports ${workerPorts.join(', ')}) ready`);
+
+		const session = await setupOwner(baseUrl);
+		const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
+		log(`sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
+		const fireStarted = Date.now();
+		const answers = await Promise.all(
+			prompts.map(async (prompt) => {
+				const response = await fetch(`${baseUrl}/webhook/${WEBHOOK_PATH}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ prompt }),
+					signal: AbortSignal.timeout(600_000),
+				});
+				const text = await response.text();
+				check(response.ok, `webhook answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+				return JSON.parse(text) as Record<string, unknown>;
+			}),
+		);
+		const wall = (Date.now() - fireStarted) / 1000;
+		step(`${ITEMS} executions (create, wait, download) through the queue`);
+		check(answers.every((answer) => answer.status === 'completed' && typeof answer.taskid === 'string'), `every webhook answer is a completed task: ${JSON.stringify(answers.find((answer) => answer.status !== 'completed'))}`);
+
+		// Executions as the main instance stores them.
+		const executions = (await listExecutions(session, WORKFLOW_ID)).filter((execution) => execution.mode === 'webhook');
+		check(executions.length === ITEMS, `${ITEMS} webhook executions stored, found ${executions.length}`);
+		const notSucceeded = executions.filter((execution) => execution.status !== 'success');
+		check(!notSucceeded.length, `every execution succeeded; not: ${notSucceeded.map((execution) => `${execution.id}=${execution.status}`).join(', ')}`);
+
+		const record = await simulatorRecord(simulator.url);
+		const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
+		const created = new Map<string, number>();
+		for (const entry of creations) {
+			const prompt = (entry.fields as Record<string, string[]> | undefined)?.prompt?.[0] ?? '';
+			created.set(prompt, (created.get(prompt) ?? 0) + 1);
+		}
+		check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);
+		check(prompts.every((prompt) => created.get(prompt) === 1), 'exactly one creation per webhook call');
+
+		const modes = new Set<string>();
+		let bytesRead = 0;
+		const taskIds = new Set<string>();
+		for (const execution of executions) {
+			const full = await getExecution(install, session, execution.id);
+			check(!full.data.resultData.error, `execution ${execution.id}: ${full.data.resultData.error?.message}`);
+			const item = full.data.resultData.runData[CREATE_NODE]?.[0]?.data?.main[0]?.[0];
+			check(item, `execution ${execution.id} has the MediaGen output item`);
+			check(item.json.status === 'completed' && Array.isArray(item.json.urls), `execution ${execution.id}: task completed with urls`);
+			taskIds.add(String(item.json.taskid));
+			const binary = item.binary?.data;
+			check(binary?.id, `execution ${execution.id}: the item has a stored binary file (id), got ${JSON.stringify(item.binary)}`);
+			modes.add(binary.id.split(':')[0]);
+			const viaMain = await readBinary(session, binary.id);
+			const original = Buffer.from(await (await fetch((item.json.urls as string[])[0])).arrayBuffer());
+			check(viaMain.subarray(1, 4).toString('ascii') === 'PNG', `execution ${execution.id}: the file read through the main instance is a PNG`);
+			check(viaMain.equals(original), `execution ${execution.id}: the file read through the main instance equals the API's file (${viaMain.length} vs ${original.length} bytes)`);
+			bytesRead += viaMain.length;
+		}
+		check(taskIds.size === ITEMS, `${ITEMS} distinct task ids, got ${taskIds.size}`);
+		check(modes.size === 1 && modes.has('database'), `binary data stored in database mode (queue mode's default in n8n 2.x), got ${[...modes].join(', ')}`);
+		const storedFiles = Number(postgresQuery(pg, 'select count(*) from binary_data').trim());
+		check(storedFiles >= ITEMS, `Postgres holds the files (binary_data rows: ${storedFiles})`);
+		step('assertions (execution data, binary files through the main instance, simulator record)');
+
+		// Which worker ran which execution: each worker logs "Worker started execution <id> (job <n>)".
+		const ids = new Set(executions.map((execution) => execution.id));
+		const perWorker = logs.workers.map((file) => [...readFileSync(file, 'utf8').matchAll(/Worker started execution (\S+) \(job/g)].map((match) => match[1]).filter((id) => ids.has(id)));
+		const ran = perWorker.flat();
+		check(ran.length === ITEMS && new Set(ran).size === ITEMS, `each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`);
+		const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
+		check(mainRan === 0, 'the main instance ran no execution itself');
+		perWorker.forEach((list, index) => log(`worker-${index + 1} ran ${list.length} executions`));
+		check(perWorker.every((list) => list.length > 0), `both workers ran executions (${perWorker.map((list) => list.length).join(' + ')})`);
+
+		log(
+			`PASS: ${ITEMS} concurrent executions in queue mode: all succeeded in ${wall.toFixed(1)} s wall; ` +
+				`per worker: ${perWorker.map((list, index) => `worker-${index + 1}=${list.length}`).join(', ')}; ` +
+				`${ITEMS} creations for ${ITEMS} calls; ${ITEMS} files (${bytesRead} bytes) read back through the main instance from binary data mode "${[...modes][0]}" (${storedFiles} rows in Postgres)`,
+		);
+		passed = true;
+	} finally {
+		if (!passed) {
+			for (const file of [logs.main, ...logs.workers]) console.error(`--- ${path.basename(file)} (tail; whole log in ${logDir})\n${tail(file)}`);
+		}
+		const stopStarted = Date.now();
+		await Promise.all(workers.map((worker) => stopProcess(worker, 20_000)));
+		await stopProcess(mainProcess, 20_000);
+		await redis?.stop();
+		await postgres?.stop();
+		await stopProcess(simulator?.child);
+		rmSync(work, { recursive: true, force: true });
+		rmSync(path.dirname(tarball), { recursive: true, force: true });
+		log(`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`);
+		step('shutdown');
+		log(`timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`);
+	}
+}
+
+runMain('queue', main);
