@@ -365,19 +365,6 @@ export async function startN8nServer(install: N8nInstall, env: NodeJS.ProcessEnv
 	return { child, url };
 }
 
-/** The owner account that suites create on a fresh n8n (POST /rest/owner/setup). */
-export const OWNER = { email: 'owner@mediagen.test', firstName: 'Media', lastName: 'Gen', password: 'MediaGen-e2e-1' };
-
-/** Sets up the instance owner of a fresh n8n, so that the editor and REST API can be logged into. */
-export async function setupOwner(url: string): Promise<void> {
-	const response = await fetch(`${url}/rest/owner/setup`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(OWNER),
-	});
-	if (!response.ok) throw new Error(`owner setup answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-}
-
 /**
  * Waits until a log file contains `pattern` (e.g. n8n's "Editor is now accessible": its HTTP server answers
  * before it has activated the published workflows and registered their webhooks).
@@ -742,7 +729,8 @@ export interface RestSession {
 	cookie: string;
 }
 
-const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
+/** The instance owner that setupOwner creates (the browser test signs in with it). */
+export const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
 
 async function authenticate(baseUrl: string, route: string, body: object): Promise<RestSession> {
 	const response = await fetch(`${baseUrl}/rest${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
