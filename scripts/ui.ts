@@ -99,12 +99,22 @@ async function click(page: Page, selector: string): Promise<void> {
 	await (await visible(page, selector)).click();
 }
 
-/** Replaces the text of an input or textarea the way a user types. */
+/**
+ * Replaces the text of an input or textarea the way a user types. The field is focused rather than clicked:
+ * panels slide in, and a click during the slide can miss.
+ */
 async function typeInto(page: Page, selector: string, text: string): Promise<void> {
-	const input = await visible(page, selector);
-	await input.click({ count: 3 });
+	const input = await page.waitForFunction(
+		(sel) => Array.from(document.querySelectorAll<HTMLInputElement>(sel)).reverse().find((element) => element.checkVisibility() && !element.disabled),
+		{ timeout: UI_TIMEOUT },
+		selector,
+	);
+	await (input as ElementHandle<HTMLInputElement>).evaluate((element) => {
+		element.focus();
+		element.select();
+	});
 	await page.keyboard.press('Backspace');
-	await input.type(text);
+	await page.keyboard.type(text);
 }
 
 /** The visible element among `selector` whose text (first line) is `text`. */
