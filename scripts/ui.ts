@@ -259,8 +259,10 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 		// A click can land while the list is still opening (it animates in): then open it and pick again.
 		const list = await dropdownList(page, trigger);
 		if (!list.open) await trigger.click();
-		await clickWhenSettled(page, await byText(page, `${list.selector} .el-select-dropdown__item`, optionText));
-		if (await chosen()) return;
+		const clicked = await clickWhenSettled(page, await byText(page, `${list.selector} .el-select-dropdown__item`, optionText))
+			.then(() => true)
+			.catch(() => false);
+		if (clicked && (await chosen())) return;
 		check(attempt < 4, `${name} shows "${optionText}" after choosing it`);
 		log(`choosing "${optionText}" for ${name} did not take (attempt ${attempt}); again`);
 	}
@@ -282,7 +284,8 @@ async function addCollectionEntry(page: Page, label: string, entry: string, para
 		check(add, `the ${label} collection has an add list`);
 		const list = await dropdownList(page, add);
 		if (!list.open) await add.click();
-		await clickWhenSettled(page, await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry));
+		// A list that closes while it is clicked ("not clickable") is opened again on the next attempt.
+		await clickWhenSettled(page, await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry)).catch(() => undefined);
 		const value = await shownValue();
 		if (value !== undefined) return value;
 		check(attempt < 4, `${label} shows "${entry}" after adding it`);
