@@ -527,6 +527,13 @@ async function main(): Promise<void> {
 		await (await byText(page, testId('item-iterator-item'), BETAV45.action)).click();
 		await visible(page, PARAMETERS);
 		await typeInto(page, `${testId('parameter-input-prompt')} textarea`, PROMPT);
+		// Leave the field, as a user moving on does: its input hint (which covers the next field) goes away.
+		await page.$eval(`${testId('parameter-input-prompt')} textarea`, (element) => (element as HTMLElement).blur());
+		await page.waitForFunction(
+			(selector) => !Array.from(document.querySelectorAll<HTMLElement>(`${selector} *`)).some((element) => element.checkVisibility() && element.innerText?.startsWith('Tip:')),
+			{ timeout: UI_TIMEOUT },
+			PARAMETERS,
+		);
 		await screenshot(page, '03-node-panel');
 		await runInEditor(page, simulator.url);
 		await screenshot(page, '04-result-image');
