@@ -20,6 +20,8 @@ export function useSimulator(options: SimulatorOptions = {}): { sim: MediaGenSim
 		holder.sim.clearFaults();
 		holder.sim.taskDurationMs = options.taskDurationMs ?? 0;
 		holder.sim.taskOutcome = options.taskOutcome ?? (() => 'succeed');
+		holder.sim.latencyMs = options.latencyMs ?? 0;
+		holder.sim.rateLimitPerSecond = options.rateLimitPerSecond;
 	});
 	return {
 		get sim() {

@@ -45,14 +45,13 @@ const CREATE_FAULTS: Array<[string, FaultAction, RegExp]> = [
 	['HTTP 500', { type: 'status', status: 500 }, /^The MediaGen API answered HTTP 500: simulated HTTP 500 \[item 1\]$/],
 	['HTTP 502', { type: 'status', status: 502 }, /^The MediaGen API answered HTTP 502/],
 	['HTTP 503', { type: 'status', status: 503 }, /^The MediaGen API answered HTTP 503/],
-	['HTTP 429', { type: 'status', status: 429 }, /^The MediaGen API answered HTTP 429/],
 	['a dropped connection', { type: 'drop' }, /^Could not reach the MediaGen API: the connection was closed/],
 	['malformed JSON', { type: 'malformed' }, /^The MediaGen API answered with a body that is not a JSON envelope \[item 1\]$/],
 	['an HTML error page', { type: 'html', status: 502 }, /^The MediaGen API answered HTTP 502 \[item 1\]$/],
 	['code 9999 with a message', { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'prompt rejected by policy' }) }, /^The MediaGen API refused the request: prompt rejected by policy \[item 1\]$/],
 ];
 
-describe('faults on creation: one clear error, never retried, other items go on', () => {
+describe('faults on creation that may have created a task: one clear error, never retried, other items go on', () => {
 	it.each(CREATE_FAULTS)('%s', async (_name, action, message) => {
 		context.sim.inject({ path: CREATE, skip: 1, action });
 		const { output, error } = await runChecked(3, betav4());

@@ -1,4 +1,4 @@
-/* Starts the simulator on its own: `npm run simulator` (PORT, TASK_SECONDS and SIM_KEY may be set). */
+/* Starts the simulator on its own: `npm run simulator` (PORT, TASK_SECONDS, SIM_KEY, LATENCY_MS, RATE_LIMIT may be set). */
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from './server';
 
 async function main(): Promise<void> {
@@ -9,6 +9,8 @@ async function main(): Promise<void> {
 		keys: { [key]: Number(process.env.SIM_CREDITS ?? 1_000_000) },
 		maxRenderedSide: Number(process.env.MAX_RENDERED_SIDE ?? 1024),
 		resultBlobBytes: process.env.RESULT_BLOB_BYTES ? Number(process.env.RESULT_BLOB_BYTES) : undefined,
+		latencyMs: Number(process.env.LATENCY_MS ?? 0),
+		rateLimitPerSecond: process.env.RATE_LIMIT ? Number(process.env.RATE_LIMIT) : undefined,
 	});
 	const url = await simulator.start();
 	if (process.send) process.send({ url });

@@ -20,14 +20,17 @@ export const SIM_STATUS = { queued: 0, processing: 1, succeeded: 2, failed: 3 } 
 
 export const DEFAULT_SIM_KEY = 'sim-key-5f1c0ffee';
 
-export type TaskOutcome = 'succeed' | 'fail' | 'never' | 'emptyUrls' | 'infoError';
+/** `partialUrls`: while processing, info already lists the first result URL (some APIs stream results). */
+export type TaskOutcome = 'succeed' | 'fail' | 'never' | 'emptyUrls' | 'infoError' | 'partialUrls';
 
 export type FaultAction =
 	| { type: 'status'; status: number; body?: string; contentType?: string }
 	| { type: 'drop' }
 	| { type: 'html'; status?: number }
 	| { type: 'malformed' }
-	| { type: 'delay'; ms: number };
+	| { type: 'delay'; ms: number }
+	/** Answers 200 and then sends one byte every `intervalMs`, forever (until the client goes away). */
+	| { type: 'trickle'; intervalMs: number };
 
 export interface Fault {
 	/** Which requests: an exact path, or a pattern. Unset matches every request. */
@@ -59,7 +62,7 @@ export interface RecordedRequest {
 	/** HTTP status and envelope code the simulator answered with (undefined when dropped). */
 	status?: number;
 	code?: number;
-	fault?: FaultAction['type'];
+	fault?: FaultAction['type'] | 'rateLimit';
 }
 
 export interface SimTask {
@@ -92,6 +95,10 @@ export interface SimulatorOptions {
 	maxRenderedSide?: number;
 	/** When set, every task delivers one generated file of this many bytes instead (memory benchmarks). */
 	resultBlobBytes?: number;
+	/** Added before every answer (API and files), to emulate a remote service's round trip. */
+	latencyMs?: number;
+	/** API requests (POST) accepted per second; above it the answer is HTTP 429 with Retry-After. */
+	rateLimitPerSecond?: number;
 }
 
 const INFO_PATHS = { image: '/v1/tlimages/infobytaskid', video: '/v1/tlvideo/infobytaskid' };
@@ -108,6 +115,13 @@ export class MediaGenSimulator {
 	taskDurationMs: number;
 
 	taskOutcome: NonNullable<SimulatorOptions['taskOutcome']>;
+
+	latencyMs: number;
+
+	rateLimitPerSecond: number | undefined;
+
+	/** Times of the API requests accepted within the last second (rate limit). */
+	private readonly accepted: number[] = [];
 
 	private readonly faults: Array<Fault & { seen: number; applied: number }> = [];
 
@@ -127,6 +141,8 @@ export class MediaGenSimulator {
 		this.taskDurationMs = options.taskDurationMs ?? 0;
 		this.credits = new Map(Object.entries(options.keys ?? { [DEFAULT_SIM_KEY]: 1_000_000 }));
 		this.taskOutcome = options.taskOutcome ?? (() => 'succeed');
+		this.latencyMs = options.latencyMs ?? 0;
+		this.rateLimitPerSecond = options.rateLimitPerSecond;
 		this.server = http.createServer((request, response) => {
 			this.handle(request, response).catch((error: Error) => {
 				if (!response.headersSent) this.json(response, 500, { code: 9999, msg: `simulator error: ${error.message}` });
@@ -204,6 +220,7 @@ export class MediaGenSimulator {
 			files: [],
 		};
 		if (!url.pathname.startsWith('/__sim/')) this.record.push(entry);
+		else if (request.method === 'POST') return this.control(url.pathname, body, response);
 
 		// Parse multipart before any fault, so that the record shows what a faulted request carried.
 		const contentType = request.headers['content-type'] ?? '';
@@ -224,6 +241,27 @@ export class MediaGenSimulator {
 				}
 			}
 			entry.fields = Object.fromEntries(fields);
+		} else if (contentType.startsWith('application/json')) {
+			try {
+				entry.json = JSON.parse(body.toString('utf8'));
+			} catch {
+				// Answered below as "body must be JSON" (unless a fault applies first).
+			}
+		}
+
+		if (this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+
+		if (request.method === 'POST' && this.rateLimitPerSecond !== undefined && !url.pathname.startsWith('/__sim/')) {
+			const now = Date.now();
+			while (this.accepted.length && this.accepted[0] <= now - 1000) this.accepted.shift();
+			if (this.accepted.length >= this.rateLimitPerSecond) {
+				entry.fault = 'rateLimit';
+				const retryAfter = Math.max(1, Math.ceil((this.accepted[0] + 1000 - now) / 1000));
+				entry.status = 429;
+				response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': String(retryAfter) });
+				return void response.end(JSON.stringify({ code: 9999, msg: 'rate limit exceeded' }));
+			}
+			this.accepted.push(now);
 		}
 
 		const fault = this.takeFault(url.pathname);
@@ -322,7 +360,12 @@ export class MediaGenSimulator {
 		if (finished && task.outcome === 'infoError') {
 			return this.reply(response, entry, 200, { code: 9999, msg: `task ${taskid} failed: content moderation rejected the result` });
 		}
-		const urls = status === SIM_STATUS.succeeded ? this.resultUrls(task) : [];
+		const urls =
+			status === SIM_STATUS.succeeded
+				? this.resultUrls(task)
+				: status === SIM_STATUS.processing && task.outcome === 'partialUrls'
+					? this.resultUrls(task).slice(0, 1)
+					: [];
 		let data: Record<string, unknown>;
 		if (kind === 'image') {
 			data = {
@@ -376,7 +419,28 @@ export class MediaGenSimulator {
 		this.reply(response, entry, 200, { code: 1000, msg: 'success', data: { status: `deleted ${ids.length} task(s) successfully` } });
 	}
 
+	/** Control endpoints for a simulator in another process (benchmarks): inject a fault, clear the record. */
+	private control(pathname: string, body: Buffer, response: http.ServerResponse): void {
+		if (pathname === '/__sim/inject') {
+			const fault = JSON.parse(body.toString('utf8')) as Fault & { pathPattern?: string };
+			this.inject({ ...fault, path: fault.pathPattern ? new RegExp(fault.pathPattern) : fault.path });
+			return this.json(response, 200, { ok: true });
+		}
+		if (pathname === '/__sim/reset') {
+			this.resetRecord();
+			this.clearFaults();
+			return this.json(response, 200, { ok: true });
+		}
+		return this.json(response, 404, { ok: false });
+	}
+
 	private serveGet(pathname: string, response: http.ServerResponse, entry: RecordedRequest): void {
+		if (pathname === '/__sim/tasks') {
+			const tasks = [...this.tasks.values()].map(({ taskid, createdAt, durationMs, firstReportedDoneAt, fields }) => ({
+				taskid, createdAt, durationMs, firstReportedDoneAt, prompt: fields.prompt?.[0],
+			}));
+			return this.json(response, 200, tasks);
+		}
 		if (pathname === '/__sim/record') {
 			const summary = this.record.map(({ seq, at, method, path: p, headers, fields, files, json, status, code }) => ({
 				seq, at, method, path: p, headers, fields, json, status, code,
@@ -464,6 +528,14 @@ export class MediaGenSimulator {
 				response.writeHead(fault.status, { 'Content-Type': fault.contentType ?? 'application/json' });
 				response.end(fault.body ?? JSON.stringify({ code: 9999, msg: `simulated HTTP ${fault.status}` }));
 				return;
+			case 'trickle': {
+				entry.status = 200;
+				response.writeHead(200, { 'Content-Type': 'application/json' });
+				response.write('{');
+				const timer = setInterval(() => response.write(' '), fault.intervalMs);
+				response.on('close', () => clearInterval(timer));
+				return;
+			}
 			case 'delay':
 				return;
 		}

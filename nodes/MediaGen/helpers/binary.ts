@@ -1,6 +1,10 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { downloadInterrupted, downloadResultFile } from '../transport';
+import { streamedFile, type StreamedFile } from '../transport/multipart';
+
+/** Read size of upload streams: small enough to bound memory, large enough to keep the socket busy. */
+const UPLOAD_CHUNK_BYTES = 256 * 1024;
 
 const MIME_BY_EXTENSION: Record<string, string> = {
 	png: 'image/png',
@@ -75,10 +79,17 @@ export async function readFileHeader(
 	return Buffer.concat(chunks).subarray(0, bytes);
 }
 
-/** A file of an input item as a Blob for multipart upload. */
-export async function fileBlob(this: IExecuteFunctions, itemIndex: number, file: InputFile): Promise<Blob> {
-	const buffer = await this.helpers.getBinaryDataBuffer(itemIndex, file.propertyName);
-	return new Blob([buffer], { type: file.mimeType });
+/**
+ * A file of an input item as a multipart part. Files in n8n's binary storage (filesystem, S3, database) are
+ * streamed from it while the request is sent, never held whole; a file kept inside the item (memory mode) is
+ * already in memory and goes as a Blob.
+ */
+export async function filePart(this: IExecuteFunctions, itemIndex: number, file: InputFile): Promise<Blob | StreamedFile> {
+	const binary = this.helpers.assertBinaryData(itemIndex, file.propertyName);
+	if (!binary.id) return new Blob([Buffer.from(binary.data, 'base64')], { type: file.mimeType });
+	const id = binary.id;
+	const { fileSize } = await this.helpers.getBinaryMetadata(id);
+	return streamedFile(file.fileName, file.mimeType, fileSize, async () => await this.helpers.getBinaryStream(id, UPLOAD_CHUNK_BYTES));
 }
 
 /** The last path segment of a URL, when it looks like a file name. */
@@ -124,7 +135,7 @@ export async function downloadResults(
 		} catch (error) {
 			// Release the connection, and name the task: a bare "aborted" would lose it.
 			(file.body as { destroy?: () => void }).destroy?.();
-			throw downloadInterrupted.call(this, urls[index], error, context);
+			throw downloadInterrupted.call(this, urls[index], error, context, file.signal);
 		}
 	}
 	return binaries;

@@ -3,7 +3,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { TaskKind } from '../models/endpoints';
 import type { FieldSpec, ModelSpec } from '../models/types';
-import { waitDefaults } from './polling';
+import { DEFAULT_MAX_CONCURRENCY, waitDefaults } from './polling';
 
 /** n8n parameter name of a wire field: `execution_expires_after` → `executionExpiresAfter`. */
 export function parameterName(wire: string): string {
@@ -225,8 +225,8 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				name: 'maxConcurrency',
 				type: 'number',
 				typeOptions: { minValue: 1, numberPrecision: 0 },
-				default: 5,
-				description: 'How many requests may be in flight at once across all items',
+				default: DEFAULT_MAX_CONCURRENCY,
+				description: 'Most API requests in flight at once across all items; halved automatically while the API answers HTTP 429',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -255,7 +255,7 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'number',
 				typeOptions: { minValue: 0.1 },
 				default: defaultInterval,
-				description: `Time between two status checks; all pending tasks are checked together.${perType((kind) => waitDefaults([kind]).pollInterval)}`,
+				description: `Time between two status checks of a task, counted from its creation.${perType((kind) => waitDefaults([kind]).pollInterval)}`,
 				...waiting,
 			},
 			{

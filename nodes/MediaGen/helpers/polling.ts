@@ -1,24 +1,24 @@
 /**
- * Waits on many tasks at once: every pending task is polled in the same round, rounds are one Poll
- * Interval apart, and each task ends on its own (results, failure, or Max Wait). Only polls are retried
- * (info is read-only); a poll that hits a network error, 429 or 5xx backs off and tries again within Max Wait.
+ * Run options of creation and Task → Wait, and what an info answer means for a task: done, failed, timed out.
+ * The scheduling itself lives in engine.ts.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../actions/node.type';
-import { INFO_PATH, infoRequestBody, type TaskKind } from '../models/endpoints';
-import { apiJsonRequest, isRetryableError } from '../transport';
+import type { TaskKind } from '../models/endpoints';
 import { downloadResults } from './binary';
-import { mapConcurrent } from './concurrency';
 import { buildTaskOutput, resultUrls, type RequestSummary } from './output';
 import { invalidInput, toList } from './validation';
 
-/** Default bound on requests in flight at once, per node execution. */
-export const DEFAULT_MAX_CONCURRENCY = 5;
-
-/** Longest pause between two polls of a task whose polls keep failing. */
-const MAX_BACKOFF_MS = 60_000;
+/**
+ * Default bound on API requests in flight at once, per node execution. Chosen with `npm run bench` at 150 ms
+ * round trip: 500 tasks polled every 2 s need about 40 polls in flight plus the creations (with 5, the old
+ * default, the 500 creations alone take 500 x 150 ms / 5 = 15 s); 128 measured no faster than 64 (the
+ * client's CPU is the limit by then) and doubles the burst an API sees before its first 429. The bound halves
+ * on every HTTP 429, so a rate-limited account is not flooded.
+ */
+export const DEFAULT_MAX_CONCURRENCY = 64;
 
 export interface CreatedTask {
 	itemIndex: number;
@@ -96,44 +96,20 @@ export function readRunOptions(this: IExecuteFunctions, kind: TaskKind | readonl
 	};
 }
 
-/** Sleeps, waking at once when the execution is cancelled (older n8n versions ignore the signal in sleep). */
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-	if (signal?.aborted) return;
-	let onAbort: () => void = () => {};
-	const aborted = new Promise<void>((resolve) => {
-		onAbort = resolve;
-		signal?.addEventListener('abort', onAbort, { once: true });
-	});
-	try {
-		await Promise.race([sleep(ms, signal).catch(() => undefined), aborted]);
-	} finally {
-		signal?.removeEventListener('abort', onAbort);
-	}
-}
-
 export function statusOf(kind: TaskKind, data: IDataObject): number | undefined {
 	const value = kind === 'image' ? data.image_status : data.task_status;
 	return typeof value === 'number' ? value : value !== undefined && value !== null && value !== '' ? Number(value) : undefined;
-}
-
-interface Waiting {
-	task: CreatedTask;
-	deadline: number;
-	nextPollAt: number;
-	failures: number;
-	lastStatus?: number;
-	lastError?: Error;
 }
 
 function resumeHint(task: CreatedTask): string {
 	return `The task keeps running on the server. Resume with Task → Wait (or Task → Get), Task Type "${task.kind}", Task ID "${task.taskId}".`;
 }
 
-function pendingJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
+export function pendingJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
 	return buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', lastStatus: lastStatus ?? null, ...task.summary });
 }
 
-async function finish(
+export async function finish(
 	this: IExecuteFunctions,
 	task: CreatedTask,
 	info: IDataObject,
@@ -162,121 +138,86 @@ async function finish(
 	};
 }
 
-/** Polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
-export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[], options: RunOptions): Promise<ItemOutcome[]> {
-	const signal = this.getExecutionCancelSignal();
-	const started = Date.now();
-	const outcomes: ItemOutcome[] = [];
-	let waiting: Waiting[] = tasks.map((task) => ({ task, deadline: started + options.maxWaitMs, nextPollAt: 0, failures: 0 }));
+/** What one info answer means for a task still being waited on. */
+export type InfoVerdict =
+	| { state: 'waiting' }
+	| { state: 'done'; urls: string[] }
+	| { state: 'ended'; outcome: ItemOutcome };
 
-	const timedOut = (entry: Waiting): ItemOutcome => {
-		const { task } = entry;
-		if (options.onTimeout === 'returnPending') {
-			return { itemIndex: task.itemIndex, items: [{ json: pendingJson(task, entry.lastStatus) }] };
-		}
-		const seconds = Number((options.maxWaitMs / 1000).toFixed(1));
-		const lastError = entry.lastError ? ` Last poll error: ${entry.lastError.message}.` : '';
+/**
+ * Reads one info answer. When the user declared Succeeded Status Codes, only those (or a failed code) end the
+ * wait: a partial url list while the task is still processing does not. Without them, result URLs do.
+ */
+export function judgeInfo(this: IExecuteFunctions, task: CreatedTask, info: IDataObject, status: number | undefined, options: RunOptions): InfoVerdict {
+	if (status !== undefined && options.failedCodes.includes(status)) {
+		const detail = typeof info.message === 'string' && info.message ? `: ${info.message}` : '';
 		return {
-			itemIndex: task.itemIndex,
-			error: new NodeOperationError(this.getNode(), `Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`, {
+			state: 'ended',
+			outcome: {
 				itemIndex: task.itemIndex,
-				description: `Last status: ${entry.lastStatus ?? 'unknown'}.${lastError} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`,
-			}),
-			json: pendingJson(task, entry.lastStatus),
-		};
-	};
-
-	while (waiting.length) {
-		const now = Date.now();
-		const wakeAt = Math.min(...waiting.map((entry) => Math.max(entry.nextPollAt, now + options.pollIntervalMs)));
-		const nextDeadline = Math.min(...waiting.map((entry) => entry.deadline));
-		await pause(Math.max(0, Math.min(wakeAt, nextDeadline) - Date.now()), signal);
-		if (signal?.aborted) {
-			for (const { task, lastStatus } of waiting) {
-				outcomes.push({
+				error: new NodeApiError(this.getNode(), { message: `Task ${task.taskId} failed`, status } as never, {
+					message: `Task ${task.taskId} failed with status ${status}${detail} [item ${task.itemIndex}]`,
+					description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
 					itemIndex: task.itemIndex,
-					error: new NodeOperationError(this.getNode(), `Stopped waiting for task ${task.taskId}: the execution was cancelled [item ${task.itemIndex}]`, {
-						itemIndex: task.itemIndex,
-						description: resumeHint(task),
-					}),
-					json: pendingJson(task, lastStatus),
-				});
-			}
-			return outcomes;
-		}
-
-		// A task at its deadline gets one last poll before it times out.
-		const due = waiting.filter((entry) => entry.nextPollAt <= Date.now() || entry.deadline <= Date.now());
-		const ended = new Set<Waiting>();
-		await mapConcurrent(
-			due,
-			options.maxConcurrency,
-			async (entry) => {
-				const { task } = entry;
-				let info: IDataObject;
-				try {
-					info = (await apiJsonRequest.call(
-						this,
-						INFO_PATH[task.kind],
-						infoRequestBody(task.kind, task.taskId, task.moreTaskInfo),
-						{ itemIndex: task.itemIndex, taskId: task.taskId, timeout: options.requestTimeoutMs },
-					)) ?? {};
-				} catch (error) {
-					if (isRetryableError(error) && !signal?.aborted) {
-						entry.failures++;
-						entry.lastError = error as Error;
-						entry.nextPollAt = Date.now() + Math.min(options.pollIntervalMs * 2 ** entry.failures, MAX_BACKOFF_MS);
-						return;
-					}
-					ended.add(entry);
-					outcomes.push({ itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
-					return;
-				}
-				entry.failures = 0;
-				entry.lastStatus = statusOf(task.kind, info);
-				const urls = resultUrls(info);
-				const status = entry.lastStatus;
-				if (status !== undefined && options.failedCodes.includes(status)) {
-					ended.add(entry);
-					const detail = typeof info.message === 'string' && info.message ? `: ${info.message}` : '';
-					outcomes.push({
-						itemIndex: task.itemIndex,
-						error: new NodeApiError(this.getNode(), { message: `Task ${task.taskId} failed`, status } as never, {
-							message: `Task ${task.taskId} failed with status ${status}${detail} [item ${task.itemIndex}]`,
-							description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
-							itemIndex: task.itemIndex,
-						}),
-						json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
-					});
-					return;
-				}
-				const declaredDone = status !== undefined && options.succeededCodes.includes(status);
-				if (urls.length) {
-					ended.add(entry);
-					outcomes.push(await finish.call(this, task, info, urls, options));
-				} else if (declaredDone) {
-					ended.add(entry);
-					outcomes.push({
-						itemIndex: task.itemIndex,
-						error: new NodeApiError(this.getNode(), { message: 'no result URLs', status } as never, {
-							message: `Task ${task.taskId} finished with status ${status} but returned no result URLs [item ${task.itemIndex}]`,
-							description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
-							itemIndex: task.itemIndex,
-						}),
-						json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
-					});
-				}
+				}),
+				json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
 			},
-			() => signal?.aborted === true,
-		);
-
-		const stillWaiting: Waiting[] = [];
-		for (const entry of waiting) {
-			if (ended.has(entry)) continue;
-			if (entry.deadline <= Date.now()) outcomes.push(timedOut(entry));
-			else stillWaiting.push(entry);
-		}
-		waiting = stillWaiting;
+		};
 	}
-	return outcomes;
+	const urls = resultUrls(info);
+	if (!options.succeededCodes.length) return urls.length ? { state: 'done', urls } : { state: 'waiting' };
+	if (status === undefined || !options.succeededCodes.includes(status)) return { state: 'waiting' };
+	if (urls.length) return { state: 'done', urls };
+	return {
+		state: 'ended',
+		outcome: {
+			itemIndex: task.itemIndex,
+			error: new NodeApiError(this.getNode(), { message: 'no result URLs', status } as never, {
+				message: `Task ${task.taskId} finished with status ${status} but returned no result URLs [item ${task.itemIndex}]`,
+				description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
+				itemIndex: task.itemIndex,
+			}),
+			json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
+		},
+	};
+}
+
+export function timedOutOutcome(
+	this: IExecuteFunctions,
+	task: CreatedTask,
+	options: RunOptions,
+	lastStatus: number | undefined,
+	lastError: Error | undefined,
+): ItemOutcome {
+	if (options.onTimeout === 'returnPending') {
+		return { itemIndex: task.itemIndex, items: [{ json: pendingJson(task, lastStatus) }] };
+	}
+	const seconds = Number((options.maxWaitMs / 1000).toFixed(1));
+	const lastErrorNote = lastError ? ` Last poll error: ${lastError.message}.` : '';
+	return {
+		itemIndex: task.itemIndex,
+		error: new NodeOperationError(this.getNode(), `Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`, {
+			itemIndex: task.itemIndex,
+			description: `Last status: ${lastStatus ?? 'unknown'}.${lastErrorNote} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`,
+		}),
+		json: pendingJson(task, lastStatus),
+	};
+}
+
+export function cancelledOutcome(this: IExecuteFunctions, task: CreatedTask, lastStatus: number | undefined): ItemOutcome {
+	return {
+		itemIndex: task.itemIndex,
+		error: new NodeOperationError(this.getNode(), `Stopped waiting for task ${task.taskId}: the execution was cancelled [item ${task.itemIndex}]`, {
+			itemIndex: task.itemIndex,
+			description: resumeHint(task),
+		}),
+		json: pendingJson(task, lastStatus),
+	};
+}
+
+/** The output of a created task that is not (or no longer) waited on. */
+export function createdOutcome(task: CreatedTask): ItemOutcome {
+	// Not waited on: pending, even when the creation answer already carries a URL (betav5, gammaimage).
+	const json = buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', urls: resultUrls(task.creation), info: task.creation, ...task.summary });
+	return { itemIndex: task.itemIndex, items: [{ json }] };
 }

@@ -6,7 +6,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
-import { binaryPropertiesOf, describeInputFile, fileBlob, readFileHeader, type InputFile } from './binary';
+import { StreamingForm } from '../transport/multipart';
+import { binaryPropertiesOf, describeInputFile, filePart, readFileHeader, type InputFile } from './binary';
 import type { RequestSummary } from './output';
 import { parameterName, REFERENCE_INPUT } from './parameters';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
@@ -279,12 +280,16 @@ export async function prepareRequest(
 	return { itemIndex, spec, fields, files };
 }
 
-/** The multipart body: text fields first, then one part per file with its name and MIME type. */
-export async function buildForm(this: IExecuteFunctions, request: PreparedRequest): Promise<FormData> {
-	const form = new FormData();
+/**
+ * The multipart body: text fields first, then one part per file with its name and MIME type. File bytes are
+ * read from binary storage while the body is sent (see transport/multipart.ts). Built per attempt: a body
+ * can be sent once.
+ */
+export async function buildForm(this: IExecuteFunctions, request: PreparedRequest): Promise<StreamingForm> {
+	const form = new StreamingForm();
 	for (const [name, value] of request.fields) form.append(name, value);
 	for (const file of request.files) {
-		form.append(file.field, await fileBlob.call(this, request.itemIndex, file), file.fileName);
+		form.append(file.field, await filePart.call(this, request.itemIndex, file), file.fileName);
 	}
 	return form;
 }

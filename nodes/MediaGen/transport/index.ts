@@ -7,6 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { StreamingForm } from './multipart';
+
 export const CREDENTIAL_TYPE = 'mediaGenApi';
 
 /** Envelope codes of the API (spec: Errors). */
@@ -26,6 +28,13 @@ export interface RequestContext {
 	timeout?: number;
 	/** Shown with every error so that a paid task is never lost. */
 	taskId?: string;
+	/**
+	 * Not aborted when the execution is stopped (creations: the server may already have created and charged
+	 * the task, so the answer with its id is awaited, bounded by the timeout).
+	 */
+	survivesCancel?: boolean;
+	/** Ends the request early when the caller no longer needs its answer. */
+	signal?: AbortSignal;
 }
 
 /** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
@@ -33,6 +42,66 @@ const RETRYABLE = 'mediaGenRetryable';
 
 export function isRetryableError(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[RETRYABLE] === true;
+}
+
+/** Marks failures where the request provably created nothing: HTTP 429, or a connection that never opened. */
+const NOTHING_SENT = 'mediaGenNothingSent';
+const RETRY_AFTER_MS = 'mediaGenRetryAfterMs';
+const RATE_LIMITED = 'mediaGenRateLimited';
+
+/** A creation may be repeated only when the first attempt provably created no task. */
+export function createdNothing(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[NOTHING_SENT] === true;
+}
+
+export function isRateLimited(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[RATE_LIMITED] === true;
+}
+
+/** The server's Retry-After, in milliseconds, when it sent one. */
+export function retryAfterMs(error: unknown): number | undefined {
+	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER_MS] : undefined;
+	return typeof value === 'number' ? value : undefined;
+}
+
+/** Connection failures that happen before any byte of the request could reach the server. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function parseRetryAfter(header: unknown): number | undefined {
+	const text = Array.isArray(header) ? header[0] : header;
+	if (typeof text !== 'string' || !text.trim()) return undefined;
+	const seconds = Number(text.trim());
+	if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * The signal that bounds one request: its total deadline (Request Timeout counts from the first byte sent to
+ * the last byte received; the HTTP client's own timeout only limits idle gaps, so a trickling answer would
+ * never end), plus the execution's cancel signal unless the request must survive Stop.
+ */
+function requestSignal(this: IExecuteFunctions, timeoutMs: number, survivesCancel: boolean, extra?: AbortSignal): AbortSignal {
+	const signals = [AbortSignal.timeout(timeoutMs)];
+	const cancel = this.getExecutionCancelSignal();
+	if (cancel && !survivesCancel) signals.push(cancel);
+	if (extra) signals.push(extra);
+	return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+}
+
+/**
+ * n8n's httpRequestWithAuthentication replaces the request's `abortSignal` with the calling context's
+ * execution cancel signal. Calling it on a context whose cancel signal is this request's own signal keeps
+ * the total deadline, and keeps creations in flight alive after Stop.
+ */
+function withRequestSignal(context: IExecuteFunctions, signal: AbortSignal): IExecuteFunctions {
+	return Object.create(context, { getExecutionCancelSignal: { value: () => signal } }) as IExecuteFunctions;
+}
+
+function abortReason(signal: AbortSignal): string | undefined {
+	if (!signal.aborted) return undefined;
+	const reason = signal.reason as { name?: string } | undefined;
+	return reason?.name === 'TimeoutError' ? 'the request timed out' : 'the execution was cancelled';
 }
 
 interface Credentials {
@@ -78,7 +147,15 @@ function apiError(
 	this: IExecuteFunctions,
 	apiKey: string,
 	context: RequestContext,
-	details: { message: string; description: string; httpCode?: string; retryable: boolean; apiCode?: number },
+	details: {
+		message: string;
+		description: string;
+		httpCode?: string;
+		retryable: boolean;
+		apiCode?: number;
+		nothingSent?: boolean;
+		retryAfterMs?: number;
+	},
 ): NodeApiError {
 	const taskNote = context.taskId ? ` (task ${context.taskId})` : '';
 	const message = redact(`${details.message}${taskNote} [item ${context.itemIndex}]`, apiKey);
@@ -89,6 +166,9 @@ function apiError(
 		{ message, description, httpCode: details.httpCode, itemIndex: context.itemIndex },
 	);
 	error.context[RETRYABLE] = details.retryable;
+	if (details.nothingSent) error.context[NOTHING_SENT] = true;
+	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
+	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
 	if (context.taskId) error.context.taskId = context.taskId;
 	return error;
@@ -98,6 +178,7 @@ const NETWORK_MESSAGES: Record<string, string> = {
 	ECONNRESET: 'the connection was closed by the server before it answered',
 	ECONNREFUSED: 'the connection was refused',
 	ENOTFOUND: 'the host name could not be resolved',
+	EAI_AGAIN: 'the host name could not be resolved',
 	ETIMEDOUT: 'the request timed out',
 	ECONNABORTED: 'the request timed out',
 	EPIPE: 'the connection was closed while sending',
@@ -161,43 +242,50 @@ function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string): str
 async function send(
 	this: IExecuteFunctions,
 	path: string,
-	body: IDataObject | FormData,
+	body: IDataObject | FormData | StreamingForm,
 	context: RequestContext,
 ): Promise<unknown> {
 	const { apiKey, baseUrl } = await loadCredentials.call(this);
+	const multipart = body instanceof FormData || body instanceof StreamingForm;
+	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: `${baseUrl}${path}`,
 		body,
-		json: !(body instanceof FormData),
-		timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+		json: !multipart,
+		timeout,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// n8n re-sends the credential on redirects, even to other origins: API calls follow none (see below).
+		// Not following also keeps uploads streamed: the redirect client buffers a whole body to resend it.
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	// Multipart bodies get their boundary header from the HTTP client; JSON must be declared.
-	if (!(body instanceof FormData)) options.headers = { 'Content-Type': 'application/json' };
+	if (!multipart) options.headers = { 'Content-Type': 'application/json' };
 
 	let response: IN8nHttpFullResponse;
 	try {
 		response = (await this.helpers.httpRequestWithAuthentication.call(
-			this,
+			withRequestSignal(this, signal),
 			CREDENTIAL_TYPE,
 			options,
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
-		const { reason, code } = describeTransportFailure(error as { message?: string });
+		const failure = describeTransportFailure(error as { message?: string });
+		const reason = abortReason(signal) ?? failure.reason;
+		const code = failure.code;
 		// A creation that got no answer may still have reached the server: it is never retried automatically.
 		const creationNote =
-			body instanceof FormData
+			multipart
 				? ' If the request reached the server, a task may have been created (and charged) anyway: check your tasks before running the node again.'
 				: '';
 		throw apiError.call(this, apiKey, context, {
 			message: `Could not reach the MediaGen API: ${reason}`,
 			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.${creationNote}`,
 			retryable: true,
+			nothingSent: code !== undefined && NEVER_CONNECTED.has(code),
 		});
 	}
 
@@ -226,6 +314,9 @@ async function send(
 			httpCode: String(status),
 			retryable,
 			apiCode: envelope?.code,
+			// A 429 is the server refusing before it does any work: nothing was created.
+			nothingSent: status === 429,
+			retryAfterMs: status === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
 		});
 	}
 
@@ -281,9 +372,10 @@ function taskIdOf(value: unknown): string | undefined {
 export async function apiMultipartRequest(
 	this: IExecuteFunctions,
 	path: string,
-	form: FormData,
+	form: FormData | StreamingForm,
 	context: RequestContext,
 ): Promise<IDataObject & { taskid: string }> {
+	// The body is typed as n8n's FormData option; axios streams any spec-compliant form (see multipart.ts).
 	const data = await send.call(this, path, form, context);
 	const isObject = data !== null && typeof data === 'object' && !Array.isArray(data);
 	const taskId = isObject ? taskIdOf((data as IDataObject).taskid) : undefined;
@@ -302,6 +394,8 @@ export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
 	mimeType?: string;
 	fileName?: string;
+	/** The download's total deadline (and the cancel signal): aborted when reading `body` was cut off. */
+	signal: AbortSignal;
 }
 
 /** The file name of a Content-Disposition header; a malformed percent-escape falls back instead of failing. */
@@ -371,6 +465,9 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 			'The API answered a result URL that the node does not download.',
 		);
 	}
+	// One total deadline for the whole download, redirects included (Request Timeout).
+	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	const signal = requestSignal.call(this, timeout, false);
 	let target = url;
 	for (let redirects = 0; ; redirects++) {
 		let response: IN8nHttpFullResponse;
@@ -382,14 +479,15 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
-				timeout: context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
-				abortSignal: this.getExecutionCancelSignal(),
+				timeout,
+				abortSignal: signal,
 			})) as IN8nHttpFullResponse;
 		} catch (error) {
-			const { reason, code } = describeTransportFailure(error as { message?: string });
-			throw downloadError.call(this, context, `Could not download a result file: ${reason}`, `GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`);
+			const failure = describeTransportFailure(error as { message?: string });
+			const code = failure.code;
+			throw downloadError.call(this, context, `Could not download a result file: ${abortReason(signal) ?? failure.reason}`, `GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`);
 		}
-		const body = response.body as NodeJS.ReadableStream & { destroy?: () => void };
+		const body = response.body as NodeJS.ReadableStream & { destroy?: (error?: Error) => void };
 		const status = response.statusCode;
 		const location = response.headers.location;
 		if (status >= 300 && status < 400 && typeof location === 'string' && location) {
@@ -420,9 +518,15 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 			body.destroy?.();
 			throw downloadError.call(this, context, `Could not download a result file: HTTP ${status}`, `GET ${showUrl(target)} answered HTTP ${status}.`, String(status));
 		}
+		// The deadline covers the whole body too: a file that trickles in is cut off at Request Timeout.
+		const onDeadline = () => body.destroy?.(new Error(`${abortReason(signal) ?? 'aborted'}: the download did not finish in time`));
+		if (signal.aborted) onDeadline();
+		else signal.addEventListener('abort', onDeadline, { once: true });
+		body.once?.('close', () => signal.removeEventListener('abort', onDeadline));
 		const type = response.headers['content-type'];
 		return {
 			body,
+			signal,
 			mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
 			fileName: fileNameFromDisposition(response.headers['content-disposition']),
 		};
@@ -433,11 +537,19 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
  * The error for a download that broke while its body was being stored (connection closed mid-file,
  * storage failure, …): it names the task and the item like every other download error.
  */
-export function downloadInterrupted(this: IExecuteFunctions, url: string, error: unknown, context: RequestContext): NodeApiError {
+export function downloadInterrupted(
+	this: IExecuteFunctions,
+	url: string,
+	error: unknown,
+	context: RequestContext,
+	signal?: AbortSignal,
+): NodeApiError {
 	if (error instanceof NodeApiError) return error;
 	const cause = error as { message?: string; code?: unknown };
 	const closed = cause?.code === 'ECONNRESET' || /aborted|premature close|socket hang up/i.test(String(cause?.message ?? ''));
-	const reason = this.getExecutionCancelSignal()?.aborted
+	const reason = signal?.aborted
+		? abortReason(signal)
+		: this.getExecutionCancelSignal()?.aborted
 		? 'the execution was cancelled'
 		: closed
 			? 'the connection was closed before the whole file arrived'

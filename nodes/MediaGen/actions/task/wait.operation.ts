@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runOptions } from '../../helpers/parameters';
-import { readRunOptions, waitForTasks, type CreatedTask } from '../../helpers/polling';
+import { waitForTasks } from '../../helpers/engine';
+import { readRunOptions, type CreatedTask } from '../../helpers/polling';
 import type { ItemOutcome } from '../node.type';
 import { readTaskId, readTaskKind, TASK_TYPE_FROM_INPUT } from './get.operation';
 
@@ -34,7 +35,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	}
 	if (outcomes.length && !this.continueOnFail()) return outcomes;
 	const options = readRunOptions.call(this, tasks.length ? tasks.map((task) => task.kind) : ['image'], true);
-	outcomes.push(...(await waitForTasks.call(this, tasks, options)));
+	// No argument spread: a run may hold more outcomes than a call can take arguments.
+	for (const outcome of await waitForTasks.call(this, tasks, options)) outcomes.push(outcome);
 	return outcomes;
 }
 

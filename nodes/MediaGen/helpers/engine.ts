@@ -1,0 +1,476 @@
+/**
+ * The waiting engine: one continuous schedule for creations, polls and downloads of a node execution.
+ *
+ * - Each task has its own poll schedule: poll k falls due at its creation time + k × Poll Interval (a fixed
+ *   period), whether or not the previous answer is back (at most two polls of a task in flight). Its first
+ *   poll can come while later items are still being created, and a slow answer holds back no other poll:
+ *   there are no rounds. At Max Wait a task gets one last poll before it times out.
+ * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
+ *   at least half of it, so neither starves the other. Downloads (result-file hosts) have their own lane.
+ * - Adaptive bound (AIMD): it starts at Max Concurrent Requests, halves on HTTP 429 (at most once per
+ *   generation of requests), grows back by about one per bound's worth of successes. The refused request
+ *   waits the server's Retry-After; when the bound is already 1, everything waits it.
+ * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
+ *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
+ * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken by a signal when a request ends.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { ItemOutcome } from '../actions/node.type';
+import { INFO_PATH, infoRequestBody } from '../models/endpoints';
+import { apiJsonRequest, createdNothing, isRateLimited, isRetryableError, retryAfterMs } from '../transport';
+import { MinHeap } from './concurrency';
+import { buildTaskOutput, type RequestSummary } from './output';
+import {
+	cancelledOutcome,
+	createdOutcome,
+	finish,
+	judgeInfo,
+	pendingJson,
+	statusOf,
+	timedOutOutcome,
+	type CreatedTask,
+	type RunOptions,
+} from './polling';
+
+/** Longest pause between two polls of a task whose polls keep failing. */
+const MAX_POLL_BACKOFF_MS = 60_000;
+
+/** First pause before repeating a creation that created nothing; doubles per attempt up to the maximum. */
+const CREATE_BACKOFF_MS = 500;
+const MAX_CREATE_BACKOFF_MS = 30_000;
+
+/** A creation that keeps being refused (429, connection refused) gives up after this long. */
+const CREATE_RETRY_WINDOW_MS = 300_000;
+
+/** Longest Retry-After honoured; a larger value is capped so that Max Wait and the retry window still hold. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
+const MAX_POLLS_PER_TASK = 2;
+
+/** Result downloads in flight at once (they go to file hosts, not to the API, and are usually large). */
+const DOWNLOAD_LANE = 4;
+
+/** One item to create: `send` makes one attempt; the engine decides about repeating it. */
+export interface CreationJob {
+	itemIndex: number;
+	summary: RequestSummary;
+	send: () => Promise<CreatedTask>;
+}
+
+export interface EngineInput {
+	creations: CreationJob[];
+	/** Tasks that already exist (Task → Wait). */
+	existing: CreatedTask[];
+	options: RunOptions;
+	/** Without Continue On Fail, a failed creation stops new creations and ends the run early. */
+	continueOnFail: boolean;
+}
+
+interface PendingCreation {
+	job: CreationJob;
+	attempts: number;
+	firstAttemptAt: number;
+	notBefore: number;
+}
+
+interface Waiting {
+	task: CreatedTask;
+	/** Poll k is due at anchor + k × interval, whether or not earlier answers are back. */
+	anchor: number;
+	/** The last grid slot handed out. */
+	pollNumber: number;
+	deadline: number;
+	failures: number;
+	/** Polls of this task in flight; a slow answer does not hold the next one back (up to MAX_POLLS_PER_TASK). */
+	inFlight: number;
+	/** Bumped whenever the task's schedule changes: tickets of older generations are void. */
+	generation: number;
+	/** The poll at the deadline has started: its answer is the last one awaited. */
+	finalStarted: boolean;
+	ended: boolean;
+	/** Aborts the task's polls still in flight once it has ended. */
+	done: AbortController;
+	lastStatus?: number;
+	lastError?: Error;
+}
+
+interface PollTicket {
+	entry: Waiting;
+	dueAt: number;
+	generation: number;
+}
+
+interface Finished {
+	task: CreatedTask;
+	info: IDataObject;
+	urls: string[];
+}
+
+class Engine {
+	private readonly options: RunOptions;
+
+	private readonly cancel: AbortSignal | undefined;
+
+	private readonly outcomes: ItemOutcome[] = [];
+
+	private readonly newCreations: PendingCreation[];
+
+	private nextCreation = 0;
+
+	private readonly retryCreations = new MinHeap<PendingCreation>((entry) => entry.notBefore);
+
+	private readonly polls = new MinHeap<PollTicket>((ticket) => ticket.dueAt);
+
+	/** Tasks still waited on. */
+	private readonly active = new Set<Waiting>();
+
+	private readonly downloads: Finished[] = [];
+
+	private readonly inFlight = { create: 0, poll: 0, download: 0 };
+
+	/** The adaptive bound on API requests in flight (fractional while it grows back). */
+	private limit: number;
+
+	private lastDecreaseAt = 0;
+
+	/** No API request starts before this time (Retry-After while the bound is 1). */
+	private holdUntil = 0;
+
+	/** Set without Continue On Fail once a creation failed: nothing new starts. */
+	private stopped = false;
+
+	/** Resolves the loop's pause; set while the loop sleeps. */
+	private wakeUp: (() => void) | undefined;
+
+	/** A request ended while the loop was not sleeping: the next pause returns at once. */
+	private woken = false;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly input: EngineInput,
+	) {
+		this.options = input.options;
+		this.cancel = context.getExecutionCancelSignal();
+		this.limit = input.options.maxConcurrency;
+		const now = Date.now();
+		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
+		// Existing tasks may be done already: their first poll is due at once.
+		for (const task of input.existing) this.enqueue(task, now, now);
+	}
+
+	async run(): Promise<ItemOutcome[]> {
+		const onCancel = () => this.wake();
+		this.cancel?.addEventListener('abort', onCancel);
+		try {
+			for (;;) {
+				this.dispatch();
+				if (this.idle()) break;
+				await this.pause();
+			}
+		} finally {
+			this.cancel?.removeEventListener('abort', onCancel);
+		}
+		this.settleLeftovers();
+		return this.outcomes;
+	}
+
+	private get cancelled(): boolean {
+		return this.cancel?.aborted === true;
+	}
+
+	private get apiInFlight(): number {
+		return this.inFlight.create + this.inFlight.poll;
+	}
+
+	/** True when nothing is running and nothing more will start. */
+	private idle(): boolean {
+		if (this.apiInFlight || this.inFlight.download) return false;
+		if (this.cancelled || this.stopped) return true;
+		return this.nextCreation >= this.newCreations.length && !this.retryCreations.size && !this.active.size && !this.downloads.length;
+	}
+
+	private readyCreation(now: number): PendingCreation | undefined {
+		if (this.stopped) return undefined;
+		const retry = this.retryCreations.peek();
+		if (retry && retry.notBefore <= now) return retry;
+		return this.nextCreation < this.newCreations.length ? this.newCreations[this.nextCreation] : undefined;
+	}
+
+	private takeCreation(entry: PendingCreation): void {
+		if (this.retryCreations.peek() === entry) this.retryCreations.pop();
+		else this.nextCreation++;
+	}
+
+	/** Starts every job that may start now. */
+	private dispatch(): void {
+		if (this.cancelled) return;
+		const now = Date.now();
+		while (this.downloads.length && this.inFlight.download < Math.min(DOWNLOAD_LANE, this.options.maxConcurrency)) {
+			void this.download(this.downloads.shift()!);
+		}
+		if (now < this.holdUntil) return;
+		while (this.apiInFlight < Math.max(1, Math.floor(this.limit))) {
+			const creation = this.readyCreation(now);
+			const ticket = this.stopped ? undefined : this.nextTicket();
+			const poll = ticket && ticket.dueAt <= now ? ticket : undefined;
+			if (!creation && !poll) break;
+			// Both lanes have work: the one with fewer requests in flight goes next, so each gets half the bound.
+			if (creation && (!poll || this.inFlight.create <= this.inFlight.poll)) {
+				this.takeCreation(creation);
+				void this.create(creation);
+			} else {
+				this.polls.pop();
+				this.startPoll(poll!, now);
+			}
+		}
+	}
+
+	/** The earliest ticket that still counts (void ones are dropped on the way). */
+	private nextTicket(): PollTicket | undefined {
+		for (;;) {
+			const ticket = this.polls.peek();
+			if (!ticket || (ticket.generation === ticket.entry.generation && !ticket.entry.ended)) return ticket;
+			this.polls.pop();
+		}
+	}
+
+	/** When the loop must look again even if no request ends. */
+	private nextWakeAt(): number | undefined {
+		let at: number | undefined;
+		const consider = (time: number | undefined) => {
+			if (time !== undefined && (at === undefined || time < at)) at = time;
+		};
+		if (this.stopped || this.cancelled) return undefined;
+		const apiFull = this.apiInFlight >= Math.max(1, Math.floor(this.limit));
+		if (!apiFull) {
+			consider(this.nextTicket()?.dueAt);
+			consider(this.retryCreations.peek()?.notBefore);
+		}
+		if (this.holdUntil > Date.now()) consider(this.holdUntil);
+		return at;
+	}
+
+	/**
+	 * Sleeps until the next due time, or until a request ends or the execution is cancelled. A timer is set
+	 * only when something falls due at a time; otherwise the end of a request in flight wakes the loop.
+	 */
+	private async pause(): Promise<void> {
+		if (this.woken) {
+			this.woken = false;
+			return;
+		}
+		const woken = new Promise<void>((resolve) => (this.wakeUp = resolve));
+		const wakeAt = this.nextWakeAt();
+		const nothingRunning = !this.apiInFlight && !this.inFlight.download;
+		if (wakeAt === undefined && !nothingRunning) {
+			await woken;
+		} else {
+			const timer = new AbortController();
+			const ms = wakeAt === undefined ? MAX_POLL_BACKOFF_MS : Math.max(0, wakeAt - Date.now());
+			// n8n versions whose `sleep` ignores the signal still wake through the race.
+			await Promise.race([sleep(ms, timer.signal).catch(() => undefined), woken]);
+			timer.abort();
+		}
+		this.wakeUp = undefined;
+		this.woken = false;
+	}
+
+	private wake(): void {
+		const wakeUp = this.wakeUp;
+		this.wakeUp = undefined;
+		if (wakeUp) wakeUp();
+		else this.woken = true;
+	}
+
+	// --- adaptive bound -------------------------------------------------------------------------------
+
+	private onApiSuccess(): void {
+		this.limit = Math.min(this.options.maxConcurrency, this.limit + 1 / this.limit);
+	}
+
+	/** Multiplicative decrease, once per generation: requests started before the last cut do not cut again. */
+	private onRateLimited(startedAt: number, retryAfter: number | undefined): void {
+		const now = Date.now();
+		if (startedAt >= this.lastDecreaseAt) {
+			if (this.limit <= 1 && retryAfter !== undefined) this.holdUntil = Math.max(this.holdUntil, now + retryAfter);
+			this.limit = Math.max(1, this.limit / 2);
+			this.lastDecreaseAt = now;
+		}
+	}
+
+	// --- creations ------------------------------------------------------------------------------------
+
+	private async create(entry: PendingCreation): Promise<void> {
+		this.inFlight.create++;
+		const startedAt = Date.now();
+		if (!entry.attempts) entry.firstAttemptAt = startedAt;
+		entry.attempts++;
+		try {
+			const task = await entry.job.send();
+			this.onApiSuccess();
+			if (this.options.wait && !this.stopped) {
+				const now = Date.now();
+				this.enqueue(task, now, now + this.options.pollIntervalMs);
+			} else {
+				this.outcomes.push(createdOutcome(task));
+			}
+		} catch (error) {
+			const now = Date.now();
+			const retryAfter = retryAfterMs(error);
+			if (isRateLimited(error)) this.onRateLimited(startedAt, retryAfter);
+			const backoff = Math.min(CREATE_BACKOFF_MS * 2 ** (entry.attempts - 1), MAX_CREATE_BACKOFF_MS);
+			const delay = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : backoff;
+			if (createdNothing(error) && !this.cancelled && !this.stopped && now + delay - entry.firstAttemptAt <= CREATE_RETRY_WINDOW_MS) {
+				entry.notBefore = now + delay;
+				this.retryCreations.push(entry);
+			} else {
+				this.outcomes.push({ itemIndex: entry.job.itemIndex, error, json: { ...entry.job.summary } });
+				if (!this.input.continueOnFail) this.stopped = true;
+			}
+		} finally {
+			this.inFlight.create--;
+			this.wake();
+		}
+	}
+
+	// --- polls ----------------------------------------------------------------------------------------
+
+	private enqueue(task: CreatedTask, anchor: number, firstDueAt: number): void {
+		const entry: Waiting = {
+			task,
+			anchor,
+			pollNumber: Math.round((firstDueAt - anchor) / this.options.pollIntervalMs),
+			deadline: anchor + this.options.maxWaitMs,
+			failures: 0,
+			inFlight: 0,
+			generation: 0,
+			finalStarted: false,
+			ended: false,
+			done: new AbortController(),
+		};
+		this.active.add(entry);
+		this.polls.push({ entry, dueAt: Math.min(firstDueAt, entry.deadline), generation: 0 });
+	}
+
+	/** The task's next slot on its own fixed grid (slots already past are skipped, not bunched), capped at the deadline. */
+	private scheduleNext(entry: Waiting, now: number): void {
+		const interval = this.options.pollIntervalMs;
+		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
+		const dueAt = entry.anchor + entry.pollNumber * interval;
+		this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+	}
+
+	private startPoll(ticket: PollTicket, now: number): void {
+		const { entry } = ticket;
+		// The ticket at the deadline is the promised last poll: it always goes out, and nothing follows it.
+		const final = ticket.dueAt >= entry.deadline;
+		if (final) entry.finalStarted = true;
+		else this.scheduleNext(entry, now);
+		if (!final && entry.inFlight >= MAX_POLLS_PER_TASK) return; // this slot is skipped
+		void this.poll(entry, final);
+	}
+
+	private end(entry: Waiting, outcome?: ItemOutcome): void {
+		entry.ended = true;
+		entry.generation++;
+		entry.done.abort();
+		this.active.delete(entry);
+		if (outcome) this.outcomes.push(outcome);
+	}
+
+	private async poll(entry: Waiting, final: boolean): Promise<void> {
+		this.inFlight.poll++;
+		entry.inFlight++;
+		const { task } = entry;
+		const startedAt = Date.now();
+		try {
+			const info =
+				(await apiJsonRequest.call(this.context, INFO_PATH[task.kind], infoRequestBody(task.kind, task.taskId, task.moreTaskInfo), {
+					itemIndex: task.itemIndex,
+					taskId: task.taskId,
+					timeout: this.options.requestTimeoutMs,
+					signal: entry.done.signal,
+				})) ?? {};
+			this.onApiSuccess();
+			if (entry.ended) return; // another answer settled the task already
+			entry.lastStatus = statusOf(task.kind, info);
+			entry.lastError = undefined;
+			const verdict = judgeInfo.call(this.context, task, info, entry.lastStatus, this.options);
+			if (verdict.state === 'ended') {
+				this.end(entry, verdict.outcome);
+			} else if (verdict.state === 'done') {
+				this.end(entry);
+				if (this.options.download) this.downloads.push({ task, info, urls: verdict.urls });
+				else this.outcomes.push(await finish.call(this.context, task, info, verdict.urls, this.options));
+			} else if (final) {
+				this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+			} else if (entry.failures) {
+				// Back on the grid after a failure.
+				entry.failures = 0;
+				entry.generation++;
+				if (!entry.finalStarted) this.scheduleNext(entry, Date.now());
+			}
+		} catch (error) {
+			if (entry.ended || this.cancelled) {
+				// Settled by another answer, or reported with the other waiting tasks when the run ends.
+			} else if (isRetryableError(error)) {
+				entry.failures++;
+				entry.lastError = error as Error;
+				const retryAfter = retryAfterMs(error);
+				if (isRateLimited(error)) this.onRateLimited(startedAt, retryAfter);
+				if (final) {
+					this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+				} else if (!entry.finalStarted) {
+					const interval = this.options.pollIntervalMs;
+					const backoff = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : interval * 2 ** entry.failures;
+					entry.generation++;
+					const dueAt = Date.now() + Math.min(backoff, MAX_POLL_BACKOFF_MS);
+					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+				}
+			} else {
+				this.end(entry, { itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
+			}
+		} finally {
+			this.inFlight.poll--;
+			entry.inFlight--;
+			this.wake();
+		}
+	}
+
+	// --- downloads ------------------------------------------------------------------------------------
+
+	private async download(done: Finished): Promise<void> {
+		this.inFlight.download++;
+		try {
+			this.outcomes.push(await finish.call(this.context, done.task, done.info, done.urls, this.options));
+		} catch (error) {
+			const { task, info, urls } = done;
+			this.outcomes.push({ itemIndex: task.itemIndex, error, json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'completed', urls, info, ...task.summary }) });
+		} finally {
+			this.inFlight.download--;
+			this.wake();
+		}
+	}
+
+	/** After Stop or a stopping error: every task still waited on is reported with its id. */
+	private settleLeftovers(): void {
+		const leftovers = [...[...this.active].map((entry) => ({ task: entry.task, lastStatus: entry.lastStatus })), ...this.downloads.splice(0).map((done) => ({ task: done.task, lastStatus: undefined }))];
+		this.active.clear();
+		for (const { task, lastStatus } of leftovers) {
+			this.outcomes.push(this.cancelled ? cancelledOutcome.call(this.context, task, lastStatus) : createdOutcome(task));
+		}
+	}
+}
+
+/** Creates (optionally) and waits on tasks; one outcome per item that was started, in any order. */
+export async function runEngine(this: IExecuteFunctions, input: EngineInput): Promise<ItemOutcome[]> {
+	return await new Engine(this, input).run();
+}
+
+/** Polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
+export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[], options: RunOptions): Promise<ItemOutcome[]> {
+	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail: true });
+}

@@ -1,0 +1,74 @@
+/**
+ * A multipart/form-data body whose file parts are read from n8n's binary storage only while they are sent.
+ *
+ * The platform FormData accepts only real Blobs, and a Blob holds its bytes in memory: sixteen 32 MB
+ * references would be read whole and then copied. n8n's HTTP client (axios) streams any spec-compliant form
+ * (an object with `append`, an entry iterator and the FormData tag), reading each file part through its
+ * `stream()` and taking the Content-Length from the parts' `size`. This class is such a form, so a file is
+ * pulled from storage chunk by chunk as the socket drains and at most a few chunks are in memory.
+ */
+
+/** A file part: its bytes come from `stream()`, which is called once, when the part is sent. */
+export interface StreamedFile {
+	readonly name: string;
+	readonly type: string;
+	readonly size: number;
+	stream(): AsyncIterable<Uint8Array>;
+}
+
+export type FormValue = string | Blob | StreamedFile;
+
+export class StreamingForm {
+	readonly [Symbol.toStringTag] = 'FormData';
+
+	/** Own and enumerable, so that n8n's "is the body empty" check never drops the form. */
+	readonly entryList: Array<[string, FormValue]> = [];
+
+	append(name: string, value: FormValue, fileName?: string): void {
+		if (value instanceof Blob && fileName !== undefined) {
+			this.entryList.push([name, new File([value], fileName, { type: value.type })]);
+		} else {
+			this.entryList.push([name, value]);
+		}
+	}
+
+	entries(): IterableIterator<[string, FormValue]> {
+		return this.entryList[Symbol.iterator]();
+	}
+
+	[Symbol.iterator](): IterableIterator<[string, FormValue]> {
+		return this.entries();
+	}
+}
+
+/**
+ * A file part that opens its source only when sent, and refuses to send a byte count other than the one
+ * announced (the Content-Length is computed from it).
+ */
+export function streamedFile(
+	name: string,
+	type: string,
+	size: number,
+	open: () => Promise<AsyncIterable<Uint8Array> & { destroy?: () => void }>,
+): StreamedFile {
+	return {
+		name,
+		type,
+		size,
+		stream: () =>
+			(async function* () {
+				const source = await open();
+				let sent = 0;
+				try {
+					for await (const chunk of source) {
+						sent += chunk.length;
+						if (sent > size) throw new Error(`file "${name}" is larger than its stored size (${size} bytes)`);
+						yield chunk;
+					}
+				} finally {
+					source.destroy?.();
+				}
+				if (sent !== size) throw new Error(`file "${name}" ended after ${sent} of ${size} bytes`);
+			})(),
+	};
+}
