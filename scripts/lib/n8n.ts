@@ -330,6 +330,41 @@ export function spawnN8n(install: N8nInstall, env: NodeJS.ProcessEnv, args: stri
 	return child;
 }
 
+/** A running `n8n start`: its process and editor/REST address. */
+export interface N8nServer {
+	child: ChildProcess;
+	url: string;
+}
+
+/**
+ * Starts `n8n start` on a free port of 127.0.0.1 and waits until it is healthy. `env` comes from n8nEnv;
+ * plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1.
+ */
+export async function startN8nServer(install: N8nInstall, env: NodeJS.ProcessEnv, logFile?: string, timeoutMs = 240_000): Promise<N8nServer> {
+	const port = await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const serverEnv: NodeJS.ProcessEnv = {
+		...env,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: `${url}/`,
+		WEBHOOK_URL: `${url}/`,
+		N8N_SECURE_COOKIE: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+	};
+	const child = spawnN8n(install, serverEnv, ['start'], logFile);
+	try {
+		await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
+	} catch (error) {
+		await stopProcess(child);
+		throw error;
+	}
+	return { child, url };
+}
+
 /**
  * Waits until a log file contains `pattern` (e.g. n8n's "Editor is now accessible": its HTTP server answers
  * before it has activated the published workflows and registered their webhooks).
@@ -694,7 +729,8 @@ export interface RestSession {
 	cookie: string;
 }
 
-const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
+/** The instance owner that setupOwner creates (the browser test signs in with it). */
+export const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
 
 async function authenticate(baseUrl: string, route: string, body: object): Promise<RestSession> {
 	const response = await fetch(`${baseUrl}/rest${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

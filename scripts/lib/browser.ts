@@ -1,0 +1,85 @@
+/**
+ * Debian's Chromium driven by puppeteer-core, for the editor test (scripts/ui.ts).
+ *
+ * The browser is the system's `chromium` package (installed with apt-get when missing, as on a fresh CI
+ * machine); puppeteer-core downloads nothing. Every run gets a fresh profile and the flags that keep a
+ * headless Chromium off the network: the only pages it opens are n8n on 127.0.0.1.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import puppeteer, { type Browser } from 'puppeteer-core';
+
+import { log } from './n8n';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+function installedChromium(): string | undefined {
+	const fromEnv = process.env.CHROMIUM_PATH;
+	if (fromEnv) {
+		if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist`);
+		return fromEnv;
+	}
+	return CANDIDATES.find((candidate) => existsSync(candidate));
+}
+
+/** The Chromium binary; installs Debian's `chromium` package first when there is none. */
+export function ensureChromium(scope: string): string {
+	const found = installedChromium();
+	if (found) return found;
+	log(scope, 'chromium not found: installing the Debian package (apt-get install chromium)');
+	const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+	const prefix = asRoot ? [] : ['sudo', '-n'];
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	const apt = (...args: string[]) => {
+		const [command, ...rest] = [...prefix, 'apt-get', ...args];
+		execFileSync(command, rest, { env, stdio: ['ignore', 'ignore', 'inherit'], timeout: 15 * 60_000 });
+	};
+	apt('update');
+	apt('install', '-y', '--no-install-recommends', 'chromium');
+	const installed = installedChromium();
+	if (!installed) throw new Error(`apt-get installed chromium but none of ${CANDIDATES.join(', ')} exists`);
+	return installed;
+}
+
+export interface BrowserSession {
+	browser: Browser;
+	close(): Promise<void>;
+}
+
+/** Starts headless Chromium with a throw-away profile; `close` always ends the process and removes the profile. */
+export async function launchChromium(executablePath: string): Promise<BrowserSession> {
+	const profile = mkdtempSync(path.join(tmpdir(), 'mediagen-chromium-'));
+	const browser = await puppeteer.launch({
+		executablePath,
+		headless: true,
+		defaultViewport: { width: 1440, height: 900 },
+		protocolTimeout: 180_000,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+			'--disable-dev-shm-usage',
+			`--user-data-dir=${profile}`,
+		],
+	});
+	return {
+		browser,
+		async close() {
+			const child = browser.process();
+			try {
+				await Promise.race([browser.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+			} catch {
+				// the process is killed below
+			}
+			if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+			rmSync(profile, { recursive: true, force: true });
+		},
+	};
+}
