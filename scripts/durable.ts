@@ -39,15 +39,16 @@ import {
 	simulatorRecord,
 	spawnN8n,
 	startSimulator,
+	stepTimer,
 	stopProcess,
-	waitForHttp,
-	waitForLog,
-	waitForWebhook,
-	writeCredentials,
 	type ExecutionItem,
 	type ExecutionRecord,
 	type RestSession,
 	type SimulatorProcess,
+	waitForHttp,
+	waitForLog,
+	waitForWebhook,
+	writeCredentials,
 } from './lib/n8n';
 
 const VERSION = '2.41.1';
@@ -125,12 +126,7 @@ async function waitForExecution(session: () => RestSession, workflowId: string, 
 }
 
 async function main(): Promise<void> {
-	const timings: Array<[string, number]> = [];
-	let mark = Date.now();
-	const step = (name: string) => {
-		timings.push([name, (Date.now() - mark) / 1000]);
-		mark = Date.now();
-	};
+	const { step, summary } = stepTimer();
 
 	const install = ensureN8n(VERSION, 'durable');
 	step('n8n install');
@@ -244,7 +240,7 @@ async function main(): Promise<void> {
 		rmSync(userFolder, { recursive: true, force: true });
 		rmSync(path.dirname(tarball), { recursive: true, force: true });
 		step('shutdown');
-		log(`timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`);
+		log(summary());
 	}
 }
 

@@ -22,8 +22,8 @@ import {
 	getExecution,
 	installCommunityPackage,
 	listExecutions,
-	logFolder,
 	log as logAs,
+	logFolder,
 	n8nCommand,
 	n8nEnv,
 	NODE_TYPE,
@@ -34,17 +34,18 @@ import {
 	REDIS_PACKAGE,
 	runMain,
 	setupOwner,
-	spawnN8n,
 	simulatorRecord,
+	spawnN8n,
 	startPostgres,
 	startRedis,
 	startSimulator,
+	stepTimer,
 	stopProcess,
+	type Service,
+	type SimulatorProcess,
 	waitForHttp,
 	waitForWebhook,
 	writeCredentials,
-	type Service,
-	type SimulatorProcess,
 } from './lib/n8n';
 
 const VERSION = '2.41.1';
@@ -111,12 +112,7 @@ function tail(file: string, lines = 40): string {
 }
 
 async function main(): Promise<void> {
-	const timings: Array<[string, number]> = [];
-	let mark = Date.now();
-	const step = (name: string) => {
-		timings.push([name, (Date.now() - mark) / 1000]);
-		mark = Date.now();
-	};
+	const { step, summary } = stepTimer();
 
 	ensureDebianPackages('queue', [POSTGRES_PACKAGE, REDIS_PACKAGE]);
 	const install = ensureN8n(VERSION, 'queue');
@@ -285,7 +281,7 @@ async function main(): Promise<void> {
 		rmSync(path.dirname(tarball), { recursive: true, force: true });
 		log(`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`);
 		step('shutdown');
-		log(`timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`);
+		log(summary());
 	}
 }
 

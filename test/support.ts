@@ -1,4 +1,5 @@
 /** Shared test plumbing: a simulator per test file and a raw client that does not go through the node. */
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import FormData from 'form-data';
 import http from 'node:http';
 
@@ -90,4 +91,19 @@ export async function createTaskDirect(baseUrl: string, kind: 'image' | 'video')
 /** Every string in an output or error, flattened, to check that the API key never appears. */
 export function allText(value: unknown): string {
 	return JSON.stringify(value, (_key, inner) => (inner instanceof Error ? { ...inner, message: inner.message, stack: inner.stack } : inner));
+}
+
+/** Input items whose `idea` field feeds the `={{ $json.idea }}` prompt of the parameter builders below. */
+export function ideaItems(count: number): INodeExecutionData[] {
+	return Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+}
+
+/** A beta v4 creation with the prompt from each item; `options` over the suite's own defaults. */
+export function betav4Parameters(defaults: INodeParameters, options: INodeParameters = {}, wait = true): INodeParameters {
+	return { resource: 'image', operation: 'betav4', prompt: '={{ $json.idea }}', waitForCompletion: wait, options: { ...defaults, ...options } };
+}
+
+/** A creation without waiting, for tests of what is sent. */
+export function createParameters(resource: 'image' | 'video', operation: string, parameters: INodeParameters = {}): INodeParameters {
+	return { resource, operation, waitForCompletion: false, ...parameters };
 }

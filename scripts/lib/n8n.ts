@@ -42,6 +42,19 @@ export interface N8nInstall {
 	n8nBin: string;
 }
 
+/** Step timings of a suite: `step(name)` closes the step that ran since the previous call; `summary()` prints them. */
+export function stepTimer(): { step: (name: string) => void; summary: () => string } {
+	const timings: Array<[string, number]> = [];
+	let mark = Date.now();
+	return {
+		step: (name) => {
+			timings.push([name, (Date.now() - mark) / 1000]);
+			mark = Date.now();
+		},
+		summary: () => `timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`,
+	};
+}
+
 export function log(scope: string, message: string): void {
 	console.log(`[${scope}] ${new Date().toISOString().slice(11, 19)} ${message}`);
 }

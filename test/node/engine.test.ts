@@ -4,11 +4,11 @@
  * and Stop during creation.
  */
 import { createServer } from 'node:net';
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../harness';
 import { MediaGenSimulator, type RecordedRequest } from '../simulator/server';
-import { allText, DEFAULT_SIM_KEY, useSimulator } from '../support';
+import { allText, betav4Parameters, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../support';
 import { readRunOptions, WAIT_DEFAULTS } from '../../nodes/MediaGen/helpers/polling';
 import { runOptions } from '../../nodes/MediaGen/helpers/parameters';
 
@@ -17,16 +17,10 @@ const context = useSimulator();
 const CREATE = '/v1/tlimages/betav4';
 const INFO = '/v1/tlimages/infobytaskid';
 
-const items = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+const items = ideaItems;
 
-const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => ({
-	resource: 'image',
-	operation: 'betav4',
-	prompt: '={{ $json.idea }}',
-	waitForCompletion: wait,
-	// Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
-	options: { pollInterval: 0.2, maxWait: 20, downloadResults: false, ...options },
-});
+// Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
 
 const taskIdOf = (request: RecordedRequest) => (request.json as { taskid: string }).taskid;
 

@@ -2,26 +2,20 @@
  * Fault suite: every scenario is driven by the simulator's fault injection and asserts the outcome, that
  * no creation was sent twice, and that every task the server created is named in the node's output.
  */
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import type { FaultAction } from '../simulator/server';
 import { runNode, type RunResult } from '../harness';
-import { allText, DEFAULT_SIM_KEY, useSimulator } from '../support';
+import { allText, betav4Parameters, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../support';
 
 const context = useSimulator();
 
 const CREATE = '/v1/tlimages/betav4';
 const INFO = '/v1/tlimages/infobytaskid';
 
-const items = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+const items = ideaItems;
 
-const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => ({
-	resource: 'image',
-	operation: 'betav4',
-	prompt: '={{ $json.idea }}',
-	waitForCompletion: wait,
-	options: { pollInterval: 0.1, maxWait: 10, maxConcurrency: 1, ...options },
-});
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => betav4Parameters({ pollInterval: 0.1, maxWait: 10, maxConcurrency: 1 }, options, wait);
 
 /** Runs and checks the two invariants: one creation per item, and every server-side task in the output. */
 async function runChecked(count: number, parameters: INodeParameters, extra: { continueOnFail?: boolean; apiKey?: string } = {}): Promise<RunResult> {

@@ -4,12 +4,12 @@
  * refused schemes. Each scenario runs the node in n8n's engine against a purpose-built server.
  */
 import type http from 'node:http';
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode, testCredential, type RunResult } from '../harness';
 import { eventually, HostileServer, sendJson, type HostileRequest } from '../hostile-server';
 import { makePng } from '../simulator/png';
-import { allText } from '../support';
+import { allText, betav4Parameters, ideaItems } from '../support';
 
 const KEY = 'Zq9kHostileKey-0123456789abcdef';
 const CREATE = '/v1/tlimages/betav4';
@@ -63,15 +63,9 @@ function useApi(behaviour: ApiBehaviour = {}): void {
 	});
 }
 
-const items = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+const items = ideaItems;
 
-const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => ({
-	resource: 'image',
-	operation: 'betav4',
-	prompt: '={{ $json.idea }}',
-	waitForCompletion: wait,
-	options: { pollInterval: 0.05, maxWait: 5, maxConcurrency: 1, requestTimeout: 5, ...options },
-});
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => betav4Parameters({ pollInterval: 0.05, maxWait: 5, maxConcurrency: 1, requestTimeout: 5 }, options, wait);
 
 async function run(parameters: INodeParameters, count = 1, continueOnFail = false): Promise<RunResult> {
 	return await runNode({ parameters, items: items(count), credentials: { apiKey: KEY, baseUrl: server.url }, continueOnFail });

@@ -2,16 +2,11 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, storeBinary } from '../harness';
 import { makePng } from '../simulator/png';
-import { allText, DEFAULT_SIM_KEY, useSimulator } from '../support';
+import { allText, createParameters, DEFAULT_SIM_KEY, useSimulator } from '../support';
 
 const context = useSimulator();
 
-const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
-	resource: 'image',
-	operation,
-	waitForCompletion: false,
-	...parameters,
-});
+const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => createParameters('image', operation, parameters);
 
 async function pngItem(properties: Record<string, [number, number]>, json = {}): Promise<INodeExecutionData> {
 	const binary: INodeExecutionData['binary'] = {};

@@ -7,16 +7,11 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, storeBinary } from '../harness';
 import { makePng } from '../simulator/png';
-import { useSimulator } from '../support';
+import { createParameters, useSimulator } from '../support';
 
 const context = useSimulator();
 
-const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
-	resource: 'image',
-	operation,
-	waitForCompletion: false,
-	...parameters,
-});
+const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => createParameters('image', operation, parameters);
 
 async function run(parameters: INodeParameters, items: INodeExecutionData[] = [{ json: {} }]) {
 	return await runNode({ parameters, items, credentials: context.credentials() });

@@ -2,16 +2,11 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, storeBinary } from '../harness';
 import { makePng } from '../simulator/png';
-import { DEFAULT_SIM_KEY, useSimulator } from '../support';
+import { createParameters, DEFAULT_SIM_KEY, useSimulator } from '../support';
 
 const context = useSimulator();
 
-const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => ({
-	resource: 'video',
-	operation,
-	waitForCompletion: false,
-	...parameters,
-});
+const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => createParameters('video', operation, parameters);
 
 async function framesItem(count: number): Promise<INodeExecutionData> {
 	const binary: INodeExecutionData['binary'] = {};

@@ -2,22 +2,16 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { readBinary, runNode } from '../harness';
 import { readPngSize } from '../simulator/png';
-import { allText, createTaskDirect, DEFAULT_SIM_KEY, useSimulator } from '../support';
+import { allText, betav4Parameters, createTaskDirect, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../support';
 
 const context = useSimulator();
 
 const IMAGE_CREATE = '/v1/tlimages/betav4';
 const IMAGE_INFO = '/v1/tlimages/infobytaskid';
 
-const items = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+const items = ideaItems;
 
-const betav4 = (options: INodeParameters = {}): INodeParameters => ({
-	resource: 'image',
-	operation: 'betav4',
-	prompt: '={{ $json.idea }}',
-	waitForCompletion: true,
-	options: { pollInterval: 0.1, maxWait: 10, ...options },
-});
+const betav4 = (options: INodeParameters = {}): INodeParameters => betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
 
 function infoCallsPerTask(): Map<string, number> {
 	const counts = new Map<string, number>();
