@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { NODE_TYPE, readBinary, runWorkflow, type WorkflowDefinition } from '../test/harness';
+import { harnessCanRun, NODE_TYPE, readBinary, runWorkflow, type WorkflowDefinition } from '../test/harness';
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from '../test/simulator/server';
 
 const root = path.join(__dirname, '..');
@@ -40,6 +40,8 @@ interface Row {
 	status: string;
 	files: string;
 	seconds: string;
+	/** A creation with Wait for Completion off: "pending" is its expected result. */
+	createdOnly?: boolean;
 }
 
 function statusOf(operation: unknown, json: IDataObject): string {
@@ -79,6 +81,11 @@ async function main(): Promise<void> {
 		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as WorkflowDefinition & { name: string };
 		const name = file.replace(/\.json$/, '');
 		console.log(`\n▶ ${workflow.name}`);
+		if (!harnessCanRun(workflow)) {
+			// Its Wait and IF nodes are n8n's own: this one runs in real n8n (npm run test:durable, or import it).
+			console.log('  skipped here: it needs n8n\'s own Wait and IF nodes; `npm run test:durable` runs it in real n8n');
+			continue;
+		}
 		const started = Date.now();
 		const ticker = setInterval(() => {
 			const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -124,6 +131,7 @@ async function main(): Promise<void> {
 					status: statusOf(node.parameters.operation, json),
 					files: written.length ? written.join(' ') : '-',
 					seconds: ((task?.executionTime ?? 0) / 1000).toFixed(1),
+					createdOnly: node.parameters.waitForCompletion === false,
 				});
 			}
 			console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`);
@@ -133,7 +141,7 @@ async function main(): Promise<void> {
 
 	console.log(`\nSummary (files written to ${path.relative(process.cwd(), outputDir) || outputDir}/<workflow>/)\n`);
 	console.log(table(rows));
-	const failed = rows.filter((row) => row.status === 'error' || row.status === 'pending' || row.status === 'failed');
+	const failed = rows.filter((row) => row.status === 'error' || row.status === 'failed' || (row.status === 'pending' && !row.createdOnly));
 	console.log(failed.length ? `\n${failed.length} task(s) did not succeed.` : `\nAll ${rows.length} results succeeded.`);
 	process.exit(failed.length ? 1 : 0);
 }

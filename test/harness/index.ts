@@ -198,6 +198,14 @@ function loadMediaGen(source: NodeSource): INodeType {
 	return new built.MediaGen();
 }
 
+/** Node types the harness can run besides MediaGen (stand-ins for the few n8n nodes the examples use). */
+const STAND_IN_TYPES = ['n8n-nodes-base.manualTrigger', 'n8n-nodes-base.stickyNote'];
+
+/** Whether the harness can run a workflow: only MediaGen and the stand-ins, no other n8n node. */
+export function harnessCanRun(definition: WorkflowDefinition): boolean {
+	return definition.nodes.every((node) => node.type === NODE_TYPE || STAND_IN_TYPES.includes(node.type));
+}
+
 class TestNodeTypes implements INodeTypes {
 	private readonly types: Record<string, INodeType>;
 
