@@ -52,11 +52,14 @@ function statusOf(operation: unknown, json: IDataObject): string {
 	return code !== undefined ? `status ${String(code)}` : 'created';
 }
 
+/** The printed columns: every field of a row but the flag. */
+type Column = Exclude<keyof Row, 'createdOnly'>;
+
 function table(rows: Row[]): string {
-	const headers: Row = { workflow: 'Workflow', node: 'Node', model: 'Model', taskId: 'Task ID', status: 'Status', files: 'Files', seconds: 'Seconds' };
-	const keys = Object.keys(headers) as Array<keyof Row>;
+	const headers: Record<Column, string> = { workflow: 'Workflow', node: 'Node', model: 'Model', taskId: 'Task ID', status: 'Status', files: 'Files', seconds: 'Seconds' };
+	const keys = Object.keys(headers) as Column[];
 	const widths = keys.map((key) => Math.max(headers[key].length, ...rows.map((row) => row[key].length)));
-	const line = (row: Row) => keys.map((key, index) => row[key].padEnd(widths[index])).join('  ');
+	const line = (row: Record<Column, string>) => keys.map((key, index) => row[key].padEnd(widths[index])).join('  ');
 	return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
