@@ -7,6 +7,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../actions/node.type';
 import type { TaskKind } from '../models/endpoints';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 import { downloadResults } from './binary';
 import { buildTaskOutput, resultUrls, type RequestSummary } from './output';
 import { invalidInput, toList } from './validation';
@@ -48,7 +49,8 @@ export interface RunOptions {
 
 /** Defaults in seconds per task type; the editor shows the same values (helpers/parameters.ts). */
 export const WAIT_DEFAULTS: Record<TaskKind, { pollInterval: number; maxWait: number; requestTimeout: number }> = {
-	image: { pollInterval: 5, maxWait: 300, requestTimeout: 120 },
+	// Image requests default to the transport's own timeout, which every request without an option uses.
+	image: { pollInterval: 5, maxWait: 300, requestTimeout: DEFAULT_REQUEST_TIMEOUT_MS / 1000 },
 	video: { pollInterval: 10, maxWait: 1800, requestTimeout: 300 },
 };
 
