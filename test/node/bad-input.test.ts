@@ -15,7 +15,7 @@ import { useSimulator } from '../support';
 
 const context = useSimulator();
 
-/** Valid values for fields whose rule is not a plain range or list (read from the spec's text). */
+/** Valid values for fields whose rule is not a plain range or list (read from the API documentation's text). */
 const VALID_TEXT: Record<string, string> = {
 	'proimage.size': '16:9',
 	'betav45.resolution': '2K',

@@ -1,7 +1,7 @@
 /**
- * Issue 12 item 6: with 125,000+ pending tasks, `Math.min(...list)` overflowed the stack and every id was
- * lost. The engine now keeps its poll and retry queues in a binary heap; this checks that structure at a size
- * far beyond where a spread fails, in order and without recursion, and shows the old way fails at that size.
+ * With 125,000+ pending tasks, `Math.min(...list)` overflows the stack. The engine keeps its poll and retry
+ * queues in a binary heap; this checks that structure at a size far beyond where a spread fails, in order and
+ * without recursion, and shows that a spread fails at that size.
  */
 import { MinHeap } from '../../nodes/MediaGen/helpers/concurrency';
 

@@ -1,5 +1,5 @@
 /**
- * The API's documented validation, written from api-spec.md on its own (it deliberately does not import
+ * The API's documented validation, written from the API documentation on its own (it deliberately does not import
  * the node's model definitions, so the node's checks are tested against an independent reading).
  * Each check returns the message the simulator sends as `{code: 9999, msg}`, naming the broken rule.
  */

@@ -1,9 +1,9 @@
 /**
- * An in-process stand-in for the MediaGen API: all 11 endpoints of api-spec.md over real HTTP, with
+ * An in-process stand-in for the MediaGen API: all 11 endpoints of the API over real HTTP, with
  * its auth, validation, credits, task lifecycle and result files, plus fault injection and a record
  * of every request so tests can assert what went over the wire.
  *
- * Status values are the simulator's own choice (the spec does not give them):
+ * Status values are the simulator's own choice (the API documentation does not give them):
  *   0 = queued, 1 = processing, 2 = succeeded, 3 = failed.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,17 +1,15 @@
 /**
  * Runs `worker` over `inputs` with at most `limit` calls in flight, preserving input order in the result.
- * Once `shouldStop()` is true no new call starts (calls in flight finish); unstarted slots stay undefined.
  */
 export async function mapConcurrent<T, R>(
 	inputs: readonly T[],
 	limit: number,
 	worker: (input: T, index: number) => Promise<R>,
-	shouldStop: () => boolean = () => false,
-): Promise<Array<R | undefined>> {
-	const results: Array<R | undefined> = new Array(inputs.length).fill(undefined);
+): Promise<R[]> {
+	const results: R[] = new Array(inputs.length);
 	let next = 0;
 	const lanes = Array.from({ length: Math.max(1, Math.min(limit, inputs.length)) }, async () => {
-		while (next < inputs.length && !shouldStop()) {
+		while (next < inputs.length) {
 			const index = next++;
 			results[index] = await worker(inputs[index], index);
 		}
@@ -66,10 +64,5 @@ export class MinHeap<T> {
 			}
 		}
 		return top;
-	}
-
-	/** Empties the heap, returning its items in no particular order. */
-	drain(): T[] {
-		return this.items.splice(0, this.items.length);
 	}
 }

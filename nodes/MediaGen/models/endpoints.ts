@@ -1,4 +1,4 @@
-/** Paths of the API (spec: Endpoints). */
+/** Paths of the API's query and delete endpoints (the creation paths are in each model's spec). */
 export type TaskKind = 'image' | 'video';
 
 export const INFO_PATH: Record<TaskKind, string> = {

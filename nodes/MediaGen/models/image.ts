@@ -1,4 +1,4 @@
-/** The image models of the spec (endpoints 1–5): each model's fields and limits, once. */
+/** The API's five image models: each model's fields and limits, once. */
 import type { FieldSpec, ModelSpec, ReferenceSpec, StringField } from './types';
 
 const PROIMAGE_RATIOS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9', '5:4', '4:5'];

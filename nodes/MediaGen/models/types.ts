@@ -5,7 +5,7 @@
 import type { TaskKind } from './endpoints';
 
 interface FieldBase {
-	/** Multipart field name on the wire (the spec's name). */
+	/** Multipart field name on the wire, as the API documents it. */
 	wire: string;
 	displayName: string;
 	description: string;

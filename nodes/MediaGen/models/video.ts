@@ -1,4 +1,4 @@
-/** The video models of the spec (endpoints 8–9): each model's fields and limits, once. */
+/** The API's two video models: each model's fields and limits, once. */
 import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];

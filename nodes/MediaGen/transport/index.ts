@@ -11,7 +11,7 @@ import { StreamingForm } from './multipart';
 
 export const CREDENTIAL_TYPE = 'mediaGenApi';
 
-/** Envelope codes of the API (spec: Errors). */
+/** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
 export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
@@ -242,11 +242,11 @@ function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string): str
 async function send(
 	this: IExecuteFunctions,
 	path: string,
-	body: IDataObject | FormData | StreamingForm,
+	body: IDataObject | StreamingForm,
 	context: RequestContext,
 ): Promise<unknown> {
 	const { apiKey, baseUrl } = await loadCredentials.call(this);
-	const multipart = body instanceof FormData || body instanceof StreamingForm;
+	const multipart = body instanceof StreamingForm;
 	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
 	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
 	const options: IHttpRequestOptions = {
@@ -348,7 +348,7 @@ async function send(
 	});
 }
 
-/** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object per the spec). */
+/** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object, as the API documents it). */
 export async function apiJsonRequest(
 	this: IExecuteFunctions,
 	path: string,
@@ -372,7 +372,7 @@ function taskIdOf(value: unknown): string | undefined {
 export async function apiMultipartRequest(
 	this: IExecuteFunctions,
 	path: string,
-	form: FormData | StreamingForm,
+	form: StreamingForm,
 	context: RequestContext,
 ): Promise<IDataObject & { taskid: string }> {
 	// The body is typed as n8n's FormData option; axios streams any spec-compliant form (see multipart.ts).

@@ -77,5 +77,5 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return { itemIndex, error, json: taskId ? { taskid: taskId } : {} };
 		}
 	});
-	return outcomes as ItemOutcome[];
+	return outcomes;
 }
