@@ -21,8 +21,8 @@ import path from 'node:path';
 
 import type { ElementHandle, Page } from 'puppeteer-core';
 
-import { TASK_TYPE_FROM_INPUT } from '../nodes/MediaGen/actions/task/get.operation';
-import { waitDefaults } from '../nodes/MediaGen/helpers/polling';
+import { TASK_TYPE_FROM_INPUT } from '../nodes/MediaGen/request/taskItem';
+import { waitDefaults } from '../nodes/MediaGen/waiting/options';
 import type { TaskKind } from '../nodes/MediaGen/models/endpoints';
 import { BETAV45, IMAGE_MODELS } from '../nodes/MediaGen/models/image';
 import type { ModelSpec } from '../nodes/MediaGen/models/types';

@@ -8,7 +8,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { IMAGE_MODELS } from '../../nodes/MediaGen/models/image';
 import type { FieldSpec, ModelSpec } from '../../nodes/MediaGen/models/types';
 import { VIDEO_MODELS } from '../../nodes/MediaGen/models/video';
-import { parameterName } from '../../nodes/MediaGen/helpers/parameters';
+import { parameterName } from '../../nodes/MediaGen/models/parameterNames';
 import { runNode, storeBinary } from '../harness';
 import { makePng } from '../simulator/png';
 import { useSimulator } from '../support';

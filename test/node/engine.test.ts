@@ -9,8 +9,8 @@ import type { INodeParameters } from 'n8n-workflow';
 import { runNode } from '../harness';
 import { MediaGenSimulator, type RecordedRequest } from '../simulator/server';
 import { allText, betav4Parameters, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../support';
-import { readRunOptions, WAIT_DEFAULTS } from '../../nodes/MediaGen/helpers/polling';
-import { runOptions } from '../../nodes/MediaGen/helpers/parameters';
+import { readRunOptions, WAIT_DEFAULTS } from '../../nodes/MediaGen/waiting/options';
+import { runOptions } from '../../nodes/MediaGen/actions/descriptions';
 
 const context = useSimulator();
 

@@ -3,7 +3,7 @@
  * queues in a binary heap; this checks that structure at a size far beyond where a spread fails, in order and
  * without recursion, and shows that a spread fails at that size.
  */
-import { MinHeap } from '../../nodes/MediaGen/helpers/concurrency';
+import { MinHeap } from '../../nodes/MediaGen/waiting/heap';
 
 describe('queues at 300,000 pending tasks', () => {
 	const count = 300_000;

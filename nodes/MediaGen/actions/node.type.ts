@@ -1,23 +1,8 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-	NodeApiError,
-	NodeOperationError,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import type { ItemOutcome } from '../output/taskOutput';
 
 export type MediaGenResource = 'image' | 'video' | 'task';
-
-/** The result of one input item: its output items, or the error that ended it. */
-export type ItemOutcome =
-	| { itemIndex: number; items: INodeExecutionData[] }
-	| {
-			itemIndex: number;
-			error: NodeApiError | NodeOperationError;
-			/** Kept on the error item so that a paid task is never lost (e.g. taskid, model). */
-			json?: IDataObject;
-	  };
 
 export interface OperationModule {
 	description: INodeProperties[];

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as image from './image';
-import type { ItemOutcome, MediaGenResource, OperationModule } from './node.type';
+import type { ItemOutcome } from '../output/taskOutput';
+import type { MediaGenResource, OperationModule } from './node.type';
 import * as task from './task';
 import * as video from './video';
 

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { operationProperty } from '../../helpers/parameters';
+import { operationProperty } from '../descriptions';
 import { IMAGE_MODELS } from '../../models/image';
 import type { OperationModule } from '../node.type';
 import * as betav4 from './betav4.operation';

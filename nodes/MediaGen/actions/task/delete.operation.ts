@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { holdsObjects, invalidInput, toList } from '../../helpers/validation';
+import { holdsObjects, invalidInput, toList } from '../../request/validation';
 import { DELETE_PATH, type TaskKind } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
-import type { ItemOutcome } from '../node.type';
-import { readTaskKind, TASK_TYPE_FROM_INPUT } from './get.operation';
+import type { ItemOutcome } from '../../output/taskOutput';
+import { readTaskKind, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 

@@ -1,10 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runOptions } from '../../helpers/parameters';
-import { waitForTasks } from '../../helpers/engine';
-import { readRunOptions, type CreatedTask } from '../../helpers/polling';
-import type { ItemOutcome } from '../node.type';
-import { readTaskId, readTaskKind, TASK_TYPE_FROM_INPUT } from './get.operation';
+import type { ItemOutcome } from '../../output/taskOutput';
+import { readTaskId, readTaskKind, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import type { CreatedTask } from '../../waiting/answers';
+import { waitForTasks } from '../../waiting/engine';
+import { readRunOptions } from '../../waiting/options';
+import { runOptions } from '../descriptions';
 
 const showForWait = { resource: ['task'], operation: ['wait'] };
 

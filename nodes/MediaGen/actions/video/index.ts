@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { operationProperty } from '../../helpers/parameters';
+import { operationProperty } from '../descriptions';
 import { VIDEO_MODELS } from '../../models/video';
 import type { OperationModule } from '../node.type';
 import * as alphav15pro from './alphav15pro.operation';

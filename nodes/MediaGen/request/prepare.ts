@@ -3,14 +3,13 @@
  * multipart body. Preparation touches no network; the form is built right before sending so that file
  * bytes are held for one request at a time.
  */
+
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { parameterName, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
-import { StreamingForm } from '../transport/multipart';
-import { binaryPropertiesOf, describeInputFile, filePart, readFileHeader, type InputFile } from './binary';
-import type { RequestSummary } from './output';
-import { parameterName, REFERENCE_INPUT } from './parameters';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
+import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
 import { holdsObjects, invalidInput, toList } from './validation';
 
@@ -278,42 +277,4 @@ export async function prepareRequest(
 	const taken = new Set([...fields.map(([name]) => name), ...files.map((file) => file.field)]);
 	fields.push(...readExtraFields.call(this, itemIndex, additional, taken));
 	return { itemIndex, spec, fields, files };
-}
-
-/**
- * The multipart body: text fields first, then one part per file with its name and MIME type. File bytes are
- * read from binary storage while the body is sent (see transport/multipart.ts). Built per attempt: a body
- * can be sent once.
- */
-export async function buildForm(this: IExecuteFunctions, request: PreparedRequest): Promise<StreamingForm> {
-	const form = new StreamingForm();
-	for (const [name, value] of request.fields) form.append(name, value);
-	for (const file of request.files) {
-		form.append(file.field, await filePart.call(this, request.itemIndex, file), file.fileName);
-	}
-	return form;
-}
-
-/** The wire text of a numeric field as a number, when it survives the round trip exactly. */
-function echoValue(spec: ModelSpec, name: string, value: string): string | number {
-	const field = spec.fields.find((candidate) => candidate.wire === name);
-	const numeric =
-		field?.kind === 'integer' ||
-		field?.kind === 'switch' ||
-		(field?.kind === 'options' && field.values.every((option) => typeof option === 'number'));
-	const number = Number(value);
-	return numeric && /^-?\d+$/.test(value) && Number.isSafeInteger(number) ? number : value;
-}
-
-/** What the output tells downstream nodes about the request (fields as typed, file names, no bytes). */
-export function requestSummary(request: PreparedRequest): RequestSummary {
-	return {
-		model: request.spec.operation,
-		request: {
-			...Object.fromEntries(request.fields.map(([name, value]) => [name, echoValue(request.spec, name, value)])),
-			...(request.files.length
-				? { files: request.files.map(({ field, fileName, mimeType }) => ({ field, fileName, mimeType })) }
-				: {}),
-		},
-	};
 }

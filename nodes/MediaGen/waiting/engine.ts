@@ -17,11 +17,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import * as workflow from 'n8n-workflow';
 
-import type { ItemOutcome } from '../actions/node.type';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
+import { buildTaskOutput, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
 import { apiJsonRequest, createdNothing, isRateLimited, isRetryableError, retryAfterMs } from '../transport';
-import { MinHeap } from './concurrency';
-import { buildTaskOutput, type RequestSummary } from './output';
 import {
 	cancelledOutcome,
 	createdOutcome,
@@ -31,8 +29,9 @@ import {
 	statusOf,
 	timedOutOutcome,
 	type CreatedTask,
-	type RunOptions,
-} from './polling';
+} from './answers';
+import { MinHeap } from './heap';
+import type { RunOptions } from './options';
 
 /**
  * A pause that the loop can cut short without leaving its timer behind. n8n-workflow 2.x's `sleep` takes a

@@ -1,25 +1,11 @@
-/**
- * Run options of creation and Task → Wait, and what an info answer means for a task: done, failed, timed out.
- * The scheduling itself lives in engine.ts.
- */
+/** What an info answer means for a task (done, failed, still waiting, timed out) and the outcome each gives. */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../actions/node.type';
 import type { TaskKind } from '../models/endpoints';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
-import { downloadResults } from './binary';
-import { buildTaskOutput, resultUrls, type RequestSummary } from './output';
-import { invalidInput, toList } from './validation';
-
-/**
- * Default bound on API requests in flight at once, per node execution. Chosen with `npm run bench` at 150 ms
- * round trip: 500 tasks polled every 2 s need about 40 polls in flight plus the creations (with 5, the old
- * default, the 500 creations alone take 500 x 150 ms / 5 = 15 s); 128 measured no faster than 64 (the
- * client's CPU is the limit by then) and doubles the burst an API sees before its first 429. The bound halves
- * on every HTTP 429, so a rate-limited account is not flooded.
- */
-export const DEFAULT_MAX_CONCURRENCY = 64;
+import { downloadResults } from '../output/resultFiles';
+import { buildTaskOutput, resultUrls, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
+import type { RunOptions } from './options';
 
 export interface CreatedTask {
 	itemIndex: number;
@@ -31,71 +17,6 @@ export interface CreatedTask {
 	summary: RequestSummary;
 	/** Sent with video info requests. */
 	moreTaskInfo?: boolean;
-}
-
-export interface RunOptions {
-	wait: boolean;
-	maxConcurrency: number;
-	requestTimeoutMs: number;
-	pollIntervalMs: number;
-	maxWaitMs: number;
-	onTimeout: 'error' | 'returnPending';
-	succeededCodes: number[];
-	failedCodes: number[];
-	download: boolean;
-	binaryPrefix: string;
-	split: boolean;
-}
-
-/** Defaults in seconds per task type; the editor shows the same values (helpers/parameters.ts). */
-export const WAIT_DEFAULTS: Record<TaskKind, { pollInterval: number; maxWait: number; requestTimeout: number }> = {
-	// Image requests default to the transport's own timeout, which every request without an option uses.
-	image: { pollInterval: 5, maxWait: 300, requestTimeout: DEFAULT_REQUEST_TIMEOUT_MS / 1000 },
-	video: { pollInterval: 10, maxWait: 1800, requestTimeout: 300 },
-};
-
-type WaitDefaults = (typeof WAIT_DEFAULTS)[TaskKind];
-
-/** Defaults that suit every given task type (shortest interval, longest waits): one type gives its own. */
-export function waitDefaults(kinds: readonly TaskKind[]): WaitDefaults {
-	const list = kinds.length ? kinds.map((kind) => WAIT_DEFAULTS[kind]) : [WAIT_DEFAULTS.image];
-	return {
-		pollInterval: Math.min(...list.map((entry) => entry.pollInterval)),
-		maxWait: Math.max(...list.map((entry) => entry.maxWait)),
-		requestTimeout: Math.max(...list.map((entry) => entry.requestTimeout)),
-	};
-}
-
-function statusCodes(this: IExecuteFunctions, value: unknown, field: string): number[] {
-	return toList(value).map((entry) => {
-		const code = Number(entry);
-		// Options are read once, from the first item.
-		if (!Number.isInteger(code)) throw invalidInput.call(this, 0, field, value, 'must be a comma-separated list of integers');
-		return code;
-	});
-}
-
-export function readRunOptions(this: IExecuteFunctions, kind: TaskKind | readonly TaskKind[], wait: boolean): RunOptions {
-	const options = (this.getNodeParameter('options', 0, {}) as IDataObject) ?? {};
-	const defaults = waitDefaults(typeof kind === 'string' ? [kind] : [...new Set(kind)]);
-	const seconds = (value: unknown, fallback: number) => {
-		const number = Number(value ?? fallback);
-		return Number.isFinite(number) && number >= 0 ? number : fallback;
-	};
-	return {
-		wait,
-		maxConcurrency: Math.max(1, Math.floor(seconds(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY))),
-		requestTimeoutMs: Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000,
-		pollIntervalMs: Math.max(0.05, seconds(options.pollInterval, defaults.pollInterval)) * 1000,
-		maxWaitMs: seconds(options.maxWait, defaults.maxWait) * 1000,
-		onTimeout: options.onTimeout === 'returnPending' ? 'returnPending' : 'error',
-		succeededCodes: statusCodes.call(this, options.succeededStatusCodes, 'Succeeded Status Codes'),
-		failedCodes: statusCodes.call(this, options.failedStatusCodes, 'Failed Status Codes'),
-		// On unless switched off: an image node should return images (URLs stay in the JSON either way).
-		download: options.downloadResults !== false,
-		binaryPrefix: String(options.binaryPropertyPrefix ?? 'data').trim() || 'data',
-		split: options.splitIntoItems === true,
-	};
 }
 
 export function statusOf(kind: TaskKind, data: IDataObject): number | undefined {

@@ -2,15 +2,9 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { TaskKind } from '../models/endpoints';
+import { parameterName, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec } from '../models/types';
-import { DEFAULT_MAX_CONCURRENCY, waitDefaults } from './polling';
-
-/** n8n parameter name of a wire field: `execution_expires_after` → `executionExpiresAfter`. */
-export function parameterName(wire: string): string {
-	return wire.replace(/[._]([a-z])/g, (_match, letter: string) => letter.toUpperCase());
-}
-
-export const REFERENCE_INPUT = { none: 'none', properties: 'properties', all: 'all' } as const;
+import { DEFAULT_MAX_CONCURRENCY, waitDefaults } from '../waiting/options';
 
 function fieldProperty(field: FieldSpec): INodeProperties {
 	const base = {

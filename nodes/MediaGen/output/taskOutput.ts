@@ -8,7 +8,7 @@
  * The node's own fields always win over same-named fields of an API answer: an answer that names another
  * task, or sends a numeric taskid, never replaces the id of the task this item paid for.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { TaskKind } from '../models/endpoints';
 
@@ -60,3 +60,13 @@ export function buildTaskOutput(output: TaskOutput): IDataObject {
 		...(output.request !== undefined ? { request: output.request } : {}),
 	};
 }
+
+/** The result of one input item: its output items, or the error that ended it. */
+export type ItemOutcome =
+	| { itemIndex: number; items: INodeExecutionData[] }
+	| {
+			itemIndex: number;
+			error: NodeApiError | NodeOperationError;
+			/** Kept on the error item so that a paid task is never lost (e.g. taskid, model). */
+			json?: IDataObject;
+	  };

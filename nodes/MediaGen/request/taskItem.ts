@@ -1,0 +1,33 @@
+/** The task an item names for Task operations: its id and its type, checked before anything is sent. */
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { TaskKind } from '../models/endpoints';
+import { holdsObjects, invalidInput } from './validation';
+
+/** Task Type value that reads each input item's `taskType` field (set on every MediaGen output). */
+export const TASK_TYPE_FROM_INPUT = 'fromInput';
+
+/** Reads the task id of an item, refusing an empty one before anything is sent. */
+export function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
+	const value = this.getNodeParameter('taskId', itemIndex, '') as unknown;
+	if (holdsObjects(value)) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'must be one task ID (text)');
+	const taskId = String(value ?? '').trim();
+	if (!taskId) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'is required');
+	return taskId;
+}
+
+/** The task type of an item: the chosen one, or the item's own `taskType` field. */
+export function readTaskKind(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskKind {
+	const chosen = this.getNodeParameter('taskType', itemIndex, TASK_TYPE_FROM_INPUT) as string;
+	if (chosen === 'image' || chosen === 'video') return chosen;
+	const fromItem = item.json?.taskType;
+	if (fromItem === 'image' || fromItem === 'video') return fromItem;
+	throw invalidInput.call(
+		this,
+		itemIndex,
+		'Task Type',
+		fromItem,
+		'is "From Input Item", so the item needs a taskType field of "image" or "video"',
+		'Choose Image or Video as Task Type, or pass items that come from a MediaGen node.',
+	);
+}

@@ -1,0 +1,219 @@
+/** The API call: credentials, the envelope, and every way an answer can fail. The only code that talks to the API. */
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+
+import { abortReason, DEFAULT_REQUEST_TIMEOUT_MS, requestSignal, withRequestSignal, type RequestContext } from './context';
+import { apiError, describeTransportFailure, NEVER_CONNECTED, parseRetryAfter } from './errors';
+import { StreamingForm } from './multipart';
+import { redactDeep, snippet } from './redaction';
+
+export const CREDENTIAL_TYPE = 'mediaGenApi';
+
+/** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
+export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
+
+export interface ApiEnvelope<T> {
+	code: number;
+	msg?: string;
+	data?: T;
+}
+
+interface Credentials {
+	apiKey: string;
+	baseUrl: string;
+}
+
+/**
+ * The API root without trailing slashes or a trailing `/v1` (every path starts with /v1, and users often
+ * paste the versioned address). The credential's test request applies the same rule.
+ */
+export function normalizeBaseUrl(baseUrl: string): string {
+	return baseUrl.trim().replace(/\/+$/, '').replace(/\/v1$/i, '');
+}
+
+async function loadCredentials(this: IExecuteFunctions): Promise<Credentials> {
+	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(
+		CREDENTIAL_TYPE,
+	);
+	return {
+		apiKey: String(credentials.apiKey ?? ''),
+		baseUrl: normalizeBaseUrl(String(credentials.baseUrl ?? '')),
+	};
+}
+
+function parseBody(body: unknown): ApiEnvelope<unknown> | undefined {
+	let value = body;
+	if (Buffer.isBuffer(value)) value = value.toString('utf8');
+	if (typeof value === 'string') {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return undefined;
+		}
+	}
+	if (value && typeof value === 'object' && typeof (value as ApiEnvelope<unknown>).code === 'number') {
+		return value as ApiEnvelope<unknown>;
+	}
+	return undefined;
+}
+
+/** "a redirect to <location>" for messages (the location resolved against the request URL). */
+function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string): string {
+	const location = response.headers.location;
+	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
+	try {
+		return `a redirect to ${new URL(location, requestUrl).href}`;
+	} catch {
+		return `a redirect to ${location}`;
+	}
+}
+
+async function send(
+	this: IExecuteFunctions,
+	path: string,
+	body: IDataObject | StreamingForm,
+	context: RequestContext,
+): Promise<unknown> {
+	const { apiKey, baseUrl } = await loadCredentials.call(this);
+	const multipart = body instanceof StreamingForm;
+	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
+	const options: IHttpRequestOptions = {
+		method: 'POST',
+		url: `${baseUrl}${path}`,
+		body,
+		json: !multipart,
+		timeout,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// n8n re-sends the credential on redirects, even to other origins: API calls follow none (see below).
+		// Not following also keeps uploads streamed: the redirect client buffers a whole body to resend it.
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+	};
+	// Multipart bodies get their boundary header from the HTTP client; JSON must be declared.
+	if (!multipart) options.headers = { 'Content-Type': 'application/json' };
+
+	let response: IN8nHttpFullResponse;
+	try {
+		response = (await this.helpers.httpRequestWithAuthentication.call(
+			withRequestSignal(this, signal),
+			CREDENTIAL_TYPE,
+			options,
+		)) as IN8nHttpFullResponse;
+	} catch (error) {
+		const failure = describeTransportFailure(error as { message?: string });
+		const reason = abortReason(signal) ?? failure.reason;
+		const code = failure.code;
+		// A creation that got no answer may still have reached the server: it is never retried automatically.
+		const creationNote =
+			multipart
+				? ' If the request reached the server, a task may have been created (and charged) anyway: check your tasks before running the node again.'
+				: '';
+		throw apiError.call(this, apiKey, context, {
+			message: `Could not reach the MediaGen API: ${reason}`,
+			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.${creationNote}`,
+			retryable: true,
+			nothingSent: code !== undefined && NEVER_CONNECTED.has(code),
+		});
+	}
+
+	const status = response.statusCode;
+	if (status >= 300 && status < 400) {
+		throw apiError.call(this, apiKey, context, {
+			message: `The MediaGen API answered HTTP ${status}, ${redirectTarget(response, `${baseUrl}${path}`)}, which the node does not follow`,
+			description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.`,
+			httpCode: String(status),
+			retryable: false,
+		});
+	}
+	const envelope = parseBody(response.body);
+
+	if (status < 200 || status >= 300) {
+		const serverMessage = envelope?.msg ? `: ${envelope.msg}` : '';
+		const retryable = status === 429 || status >= 500;
+		throw apiError.call(this, apiKey, context, {
+			message: `The MediaGen API answered HTTP ${status}${serverMessage}`,
+			description:
+				status === 401 || status === 403
+					? 'The API refused the key. Check the API Key of the MediaGen API credential.'
+					: retryable
+						? 'The service is busy or failing. Try again later.'
+						: `POST ${path} was rejected. Response: ${snippet(response.body, apiKey)}`,
+			httpCode: String(status),
+			retryable,
+			apiCode: envelope?.code,
+			// A 429 is the server refusing before it does any work: nothing was created.
+			nothingSent: status === 429,
+			retryAfterMs: status === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
+		});
+	}
+
+	if (!envelope) {
+		throw apiError.call(this, apiKey, context, {
+			message: 'The MediaGen API answered with a body that is not a JSON envelope',
+			description: `POST ${path} returned HTTP ${status} with: ${snippet(response.body, apiKey)}`,
+			httpCode: String(status),
+			retryable: true,
+		});
+	}
+
+	if (envelope.code === RESPONSE_CODE.success) return redactDeep(envelope.data, apiKey);
+
+	if (envelope.code === RESPONSE_CODE.insufficientCredits) {
+		throw apiError.call(this, apiKey, context, {
+			message: 'Insufficient credits',
+			description: `The API answered code 9000${envelope.msg ? ` ("${envelope.msg}")` : ''}: the account behind this API key has no credits left for this request. Top up the account, or use a credential with credits, then run the node again.`,
+			retryable: false,
+			apiCode: envelope.code,
+		});
+	}
+
+	throw apiError.call(this, apiKey, context, {
+		message: `The MediaGen API refused the request: ${envelope.msg || 'no message given'}`,
+		description: `POST ${path} answered code ${envelope.code}${envelope.msg ? ` with message "${envelope.msg}"` : ''}.`,
+		retryable: false,
+		apiCode: envelope.code,
+	});
+}
+
+/** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object, as the API documents it). */
+export async function apiJsonRequest(
+	this: IExecuteFunctions,
+	path: string,
+	body: IDataObject,
+	context: RequestContext,
+): Promise<IDataObject | undefined> {
+	return (await send.call(this, path, body, context)) as IDataObject | undefined;
+}
+
+/** A task id as the API may send it: a non-empty string, or a number (kept as its digits). */
+function taskIdOf(value: unknown): string | undefined {
+	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	return undefined;
+}
+
+/**
+ * POST multipart/form-data (creation endpoints) and return the envelope's `data`, whose `taskid` is
+ * always a non-empty string: a success answer without one is an error, never a task "".
+ */
+export async function apiMultipartRequest(
+	this: IExecuteFunctions,
+	path: string,
+	form: StreamingForm,
+	context: RequestContext,
+): Promise<IDataObject & { taskid: string }> {
+	// The body is typed as n8n's FormData option; axios streams any spec-compliant form (see multipart.ts).
+	const data = await send.call(this, path, form, context);
+	const isObject = data !== null && typeof data === 'object' && !Array.isArray(data);
+	const taskId = isObject ? taskIdOf((data as IDataObject).taskid) : undefined;
+	if (taskId === undefined) {
+		throw apiError.call(this, '', context, {
+			message: 'The MediaGen API answered success (code 1000) without a task ID',
+			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed. A task may have been created (and charged) anyway: check your tasks before running the node again.`,
+			retryable: false,
+			apiCode: RESPONSE_CODE.success,
+		});
+	}
+	return { ...(data as IDataObject), taskid: taskId };
+}

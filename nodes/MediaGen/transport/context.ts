@@ -1,0 +1,47 @@
+/** What a request is for (its item and task), and the one signal that bounds it: a total deadline plus Stop. */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+
+export interface RequestContext {
+	itemIndex: number;
+	/** Milliseconds before the request is abandoned. */
+	timeout?: number;
+	/** Shown with every error so that a paid task is never lost. */
+	taskId?: string;
+	/**
+	 * Not aborted when the execution is stopped (creations: the server may already have created and charged
+	 * the task, so the answer with its id is awaited, bounded by the timeout).
+	 */
+	survivesCancel?: boolean;
+	/** Ends the request early when the caller no longer needs its answer. */
+	signal?: AbortSignal;
+}
+
+/**
+ * The signal that bounds one request: its total deadline (Request Timeout counts from the first byte sent to
+ * the last byte received; the HTTP client's own timeout only limits idle gaps, so a trickling answer would
+ * never end), plus the execution's cancel signal unless the request must survive Stop.
+ */
+export function requestSignal(this: IExecuteFunctions, timeoutMs: number, survivesCancel: boolean, extra?: AbortSignal): AbortSignal {
+	const signals = [AbortSignal.timeout(timeoutMs)];
+	const cancel = this.getExecutionCancelSignal();
+	if (cancel && !survivesCancel) signals.push(cancel);
+	if (extra) signals.push(extra);
+	return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+}
+
+/**
+ * n8n's httpRequestWithAuthentication replaces the request's `abortSignal` with the calling context's
+ * execution cancel signal. Calling it on a context whose cancel signal is this request's own signal keeps
+ * the total deadline, and keeps creations in flight alive after Stop.
+ */
+export function withRequestSignal(context: IExecuteFunctions, signal: AbortSignal): IExecuteFunctions {
+	return Object.create(context, { getExecutionCancelSignal: { value: () => signal } }) as IExecuteFunctions;
+}
+
+export function abortReason(signal: AbortSignal): string | undefined {
+	if (!signal.aborted) return undefined;
+	const reason = signal.reason as { name?: string } | undefined;
+	return reason?.name === 'TimeoutError' ? 'the request timed out' : 'the execution was cancelled';
+}

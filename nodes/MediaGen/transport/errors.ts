@@ -1,0 +1,110 @@
+/**
+ * Error classification: what failed, in plain words, and whether it is safe to repeat (polls) or provably
+ * created nothing (creations).
+ */
+import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { RequestContext } from './context';
+import { redact } from './redaction';
+
+/** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
+const RETRYABLE = 'mediaGenRetryable';
+
+export function isRetryableError(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[RETRYABLE] === true;
+}
+
+/** Marks failures where the request provably created nothing: HTTP 429, or a connection that never opened. */
+const NOTHING_SENT = 'mediaGenNothingSent';
+const RETRY_AFTER_MS = 'mediaGenRetryAfterMs';
+const RATE_LIMITED = 'mediaGenRateLimited';
+
+/** A creation may be repeated only when the first attempt provably created no task. */
+export function createdNothing(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[NOTHING_SENT] === true;
+}
+
+export function isRateLimited(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[RATE_LIMITED] === true;
+}
+
+/** The server's Retry-After, in milliseconds, when it sent one. */
+export function retryAfterMs(error: unknown): number | undefined {
+	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER_MS] : undefined;
+	return typeof value === 'number' ? value : undefined;
+}
+
+/** Connection failures that happen before any byte of the request could reach the server. */
+export const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export function parseRetryAfter(header: unknown): number | undefined {
+	const text = Array.isArray(header) ? header[0] : header;
+	if (typeof text !== 'string' || !text.trim()) return undefined;
+	const seconds = Number(text.trim());
+	if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+export function apiError(
+	this: IExecuteFunctions,
+	apiKey: string,
+	context: RequestContext,
+	details: {
+		message: string;
+		description: string;
+		httpCode?: string;
+		retryable: boolean;
+		apiCode?: number;
+		nothingSent?: boolean;
+		retryAfterMs?: number;
+	},
+): NodeApiError {
+	const taskNote = context.taskId ? ` (task ${context.taskId})` : '';
+	const message = redact(`${details.message}${taskNote} [item ${context.itemIndex}]`, apiKey);
+	const description = redact(details.description, apiKey);
+	const error = new NodeApiError(
+		this.getNode(),
+		{ message, description, code: details.apiCode ?? null } as JsonObject,
+		{ message, description, httpCode: details.httpCode, itemIndex: context.itemIndex },
+	);
+	error.context[RETRYABLE] = details.retryable;
+	if (details.nothingSent) error.context[NOTHING_SENT] = true;
+	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
+	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
+	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
+	if (context.taskId) error.context.taskId = context.taskId;
+	return error;
+}
+
+const NETWORK_MESSAGES: Record<string, string> = {
+	ECONNRESET: 'the connection was closed by the server before it answered',
+	ECONNREFUSED: 'the connection was refused',
+	ENOTFOUND: 'the host name could not be resolved',
+	EAI_AGAIN: 'the host name could not be resolved',
+	ETIMEDOUT: 'the request timed out',
+	ECONNABORTED: 'the request timed out',
+	EPIPE: 'the connection was closed while sending',
+	UND_ERR_SOCKET: 'the connection was closed by the server before it answered',
+};
+
+/**
+ * A plain-words reason for a request that got no HTTP answer. The system error code goes to the
+ * description only: n8n rewrites messages that contain codes such as ECONNRESET into generic text.
+ */
+export function describeTransportFailure(error: { message?: string; cause?: unknown }): { reason: string; code?: string } {
+	const seen = new Set<unknown>();
+	let current: unknown = error;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === 'string' && NETWORK_MESSAGES[code]) return { reason: NETWORK_MESSAGES[code], code };
+		const message = (current as { message?: unknown }).message;
+		if (typeof message === 'string' && /timeout|timed out|aborted/i.test(message)) {
+			return { reason: 'the request timed out' };
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	return { reason: 'the request failed' };
+}
