@@ -67,21 +67,24 @@ export class MediaGenApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: 'The API refused this API key (HTTP 401 Unauthorized). Check the API Key: paste it exactly as issued, without "Bearer".',
+					message:
+						'The API refused this API key (HTTP 401 Unauthorized). Check the API Key: paste it exactly as issued, without "Bearer".',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 403,
-					message: 'The API refused this API key (HTTP 403 Forbidden). Check the API Key and that the account may use the API.',
+					message:
+						'The API refused this API key (HTTP 403 Forbidden). Check the API Key and that the account may use the API.',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'Nothing answers at this Base URL (HTTP 404 Not Found). Enter the root address of the API, e.g. https://api.example.com.',
+					message:
+						'Nothing answers at this Base URL (HTTP 404 Not Found). Enter the root address of the API, e.g. https://api.example.com.',
 				},
 			},
 		],

@@ -52,7 +52,9 @@ class ChildSimulator {
 			stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 		});
 		process.on('exit', () => child.kill());
-		const url = await new Promise<string>((resolve) => child.once('message', (message: { url: string }) => resolve(message.url)));
+		const url = await new Promise<string>((resolve) =>
+			child.once('message', (message: { url: string }) => resolve(message.url)),
+		);
 		return new ChildSimulator(child, url, key);
 	}
 
@@ -85,14 +87,26 @@ class ChildSimulator {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-async function raw(baseUrl: string, pathname: string, method: string, body?: string | Buffer, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; body: string }> {
+async function raw(
+	baseUrl: string,
+	pathname: string,
+	method: string,
+	body?: string | Buffer,
+	headers: http.OutgoingHttpHeaders = {},
+): Promise<{ status: number; body: string }> {
 	return await new Promise((resolve, reject) => {
-		const request = http.request(`${baseUrl}${pathname}`, { method, agent, headers: { ...headers, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } }, (response) => {
-			const chunks: Buffer[] = [];
-			response.on('data', (chunk: Buffer) => chunks.push(chunk));
-			response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-			response.on('error', reject);
-		});
+		const request = http.request(
+			`${baseUrl}${pathname}`,
+			{ method, agent, headers: { ...headers, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } },
+			(response) => {
+				const chunks: Buffer[] = [];
+				response.on('data', (chunk: Buffer) => chunks.push(chunk));
+				response.on('end', () =>
+					resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+				);
+				response.on('error', reject);
+			},
+		);
 		request.on('error', reject);
 		request.end(body);
 	});
@@ -104,13 +118,21 @@ const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(re
  * The hand-built alternative: all creations at once, then rounds of "wait interval, poll all pending at once".
  * A creation that is refused (e.g. HTTP 429) is a failed item, as it is for an HTTP Request node.
  */
-async function anchorRun(sim: ChildSimulator, count: number, intervalMs: number, maxWaitMs = 120_000): Promise<{ wallMs: number; failed: number }> {
+async function anchorRun(
+	sim: ChildSimulator,
+	count: number,
+	intervalMs: number,
+	maxWaitMs = 120_000,
+): Promise<{ wallMs: number; failed: number }> {
 	const started = performance.now();
 	const boundary = 'anchor-boundary-7d1c';
 	const created = await Promise.all(
 		Array.from({ length: count }, async (_, i) => {
 			const body = `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nanchor ${i}\r\n--${boundary}--\r\n`;
-			const answer = await raw(sim.url, '/v1/tlimages/betav4', 'POST', body, { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: sim.key }).catch(() => undefined);
+			const answer = await raw(sim.url, '/v1/tlimages/betav4', 'POST', body, {
+				'content-type': `multipart/form-data; boundary=${boundary}`,
+				authorization: sim.key,
+			}).catch(() => undefined);
 			if (answer?.status !== 200) return undefined;
 			const envelope = JSON.parse(answer.body) as { code: number; data?: { taskid: string } };
 			return envelope.code === 1000 ? envelope.data?.taskid : undefined;
@@ -122,7 +144,10 @@ async function anchorRun(sim: ChildSimulator, count: number, intervalMs: number,
 		await sleep(intervalMs);
 		const answers = await Promise.all(
 			pending.map(async (taskid) => {
-				const answer = await raw(sim.url, '/v1/tlimages/infobytaskid', 'POST', JSON.stringify({ taskid }), { 'content-type': 'application/json', authorization: sim.key }).catch(() => undefined);
+				const answer = await raw(sim.url, '/v1/tlimages/infobytaskid', 'POST', JSON.stringify({ taskid }), {
+					'content-type': 'application/json',
+					authorization: sim.key,
+				}).catch(() => undefined);
 				if (answer?.status !== 200) return false; // try again next round
 				const envelope = JSON.parse(answer.body) as { data?: { url?: string[] } };
 				return (envelope.data?.url?.length ?? 0) > 0;
@@ -133,7 +158,8 @@ async function anchorRun(sim: ChildSimulator, count: number, intervalMs: number,
 	return { wallMs: performance.now() - started, failed: failed + pending.length };
 }
 
-const items = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+const items = (count: number): INodeExecutionData[] =>
+	Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
 
 /** Default options except the poll interval (and what the case needs). */
 const waitParameters = (intervalSeconds: number): INodeParameters => ({
@@ -150,7 +176,8 @@ async function nodeRun(sim: ChildSimulator, count: number, parameters: INodePara
 	const result = await runNode({ parameters, items: items(count), credentials: sim.credentials });
 	const wallMs = performance.now() - started;
 	const completed = result.output.filter((item) => item.json.status === 'completed').length;
-	if (result.error || completed !== count) throw new Error(`node run failed (${completed}/${count} completed): ${result.error?.message}`);
+	if (result.error || completed !== count)
+		throw new Error(`node run failed (${completed}/${count} completed): ${result.error?.message}`);
 	return wallMs;
 }
 
@@ -201,14 +228,31 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				polls.set(request.json.taskid, [...(polls.get(request.json.taskid) ?? []), request.at]);
 			}
 			const firstPollDelays = tasks.map((task) => (polls.get(task.taskid)?.[0] ?? Infinity) - task.createdAt);
-			const detection = tasks.map((task) => (task.firstReportedDoneAt ?? Infinity) - (task.createdAt + task.durationMs));
+			const detection = tasks.map(
+				(task) => (task.firstReportedDoneAt ?? Infinity) - (task.createdAt + task.durationMs),
+			);
 			const calls = tasks.map((task) => polls.get(task.taskid)?.length ?? 0);
 			const firstPollRatio = mean(firstPollDelays) / interval;
 			const maxCalls = Math.ceil(D / interval) + 1;
 			figures.push(
-				{ name: 'Mean delay creation → first poll ÷ Poll Interval (500 items)', value: firstPollRatio.toFixed(2), target: '≤ 1.2', pass: firstPollRatio <= 1.2 },
-				{ name: 'Detection latency, done on server → seen (max / mean)', value: `${maxOf(detection).toFixed(0)} / ${mean(detection).toFixed(0)} ms`, target: `≤ interval + 2 × RTT = ${interval + 2 * RTT_MS} ms`, pass: maxOf(detection) <= interval + 2 * RTT_MS },
-				{ name: 'Info calls per task (max / mean)', value: `${maxOf(calls)} / ${mean(calls).toFixed(2)}`, target: `≤ ceil(D / interval) + 1 = ${maxCalls}`, pass: maxOf(calls) <= maxCalls },
+				{
+					name: 'Mean delay creation → first poll ÷ Poll Interval (500 items)',
+					value: firstPollRatio.toFixed(2),
+					target: '≤ 1.2',
+					pass: firstPollRatio <= 1.2,
+				},
+				{
+					name: 'Detection latency, done on server → seen (max / mean)',
+					value: `${maxOf(detection).toFixed(0)} / ${mean(detection).toFixed(0)} ms`,
+					target: `≤ interval + 2 × RTT = ${interval + 2 * RTT_MS} ms`,
+					pass: maxOf(detection) <= interval + 2 * RTT_MS,
+				},
+				{
+					name: 'Info calls per task (max / mean)',
+					value: `${maxOf(calls)} / ${mean(calls).toFixed(2)}`,
+					target: `≤ ceil(D / interval) + 1 = ${maxCalls}`,
+					pass: maxOf(calls) <= maxCalls,
+				},
 			);
 		}
 		sim.stop();
@@ -222,15 +266,30 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		await sim.control('/__sim/reset');
 		const clean = await nodeRun(sim, 50, waitParameters(interval / 1000));
 		await sim.control('/__sim/reset');
-		await sim.control('/__sim/inject', { path: '/v1/tlimages/infobytaskid', skip: 10, times: 1, action: { type: 'delay', ms: 20_000 } });
+		await sim.control('/__sim/inject', {
+			path: '/v1/tlimages/infobytaskid',
+			skip: 10,
+			times: 1,
+			action: { type: 'delay', ms: 20_000 },
+		});
 		const stalled = await nodeRun(sim, 50, waitParameters(interval / 1000));
 		await sim.control('/__sim/reset');
-		await sim.control('/__sim/inject', { path: '/v1/tlimages/infobytaskid', skip: 10, times: 1, action: { type: 'delay', ms: 20_000 } });
+		await sim.control('/__sim/inject', {
+			path: '/v1/tlimages/infobytaskid',
+			skip: 10,
+			times: 1,
+			action: { type: 'delay', ms: 20_000 },
+		});
 		const anchor = await anchorRun(sim, 50, interval);
 		sim.stop();
 		const ratio = stalled / clean;
 		return [
-			{ name: 'Head of line: 50 items, one info answer stalled 20 s: wall ÷ wall without', value: `${s(stalled)} ÷ ${s(clean)} = ${ratio.toFixed(2)}`, target: '≤ 1.2', pass: ratio <= 1.2 },
+			{
+				name: 'Head of line: 50 items, one info answer stalled 20 s: wall ÷ wall without',
+				value: `${s(stalled)} ÷ ${s(clean)} = ${ratio.toFixed(2)}`,
+				target: '≤ 1.2',
+				pass: ratio <= 1.2,
+			},
 			{ name: '   … the anchor with the same stall', value: s(anchor.wallMs), target: 'report', pass: null },
 		];
 	},
@@ -252,8 +311,18 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const floor = ((2 * count) / rate) * 1000;
 		const refused = record.filter((request) => request.status === 429).length;
 		return [
-			{ name: `Rate limit (429 above ${rate} req/s, Retry-After), ${count} items: completed`, value: `${completed} (anchor: ${anchor.failed} failed items)`, target: `${count}`, pass: completed === count && !result.error },
-			{ name: '   wall ÷ rate-limit floor (2 requests per item at 20/s)', value: `${s(wall)} ÷ ${s(floor)} = ${(wall / floor).toFixed(2)} (${refused} answers were 429)`, target: '≤ 1.3', pass: wall / floor <= 1.3 },
+			{
+				name: `Rate limit (429 above ${rate} req/s, Retry-After), ${count} items: completed`,
+				value: `${completed} (anchor: ${anchor.failed} failed items)`,
+				target: `${count}`,
+				pass: completed === count && !result.error,
+			},
+			{
+				name: '   wall ÷ rate-limit floor (2 requests per item at 20/s)',
+				value: `${s(wall)} ÷ ${s(floor)} = ${(wall / floor).toFixed(2)} (${refused} answers were 429)`,
+				target: '≤ 1.3',
+				pass: wall / floor <= 1.3,
+			},
 		];
 	},
 
@@ -265,7 +334,15 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const bytes = randomBytes(fileSize);
 		for (let i = 0; i < 16; i++) binary[`ref${i}`] = await storeBinary(bytes, `ref${i}.png`, 'image/png');
 		const payload = 16 * fileSize;
-		const parameters: INodeParameters = { resource: 'image', operation: 'proimage', model: 'proimg-2', prompt: 'edit', imageInput: 'all', waitForCompletion: false, options: { requestTimeout: 300 } };
+		const parameters: INodeParameters = {
+			resource: 'image',
+			operation: 'proimage',
+			model: 'proimg-2',
+			prompt: 'edit',
+			imageInput: 'all',
+			waitForCompletion: false,
+			options: { requestTimeout: 300 },
+		};
 		await runNode({ parameters: { ...parameters, imageInput: 'none' }, credentials: sim.credentials }); // warm-up, no files
 		const before = settle();
 		const started = performance.now();
@@ -275,14 +352,25 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		if (result.error || !result.output[0]?.json.taskid) throw new Error(`upload failed: ${result.error?.message}`);
 		const growth = peakRss() - before;
 		return [
-			{ name: 'Upload of 16 references × 32 MB: peak RSS growth ÷ payload', value: `${(growth / MB).toFixed(0)} MB ÷ 512 MB = ${(growth / payload).toFixed(2)} (${seconds.toFixed(1)} s)`, target: '≤ 0.5', pass: growth / payload <= 0.5 },
+			{
+				name: 'Upload of 16 references × 32 MB: peak RSS growth ÷ payload',
+				value: `${(growth / MB).toFixed(0)} MB ÷ 512 MB = ${(growth / payload).toFixed(2)} (${seconds.toFixed(1)} s)`,
+				target: '≤ 0.5',
+				pass: growth / payload <= 0.5,
+			},
 		];
 	},
 
 	async download() {
 		const size = 1024 * MB;
 		const sim = await ChildSimulator.start({ TASK_SECONDS: '0', RESULT_BLOB_BYTES: String(size) });
-		const parameters: INodeParameters = { resource: 'image', operation: 'betav4', prompt: 'x', waitForCompletion: true, options: { pollInterval: 0.1, downloadResults: true, requestTimeout: 300 } };
+		const parameters: INodeParameters = {
+			resource: 'image',
+			operation: 'betav4',
+			prompt: 'x',
+			waitForCompletion: true,
+			options: { pollInterval: 0.1, downloadResults: true, requestTimeout: 300 },
+		};
 		await runNode({ parameters: { ...parameters, waitForCompletion: false }, credentials: sim.credentials }); // warm-up, no download
 		const before = settle();
 		const started = performance.now();
@@ -294,19 +382,41 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		if (Number(binary.bytes) !== size) throw new Error(`downloaded ${binary.bytes} bytes, expected ${size}`);
 		const growth = peakRss() - before;
 		return [
-			{ name: 'Download of one 1 GB result into binary storage: peak RSS growth', value: `${(growth / MB).toFixed(1)} MB (${(size / MB / seconds).toFixed(0)} MB/s)`, target: '≤ 32 MB', pass: growth <= 32 * MB },
+			{
+				name: 'Download of one 1 GB result into binary storage: peak RSS growth',
+				value: `${(growth / MB).toFixed(1)} MB (${(size / MB / seconds).toFixed(0)} MB/s)`,
+				target: '≤ 32 MB',
+				pass: growth <= 32 * MB,
+			},
 		];
 	},
 
 	async overhead() {
 		const count = 20_000;
 		const sim = await ChildSimulator.start({ TASK_SECONDS: '0' });
-		const parameters: INodeParameters = { resource: 'image', operation: 'betav4', prompt: '={{ $json.idea }}', waitForCompletion: false };
-		const floorNode = { id: 'floor', name: 'HTTP Floor', type: HTTP_FLOOR_TYPE, typeVersion: 1, position: [0, 0] as [number, number], parameters: {}, credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } } };
+		const parameters: INodeParameters = {
+			resource: 'image',
+			operation: 'betav4',
+			prompt: '={{ $json.idea }}',
+			waitForCompletion: false,
+		};
+		const floorNode = {
+			id: 'floor',
+			name: 'HTTP Floor',
+			type: HTTP_FLOOR_TYPE,
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: {},
+			credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
+		};
 		const floorRun = async (list: INodeExecutionData[]) => {
-			const run = await runWorkflow({ nodes: [floorNode], connections: {} }, { credentials: sim.credentials, items: list });
+			const run = await runWorkflow(
+				{ nodes: [floorNode], connections: {} },
+				{ credentials: sim.credentials, items: list },
+			);
 			const output = run.data.resultData.runData[floorNode.name]?.[0]?.data?.main?.[0] ?? [];
-			if (run.data.resultData.error || output.filter((item) => item.json.taskid).length !== list.length) throw new Error(`floor run failed: ${run.data.resultData.error?.message}`);
+			if (run.data.resultData.error || output.filter((item) => item.json.taskid).length !== list.length)
+				throw new Error(`floor run failed: ${run.data.resultData.error?.message}`);
 		};
 		// Warm-ups: both paths compiled and connected before anything is counted.
 		await runNode({ parameters, items: items(200), credentials: sim.credentials });
@@ -329,8 +439,18 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		sim.stop();
 		if (failure || created !== count) throw new Error(`overhead run failed (${created}/${count}): ${failure}`);
 		return [
-			{ name: `${count} items create-only: CPU per item (node process)`, value: `${node.perItem.toFixed(2)} ms (${(count / node.seconds).toFixed(0)} items/s)`, target: '≤ 1 ms', pass: node.perItem <= 1 },
-			{ name: '   … n8n\'s request helper alone, same items (floor)', value: `${floor.perItem.toFixed(2)} ms; the node adds ${(node.perItem - floor.perItem).toFixed(2)} ms`, target: 'report', pass: null },
+			{
+				name: `${count} items create-only: CPU per item (node process)`,
+				value: `${node.perItem.toFixed(2)} ms (${(count / node.seconds).toFixed(0)} items/s)`,
+				target: '≤ 1 ms',
+				pass: node.perItem <= 1,
+			},
+			{
+				name: "   … n8n's request helper alone, same items (floor)",
+				value: `${floor.perItem.toFixed(2)} ms; the node adds ${(node.perItem - floor.perItem).toFixed(2)} ms`,
+				target: 'report',
+				pass: null,
+			},
 		];
 	},
 };
@@ -349,12 +469,16 @@ function parent(): void {
 	const figures: Figure[] = [];
 	for (const name of Object.keys(cases).filter((entry) => !only || only.includes(entry))) {
 		console.log(`running ${name}…`);
-		const result = spawnSync(process.execPath, ['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, name], {
-			cwd: root,
-			encoding: 'utf8',
-			stdio: ['ignore', 'pipe', 'inherit'],
-			maxBuffer: 16 * MB,
-		});
+		const result = spawnSync(
+			process.execPath,
+			['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, name],
+			{
+				cwd: root,
+				encoding: 'utf8',
+				stdio: ['ignore', 'pipe', 'inherit'],
+				maxBuffer: 16 * MB,
+			},
+		);
 		const line = result.stdout.split('\n').find((text) => text.startsWith('@@BENCH'));
 		if (!line) {
 			figures.push({ name, value: `crashed (exit ${result.status})`, target: '-', pass: false });
@@ -364,10 +488,14 @@ function parent(): void {
 	}
 	const width = Math.max(...figures.map((figure) => figure.name.length));
 	const valueWidth = Math.max(...figures.map((figure) => figure.value.length));
-	console.log(`\nMediaGen node benchmarks (${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} cores)\n`);
+	console.log(
+		`\nMediaGen node benchmarks (${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} cores)\n`,
+	);
 	for (const figure of figures) {
 		const verdict = figure.pass === null ? '' : figure.pass ? 'PASS' : 'FAIL';
-		console.log(`${figure.name.padEnd(width)}  ${figure.value.padEnd(valueWidth)}  ${figure.target.padEnd(32)}  ${verdict}`);
+		console.log(
+			`${figure.name.padEnd(width)}  ${figure.value.padEnd(valueWidth)}  ${figure.target.padEnd(32)}  ${verdict}`,
+		);
 	}
 	const failed = figures.filter((figure) => figure.pass === false).length;
 	console.log(failed ? `\n${failed} figure(s) missed their target.` : '\nEvery figure reached its target.');

@@ -56,7 +56,15 @@ function statusOf(operation: unknown, json: IDataObject): string {
 type Column = Exclude<keyof Row, 'createdOnly'>;
 
 function table(rows: Row[]): string {
-	const headers: Record<Column, string> = { workflow: 'Workflow', node: 'Node', model: 'Model', taskId: 'Task ID', status: 'Status', files: 'Files', seconds: 'Seconds' };
+	const headers: Record<Column, string> = {
+		workflow: 'Workflow',
+		node: 'Node',
+		model: 'Model',
+		taskId: 'Task ID',
+		status: 'Status',
+		files: 'Files',
+		seconds: 'Seconds',
+	};
 	const keys = Object.keys(headers) as Column[];
 	const widths = keys.map((key) => Math.max(headers[key].length, ...rows.map((row) => row[key].length)));
 	const line = (row: Record<Column, string>) => keys.map((key, index) => row[key].padEnd(widths[index])).join('  ');
@@ -74,19 +82,25 @@ async function main(): Promise<void> {
 	} else {
 		simulator = new MediaGenSimulator({ taskDurationMs: 4000, videoTaskDurationMs: 7000, maxRenderedSide: 1024 });
 		credentials = { apiKey: DEFAULT_SIM_KEY, baseUrl: await simulator.start() };
-		console.log(`No MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL set: using the API simulator at ${credentials.baseUrl} (images take 4 s, videos 7 s).`);
+		console.log(
+			`No MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL set: using the API simulator at ${credentials.baseUrl} (images take 4 s, videos 7 s).`,
+		);
 	}
 
 	rmSync(outputDir, { recursive: true, force: true });
 	const rows: Row[] = [];
-	const examples = readdirSync(path.join(root, 'examples')).filter((file) => file.endsWith('.json')).sort();
+	const examples = readdirSync(path.join(root, 'examples'))
+		.filter((file) => file.endsWith('.json'))
+		.sort();
 	for (const file of examples) {
-		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as WorkflowDefinition & { name: string };
+		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as WorkflowDefinition & {
+			name: string;
+		};
 		const name = file.replace(/\.json$/, '');
 		console.log(`\n▶ ${workflow.name}`);
 		if (!harnessCanRun(workflow)) {
 			// Its Wait and IF nodes are n8n's own: this one runs in real n8n (npm run test:durable, or import it).
-			console.log('  skipped here: it needs n8n\'s own Wait and IF nodes; `npm run test:durable` runs it in real n8n');
+			console.log("  skipped here: it needs n8n's own Wait and IF nodes; `npm run test:durable` runs it in real n8n");
 			continue;
 		}
 		const started = Date.now();
@@ -101,7 +115,9 @@ async function main(): Promise<void> {
 				else if (status === 1) counts.processing++;
 				else counts.done++;
 			}
-			console.log(`  … ${seconds} s: ${counts.queued} queued, ${counts.processing} processing, ${counts.done} finished`);
+			console.log(
+				`  … ${seconds} s: ${counts.queued} queued, ${counts.processing} processing, ${counts.done} finished`,
+			);
 		}, 2000);
 		let run;
 		try {
@@ -114,7 +130,16 @@ async function main(): Promise<void> {
 		for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
 			const task = run.data.resultData.runData[node.name]?.[0];
 			const items = (task?.data?.main?.[0] ?? []) as INodeExecutionData[];
-			if (task?.error) rows.push({ workflow: name, node: node.name, model: '-', taskId: '-', status: 'error', files: task.error.message, seconds: '-' });
+			if (task?.error)
+				rows.push({
+					workflow: name,
+					node: node.name,
+					model: '-',
+					taskId: '-',
+					status: 'error',
+					files: task.error.message,
+					seconds: '-',
+				});
 			for (const item of items) {
 				const json = item.json;
 				const written: string[] = [];
@@ -144,8 +169,12 @@ async function main(): Promise<void> {
 
 	console.log(`\nSummary (files written to ${path.relative(process.cwd(), outputDir) || outputDir}/<workflow>/)\n`);
 	console.log(table(rows));
-	const failed = rows.filter((row) => row.status === 'error' || row.status === 'failed' || (row.status === 'pending' && !row.createdOnly));
-	console.log(failed.length ? `\n${failed.length} task(s) did not succeed.` : `\nAll ${rows.length} results succeeded.`);
+	const failed = rows.filter(
+		(row) => row.status === 'error' || row.status === 'failed' || (row.status === 'pending' && !row.createdOnly),
+	);
+	console.log(
+		failed.length ? `\n${failed.length} task(s) did not succeed.` : `\nAll ${rows.length} results succeeded.`,
+	);
 	process.exit(failed.length ? 1 : 0);
 }
 

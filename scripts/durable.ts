@@ -80,17 +80,31 @@ function check(condition: unknown, message: string): asserts condition {
 }
 
 /** The example, started by a webhook instead of by hand, with the shortest Wait that is still parked in the database. */
-function testVariant(example: WorkflowFile): { workflow: WorkflowFile; waitNode: string; createNode: string; checkNode: string; doneNode: string } {
+function testVariant(example: WorkflowFile): {
+	workflow: WorkflowFile;
+	waitNode: string;
+	createNode: string;
+	checkNode: string;
+	doneNode: string;
+} {
 	const workflow = JSON.parse(JSON.stringify(example)) as WorkflowFile;
 	const manual = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
 	const wait = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.wait');
 	const create = workflow.nodes.find((node) => node.type === NODE_TYPE && node.parameters.waitForCompletion === false);
-	const taskWait = workflow.nodes.find((node) => node.type === NODE_TYPE && node.parameters.resource === 'task' && node.parameters.operation === 'wait');
+	const taskWait = workflow.nodes.find(
+		(node) => node.type === NODE_TYPE && node.parameters.resource === 'task' && node.parameters.operation === 'wait',
+	);
 	const condition = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.if');
-	check(manual && wait && create && taskWait && condition, 'the example has a manual trigger, a creation without waiting, a Wait node, a Task → Wait node and an IF node');
+	check(
+		manual && wait && create && taskWait && condition,
+		'the example has a manual trigger, a creation without waiting, a Wait node, a Task → Wait node and an IF node',
+	);
 	const done = workflow.connections[condition.name].main[1]?.[0]?.node;
 	check(done, 'the IF node has a "done" (false) branch');
-	check(workflow.connections[condition.name].main[0]?.[0]?.node === wait.name, 'the IF node sends pending items back to the Wait node');
+	check(
+		workflow.connections[condition.name].main[0]?.[0]?.node === wait.name,
+		'the IF node sends pending items back to the Wait node',
+	);
 	const options = taskWait.parameters.options as Record<string, unknown>;
 	check(options.onTimeout === 'returnPending', 'Task → Wait returns pending tasks instead of failing');
 
@@ -114,13 +128,21 @@ function items(execution: ExecutionRecord, node: string): ExecutionItem[] {
 	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[0] ?? []);
 }
 
-async function waitForExecution(session: () => RestSession, workflowId: string, id: string | undefined, wanted: (status: string) => boolean, timeoutMs: number, what: string): Promise<Omit<ExecutionRecord, 'data'>> {
+async function waitForExecution(
+	session: () => RestSession,
+	workflowId: string,
+	id: string | undefined,
+	wanted: (status: string) => boolean,
+	timeoutMs: number,
+	what: string,
+): Promise<Omit<ExecutionRecord, 'data'>> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const executions = await listExecutions(session(), workflowId).catch(() => []);
 		const execution = id ? executions.find((candidate) => candidate.id === id) : executions[0];
 		if (execution && wanted(execution.status)) return execution;
-		if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs / 1000} s (last status ${execution?.status ?? 'none'})`);
+		if (Date.now() > deadline)
+			throw new Error(`${what}: not reached within ${timeoutMs / 1000} s (last status ${execution?.status ?? 'none'})`);
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 	}
 }
@@ -146,7 +168,12 @@ async function main(): Promise<void> {
 		installCommunityPackage(userFolder, tarball);
 		const port = await freePort();
 		// Debug level: the wait tracker logs "Resuming execution <id>" only there.
-		const env = await n8nEnv(install, userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false', N8N_LOG_LEVEL: 'debug' });
+		const env = await n8nEnv(install, userFolder, {
+			N8N_PORT: String(port),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_SECURE_COOKIE: 'false',
+			N8N_LOG_LEVEL: 'debug',
+		});
 		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
 		const workflowFile = path.join(userFolder, 'durable-wait.json');
 		writeFileSync(workflowFile, JSON.stringify(workflow));
@@ -162,12 +189,27 @@ async function main(): Promise<void> {
 		let session = await setupOwner(baseUrl);
 		step(`n8n started (pid ${n8nProcess.pid})`);
 
-		const triggered = await fetch(`${baseUrl}/webhook/${WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		const triggered = await fetch(`${baseUrl}/webhook/${WEBHOOK_PATH}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{}',
+		});
 		check(triggered.ok, `webhook answered HTTP ${triggered.status}`);
 		const createdAt = Date.now();
-		const parked = await waitForExecution(() => session, workflow.id, undefined, (status) => status === 'waiting', 120_000, 'execution parked in the database');
-		const creationsBefore = (await simulatorRecord(simulator.url)).filter((entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'));
-		log(`execution ${parked.id} is waiting (status "${parked.status}", waitTill ${parked.waitTill}); ${creationsBefore.length} renders created so far; renders take ${TASK_SECONDS} s`);
+		const parked = await waitForExecution(
+			() => session,
+			workflow.id,
+			undefined,
+			(status) => status === 'waiting',
+			120_000,
+			'execution parked in the database',
+		);
+		const creationsBefore = (await simulatorRecord(simulator.url)).filter(
+			(entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'),
+		);
+		log(
+			`execution ${parked.id} is waiting (status "${parked.status}", waitTill ${parked.waitTill}); ${creationsBefore.length} renders created so far; renders take ${TASK_SECONDS} s`,
+		);
 		step('triggered and parked');
 
 		// The crash: no graceful shutdown, the task runner goes too.
@@ -175,20 +217,33 @@ async function main(): Promise<void> {
 		const exited = new Promise((resolve) => n8nProcess!.once('exit', resolve));
 		signalProcess(n8nProcess, 'SIGKILL');
 		await exited;
-		log(`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parked.id} waits`);
+		log(
+			`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parked.id} waits`,
+		);
 		const restartedAt = Date.now();
 		n8nProcess = spawnN8n(install, env, ['start'], logs[1]);
 		await waitForHttp(`${baseUrl}/healthz/readiness`, 240_000, n8nProcess);
 		await waitForLog(logs[1], /Editor is now accessible/, 240_000, n8nProcess);
 		session = await loginOwner(baseUrl);
-		log(`RESTART: n8n started again (pid ${n8nProcess.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`);
+		log(
+			`RESTART: n8n started again (pid ${n8nProcess.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`,
+		);
 		step('kill and restart');
 
-		const finished = await waitForExecution(() => session, workflow.id, parked.id, (status) => !['waiting', 'running', 'new'].includes(status), (TASK_SECONDS + 4 * WAIT_SECONDS + 240) * 1000, `execution ${parked.id} finished`);
+		const finished = await waitForExecution(
+			() => session,
+			workflow.id,
+			parked.id,
+			(status) => !['waiting', 'running', 'new'].includes(status),
+			(TASK_SECONDS + 4 * WAIT_SECONDS + 240) * 1000,
+			`execution ${parked.id} finished`,
+		);
 		step('resumed execution finished');
 		const secondLog = readFileSync(logs[1], 'utf8');
 		const resumed = new RegExp(`Resuming execution ${parked.id}\\b`).test(secondLog);
-		log(`execution ${finished.id} ended with status "${finished.status}" ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger; the restarted n8n logged "Resuming execution ${parked.id}": ${resumed ? 'yes' : 'no'}`);
+		log(
+			`execution ${finished.id} ended with status "${finished.status}" ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger; the restarted n8n logged "Resuming execution ${parked.id}": ${resumed ? 'yes' : 'no'}`,
+		);
 		check(finished.status === 'success', `the resumed execution succeeded (status ${finished.status})`);
 		check(resumed, 'the restarted n8n resumed the parked execution');
 
@@ -197,39 +252,65 @@ async function main(): Promise<void> {
 		const created = items(execution, createNode);
 		const results = items(execution, doneNode);
 		const checks = items(execution, checkNode);
-		log(`runs per node: ${[createNode, waitNode, checkNode, doneNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`);
+		log(
+			`runs per node: ${[createNode, waitNode, checkNode, doneNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
+		);
 		check(created.length >= 1, 'renders were created');
-		check(checks.some((item) => item.json.status === 'pending'), 'a check found a render still pending and the loop sent it back to the Wait node');
-		check(results.length === created.length, `every created render reached the end (${results.length} of ${created.length})`);
+		check(
+			checks.some((item) => item.json.status === 'pending'),
+			'a check found a render still pending and the loop sent it back to the Wait node',
+		);
+		check(
+			results.length === created.length,
+			`every created render reached the end (${results.length} of ${created.length})`,
+		);
 		const createdIds = created.map((item) => String(item.json.taskid)).sort();
 		const resultIds = results.map((item) => String(item.json.taskid)).sort();
-		check(JSON.stringify(createdIds) === JSON.stringify(resultIds), `the results are the created tasks (${resultIds.join(', ')} vs ${createdIds.join(', ')})`);
+		check(
+			JSON.stringify(createdIds) === JSON.stringify(resultIds),
+			`the results are the created tasks (${resultIds.join(', ')} vs ${createdIds.join(', ')})`,
+		);
 		const files: string[] = [];
 		for (const item of results) {
 			check(item.json.status === 'completed', `task ${String(item.json.taskid)} completed`);
-			check(Array.isArray(item.json.urls) && (item.json.urls as string[]).every((url) => url.startsWith(simulator!.url)), `task ${String(item.json.taskid)} has result urls`);
+			check(
+				Array.isArray(item.json.urls) && (item.json.urls as string[]).every((url) => url.startsWith(simulator!.url)),
+				`task ${String(item.json.taskid)} has result urls`,
+			);
 			const binary = item.binary?.data;
 			check(binary?.id, `task ${String(item.json.taskid)} has its video as a stored binary file`);
 			const bytes = await readBinary(session, binary.id);
-			check(bytes.subarray(4, 8).toString('ascii') === 'ftyp', `task ${String(item.json.taskid)}: the stored file is an MP4`);
-			files.push(`${String(item.json.taskid)} → ${binary.fileName} (${bytes.length} bytes, ${binary.id.split(':')[0]})`);
+			check(
+				bytes.subarray(4, 8).toString('ascii') === 'ftyp',
+				`task ${String(item.json.taskid)}: the stored file is an MP4`,
+			);
+			files.push(
+				`${String(item.json.taskid)} → ${binary.fileName} (${bytes.length} bytes, ${binary.id.split(':')[0]})`,
+			);
 		}
 
 		const record = await simulatorRecord(simulator.url);
 		const creations = record.filter((entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'));
 		const prompts = creations.map((entry) => (entry.fields as Record<string, string[]> | undefined)?.prompt?.[0]);
-		check(creations.length === created.length && new Set(prompts).size === creations.length, `exactly one creation per scene (${creations.length} creations for ${created.length} scenes)`);
+		check(
+			creations.length === created.length && new Set(prompts).size === creations.length,
+			`exactly one creation per scene (${creations.length} creations for ${created.length} scenes)`,
+		);
 		const polls = record.filter((entry) => entry.path === '/v1/tlvideo/infobytaskid').length;
 		const all = await listExecutions(session, workflow.id);
 		check(all.length === 1, `one execution of the workflow, found ${all.length}`);
 		log(`results: ${files.join('; ')}`);
-		log(`PASS: execution ${finished.id} survived a SIGKILL of n8n while waiting and finished after the restart; ${created.length} renders, ${creations.length} creations, ${polls} status checks`);
+		log(
+			`PASS: execution ${finished.id} survived a SIGKILL of n8n while waiting and finished after the restart; ${created.length} renders, ${creations.length} creations, ${polls} status checks`,
+		);
 		passed = true;
 	} finally {
 		if (!passed) {
 			for (const file of logs) {
 				try {
-					console.error(`--- ${path.basename(file)} (tail)\n${readFileSync(file, 'utf8').split('\n').slice(-40).join('\n')}`);
+					console.error(
+						`--- ${path.basename(file)} (tail)\n${readFileSync(file, 'utf8').split('\n').slice(-40).join('\n')}`,
+					);
 				} catch {
 					// not started
 				}

@@ -40,7 +40,11 @@ function check(condition: unknown, message: string): asserts condition {
 	if (!condition) throw new Error(`assertion failed: ${message}`);
 }
 
-function verifyFile(userFolder: string, binary: NonNullable<Item['binary']>[string], json: Record<string, unknown>): string {
+function verifyFile(
+	userFolder: string,
+	binary: NonNullable<Item['binary']>[string],
+	json: Record<string, unknown>,
+): string {
 	// Each version's default binary mode: files under the user folder (2.x) or base64 in the output (1.x).
 	let bytes: Buffer;
 	let file = binary.fileName;
@@ -77,7 +81,9 @@ function examplesForExecute(userFolder: string): string {
 	const folder = path.join(userFolder, 'examples');
 	mkdirSync(folder);
 	for (const file of readdirSync(path.join(root, 'examples')).filter((name) => name.endsWith('.json'))) {
-		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as { nodes: Array<{ type: string; parameters: Record<string, unknown> }> };
+		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as {
+			nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
+		};
 		for (const node of workflow.nodes.filter((candidate) => candidate.type === 'n8n-nodes-base.wait')) {
 			node.parameters = { ...node.parameters, amount: 1, unit: 'seconds' };
 		}
@@ -99,56 +105,110 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 		n8n('import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
 		n8n('import:workflow', '--separate', `--input=${examplesForExecute(userFolder)}`);
 
-		for (const file of readdirSync(path.join(root, 'examples')).filter((name) => name.endsWith('.json')).sort()) {
-			const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as { id: string; name: string; nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }> };
+		for (const file of readdirSync(path.join(root, 'examples'))
+			.filter((name) => name.endsWith('.json'))
+			.sort()) {
+			const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as {
+				id: string;
+				name: string;
+				nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
+			};
 			const raw = n8n('execute', `--id=${workflow.id}`, '--rawOutput');
 			const lines = raw.split('\n');
 			const start = lines.findIndex((line) => line === '{');
 			check(start >= 0, `${file}: execute printed JSON`);
-			const result = JSON.parse(lines.slice(start).join('\n')) as { data: { resultData: { error?: { message: string }; runData: Record<string, Array<{ data?: { main: Item[][] }; error?: { message: string } }>> } } };
+			const result = JSON.parse(lines.slice(start).join('\n')) as {
+				data: {
+					resultData: {
+						error?: { message: string };
+						runData: Record<string, Array<{ data?: { main: Item[][] }; error?: { message: string } }>>;
+					};
+				};
+			};
 			const { runData, error } = result.data.resultData;
 			check(!error, `${file}: workflow error ${error?.message}`);
 			for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
 				// A node inside a loop (examples/durable-wait.json) runs more than once: check every run's items.
 				const runs = runData[node.name] ?? [];
-				check(runs.length > 0 && runs.every((run) => !run.error), `${file}: node "${node.name}" ran without error (${runs.find((run) => run.error)?.error?.message})`);
+				check(
+					runs.length > 0 && runs.every((run) => !run.error),
+					`${file}: node "${node.name}" ran without error (${runs.find((run) => run.error)?.error?.message})`,
+				);
 				const items = runs.flatMap((run) => run.data!.main[0]);
 				check(items.length > 0, `${file}: node "${node.name}" produced items`);
 				const details: string[] = [];
-				const waited = node.parameters.operation !== 'get' && node.parameters.operation !== 'delete' && node.parameters.waitForCompletion !== false;
-				const returnsPending = (node.parameters.options as { onTimeout?: string } | undefined)?.onTimeout === 'returnPending';
-				const completedIds = new Set(items.filter((item) => item.json.status === 'completed').map((item) => item.json.taskid));
+				const waited =
+					node.parameters.operation !== 'get' &&
+					node.parameters.operation !== 'delete' &&
+					node.parameters.waitForCompletion !== false;
+				const returnsPending =
+					(node.parameters.options as { onTimeout?: string } | undefined)?.onTimeout === 'returnPending';
+				const completedIds = new Set(
+					items.filter((item) => item.json.status === 'completed').map((item) => item.json.taskid),
+				);
 				for (const item of items) {
-					check(typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids), `${file}: "${node.name}" output keeps the task id`);
+					check(
+						typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids),
+						`${file}: "${node.name}" output keeps the task id`,
+					);
 					// One output shape (README, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
 					if (node.parameters.operation === 'delete') {
 						check(item.json.status === 'deleted', `${file}: "${node.name}" status is "deleted"`);
 					} else {
-						check(['completed', 'pending'].includes(String(item.json.status)) && Array.isArray(item.json.urls), `${file}: "${node.name}" has status and urls`);
-						check(item.json.taskType === 'image' || item.json.taskType === 'video', `${file}: "${node.name}" has taskType`);
+						check(
+							['completed', 'pending'].includes(String(item.json.status)) && Array.isArray(item.json.urls),
+							`${file}: "${node.name}" has status and urls`,
+						);
+						check(
+							item.json.taskType === 'image' || item.json.taskType === 'video',
+							`${file}: "${node.name}" has taskType`,
+						);
 					}
 					for (const binary of Object.values(item.binary ?? {})) {
-						check(binary.fileName?.startsWith(`${String(item.json.taskid)}-`), `${file}: "${node.name}" file ${binary.fileName} is named after its task`);
+						check(
+							binary.fileName?.startsWith(`${String(item.json.taskid)}-`),
+							`${file}: "${node.name}" file ${binary.fileName} is named after its task`,
+						);
 					}
 					if (waited && returnsPending && item.json.status === 'pending') {
-						check(completedIds.has(item.json.taskid), `${file}: "${node.name}" pending task ${String(item.json.taskid)} completed in a later run`);
+						check(
+							completedIds.has(item.json.taskid),
+							`${file}: "${node.name}" pending task ${String(item.json.taskid)} completed in a later run`,
+						);
 					} else if (waited) {
 						check(item.json.status === 'completed', `${file}: "${node.name}" task completed`);
-						check(Array.isArray(item.json.urls) && (item.json.urls as string[]).every((url) => url.startsWith(simulator.url)), `${file}: "${node.name}" result URLs`);
+						check(
+							Array.isArray(item.json.urls) &&
+								(item.json.urls as string[]).every((url) => url.startsWith(simulator.url)),
+							`${file}: "${node.name}" result URLs`,
+						);
 					}
-					for (const binary of Object.values(item.binary ?? {})) details.push(verifyFile(userFolder, binary, item.json));
+					for (const binary of Object.values(item.binary ?? {}))
+						details.push(verifyFile(userFolder, binary, item.json));
 				}
-				const ids = items.map((item) => String(item.json.taskid ?? (item.json.taskids as string[]).join(','))).join(', ');
-				log(`${file}: node type ${NODE_TYPE} executed "${node.name}" (${String(node.parameters.resource)}/${String(node.parameters.operation)}) → task ${ids}${details.length ? `; files: ${details.join('; ')}` : ''}`);
+				const ids = items
+					.map((item) => String(item.json.taskid ?? (item.json.taskids as string[]).join(',')))
+					.join(', ');
+				log(
+					`${file}: node type ${NODE_TYPE} executed "${node.name}" (${String(node.parameters.resource)}/${String(node.parameters.operation)}) → task ${ids}${details.length ? `; files: ${details.join('; ')}` : ''}`,
+				);
 			}
 		}
 
 		const record = await simulatorRecord(simulator.url);
 		const downloads = record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
 		check(downloads.length > 0, 'result files were downloaded');
-		check(downloads.every((entry) => entry.headers.authorization === undefined), 'no Authorization header on result downloads');
-		check(record.filter((entry) => entry.method === 'POST').every((entry) => entry.headers.authorization === SIM_KEY), 'every API call carried the raw key');
-		log(`n8n ${version}: all example workflows passed (${record.length} requests; ${downloads.length} downloads without Authorization)`);
+		check(
+			downloads.every((entry) => entry.headers.authorization === undefined),
+			'no Authorization header on result downloads',
+		);
+		check(
+			record.filter((entry) => entry.method === 'POST').every((entry) => entry.headers.authorization === SIM_KEY),
+			'every API call carried the raw key',
+		);
+		log(
+			`n8n ${version}: all example workflows passed (${record.length} requests; ${downloads.length} downloads without Authorization)`,
+		);
 	} finally {
 		simulator.child.kill();
 		rmSync(userFolder, { recursive: true, force: true });
@@ -156,7 +216,10 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-	const versions = (process.env.MEDIAGEN_E2E_VERSIONS ?? '2.41.1,1.123.81').split(',').map((version) => version.trim()).filter(Boolean);
+	const versions = (process.env.MEDIAGEN_E2E_VERSIONS ?? '2.41.1,1.123.81')
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean);
 	const tarball = packPackage();
 	log(`packed ${path.basename(tarball)}`);
 	for (const version of versions) await runTarget(version, tarball);

@@ -37,17 +37,31 @@ async function main(): Promise<void> {
 	log('installer', `check reports: ${problem}`);
 
 	// The next suite's run, as a child with the environment `npm run` gives it (ignore-scripts=true inherited).
-	const output = execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', `require('./scripts/lib/n8n').ensureN8n(${JSON.stringify(version)}, 'next-run')`], {
-		cwd: ROOT,
-		env: { ...process.env, npm_config_ignore_scripts: 'true' },
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const output = execFileSync(
+		process.execPath,
+		[
+			'-r',
+			'ts-node/register/transpile-only',
+			'-e',
+			`require('./scripts/lib/n8n').ensureN8n(${JSON.stringify(version)}, 'next-run')`,
+		],
+		{
+			cwd: ROOT,
+			env: { ...process.env, npm_config_ignore_scripts: 'true' },
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	process.stdout.write(output);
 	if (!/damaged/.test(output)) throw new Error('the next run did not report the damaged cache');
 	const after = checkInstall(install);
 	if (after) throw new Error(`the next run did not repair the cache: ${after}`);
-	log('installer', `repaired: ${findBindings(path.join(sqliteDir, 'build')).map((file) => path.relative(install.dir, file)).join(', ')} loads under ${install.nodeBin}`);
+	log(
+		'installer',
+		`repaired: ${findBindings(path.join(sqliteDir, 'build'))
+			.map((file) => path.relative(install.dir, file))
+			.join(', ')} loads under ${install.nodeBin}`,
+	);
 	log('installer', 'passed');
 }
 

@@ -123,7 +123,10 @@ async function main(): Promise<void> {
 	const work = mkdtempSync(path.join(tmpdir(), 'mediagen-queue-'));
 	// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
 	const logDir = logFolder('queue');
-	const logs = { main: path.join(logDir, 'main.log'), workers: Array.from({ length: WORKERS }, (_, index) => path.join(logDir, `worker-${index + 1}.log`)) };
+	const logs = {
+		main: path.join(logDir, 'main.log'),
+		workers: Array.from({ length: WORKERS }, (_, index) => path.join(logDir, `worker-${index + 1}.log`)),
+	};
 	let simulator: SimulatorProcess | undefined;
 	let postgres: Service | undefined;
 	let redis: Service | undefined;
@@ -142,7 +145,8 @@ async function main(): Promise<void> {
 		const folders = ['main', ...Array.from({ length: WORKERS }, (_, index) => `worker-${index + 1}`)];
 		for (const folder of folders) mkdirSync(path.join(work, folder));
 		installCommunityPackage(path.join(work, 'main'), tarball);
-		for (const folder of folders.slice(1)) cpSync(path.join(work, 'main', '.n8n'), path.join(work, folder, '.n8n'), { recursive: true });
+		for (const folder of folders.slice(1))
+			cpSync(path.join(work, 'main', '.n8n'), path.join(work, folder, '.n8n'), { recursive: true });
 		step(`community package installed for ${folders.length} processes`);
 
 		const queueEnv = {
@@ -159,7 +163,11 @@ async function main(): Promise<void> {
 			N8N_SECURE_COOKIE: 'false',
 		};
 		const mainPort = await freePort();
-		const mainEnv = await n8nEnv(install, path.join(work, 'main'), { ...queueEnv, N8N_PORT: String(mainPort), N8N_LISTEN_ADDRESS: '127.0.0.1' });
+		const mainEnv = await n8nEnv(install, path.join(work, 'main'), {
+			...queueEnv,
+			N8N_PORT: String(mainPort),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+		});
 		const n8n = (...args: string[]) => n8nCommand(install, mainEnv, ...args);
 		const workflowFile = path.join(work, 'workflow.json');
 		writeFileSync(workflowFile, JSON.stringify(workflow()));
@@ -186,7 +194,8 @@ async function main(): Promise<void> {
 		}
 		await waitForHttp(`${baseUrl}/healthz/readiness`, 240_000, mainProcess);
 		await waitForWebhook(baseUrl, WEBHOOK_PATH, 240_000);
-		for (let index = 0; index < WORKERS; index++) await waitForHttp(`http://127.0.0.1:${workerPorts[index]}/healthz/readiness`, 240_000, workers[index]);
+		for (let index = 0; index < WORKERS; index++)
+			await waitForHttp(`http://127.0.0.1:${workerPorts[index]}/healthz/readiness`, 240_000, workers[index]);
 		step(`main (port ${mainPort}) and ${WORKERS} workers (ports ${workerPorts.join(', ')}) ready`);
 
 		const session = await setupOwner(baseUrl);
@@ -208,13 +217,19 @@ async function main(): Promise<void> {
 		);
 		const wall = (Date.now() - fireStarted) / 1000;
 		step(`${ITEMS} executions (create, wait, download) through the queue`);
-		check(answers.every((answer) => answer.status === 'completed' && typeof answer.taskid === 'string'), `every webhook answer is a completed task: ${JSON.stringify(answers.find((answer) => answer.status !== 'completed'))}`);
+		check(
+			answers.every((answer) => answer.status === 'completed' && typeof answer.taskid === 'string'),
+			`every webhook answer is a completed task: ${JSON.stringify(answers.find((answer) => answer.status !== 'completed'))}`,
+		);
 
 		// Executions as the main instance stores them.
 		const executions = (await listExecutions(session, WORKFLOW_ID)).filter((execution) => execution.mode === 'webhook');
 		check(executions.length === ITEMS, `${ITEMS} webhook executions stored, found ${executions.length}`);
 		const notSucceeded = executions.filter((execution) => execution.status !== 'success');
-		check(!notSucceeded.length, `every execution succeeded; not: ${notSucceeded.map((execution) => `${execution.id}=${execution.status}`).join(', ')}`);
+		check(
+			!notSucceeded.length,
+			`every execution succeeded; not: ${notSucceeded.map((execution) => `${execution.id}=${execution.status}`).join(', ')}`,
+		);
 
 		const record = await simulatorRecord(simulator.url);
 		const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
@@ -224,7 +239,10 @@ async function main(): Promise<void> {
 			created.set(prompt, (created.get(prompt) ?? 0) + 1);
 		}
 		check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);
-		check(prompts.every((prompt) => created.get(prompt) === 1), 'exactly one creation per webhook call');
+		check(
+			prompts.every((prompt) => created.get(prompt) === 1),
+			'exactly one creation per webhook call',
+		);
 
 		const modes = new Set<string>();
 		let bytesRead = 0;
@@ -234,32 +252,57 @@ async function main(): Promise<void> {
 			check(!full.data.resultData.error, `execution ${execution.id}: ${full.data.resultData.error?.message}`);
 			const item = full.data.resultData.runData[CREATE_NODE]?.[0]?.data?.main[0]?.[0];
 			check(item, `execution ${execution.id} has the MediaGen output item`);
-			check(item.json.status === 'completed' && Array.isArray(item.json.urls), `execution ${execution.id}: task completed with urls`);
+			check(
+				item.json.status === 'completed' && Array.isArray(item.json.urls),
+				`execution ${execution.id}: task completed with urls`,
+			);
 			taskIds.add(String(item.json.taskid));
 			const binary = item.binary?.data;
-			check(binary?.id, `execution ${execution.id}: the item has a stored binary file (id), got ${JSON.stringify(item.binary)}`);
+			check(
+				binary?.id,
+				`execution ${execution.id}: the item has a stored binary file (id), got ${JSON.stringify(item.binary)}`,
+			);
 			modes.add(binary.id.split(':')[0]);
 			const viaMain = await readBinary(session, binary.id);
 			const original = Buffer.from(await (await fetch((item.json.urls as string[])[0])).arrayBuffer());
-			check(viaMain.subarray(1, 4).toString('ascii') === 'PNG', `execution ${execution.id}: the file read through the main instance is a PNG`);
-			check(viaMain.equals(original), `execution ${execution.id}: the file read through the main instance equals the API's file (${viaMain.length} vs ${original.length} bytes)`);
+			check(
+				viaMain.subarray(1, 4).toString('ascii') === 'PNG',
+				`execution ${execution.id}: the file read through the main instance is a PNG`,
+			);
+			check(
+				viaMain.equals(original),
+				`execution ${execution.id}: the file read through the main instance equals the API's file (${viaMain.length} vs ${original.length} bytes)`,
+			);
 			bytesRead += viaMain.length;
 		}
 		check(taskIds.size === ITEMS, `${ITEMS} distinct task ids, got ${taskIds.size}`);
-		check(modes.size === 1 && modes.has('database'), `binary data stored in database mode (queue mode's default in n8n 2.x), got ${[...modes].join(', ')}`);
+		check(
+			modes.size === 1 && modes.has('database'),
+			`binary data stored in database mode (queue mode's default in n8n 2.x), got ${[...modes].join(', ')}`,
+		);
 		const storedFiles = Number(postgresQuery(pg, 'select count(*) from binary_data').trim());
 		check(storedFiles >= ITEMS, `Postgres holds the files (binary_data rows: ${storedFiles})`);
 		step('assertions (execution data, binary files through the main instance, simulator record)');
 
 		// Which worker ran which execution: each worker logs "Worker started execution <id> (job <n>)".
 		const ids = new Set(executions.map((execution) => execution.id));
-		const perWorker = logs.workers.map((file) => [...readFileSync(file, 'utf8').matchAll(/Worker started execution (\S+) \(job/g)].map((match) => match[1]).filter((id) => ids.has(id)));
+		const perWorker = logs.workers.map((file) =>
+			[...readFileSync(file, 'utf8').matchAll(/Worker started execution (\S+) \(job/g)]
+				.map((match) => match[1])
+				.filter((id) => ids.has(id)),
+		);
 		const ran = perWorker.flat();
-		check(ran.length === ITEMS && new Set(ran).size === ITEMS, `each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`);
+		check(
+			ran.length === ITEMS && new Set(ran).size === ITEMS,
+			`each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`,
+		);
 		const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
 		check(mainRan === 0, 'the main instance ran no execution itself');
 		perWorker.forEach((list, index) => log(`worker-${index + 1} ran ${list.length} executions`));
-		check(perWorker.every((list) => list.length > 0), `both workers ran executions (${perWorker.map((list) => list.length).join(' + ')})`);
+		check(
+			perWorker.every((list) => list.length > 0),
+			`both workers ran executions (${perWorker.map((list) => list.length).join(' + ')})`,
+		);
 
 		log(
 			`PASS: ${ITEMS} concurrent executions in queue mode: all succeeded in ${wall.toFixed(1)} s wall; ` +
@@ -269,7 +312,8 @@ async function main(): Promise<void> {
 		passed = true;
 	} finally {
 		if (!passed) {
-			for (const file of [logs.main, ...logs.workers]) console.error(`--- ${path.basename(file)} (tail; whole log in ${logDir})\n${tail(file)}`);
+			for (const file of [logs.main, ...logs.workers])
+				console.error(`--- ${path.basename(file)} (tail; whole log in ${logDir})\n${tail(file)}`);
 		}
 		const stopStarted = Date.now();
 		await Promise.all(workers.map((worker) => stopProcess(worker, 20_000)));

@@ -13,8 +13,10 @@ const tag = process.argv[2] ?? (process.env.GITHUB_REF_TYPE === 'tag' ? process.
 const changelog = readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8');
 const problems: string[] = [];
 
-if (tag !== undefined && tag.replace(/^v/, '') !== version) problems.push(`tag ${tag} does not match package.json version ${version}`);
-if (!new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\]`, 'm').test(changelog)) problems.push(`CHANGELOG.md has no "## [${version}]" section`);
+if (tag !== undefined && tag.replace(/^v/, '') !== version)
+	problems.push(`tag ${tag} does not match package.json version ${version}`);
+if (!new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\]`, 'm').test(changelog))
+	problems.push(`CHANGELOG.md has no "## [${version}]" section`);
 
 if (problems.length) {
 	console.error(`release:check FAILED: ${problems.join('; ')}`);

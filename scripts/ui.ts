@@ -79,7 +79,10 @@ function expect(condition: unknown, message: string): void {
 }
 
 function sameSet(actual: string[], expected: string[]): { missing: string[]; extra: string[] } {
-	return { missing: expected.filter((entry) => !actual.includes(entry)), extra: actual.filter((entry) => !expected.includes(entry)) };
+	return {
+		missing: expected.filter((entry) => !actual.includes(entry)),
+		extra: actual.filter((entry) => !expected.includes(entry)),
+	};
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -105,7 +108,10 @@ async function click(page: Page, selector: string): Promise<void> {
  */
 async function typeInto(page: Page, selector: string, text: string): Promise<void> {
 	const input = await page.waitForFunction(
-		(sel) => Array.from(document.querySelectorAll<HTMLInputElement>(sel)).reverse().find((element) => element.checkVisibility() && !element.disabled),
+		(sel) =>
+			Array.from(document.querySelectorAll<HTMLInputElement>(sel))
+				.reverse()
+				.find((element) => element.checkVisibility() && !element.disabled),
 		{ timeout: UI_TIMEOUT },
 		selector,
 	);
@@ -118,7 +124,12 @@ async function typeInto(page: Page, selector: string, text: string): Promise<voi
 }
 
 /** The visible element among `selector` whose text (first line) is `text`. */
-async function byText(page: Page, selector: string, text: string, timeout = UI_TIMEOUT): Promise<ElementHandle<Element>> {
+async function byText(
+	page: Page,
+	selector: string,
+	text: string,
+	timeout = UI_TIMEOUT,
+): Promise<ElementHandle<Element>> {
 	const handle = await page.waitForFunction(
 		(sel, wanted) =>
 			Array.from(document.querySelectorAll<HTMLElement>(sel)).find(
@@ -141,7 +152,9 @@ async function clickWhenSettled(page: Page, handle: ElementHandle<Element>): Pro
 		(element) =>
 			new Promise<boolean>((resolve) => {
 				const before = JSON.stringify(element.getBoundingClientRect());
-				requestAnimationFrame(() => requestAnimationFrame(() => resolve(JSON.stringify(element.getBoundingClientRect()) === before)));
+				requestAnimationFrame(() =>
+					requestAnimationFrame(() => resolve(JSON.stringify(element.getBoundingClientRect()) === before)),
+				);
 			}),
 		{ timeout: UI_TIMEOUT },
 		handle,
@@ -162,14 +175,19 @@ async function screenshot(page: Page, name: string): Promise<void> {
 /** Types `term` into the nodes panel's search and returns the node names it lists once it has answered. */
 async function searchNodes(page: Page, term: string): Promise<string[]> {
 	await typeInto(page, `input${testId('node-creator-search-bar')}`, term);
-	const listed = () => page.$$eval(testId('node-creator-item-name'), (elements) => elements.map((element) => (element as HTMLElement).innerText.trim()));
+	const listed = () =>
+		page.$$eval(testId('node-creator-item-name'), (elements) =>
+			elements.map((element) => (element as HTMLElement).innerText.trim()),
+		);
 	// The list filters as the user types: wait until it lists the node for the whole term, or says "No results".
 	const answered = await page
 		.waitForFunction(
 			(wanted, name) => {
 				const input = document.querySelector<HTMLInputElement>('input[data-test-id="node-creator-search-bar"]');
 				if (input?.value !== wanted) return false;
-				const names = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="node-creator-item-name"]')).map((element) => element.innerText.trim());
+				const names = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="node-creator-item-name"]')).map(
+					(element) => element.innerText.trim(),
+				);
 				return names.includes(name) || !!document.querySelector('[data-test-id="node-creator-no-results"]');
 			},
 			{ timeout: 30_000 },
@@ -181,7 +199,14 @@ async function searchNodes(page: Page, term: string): Promise<string[]> {
 	if (answered && !(await listed()).includes(NODE_NAME)) {
 		// "No results" can be the previous term's answer for a moment: give the list a last chance to show the node.
 		await page
-			.waitForFunction((name) => Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="node-creator-item-name"]')).some((element) => element.innerText.trim() === name), { timeout: 5_000 }, NODE_NAME)
+			.waitForFunction(
+				(name) =>
+					Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="node-creator-item-name"]')).some(
+						(element) => element.innerText.trim() === name,
+					),
+				{ timeout: 5_000 },
+				NODE_NAME,
+			)
 			.catch(() => undefined);
 	}
 	return await listed();
@@ -190,7 +215,10 @@ async function searchNodes(page: Page, term: string): Promise<string[]> {
 async function assertFoundBySearch(page: Page, where: string): Promise<void> {
 	for (const term of SEARCH_TERMS) {
 		const names = await searchNodes(page, term);
-		check(names.includes(NODE_NAME), `searching "${term}" from ${where} lists ${NODE_NAME} (listed: ${names.join(', ') || 'nothing, "No results"'})`);
+		check(
+			names.includes(NODE_NAME),
+			`searching "${term}" from ${where} lists ${NODE_NAME} (listed: ${names.join(', ') || 'nothing, "No results"'})`,
+		);
 		log(`search "${term}" from ${where}: ${NODE_NAME} listed`);
 	}
 }
@@ -205,7 +233,11 @@ async function panelLabels(page: Page): Promise<string[]> {
 		for (const item of items as HTMLElement[]) {
 			if (item.offsetParent === null || item.parentElement?.closest('[data-test-id="parameter-item"]')) continue;
 			for (const title of Array.from(item.querySelectorAll<HTMLElement>('[class*="title"]'))) {
-				if (title.closest('[data-test-id="parameter-item"]') !== item || title.closest('.multi-parameter .parameter-item')) continue;
+				if (
+					title.closest('[data-test-id="parameter-item"]') !== item ||
+					title.closest('.multi-parameter .parameter-item')
+				)
+					continue;
 				const text = title.innerText.trim();
 				if (text && !labels.includes(text)) labels.push(text);
 			}
@@ -222,12 +254,25 @@ async function collectionState(page: Page, label: string): Promise<{ offered: st
 	return await page.$$eval(
 		`${PARAMETERS} [data-test-id="parameter-item"]`,
 		(items, wanted) => {
-			const item = (items as HTMLElement[]).find((candidate) => candidate.offsetParent !== null && candidate.querySelector('.multi-parameter') && candidate.innerText.split('\n')[0].trim() === wanted);
-			const listId = item?.querySelector('[data-test-id="collection-parameter-add"] input')?.getAttribute('aria-controls');
+			const item = (items as HTMLElement[]).find(
+				(candidate) =>
+					candidate.offsetParent !== null &&
+					candidate.querySelector('.multi-parameter') &&
+					candidate.innerText.split('\n')[0].trim() === wanted,
+			);
+			const listId = item
+				?.querySelector('[data-test-id="collection-parameter-add"] input')
+				?.getAttribute('aria-controls');
 			const list = listId ? document.getElementById(listId) : null;
-			const offered = list ? Array.from(list.querySelectorAll<HTMLElement>('[data-test-id="collection-parameter-option"]')).map((option) => option.textContent!.trim()) : [];
+			const offered = list
+				? Array.from(list.querySelectorAll<HTMLElement>('[data-test-id="collection-parameter-option"]')).map((option) =>
+						option.textContent!.trim(),
+					)
+				: [];
 			const set = item
-				? Array.from(item.querySelectorAll<HTMLElement>('.multi-parameter [data-test-id="parameter-item"] [class*="title"]')).map((title) => title.innerText.trim())
+				? Array.from(
+						item.querySelectorAll<HTMLElement>('.multi-parameter [data-test-id="parameter-item"] [class*="title"]'),
+					).map((title) => title.innerText.trim())
 				: [];
 			return { offered, set };
 		},
@@ -249,7 +294,12 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 	const field = testId(`parameter-input-${name}`);
 	const chosen = () =>
 		page
-			.waitForFunction((selector, wanted) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value === wanted, { timeout: 10_000 }, field, optionText)
+			.waitForFunction(
+				(selector, wanted) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value === wanted,
+				{ timeout: 10_000 },
+				field,
+				optionText,
+			)
 			.then(() => true)
 			.catch(() => false);
 	for (let attempt = 1; ; attempt++) {
@@ -259,7 +309,10 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 		// A click can land while the list is still opening (it animates in): then open it and pick again.
 		const list = await dropdownList(page, trigger);
 		if (!list.open) await trigger.click();
-		const clicked = await clickWhenSettled(page, await byText(page, `${list.selector} .el-select-dropdown__item`, optionText))
+		const clicked = await clickWhenSettled(
+			page,
+			await byText(page, `${list.selector} .el-select-dropdown__item`, optionText),
+		)
 			.then(() => true)
 			.catch(() => false);
 		if (clicked && (await chosen())) return;
@@ -273,7 +326,11 @@ async function addCollectionEntry(page: Page, label: string, entry: string, para
 	const field = testId(`parameter-input-${parameter}`);
 	const shownValue = () =>
 		page
-			.waitForFunction((selector) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value || undefined, { timeout: 10_000 }, field)
+			.waitForFunction(
+				(selector) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value || undefined,
+				{ timeout: 10_000 },
+				field,
+			)
 			.then(async (value) => String(await value.jsonValue()))
 			.catch(() => undefined);
 	for (let attempt = 1; ; attempt++) {
@@ -285,7 +342,10 @@ async function addCollectionEntry(page: Page, label: string, entry: string, para
 		const list = await dropdownList(page, add);
 		if (!list.open) await add.click();
 		// A list that closes while it is clicked ("not clickable") is opened again on the next attempt.
-		await clickWhenSettled(page, await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry)).catch(() => undefined);
+		await clickWhenSettled(
+			page,
+			await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry),
+		).catch(() => undefined);
 		const value = await shownValue();
 		if (value !== undefined) return value;
 		check(attempt < 4, `${label} shows "${entry}" after adding it`);
@@ -303,7 +363,11 @@ async function flaggedWhenLeftEmpty(page: Page, parameter: string): Promise<bool
 	await page.keyboard.press('Backspace');
 	await page.$eval(`${field} textarea, ${field} input`, (input) => (input as HTMLElement).blur());
 	return await page
-		.waitForFunction((selector) => document.querySelector(selector)?.classList.contains('has-issues'), { timeout: 5_000 }, field)
+		.waitForFunction(
+			(selector) => document.querySelector(selector)?.classList.contains('has-issues'),
+			{ timeout: 5_000 },
+			field,
+		)
 		.then(() => true)
 		.catch(() => false);
 }
@@ -327,37 +391,60 @@ async function checkOperation(page: Page, choices: Record<string, string>, where
 	const labels = (await panelLabels(page)).filter((label) => label !== 'Credential');
 	const expectedLabels = visibleLabels(choices);
 	const { missing, extra } = sameSet(labels, expectedLabels);
-	expect(!missing.length && !extra.length, `${where}: panel fields ${JSON.stringify(labels)}; the description shows ${JSON.stringify(expectedLabels)} (missing ${missing.join(', ') || '-'}; unexpected ${extra.join(', ') || '-'})`);
+	expect(
+		!missing.length && !extra.length,
+		`${where}: panel fields ${JSON.stringify(labels)}; the description shows ${JSON.stringify(expectedLabels)} (missing ${missing.join(', ') || '-'}; unexpected ${extra.join(', ') || '-'})`,
+	);
 
 	for (const collection of ['additionalFields', 'options']) {
-		const property = description.properties.find((candidate) => candidate.name === collection && expectedLabels.includes(candidate.displayName));
+		const property = description.properties.find(
+			(candidate) => candidate.name === collection && expectedLabels.includes(candidate.displayName),
+		);
 		if (!property) continue;
 		const { offered, set } = await collectionState(page, property.displayName);
 		const expected = collectionEntries(choices, collection).map((entry) => entry.displayName);
 		const difference = sameSet([...offered, ...set], expected);
-		expect(!difference.missing.length && !difference.extra.length, `${where}: ${property.displayName} offers ${JSON.stringify(offered)} (set: ${JSON.stringify(set)}); expected ${JSON.stringify(expected)}`);
+		expect(
+			!difference.missing.length && !difference.extra.length,
+			`${where}: ${property.displayName} offers ${JSON.stringify(offered)} (set: ${JSON.stringify(set)}); expected ${JSON.stringify(expected)}`,
+		);
 	}
 
 	const spec = specFor(choices.operation);
 	if (spec) {
 		const fromSpec = specLabels(spec);
-		for (const label of fromSpec.main) expect(labels.includes(label), `${where}: the ${spec.operation} spec's field "${label}" is in the panel`);
+		for (const label of fromSpec.main)
+			expect(labels.includes(label), `${where}: the ${spec.operation} spec's field "${label}" is in the panel`);
 		const { offered, set } = await collectionState(page, 'Additional Fields');
 		const additional = [...offered, ...set];
-		for (const label of fromSpec.additional) expect(additional.includes(label), `${where}: the ${spec.operation} spec's field "${label}" is under Additional Fields`);
+		for (const label of fromSpec.additional)
+			expect(
+				additional.includes(label),
+				`${where}: the ${spec.operation} spec's field "${label}" is under Additional Fields`,
+			);
 		// No field of another model leaks into this one's panel.
 		const own = new Set([...fromSpec.main, ...fromSpec.additional]);
 		for (const other of MODELS.filter((model) => model !== spec)) {
 			const { main, additional: otherAdditional } = specLabels(other);
-			for (const label of main) if (!own.has(label)) expect(!labels.includes(label), `${where}: "${label}" (a ${other.operation} field) is not in the panel`);
-			for (const label of otherAdditional) if (!own.has(label)) expect(!additional.includes(label), `${where}: "${label}" (a ${other.operation} field) is not under Additional Fields`);
+			for (const label of main)
+				if (!own.has(label))
+					expect(!labels.includes(label), `${where}: "${label}" (a ${other.operation} field) is not in the panel`);
+			for (const label of otherAdditional)
+				if (!own.has(label))
+					expect(
+						!additional.includes(label),
+						`${where}: "${label}" (a ${other.operation} field) is not under Additional Fields`,
+					);
 		}
 		const prompt = spec.fields.find((field) => field.wire === 'prompt');
 		if (prompt) {
 			const multiline = await page.$(`${testId('parameter-input-prompt')} textarea`);
 			expect(multiline, `${where}: Prompt is a multi-line input`);
 			const flagged = await flaggedWhenLeftEmpty(page, 'prompt');
-			expect(flagged === !!prompt.required, `${where}: Prompt left empty is ${flagged ? '' : 'not '}flagged as needing a value; the spec says required: ${!!prompt.required}`);
+			expect(
+				flagged === !!prompt.required,
+				`${where}: Prompt left empty is ${flagged ? '' : 'not '}flagged as needing a value; the spec says required: ${!!prompt.required}`,
+			);
 		}
 	}
 }
@@ -373,18 +460,34 @@ async function checkWaitDefaults(page: Page, taskType: string, where: string): P
 	};
 	for (const [name, value] of Object.entries(shown)) {
 		const expected = defaults[name as keyof typeof defaults];
-		expect(Number(value) === expected, `${where}: ${name} shows ${value}, the default for ${kinds.join(' and ')} tasks is ${expected}`);
+		expect(
+			Number(value) === expected,
+			`${where}: ${name} shows ${value}, the default for ${kinds.join(' and ')} tasks is ${expected}`,
+		);
 	}
-	log(`${where}: defaults poll ${shown.pollInterval} s, max wait ${shown.maxWait} s, request timeout ${shown.requestTimeout} s`);
+	log(
+		`${where}: defaults poll ${shown.pollInterval} s, max wait ${shown.maxWait} s, request timeout ${shown.requestTimeout} s`,
+	);
 }
 
 async function checkEveryOperation(page: Page): Promise<number> {
 	const resourceNames = Object.fromEntries(
-		(description.properties.find((property) => property.name === 'resource')!.options as Array<{ name: string; value: string }>).map((option) => [option.value, option.name]),
+		(
+			description.properties.find((property) => property.name === 'resource')!.options as Array<{
+				name: string;
+				value: string;
+			}>
+		).map((option) => [option.value, option.name]),
 	);
-	const taskTypes = description.properties.find((property) => property.name === 'taskType')!.options as Array<{ name: string; value: string }>;
+	const taskTypes = description.properties.find((property) => property.name === 'taskType')!.options as Array<{
+		name: string;
+		value: string;
+	}>;
 	const list = operations();
-	check(MODELS.every((model) => list.some((entry) => entry.operation === model.operation)), 'every model spec is an operation of the node');
+	check(
+		MODELS.every((model) => list.some((entry) => entry.operation === model.operation)),
+		'every model spec is an operation of the node',
+	);
 	let panels = 0;
 	for (const { resource, operation, name } of list) {
 		await choose(page, 'resource', resourceNames[resource]);
@@ -422,7 +525,10 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 	const started = Date.now();
 	await click(page, testId('node-execute-button'));
 	await page.waitForFunction(
-		(selector) => document.querySelector(`${selector} [data-test-id="node-run-status-success"], ${selector} [data-test-id="ndv-items-count"]`),
+		(selector) =>
+			document.querySelector(
+				`${selector} [data-test-id="node-run-status-success"], ${selector} [data-test-id="ndv-items-count"]`,
+			),
 		{ timeout: RUN_TIMEOUT },
 		OUTPUT_PANEL,
 	);
@@ -443,7 +549,10 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 
 	await click(page, `${OUTPUT_PANEL} ${testId('radio-button-binary')}`);
 	const fileName = await page.waitForFunction(
-		(selector) => /File Name:\s*(\S+)/.exec(document.querySelector<HTMLElement>(`${selector} [data-test-id="ndv-binary-data_0"]`)?.innerText ?? '')?.[1],
+		(selector) =>
+			/File Name:\s*(\S+)/.exec(
+				document.querySelector<HTMLElement>(`${selector} [data-test-id="ndv-binary-data_0"]`)?.innerText ?? '',
+			)?.[1],
 		{ timeout: UI_TIMEOUT },
 		OUTPUT_PANEL,
 	);
@@ -453,7 +562,9 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 	await click(page, `${OUTPUT_PANEL} ${testId('ndv-view-binary-data')}`);
 	const image = await page.waitForFunction(
 		(selector) => {
-			const img = Array.from(document.querySelectorAll<HTMLImageElement>(`${selector} img`)).find((candidate) => candidate.src.includes('/rest/binary-data'));
+			const img = Array.from(document.querySelectorAll<HTMLImageElement>(`${selector} img`)).find((candidate) =>
+				candidate.src.includes('/rest/binary-data'),
+			);
 			return img && img.complete && img.naturalWidth > 0 ? `${img.naturalWidth}x${img.naturalHeight}` : undefined;
 		},
 		{ timeout: UI_TIMEOUT },
@@ -515,14 +626,20 @@ async function main(): Promise<void> {
 		await (await byText(page, testId('node-creator-item-name'), NODE_NAME)).click();
 		const actions = await page.waitForFunction(
 			(count) => {
-				const texts = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="item-iterator-item"]')).map((element) => element.innerText.trim());
+				const texts = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="item-iterator-item"]')).map(
+					(element) => element.innerText.trim(),
+				);
 				return texts.length >= count ? texts : undefined;
 			},
 			{ timeout: UI_TIMEOUT },
 			MODELS.length,
 		);
 		const actionTexts = (await actions.jsonValue()) as string[];
-		for (const model of MODELS) check(actionTexts.includes(model.action), `the actions list offers "${model.action}" (lists: ${actionTexts.join(', ')})`);
+		for (const model of MODELS)
+			check(
+				actionTexts.includes(model.action),
+				`the actions list offers "${model.action}" (lists: ${actionTexts.join(', ')})`,
+			);
 		await screenshot(page, '02-actions');
 		await (await byText(page, testId('item-iterator-item'), BETAV45.action)).click();
 		await visible(page, PARAMETERS);
@@ -530,7 +647,10 @@ async function main(): Promise<void> {
 		// Leave the field, as a user moving on does: its input hint (which covers the next field) goes away.
 		await page.$eval(`${testId('parameter-input-prompt')} textarea`, (element) => (element as HTMLElement).blur());
 		await page.waitForFunction(
-			(selector) => !Array.from(document.querySelectorAll<HTMLElement>(`${selector} *`)).some((element) => element.checkVisibility() && element.innerText?.startsWith('Tip:')),
+			(selector) =>
+				!Array.from(document.querySelectorAll<HTMLElement>(`${selector} *`)).some(
+					(element) => element.checkVisibility() && element.innerText?.startsWith('Tip:'),
+				),
 			{ timeout: UI_TIMEOUT },
 			PARAMETERS,
 		);
@@ -538,25 +658,49 @@ async function main(): Promise<void> {
 		await runInEditor(page, simulator.url);
 		await screenshot(page, '04-result-image');
 		const record = await simulatorRecord(simulator.url);
-		check(record.some((entry) => entry.method === 'POST' && entry.path === BETAV45.path), `the simulator received ${BETAV45.path}`);
+		check(
+			record.some((entry) => entry.method === 'POST' && entry.path === BETAV45.path),
+			`the simulator received ${BETAV45.path}`,
+		);
 
 		// 3. Back on the canvas: the subtitle names the operation as the actions list does; search from the plus handle.
 		await page.keyboard.press('Escape');
-		await page.waitForFunction((selector) => !document.querySelector(selector)?.checkVisibility(), { timeout: UI_TIMEOUT }, testId('ndv'));
+		await page.waitForFunction(
+			(selector) => !document.querySelector(selector)?.checkVisibility(),
+			{ timeout: UI_TIMEOUT },
+			testId('ndv'),
+		);
 		const nodeSelector = `${testId('canvas-node')}[data-node-name="${BETAV45.action}"]`;
-		const nodeText = await (await visible(page, nodeSelector)).evaluate((element) => (element as HTMLElement).innerText);
-		check(nodeText.split('\n').map((line) => line.trim()).includes(BETAV45.displayName), `the canvas subtitle is "${BETAV45.displayName}" (node shows: ${nodeText.replace(/\n/g, ' | ')})`);
-		await click(page, `${testId('canvas-node-output-handle')}[data-node-name="${BETAV45.action}"] ${testId('canvas-handle-plus')}`);
+		const nodeText = await (
+			await visible(page, nodeSelector)
+		).evaluate((element) => (element as HTMLElement).innerText);
+		check(
+			nodeText
+				.split('\n')
+				.map((line) => line.trim())
+				.includes(BETAV45.displayName),
+			`the canvas subtitle is "${BETAV45.displayName}" (node shows: ${nodeText.replace(/\n/g, ' | ')})`,
+		);
+		await click(
+			page,
+			`${testId('canvas-node-output-handle')}[data-node-name="${BETAV45.action}"] ${testId('canvas-handle-plus')}`,
+		);
 		await assertFoundBySearch(page, 'the plus handle after the node');
 		await screenshot(page, '05-search-plus-handle');
 		await page.keyboard.press('Escape');
-		await page.waitForFunction((selector) => !document.querySelector(`${selector}`)?.checkVisibility(), { timeout: UI_TIMEOUT }, `input${testId('node-creator-search-bar')}`);
+		await page.waitForFunction(
+			(selector) => !document.querySelector(`${selector}`)?.checkVisibility(),
+			{ timeout: UI_TIMEOUT },
+			`input${testId('node-creator-search-bar')}`,
+		);
 
 		// 4. Every resource × operation in the panel of that node.
 		await (await visible(page, nodeSelector)).click({ count: 2 });
 		await visible(page, PARAMETERS);
 		const panels = await checkEveryOperation(page);
-		log(`compared ${panels} panels (every resource × operation, Task operations per Task Type) with the specs (${seconds()})`);
+		log(
+			`compared ${panels} panels (every resource × operation, Task operations per Task Type) with the specs (${seconds()})`,
+		);
 		check(!mismatches.length, `${mismatches.length} panel mismatches:\n  ${mismatches.join('\n  ')}`);
 
 		if (updateDocs) {

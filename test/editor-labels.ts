@@ -44,11 +44,17 @@ export function collectionEntries(choices: INodeParameters, collection: string):
 
 /** Every resource/operation pair the node offers, with the operation's label in the actions list. */
 export function operations(): Array<{ resource: string; operation: string; name: string }> {
-	const resources = description.properties.find((property) => property.name === 'resource')!.options as Array<{ value: string }>;
+	const resources = description.properties.find((property) => property.name === 'resource')!.options as Array<{
+		value: string;
+	}>;
 	return resources.flatMap(({ value: resource }) => {
 		const selector = description.properties.find(
 			(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
 		)!;
-		return (selector.options as Array<{ name: string; value: string }>).map((option) => ({ resource, operation: option.value, name: option.name }));
+		return (selector.options as Array<{ name: string; value: string }>).map((option) => ({
+			resource,
+			operation: option.value,
+			name: option.name,
+		}));
 	});
 }

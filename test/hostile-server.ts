@@ -36,7 +36,9 @@ export class HostileServer {
 	}
 
 	requestsTo(path: string | RegExp): HostileRequest[] {
-		return this.requests.filter((request) => (typeof path === 'string' ? request.path === path : path.test(request.path)));
+		return this.requests.filter((request) =>
+			typeof path === 'string' ? request.path === path : path.test(request.path),
+		);
 	}
 
 	async start(): Promise<this> {

@@ -8,7 +8,10 @@ import { DEFAULT_SIM_KEY, MediaGenSimulator, type SimulatorOptions } from './sim
 export { DEFAULT_SIM_KEY };
 
 /** Starts a simulator before the file's tests and stops it after; the record is cleared before each test. */
-export function useSimulator(options: SimulatorOptions = {}): { sim: MediaGenSimulator; credentials: () => { apiKey: string; baseUrl: string } } {
+export function useSimulator(options: SimulatorOptions = {}): {
+	sim: MediaGenSimulator;
+	credentials: () => { apiKey: string; baseUrl: string };
+} {
 	const holder = { sim: new MediaGenSimulator(options) };
 	beforeAll(async () => {
 		await holder.sim.start();
@@ -53,26 +56,40 @@ export async function postForm(
 	return await post(baseUrl, path, body, { ...form.getHeaders(), ...(key ? { authorization: key } : {}) });
 }
 
-export async function postJson(baseUrl: string, path: string, json: unknown, key: string | null = DEFAULT_SIM_KEY): Promise<RawResponse> {
+export async function postJson(
+	baseUrl: string,
+	path: string,
+	json: unknown,
+	key: string | null = DEFAULT_SIM_KEY,
+): Promise<RawResponse> {
 	return await post(baseUrl, path, Buffer.from(JSON.stringify(json)), {
 		'content-type': 'application/json',
 		...(key ? { authorization: key } : {}),
 	});
 }
 
-async function post(baseUrl: string, path: string, body: Buffer, headers: http.OutgoingHttpHeaders): Promise<RawResponse> {
+async function post(
+	baseUrl: string,
+	path: string,
+	body: Buffer,
+	headers: http.OutgoingHttpHeaders,
+): Promise<RawResponse> {
 	return await new Promise((resolve, reject) => {
-		const request = http.request(`${baseUrl}${path}`, { method: 'POST', headers: { ...headers, 'content-length': body.length } }, (response) => {
-			const chunks: Buffer[] = [];
-			response.on('data', (chunk: Buffer) => chunks.push(chunk));
-			response.on('end', () => {
-				try {
-					resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-				} catch (error) {
-					reject(error);
-				}
-			});
-		});
+		const request = http.request(
+			`${baseUrl}${path}`,
+			{ method: 'POST', headers: { ...headers, 'content-length': body.length } },
+			(response) => {
+				const chunks: Buffer[] = [];
+				response.on('data', (chunk: Buffer) => chunks.push(chunk));
+				response.on('end', () => {
+					try {
+						resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+					} catch (error) {
+						reject(error);
+					}
+				});
+			},
+		);
 		request.on('error', reject);
 		request.end(body);
 	});
@@ -90,7 +107,9 @@ export async function createTaskDirect(baseUrl: string, kind: 'image' | 'video')
 
 /** Every string in an output or error, flattened, to check that the API key never appears. */
 export function allText(value: unknown): string {
-	return JSON.stringify(value, (_key, inner) => (inner instanceof Error ? { ...inner, message: inner.message, stack: inner.stack } : inner));
+	return JSON.stringify(value, (_key, inner) =>
+		inner instanceof Error ? { ...inner, message: inner.message, stack: inner.stack } : inner,
+	);
 }
 
 /** Input items whose `idea` field feeds the `={{ $json.idea }}` prompt of the parameter builders below. */
@@ -99,11 +118,25 @@ export function ideaItems(count: number): INodeExecutionData[] {
 }
 
 /** A beta v4 creation with the prompt from each item; `options` over the suite's own defaults. */
-export function betav4Parameters(defaults: INodeParameters, options: INodeParameters = {}, wait = true): INodeParameters {
-	return { resource: 'image', operation: 'betav4', prompt: '={{ $json.idea }}', waitForCompletion: wait, options: { ...defaults, ...options } };
+export function betav4Parameters(
+	defaults: INodeParameters,
+	options: INodeParameters = {},
+	wait = true,
+): INodeParameters {
+	return {
+		resource: 'image',
+		operation: 'betav4',
+		prompt: '={{ $json.idea }}',
+		waitForCompletion: wait,
+		options: { ...defaults, ...options },
+	};
 }
 
 /** A creation without waiting, for tests of what is sent. */
-export function createParameters(resource: 'image' | 'video', operation: string, parameters: INodeParameters = {}): INodeParameters {
+export function createParameters(
+	resource: 'image' | 'video',
+	operation: string,
+	parameters: INodeParameters = {},
+): INodeParameters {
 	return { resource, operation, waitForCompletion: false, ...parameters };
 }

@@ -9,7 +9,18 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+	chownSync,
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -51,7 +62,8 @@ export function stepTimer(): { step: (name: string) => void; summary: () => stri
 			timings.push([name, (Date.now() - mark) / 1000]);
 			mark = Date.now();
 		},
-		summary: () => `timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`,
+		summary: () =>
+			`timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`,
 	};
 }
 
@@ -93,7 +105,10 @@ function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function recipeHash(recipe: Recipe): string {
-	return createHash('sha256').update(JSON.stringify({ recipe, platform: process.platform, arch: process.arch, installer: 2 })).digest('hex').slice(0, 16);
+	return createHash('sha256')
+		.update(JSON.stringify({ recipe, platform: process.platform, arch: process.arch, installer: 2 }))
+		.digest('hex')
+		.slice(0, 16);
 }
 
 function paths(recipe: Recipe): N8nInstall {
@@ -117,8 +132,13 @@ export function checkInstall(install: N8nInstall): string | undefined {
 	}
 	const userFolder = mkdtempSync(path.join(tmpdir(), 'mediagen-n8n-check-'));
 	try {
-		const version = run(install.nodeBin, [install.n8nBin, '--version'], { cwd: install.dir, timeoutMs: 120_000, env: { ...process.env, ...install.recipe.env, N8N_USER_FOLDER: userFolder } }).trim();
-		if (!version.split('\n').some((line) => line.trim() === install.recipe.n8n)) return `n8n --version printed "${version}", expected ${install.recipe.n8n}`;
+		const version = run(install.nodeBin, [install.n8nBin, '--version'], {
+			cwd: install.dir,
+			timeoutMs: 120_000,
+			env: { ...process.env, ...install.recipe.env, N8N_USER_FOLDER: userFolder },
+		}).trim();
+		if (!version.split('\n').some((line) => line.trim() === install.recipe.n8n))
+			return `n8n --version printed "${version}", expected ${install.recipe.n8n}`;
 	} catch (error) {
 		return `n8n --version failed: ${firstLine(error)}`;
 	} finally {
@@ -131,7 +151,11 @@ export function checkInstall(install: N8nInstall): string | undefined {
 function firstLine(error: unknown): string {
 	const stderr = (error as { stderr?: string }).stderr;
 	const text = stderr && stderr.trim() ? stderr : (error as Error).message;
-	const lines = text.trim().split('\n').map((line) => line.trim()).filter(Boolean);
+	const lines = text
+		.trim()
+		.split('\n')
+		.map((line) => line.trim())
+		.filter(Boolean);
 	const telling = lines.find((line) => /\b(Error|error|ERR!)\b|not found|Cannot find/.test(line) && !/^at /.test(line));
 	return (telling ?? lines.slice(-3).join(' | ')).slice(0, 400);
 }
@@ -140,7 +164,13 @@ function rebuildNative(install: N8nInstall): void {
 	const extra: Record<string, string> = {};
 	if (install.recipe.node) {
 		// Build against the headers of the Node that will load the binding (shipped in the node-<platform> package).
-		extra.npm_config_nodedir = path.join(install.dir, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`);
+		extra.npm_config_nodedir = path.join(
+			install.dir,
+			'node_modules',
+			'node',
+			'node_modules',
+			`node-${process.platform}-${process.arch}`,
+		);
 	}
 	const env = npmEnv(extra);
 	env.PATH = `${path.dirname(install.nodeBin)}${path.delimiter}${env.PATH}`;
@@ -150,16 +180,28 @@ function rebuildNative(install: N8nInstall): void {
 
 function installFresh(install: N8nInstall, scope: string): void {
 	const { recipe, dir } = install;
-	log(scope, `installing n8n ${recipe.n8n}${recipe.node ? ` with Node ${recipe.node}` : ''} into ${dir} (first run only: about 4 minutes)`);
+	log(
+		scope,
+		`installing n8n ${recipe.n8n}${recipe.node ? ` with Node ${recipe.node}` : ''} into ${dir} (first run only: about 4 minutes)`,
+	);
 	mkdirSync(dir, { recursive: true });
 	const dependencies: Record<string, string> = { n8n: recipe.n8n, ...(recipe.node ? { node: recipe.node } : {}) };
-	writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'n8n-e2e-runtime', private: true, dependencies, overrides: recipe.overrides }, null, 2));
+	writeFileSync(
+		path.join(dir, 'package.json'),
+		JSON.stringify({ name: 'n8n-e2e-runtime', private: true, dependencies, overrides: recipe.overrides }, null, 2),
+	);
 	// Scripts off for the bulk install: some optional native modules download binaries, which fails offline.
 	// The ones n8n needs here are built explicitly below.
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, env: npmEnv({ npm_config_ignore_scripts: 'true' }) });
+	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: dir,
+		env: npmEnv({ npm_config_ignore_scripts: 'true' }),
+	});
 	if (recipe.node) {
 		// The `node` package fetches its platform binary (from the same registry) in a preinstall script.
-		run(process.execPath, ['installArchSpecificPackage'], { cwd: path.join(dir, 'node_modules', 'node'), env: npmEnv() });
+		run(process.execPath, ['installArchSpecificPackage'], {
+			cwd: path.join(dir, 'node_modules', 'node'),
+			env: npmEnv(),
+		});
 	}
 }
 
@@ -272,7 +314,10 @@ function withCacheLock<T>(dir: string, scope: string, work: () => T): T {
 
 function markReady(install: N8nInstall, hash: string, scope: string, started: number): N8nInstall {
 	writeFileSync(path.join(install.dir, '.ready'), `${hash}\n${new Date().toISOString()}\n`);
-	log(scope, `n8n ${install.recipe.n8n} ready in ${Math.round((Date.now() - started) / 1000)} s (verified: sqlite3 loads, n8n --version)`);
+	log(
+		scope,
+		`n8n ${install.recipe.n8n} ready in ${Math.round((Date.now() - started) / 1000)} s (verified: sqlite3 loads, n8n --version)`,
+	);
 	return install;
 }
 
@@ -291,7 +336,20 @@ export function installCommunityPackage(userFolder: string, tarball: string): vo
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
 	writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }));
-	run('npm', ['install', tarball, '--omit=dev', '--omit=peer', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: nodesDir, env: npmEnv() });
+	run(
+		'npm',
+		[
+			'install',
+			tarball,
+			'--omit=dev',
+			'--omit=peer',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=error',
+		],
+		{ cwd: nodesDir, env: npmEnv() },
+	);
 	const installed = readdirSync(path.join(nodesDir, 'node_modules'));
 	if (!installed.includes('n8n-nodes-mediagen')) throw new Error(`package not installed: ${installed.join(', ')}`);
 	if (installed.includes('n8n-workflow')) throw new Error('a peer dependency was installed next to the package');
@@ -309,7 +367,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** The environment every suite runs n8n with: isolated user folder, quiet, its own task-broker port. */
-export async function n8nEnv(install: N8nInstall, userFolder: string, extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
+export async function n8nEnv(
+	install: N8nInstall,
+	userFolder: string,
+	extra: Record<string, string> = {},
+): Promise<NodeJS.ProcessEnv> {
 	const env = npmEnv();
 	return {
 		...env,
@@ -338,7 +400,15 @@ export function n8nCommand(install: N8nInstall, env: NodeJS.ProcessEnv, ...args:
  * (a SIGKILL to the group is what a crashed container looks like).
  */
 export function spawnN8n(install: N8nInstall, env: NodeJS.ProcessEnv, args: string[], logFile?: string): ChildProcess {
-	const child = track(spawn(install.nodeBin, [install.n8nBin, ...args], { cwd: env.N8N_USER_FOLDER ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }), true);
+	const child = track(
+		spawn(install.nodeBin, [install.n8nBin, ...args], {
+			cwd: env.N8N_USER_FOLDER ?? ROOT,
+			env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		}),
+		true,
+	);
 	pipeOutput(child, logFile);
 	return child;
 }
@@ -353,7 +423,12 @@ export interface N8nServer {
  * Starts `n8n start` on a free port of 127.0.0.1 and waits until it is healthy. `env` comes from n8nEnv;
  * plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1.
  */
-export async function startN8nServer(install: N8nInstall, env: NodeJS.ProcessEnv, logFile?: string, timeoutMs = 240_000): Promise<N8nServer> {
+export async function startN8nServer(
+	install: N8nInstall,
+	env: NodeJS.ProcessEnv,
+	logFile?: string,
+	timeoutMs = 240_000,
+): Promise<N8nServer> {
 	const port = await freePort();
 	const url = `http://127.0.0.1:${port}`;
 	const serverEnv: NodeJS.ProcessEnv = {
@@ -382,12 +457,19 @@ export async function startN8nServer(install: N8nInstall, env: NodeJS.ProcessEnv
  * Waits until a log file contains `pattern` (e.g. n8n's "Editor is now accessible": its HTTP server answers
  * before it has activated the published workflows and registered their webhooks).
  */
-export async function waitForLog(file: string, pattern: RegExp, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function waitForLog(
+	file: string,
+	pattern: RegExp,
+	timeoutMs: number,
+	child?: ChildProcess,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		if (existsSync(file) && pattern.test(readFileSync(file, 'utf8'))) return;
-		if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`process exited before ${path.basename(file)} showed ${pattern}`);
-		if (Date.now() > deadline) throw new Error(`${path.basename(file)} did not show ${pattern} within ${timeoutMs / 1000} s`);
+		if (child && (child.exitCode !== null || child.signalCode !== null))
+			throw new Error(`process exited before ${path.basename(file)} showed ${pattern}`);
+		if (Date.now() > deadline)
+			throw new Error(`${path.basename(file)} did not show ${pattern} within ${timeoutMs / 1000} s`);
 		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 }
@@ -404,7 +486,10 @@ export async function waitForWebhook(baseUrl: string, webhookPath: string, timeo
 			.then(async (response) => await response.text())
 			.catch(() => '');
 		if (/not registered for GET requests/.test(text)) return;
-		if (Date.now() > deadline) throw new Error(`webhook ${webhookPath} not registered within ${timeoutMs / 1000} s (last answer: ${text.slice(0, 200)})`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`webhook ${webhookPath} not registered within ${timeoutMs / 1000} s (last answer: ${text.slice(0, 200)})`,
+			);
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 	}
 }
@@ -421,7 +506,8 @@ export function logFolder(name: string): string {
 export async function waitForHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before ${url} answered`);
+		if (child && child.exitCode !== null)
+			throw new Error(`process exited with ${child.exitCode} before ${url} answered`);
 		try {
 			const response = await fetch(url);
 			if (response.status < 500) return;
@@ -445,7 +531,11 @@ function pipeOutput(child: ChildProcess, logFile: string | undefined): void {
 }
 
 /** Stops a child process: `signal` (SIGTERM), then SIGKILL after `graceMs`. */
-export async function stopProcess(child: ChildProcess | undefined, graceMs = 10_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export async function stopProcess(
+	child: ChildProcess | undefined,
+	graceMs = 10_000,
+	signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
 	if (!child || child.exitCode !== null || child.signalCode !== null) return;
 	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 	signalProcess(child, signal);
@@ -482,14 +572,30 @@ export async function startSimulator(env: Record<string, string> = {}): Promise<
 }
 
 /** The simulator's record of every request it received. */
-export async function simulatorRecord(url: string): Promise<Array<{ method: string; path: string; headers: Record<string, string>; status?: number; body?: unknown; fields?: unknown }>> {
+export async function simulatorRecord(
+	url: string,
+): Promise<
+	Array<{
+		method: string;
+		path: string;
+		headers: Record<string, string>;
+		status?: number;
+		body?: unknown;
+		fields?: unknown;
+	}>
+> {
 	return JSON.parse(await (await fetch(`${url}/__sim/record`)).text());
 }
 
 /** Credential file for `n8n import:credentials` pointing at a simulator. */
 export function writeCredentials(userFolder: string, baseUrl: string): string {
 	const file = path.join(userFolder, 'credentials.json');
-	writeFileSync(file, JSON.stringify([{ id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } }]));
+	writeFileSync(
+		file,
+		JSON.stringify([
+			{ id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } },
+		]),
+	);
 	return file;
 }
 
@@ -609,7 +715,9 @@ export function ensureDebianPackages(scope: string, packages: Array<{ name: stri
 		try {
 			return run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { env, timeoutMs });
 		} catch (error) {
-			throw new Error(`missing system packages: ${missing.join(', ')}; install them (sudo apt-get install -y ${missing.join(' ')}): ${firstLine(error)}`);
+			throw new Error(
+				`missing system packages: ${missing.join(', ')}; install them (sudo apt-get install -y ${missing.join(' ')}): ${firstLine(error)}`,
+			);
 		}
 	};
 	log(scope, `installing ${missing.join(', ')} with apt-get`);
@@ -648,7 +756,13 @@ function serviceStopper(child: ChildProcess, dir: string, signal: NodeJS.Signals
 	};
 }
 
-async function until(what: string, timeoutMs: number, child: ChildProcess, logFile: string, probe: () => Promise<boolean>): Promise<void> {
+async function until(
+	what: string,
+	timeoutMs: number,
+	child: ChildProcess,
+	logFile: string,
+	probe: () => Promise<boolean>,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await probe())) {
 		if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
@@ -664,7 +778,10 @@ async function until(what: string, timeoutMs: number, child: ChildProcess, logFi
  * both as the `postgres` system user (the server refuses to run as root), trust authentication, durability off
  * (test data). Creates `database`. Stop with SIGINT (fast shutdown).
  */
-export async function startPostgres(scope: string, database: string): Promise<Service & { user: string; database: string }> {
+export async function startPostgres(
+	scope: string,
+	database: string,
+): Promise<Service & { user: string; database: string }> {
 	const bin = postgresBinDir();
 	if (!bin) throw new Error('PostgreSQL is not installed (ensureDebianPackages with POSTGRES_PACKAGE)');
 	const isRoot = process.getuid?.() === 0;
@@ -674,19 +791,40 @@ export async function startPostgres(scope: string, database: string): Promise<Se
 	const data = path.join(dir, 'data');
 	const logFile = path.join(dir, 'postgres.log');
 	const env = { ...process.env, LC_ALL: 'C' };
-	run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], { cwd: dir, env, user, timeoutMs: 300_000 });
+	run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], {
+		cwd: dir,
+		env,
+		user,
+		timeoutMs: 300_000,
+	});
 	const port = await freePort();
-	const settings = ['listen_addresses=127.0.0.1', `unix_socket_directories=${dir}`, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200'];
+	const settings = [
+		'listen_addresses=127.0.0.1',
+		`unix_socket_directories=${dir}`,
+		'fsync=off',
+		'synchronous_commit=off',
+		'full_page_writes=off',
+		'max_connections=200',
+	];
 	const child = track(
-		spawn(path.join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])], {
-			cwd: dir,
-			env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			...(user ? { uid: user.uid, gid: user.gid } : {}),
-		}),
+		spawn(
+			path.join(bin, 'postgres'),
+			['-D', data, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])],
+			{
+				cwd: dir,
+				env,
+				stdio: ['ignore', 'pipe', 'pipe'],
+				...(user ? { uid: user.uid, gid: user.gid } : {}),
+			},
+		),
 	);
 	pipeOutput(child, logFile);
-	const psql = (sql: string) => run(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAtc', sql], { cwd: dir, env, timeoutMs: 60_000 });
+	const psql = (sql: string) =>
+		run(
+			path.join(bin, 'psql'),
+			['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAtc', sql],
+			{ cwd: dir, env, timeoutMs: 60_000 },
+		);
 	await until('postgres', 120_000, child, logFile, async () => {
 		try {
 			psql('select 1');
@@ -696,14 +834,34 @@ export async function startPostgres(scope: string, database: string): Promise<Se
 		}
 	});
 	psql(`create database ${database}`);
-	log(scope, `postgres (${path.basename(path.dirname(bin))}) on 127.0.0.1:${port} as user ${user?.name ?? 'current'}, data in ${data}`);
+	log(
+		scope,
+		`postgres (${path.basename(path.dirname(bin))}) on 127.0.0.1:${port} as user ${user?.name ?? 'current'}, data in ${data}`,
+	);
 	return { child, port, dir, log: logFile, user: 'postgres', database, stop: serviceStopper(child, dir, 'SIGINT') };
 }
 
 /** Runs SQL against a server from startPostgres and returns psql's unaligned output. */
 export function postgresQuery(service: { port: number; dir: string; database: string }, sql: string): string {
 	const bin = postgresBinDir()!;
-	return run(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(service.port), '-U', 'postgres', '-d', service.database, '-v', 'ON_ERROR_STOP=1', '-qAtc', sql], { cwd: service.dir, timeoutMs: 60_000 });
+	return run(
+		path.join(bin, 'psql'),
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(service.port),
+			'-U',
+			'postgres',
+			'-d',
+			service.database,
+			'-v',
+			'ON_ERROR_STOP=1',
+			'-qAtc',
+			sql,
+		],
+		{ cwd: service.dir, timeoutMs: 60_000 },
+	);
 }
 
 /** Sends one inline Redis command and returns the first reply line. */
@@ -728,10 +886,35 @@ export async function startRedis(scope: string): Promise<Service> {
 	const dir = serviceDir('mediagen-redis-', user);
 	const logFile = path.join(dir, 'redis.log');
 	const port = await freePort();
-	const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
-	const child = track(spawn(bin, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], ...(user ? { uid: user.uid, gid: user.gid } : {}) }));
+	const args = [
+		'--port',
+		String(port),
+		'--bind',
+		'127.0.0.1',
+		'--dir',
+		dir,
+		'--save',
+		'',
+		'--appendonly',
+		'no',
+		'--daemonize',
+		'no',
+	];
+	const child = track(
+		spawn(bin, args, {
+			cwd: dir,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			...(user ? { uid: user.uid, gid: user.gid } : {}),
+		}),
+	);
 	pipeOutput(child, logFile);
-	await until('redis', 60_000, child, logFile, async () => (await redisCommand(port, 'PING').catch(() => '')) === '+PONG');
+	await until(
+		'redis',
+		60_000,
+		child,
+		logFile,
+		async () => (await redisCommand(port, 'PING').catch(() => '')) === '+PONG',
+	);
 	log(scope, `redis on 127.0.0.1:${port} as user ${user?.name ?? 'current'}`);
 	return { child, port, dir, log: logFile, stop: serviceStopper(child, dir, 'SIGTERM') };
 }
@@ -746,16 +929,29 @@ export interface RestSession {
 export const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
 
 async function authenticate(baseUrl: string, route: string, body: object): Promise<RestSession> {
-	const response = await fetch(`${baseUrl}/rest${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-	if (!response.ok) throw new Error(`POST /rest${route}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
-	const cookie = response.headers.getSetCookie().map((entry) => entry.split(';')[0]).find((entry) => entry.startsWith('n8n-auth='));
+	const response = await fetch(`${baseUrl}/rest${route}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!response.ok)
+		throw new Error(`POST /rest${route}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+	const cookie = response.headers
+		.getSetCookie()
+		.map((entry) => entry.split(';')[0])
+		.find((entry) => entry.startsWith('n8n-auth='));
 	if (!cookie) throw new Error(`POST /rest${route} set no n8n-auth cookie`);
 	return { baseUrl, cookie };
 }
 
 /** Sets up the instance owner on a fresh n8n and returns its session. */
 export async function setupOwner(baseUrl: string): Promise<RestSession> {
-	return await authenticate(baseUrl, '/owner/setup', { email: OWNER.email, firstName: 'Test', lastName: 'Owner', password: OWNER.password });
+	return await authenticate(baseUrl, '/owner/setup', {
+		email: OWNER.email,
+		firstName: 'Test',
+		lastName: 'Owner',
+		password: OWNER.password,
+	});
 }
 
 /** Logs the owner from setupOwner in again (e.g. after a restart). */
@@ -763,9 +959,19 @@ export async function loginOwner(baseUrl: string): Promise<RestSession> {
 	return await authenticate(baseUrl, '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
 }
 
-export async function restRequest(session: RestSession, pathAndQuery: string, init: RequestInit = {}): Promise<Response> {
-	const response = await fetch(`${session.baseUrl}/rest${pathAndQuery}`, { ...init, headers: { cookie: session.cookie, ...(init.headers ?? {}) } });
-	if (!response.ok) throw new Error(`${init.method ?? 'GET'} /rest${pathAndQuery}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+export async function restRequest(
+	session: RestSession,
+	pathAndQuery: string,
+	init: RequestInit = {},
+): Promise<Response> {
+	const response = await fetch(`${session.baseUrl}/rest${pathAndQuery}`, {
+		...init,
+		headers: { cookie: session.cookie, ...(init.headers ?? {}) },
+	});
+	if (!response.ok)
+		throw new Error(
+			`${init.method ?? 'GET'} /rest${pathAndQuery}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`,
+		);
 	return response;
 }
 
@@ -806,9 +1012,15 @@ export async function getExecution(install: N8nInstall, session: RestSession, id
 }
 
 /** Executions of a workflow (newest first), without their data. */
-export async function listExecutions(session: RestSession, workflowId: string): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
+export async function listExecutions(
+	session: RestSession,
+	workflowId: string,
+): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const page = await restJson<{ results: Array<Omit<ExecutionRecord, 'data'>> }>(session, `/executions?filter=${filter}&limit=100`);
+	const page = await restJson<{ results: Array<Omit<ExecutionRecord, 'data'>> }>(
+		session,
+		`/executions?filter=${filter}&limit=100`,
+	);
 	return page.results;
 }
 

@@ -10,7 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { parse } from 'yaml';
 
 const root = path.join(__dirname, '..', '..');
-const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+	JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
 
 interface Step {
 	uses?: string;
@@ -24,7 +26,10 @@ interface Workflow {
 }
 
 function load(name: string): Workflow {
-	return parse(readFileSync(path.join(root, '.github', 'workflows', name), 'utf8'), { strict: true, uniqueKeys: true }) as Workflow;
+	return parse(readFileSync(path.join(root, '.github', 'workflows', name), 'utf8'), {
+		strict: true,
+		uniqueKeys: true,
+	}) as Workflow;
 }
 
 const ALLOWED_ACTIONS = new Set(['actions/checkout', 'actions/setup-node', 'actions/cache']);
@@ -35,14 +40,20 @@ function checkCommands(workflow: Workflow, allowPublish: boolean): string[] {
 		for (const step of job.steps) {
 			if (step.uses) expect(ALLOWED_ACTIONS.has(step.uses.split('@')[0])).toBe(true);
 			if (!step.run) continue;
-			for (const line of step.run.split('\n').map((text) => text.trim()).filter(Boolean)) {
+			for (const line of step.run
+				.split('\n')
+				.map((text) => text.trim())
+				.filter(Boolean)) {
 				commands.push(line);
 				const script = /^npm run ([\w:-]+)$/.exec(line)?.[1];
 				if (script) {
 					expect(scripts).toHaveProperty([script]);
 					continue;
 				}
-				const allowed = /^npm install( --no-audit --no-fund)?$/.test(line) || line === 'npm test' || (allowPublish && line === 'npm publish --provenance --access public');
+				const allowed =
+					/^npm install( --no-audit --no-fund)?$/.test(line) ||
+					line === 'npm test' ||
+					(allowPublish && line === 'npm publish --provenance --access public');
 				if (!allowed) throw new Error(`workflow runs a command that is not one of the project's scripts: ${line}`);
 			}
 		}
@@ -77,7 +88,12 @@ describe('GitHub Actions workflows', () => {
 
 	test('release:check accepts the package version as tag and refuses another', () => {
 		const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
-		const check = (tag: string) => execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(root, 'scripts', 'release-check.ts'), tag], { cwd: root, encoding: 'utf8', stdio: 'pipe' });
+		const check = (tag: string) =>
+			execFileSync(
+				process.execPath,
+				['-r', 'ts-node/register/transpile-only', path.join(root, 'scripts', 'release-check.ts'), tag],
+				{ cwd: root, encoding: 'utf8', stdio: 'pipe' },
+			);
 		expect(check(version)).toContain(`tag ${version}`);
 		expect(() => check('99.0.0')).toThrow(/does not match/);
 	});

@@ -15,7 +15,14 @@ process.env.N8N_ENCRYPTION_KEY ??= 'mediagen-test-encryption-key';
 process.env.N8N_BINARY_DATA_SIGNING_SECRET ??= 'mediagen-test-signing-secret';
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
-import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, FileLocation, RoutingNode, WorkflowExecute } from 'n8n-core';
+import {
+	BinaryDataService,
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	FileLocation,
+	RoutingNode,
+	WorkflowExecute,
+} from 'n8n-core';
 import type {
 	IBinaryData,
 	IConnections,
@@ -42,7 +49,9 @@ import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
 
 // n8n-core resolves its services from its own copy of @n8n/di.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Container } = require(require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] })) as typeof import('@n8n/di');
+const { Container } = require(
+	require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
+) as typeof import('@n8n/di');
 
 export const NODE_TYPE = 'n8n-nodes-mediagen.mediaGen';
 export const WORKFLOW_ID = 'mediagen-test-wf';
@@ -52,7 +61,9 @@ const credentialTypes: Record<string, ICredentialType> = { mediaGenApi: new Medi
 /** Resolves `={{$credentials.name}}` the way n8n's expression engine would for a generic auth block. */
 function resolveCredentialExpression(value: string, credentials: ICredentialDataDecryptedObject): string {
 	if (!value.startsWith('=')) return value;
-	return value.slice(1).replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_match, name: string) => String(credentials[name] ?? ''));
+	return value
+		.slice(1)
+		.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_match, name: string) => String(credentials[name] ?? ''));
 }
 
 class TestCredentialsHelper extends ICredentialsHelper {
@@ -74,7 +85,9 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
 		const { headers = {}, qs = {} } = authenticate.properties as { headers?: IDataObject; qs?: IDataObject };
 		const resolved = (source: IDataObject) =>
-			Object.fromEntries(Object.entries(source).map(([key, value]) => [key, resolveCredentialExpression(String(value), credentials)]));
+			Object.fromEntries(
+				Object.entries(source).map(([key, value]) => [key, resolveCredentialExpression(String(value), credentials)]),
+			);
 		return {
 			...requestOptions,
 			headers: { ...requestOptions.headers, ...resolved(headers) },
@@ -94,7 +107,11 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		return [];
 	}
 
-	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+	async getDecrypted(
+		_additionalData: unknown,
+		_nodeCredentials: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
 		return { ...(this.credentials[type] ?? {}) };
 	}
 
@@ -164,8 +181,16 @@ class HttpFloorNode implements INodeType {
 				const form = new FormData();
 				form.append('category', 'betav4');
 				form.append('prompt', String(items[index].json.idea ?? 'floor'));
-				const answer = (await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', { method: 'POST', url: `${String(baseUrl)}/v1/tlimages/betav4`, body: form, json: true })) as IDataObject;
-				output[index] = { json: { taskid: String((answer.data as IDataObject | undefined)?.taskid ?? '') }, pairedItem: { item: index } };
+				const answer = (await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', {
+					method: 'POST',
+					url: `${String(baseUrl)}/v1/tlimages/betav4`,
+					body: form,
+					json: true,
+				})) as IDataObject;
+				output[index] = {
+					json: { taskid: String((answer.data as IDataObject | undefined)?.taskid ?? '') },
+					pairedItem: { item: index },
+				};
 			}
 		};
 		await Promise.all(Array.from({ length: 64 }, lane));
@@ -194,7 +219,9 @@ export type NodeSource = 'src' | 'dist';
 function loadMediaGen(source: NodeSource): INodeType {
 	if (source === 'src') return new MediaGen();
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const built = require(path.join(__dirname, '..', '..', 'dist', 'nodes', 'MediaGen', 'MediaGen.node.js')) as { MediaGen: new () => INodeType };
+	const built = require(path.join(__dirname, '..', '..', 'dist', 'nodes', 'MediaGen', 'MediaGen.node.js')) as {
+		MediaGen: new () => INodeType;
+	};
 	return new built.MediaGen();
 }
 
@@ -373,7 +400,8 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
 	const running = execution.processRunExecutionData(workflow);
 	let timer: NodeJS.Timeout | undefined;
-	if (options.cancelAfterMs !== undefined) timer = setTimeout(() => {
+	if (options.cancelAfterMs !== undefined)
+		timer = setTimeout(() => {
 			options.onCancel?.(Date.now());
 			running.cancel();
 		}, options.cancelAfterMs);
@@ -401,7 +429,12 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	};
 	const run = await runWorkflow(
 		{ nodes: [node], connections: {} },
-		{ credentials: options.credentials, items: options.items, cancelAfterMs: options.cancelAfterMs, onCancel: options.onCancel },
+		{
+			credentials: options.credentials,
+			items: options.items,
+			cancelAfterMs: options.cancelAfterMs,
+			onCancel: options.onCancel,
+		},
 	);
 	const taskData = run.data.resultData.runData[node.name]?.[0];
 	return {
@@ -430,7 +463,9 @@ export async function testCredential(data: { apiKey: string; baseUrl: string }):
 			inputs: ['main'],
 			outputs: ['main'],
 			credentials: [{ name: 'mediaGenApi', required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' }],
+			properties: [
+				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' },
+			],
 		},
 	} as unknown as INodeType;
 	const node: INode = {
@@ -442,7 +477,11 @@ export async function testCredential(data: { apiKey: string; baseUrl: string }):
 		parameters: {},
 		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
 	};
-	const nodeTypes = { getByName: () => nodeType, getByNameAndVersion: () => nodeType, getKnownTypes: () => ({}) } as unknown as INodeTypes;
+	const nodeTypes = {
+		getByName: () => nodeType,
+		getByNameAndVersion: () => nodeType,
+		getKnownTypes: () => ({}),
+	} as unknown as INodeTypes;
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	const additionalData = {
 		credentialsHelper: new TestCredentialsHelper({ mediaGenApi: data }),
@@ -451,19 +490,40 @@ export async function testCredential(data: { apiKey: string; baseUrl: string }):
 		variables: {},
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const inputData = { main: [[{ json: {} }]] };
-	const context = new ExecuteContext(workflow, node, additionalData, 'internal', { resultData: { runData: {} } } as never, 0, [], inputData, { node, data: {}, source: null }, []);
-	const routingNode = new RoutingNode(context, nodeType, { id: 'cred-1', name: 'MediaGen account', type: 'mediaGenApi', data });
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		{ resultData: { runData: {} } } as never,
+		0,
+		[],
+		inputData,
+		{ node, data: {}, source: null },
+		[],
+	);
+	const routingNode = new RoutingNode(context, nodeType, {
+		id: 'cred-1',
+		name: 'MediaGen account',
+		type: 'mediaGenApi',
+		data,
+	});
 	let response: INodeExecutionData[][] | null | undefined;
 	try {
 		response = await routingNode.runNode();
 	} catch (caught) {
-		const error = caught as { message: string; cause?: { code?: string; response?: { status: number; statusText?: string } } };
+		const error = caught as {
+			message: string;
+			cause?: { code?: string; response?: { status: number; statusText?: string } };
+		};
 		if (error.cause?.response) {
 			const { status, statusText } = error.cause.response;
 			for (const rule of testRequest.rules ?? []) {
-				if (rule.type === 'responseCode' && rule.properties.value === status) return { status: 'Error', message: rule.properties.message };
+				if (rule.type === 'responseCode' && rule.properties.value === status)
+					return { status: 'Error', message: rule.properties.message };
 			}
-			if (status < 199 || status > 299) return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+			if (status < 199 || status > 299)
+				return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
 		} else if (error.cause?.code) {
 			return { status: 'Error', message: error.cause.code };
 		}
@@ -472,7 +532,8 @@ export async function testCredential(data: { apiKey: string; baseUrl: string }):
 	for (const rule of testRequest.rules ?? []) {
 		if (rule.type === 'responseSuccessBody') {
 			const json = response?.[0]?.[0]?.json as IDataObject | undefined;
-			if (json?.[rule.properties.key] === rule.properties.value) return { status: 'Error', message: rule.properties.message };
+			if (json?.[rule.properties.key] === rule.properties.value)
+				return { status: 'Error', message: rule.properties.message };
 		}
 	}
 	return { status: 'OK', message: 'Connection successful!' };

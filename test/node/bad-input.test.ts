@@ -43,7 +43,12 @@ function invalidValues(model: ModelSpec, field: FieldSpec): Array<[string, unkno
 		case 'string':
 			bad.push(['a wrong-typed value (object)', { nested: true }, /must be text/]);
 			if (field.required) bad.push(['an empty value', '   ', /is required/]);
-			if (field.maxLength) bad.push(['one character too many', 'x'.repeat(field.maxLength + 1), new RegExp(`must be at most ${field.maxLength} characters`)]);
+			if (field.maxLength)
+				bad.push([
+					'one character too many',
+					'x'.repeat(field.maxLength + 1),
+					new RegExp(`must be at most ${field.maxLength} characters`),
+				]);
 			if (field.check) bad.push(['a value of the wrong form', 'not-a-valid-value', /must be/]);
 			break;
 		case 'integer':
@@ -87,7 +92,8 @@ function parametersFor(model: ModelSpec, field: FieldSpec): INodeParameters {
 const cases: Array<[string, ModelSpec, FieldSpec, string, unknown, RegExp]> = [];
 for (const model of [...IMAGE_MODELS, ...VIDEO_MODELS]) {
 	for (const field of model.fields) {
-		for (const [what, value, rule] of invalidValues(model, field)) cases.push([`${model.operation} ${field.wire}: ${what}`, model, field, what, value, rule]);
+		for (const [what, value, rule] of invalidValues(model, field))
+			cases.push([`${model.operation} ${field.wire}: ${what}`, model, field, what, value, rule]);
 	}
 }
 
@@ -98,7 +104,12 @@ describe('every field of every model refuses bad values before sending', () => {
 			{ ...item, json: { value: validValue(model, field) } as IDataObject },
 			{ ...item, json: { value } as IDataObject },
 		];
-		const { output, error } = await runNode({ parameters: parametersFor(model, field), items, credentials: context.credentials(), continueOnFail: true });
+		const { output, error } = await runNode({
+			parameters: parametersFor(model, field),
+			items,
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
 		expect(error).toBeUndefined();
 		expect(context.sim.requests(model.path)).toHaveLength(1);
 		expect(output[0].json.taskid).toEqual(expect.any(String));
@@ -109,18 +120,56 @@ describe('every field of every model refuses bad values before sending', () => {
 });
 
 describe('binary input problems', () => {
-	const proimage = (extra: INodeParameters): INodeParameters => ({ resource: 'image', operation: 'proimage', model: 'proimg-2', prompt: 'x', waitForCompletion: false, ...extra });
+	const proimage = (extra: INodeParameters): INodeParameters => ({
+		resource: 'image',
+		operation: 'proimage',
+		model: 'proimg-2',
+		prompt: 'x',
+		waitForCompletion: false,
+		...extra,
+	});
 
 	it.each([
-		['a missing binary property', { imageInput: 'properties', binaryPropertyNames: 'photo' }, /^Item 0: "Binary Property Names" names binary properties the item does not have \(photo\)/],
-		['a non-image file as reference', { imageInput: 'all' }, /^Item 0: "Reference Images \(binary property "doc"\)" must be PNG, WebP, JPG or JPEG/],
-		['a non-PNG mask', { imageUrls: 'https://example.com/a.png', additionalFields: { maskBinaryProperty: 'doc' } }, /^Item 0: "Mask Binary Property" must hold a PNG file/],
-		['a missing mask property', { imageUrls: 'https://example.com/a.png', additionalFields: { maskBinaryProperty: 'mask' } }, /^Item 0: "Mask Binary Property" names a binary property the item does not have/],
-		['an empty list of property names', { imageInput: 'properties', binaryPropertyNames: ' , ' }, /^Item 0: "Binary Property Names" must name at least one binary property/],
-		['an empty extra field name', { additionalFields: { extraFormFields: { field: [{ name: ' ', value: 'v' }] } } }, /^Item 0: "Extra Form Fields › Name" is required/],
+		[
+			'a missing binary property',
+			{ imageInput: 'properties', binaryPropertyNames: 'photo' },
+			/^Item 0: "Binary Property Names" names binary properties the item does not have \(photo\)/,
+		],
+		[
+			'a non-image file as reference',
+			{ imageInput: 'all' },
+			/^Item 0: "Reference Images \(binary property "doc"\)" must be PNG, WebP, JPG or JPEG/,
+		],
+		[
+			'a non-PNG mask',
+			{ imageUrls: 'https://example.com/a.png', additionalFields: { maskBinaryProperty: 'doc' } },
+			/^Item 0: "Mask Binary Property" must hold a PNG file/,
+		],
+		[
+			'a missing mask property',
+			{ imageUrls: 'https://example.com/a.png', additionalFields: { maskBinaryProperty: 'mask' } },
+			/^Item 0: "Mask Binary Property" names a binary property the item does not have/,
+		],
+		[
+			'an empty list of property names',
+			{ imageInput: 'properties', binaryPropertyNames: ' , ' },
+			/^Item 0: "Binary Property Names" must name at least one binary property/,
+		],
+		[
+			'an empty extra field name',
+			{ additionalFields: { extraFormFields: { field: [{ name: ' ', value: 'v' }] } } },
+			/^Item 0: "Extra Form Fields › Name" is required/,
+		],
 	] as const)('%s', async (_name, extra, message) => {
-		const item: INodeExecutionData = { json: {}, binary: { doc: await storeBinary(Buffer.from('%PDF-1.7 not an image'), 'notes.pdf', 'application/pdf') } };
-		const { error } = await runNode({ parameters: proimage(extra as INodeParameters), items: [item], credentials: context.credentials() });
+		const item: INodeExecutionData = {
+			json: {},
+			binary: { doc: await storeBinary(Buffer.from('%PDF-1.7 not an image'), 'notes.pdf', 'application/pdf') },
+		};
+		const { error } = await runNode({
+			parameters: proimage(extra as INodeParameters),
+			items: [item],
+			credentials: context.credentials(),
+		});
 		expect(error?.name).toBe('NodeOperationError');
 		expect(error?.message).toMatch(message);
 		expect(context.sim.requests()).toHaveLength(0);
@@ -129,12 +178,31 @@ describe('binary input problems', () => {
 
 describe('task operations and options', () => {
 	it.each([
-		['Task → Get without an id', { resource: 'task', operation: 'get', taskType: 'image', taskId: '  ' }, /^Item 0: "Task ID" is required/],
-		['Task → Wait without an id', { resource: 'task', operation: 'wait', taskType: 'video', taskId: ' ' }, /^Item 0: "Task ID" is required/],
-		['Task → Delete without ids', { resource: 'task', operation: 'delete', taskType: 'image', taskIds: ' , ' }, /^Item 0: "Task IDs" must list at least one task ID/],
-		['Failed Status Codes that are not integers', { resource: 'image', operation: 'gammaimage', prompt: 'x', options: { failedStatusCodes: '3, failed' } }, /^Item 0: "Failed Status Codes" must be a comma-separated list of integers/],
+		[
+			'Task → Get without an id',
+			{ resource: 'task', operation: 'get', taskType: 'image', taskId: '  ' },
+			/^Item 0: "Task ID" is required/,
+		],
+		[
+			'Task → Wait without an id',
+			{ resource: 'task', operation: 'wait', taskType: 'video', taskId: ' ' },
+			/^Item 0: "Task ID" is required/,
+		],
+		[
+			'Task → Delete without ids',
+			{ resource: 'task', operation: 'delete', taskType: 'image', taskIds: ' , ' },
+			/^Item 0: "Task IDs" must list at least one task ID/,
+		],
+		[
+			'Failed Status Codes that are not integers',
+			{ resource: 'image', operation: 'gammaimage', prompt: 'x', options: { failedStatusCodes: '3, failed' } },
+			/^Item 0: "Failed Status Codes" must be a comma-separated list of integers/,
+		],
 	] as const)('%s', async (_name, parameters, message) => {
-		const { error } = await runNode({ parameters: parameters as unknown as INodeParameters, credentials: context.credentials() });
+		const { error } = await runNode({
+			parameters: parameters as unknown as INodeParameters,
+			credentials: context.credentials(),
+		});
 		expect(error?.name).toBe('NodeOperationError');
 		expect(error?.message).toMatch(message);
 		expect(context.sim.requests()).toHaveLength(0);

@@ -8,17 +8,23 @@ describe('MediaGen API credential', () => {
 	const credential = new MediaGenApi();
 
 	it('authenticates with the raw key in Authorization', () => {
-		expect(credential.authenticate).toEqual({ type: 'generic', properties: { headers: { Authorization: '={{$credentials.apiKey}}' } } });
+		expect(credential.authenticate).toEqual({
+			type: 'generic',
+			properties: { headers: { Authorization: '={{$credentials.apiKey}}' } },
+		});
 	});
 
-	it.each(['', '/', '//', '/v1', '/v1/', '/V1'])('its test passes with the right key and Base URL + "%s" (run by n8n-core’s RoutingNode)', async (suffix) => {
-		const result = await testCredential({ apiKey: DEFAULT_SIM_KEY, baseUrl: `${context.sim.url}${suffix}` });
-		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
-		const [request] = context.sim.requests();
-		expect(request).toMatchObject({ path: '/v1/tlimages/infobytaskid', json: { taskid: 'n8n-credential-test' } });
-		expect(request.headers.authorization).toBe(DEFAULT_SIM_KEY);
-		expect(context.sim.tasks.size).toBe(0); // harmless: nothing created
-	});
+	it.each(['', '/', '//', '/v1', '/v1/', '/V1'])(
+		'its test passes with the right key and Base URL + "%s" (run by n8n-core’s RoutingNode)',
+		async (suffix) => {
+			const result = await testCredential({ apiKey: DEFAULT_SIM_KEY, baseUrl: `${context.sim.url}${suffix}` });
+			expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+			const [request] = context.sim.requests();
+			expect(request).toMatchObject({ path: '/v1/tlimages/infobytaskid', json: { taskid: 'n8n-credential-test' } });
+			expect(request.headers.authorization).toBe(DEFAULT_SIM_KEY);
+			expect(context.sim.tasks.size).toBe(0); // harmless: nothing created
+		},
+	);
 
 	it('a wrong key fails the test with a message that says what to fix, not only "Unauthorized"', async () => {
 		const result = await testCredential({ apiKey: 'not-the-key', baseUrl: context.sim.url });
@@ -29,7 +35,10 @@ describe('MediaGen API credential', () => {
 
 	it('a Base URL that points elsewhere on the host fails with a Base URL hint (HTTP 404)', async () => {
 		const result = await testCredential({ apiKey: DEFAULT_SIM_KEY, baseUrl: `${context.sim.url}/api` });
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^Nothing answers at this Base URL \(HTTP 404/) });
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^Nothing answers at this Base URL \(HTTP 404/),
+		});
 	});
 
 	it.each(['/v1', '/v1/'])('every node request uses the same normalised Base URL (Base URL + "%s")', async (suffix) => {

@@ -6,7 +6,14 @@ import { Workflow } from 'n8n-workflow';
 
 import { IMAGE_MODELS } from '../../nodes/MediaGen/models/image';
 import { VIDEO_MODELS } from '../../nodes/MediaGen/models/video';
-import { collectionEntries, description, operations, parameterValues, visibleLabels, visibleParameters } from '../editor-labels';
+import {
+	collectionEntries,
+	description,
+	operations,
+	parameterValues,
+	visibleLabels,
+	visibleParameters,
+} from '../editor-labels';
 
 const MODELS = [...IMAGE_MODELS, ...VIDEO_MODELS];
 const codex = JSON.parse(readFileSync(path.join(__dirname, '../../nodes/MediaGen/MediaGen.node.json'), 'utf8')) as {
@@ -33,9 +40,20 @@ describe('Codex: the node is found by search in the nodes panel', () => {
 });
 
 describe('Canvas subtitle', () => {
-	const nodeTypes = { getByName: () => undefined, getByNameAndVersion: () => undefined, getKnownTypes: () => ({}) } as never;
+	const nodeTypes = {
+		getByName: () => undefined,
+		getByNameAndVersion: () => undefined,
+		getKnownTypes: () => ({}),
+	} as never;
 	const subtitle = (parameters: Record<string, string>) => {
-		const node = { id: 'n', name: 'MediaGen', type: 'n8n-nodes-mediagen.mediaGen', typeVersion: 1, position: [0, 0], parameters } as INode;
+		const node = {
+			id: 'n',
+			name: 'MediaGen',
+			type: 'n8n-nodes-mediagen.mediaGen',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters,
+		} as INode;
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 		return workflow.expression.getSimpleParameterValue(node, description.subtitle, 'internal', {});
 	};
@@ -43,7 +61,9 @@ describe('Canvas subtitle', () => {
 	it('names the operation as the actions list does, for every operation (evaluated by n8n’s expression engine)', () => {
 		for (const { resource, operation, name } of operations()) {
 			const model = MODELS.find((spec) => spec.operation === operation);
-			const expected = model ? model.displayName : { get: 'Get Task', wait: 'Wait for Task', delete: 'Delete Tasks' }[operation];
+			const expected = model
+				? model.displayName
+				: { get: 'Get Task', wait: 'Wait for Task', delete: 'Delete Tasks' }[operation];
 			if (model) expect(name).toBe(model.displayName);
 			expect(subtitle({ resource, operation })).toBe(expected);
 		}
@@ -52,19 +72,24 @@ describe('Canvas subtitle', () => {
 });
 
 describe('Fields per operation follow the model specs', () => {
-	it.each(MODELS.map((model) => [model.operation, model] as const))('%s shows its main fields, Prompt required where the API requires it', (_name, model) => {
-		const choices = { resource: model.resource, operation: model.operation };
-		const shown = visibleParameters(choices);
-		const labels = visibleLabels(choices);
-		for (const field of model.fields.filter((candidate) => candidate.placement === 'main')) expect(labels).toContain(field.displayName);
-		const prompt = shown.find((property) => property.name === 'prompt')!;
-		// The spec marks prompt required for proimage, beta v4.5 and beta v4 only.
-		expect(prompt.required).toBe(['proimage', 'betav45', 'betav4'].includes(model.operation));
-		expect(prompt.typeOptions?.rows).toBeGreaterThan(1); // multi-line, images and videos alike
-		const additional = collectionEntries(choices, 'additionalFields').map((entry) => entry.displayName);
-		for (const field of model.fields.filter((candidate) => candidate.placement === 'additional')) expect(additional).toContain(field.displayName);
-		if (model.references?.valueField) expect(additional).toContain('Source Image as Text');
-	});
+	it.each(MODELS.map((model) => [model.operation, model] as const))(
+		'%s shows its main fields, Prompt required where the API requires it',
+		(_name, model) => {
+			const choices = { resource: model.resource, operation: model.operation };
+			const shown = visibleParameters(choices);
+			const labels = visibleLabels(choices);
+			for (const field of model.fields.filter((candidate) => candidate.placement === 'main'))
+				expect(labels).toContain(field.displayName);
+			const prompt = shown.find((property) => property.name === 'prompt')!;
+			// The spec marks prompt required for proimage, beta v4.5 and beta v4 only.
+			expect(prompt.required).toBe(['proimage', 'betav45', 'betav4'].includes(model.operation));
+			expect(prompt.typeOptions?.rows).toBeGreaterThan(1); // multi-line, images and videos alike
+			const additional = collectionEntries(choices, 'additionalFields').map((entry) => entry.displayName);
+			for (const field of model.fields.filter((candidate) => candidate.placement === 'additional'))
+				expect(additional).toContain(field.displayName);
+			if (model.references?.valueField) expect(additional).toContain('Source Image as Text');
+		},
+	);
 
 	it('shows beta v4.5 exactly these labels', () => {
 		expect(visibleLabels({ resource: 'image', operation: 'betav45' })).toEqual([
@@ -84,10 +109,17 @@ describe('Fields per operation follow the model specs', () => {
 		const walk = (list: INodeProperties[]) =>
 			list.forEach((property) => {
 				all.push(property);
-				walk(((property.options ?? []) as INodeProperties[]).filter((option) => 'displayName' in option && 'type' in option));
+				walk(
+					((property.options ?? []) as INodeProperties[]).filter(
+						(option) => 'displayName' in option && 'type' in option,
+					),
+				);
 			});
 		walk(description.properties);
-		for (const property of all) expect(`${property.displayName}: ${property.description ?? ''}`).not.toMatch(/\bsent as\b|on the wire|\bparts?\b/i);
+		for (const property of all)
+			expect(`${property.displayName}: ${property.description ?? ''}`).not.toMatch(
+				/\bsent as\b|on the wire|\bparts?\b/i,
+			);
 		const url = all.find((property) => property.displayName === 'Source Image URL')!;
 		const text = all.find((property) => property.displayName === 'Source Image as Text')!;
 		expect(url.description).toMatch(/web address/i);
@@ -99,9 +131,10 @@ describe('Fields per operation follow the model specs', () => {
 describe('Defaults', () => {
 	it('Download Results is on by default for every creation operation', () => {
 		for (const model of MODELS) {
-			const download = collectionEntries({ resource: model.resource, operation: model.operation, waitForCompletion: true }, 'options').find(
-				(entry) => entry.name === 'downloadResults',
-			);
+			const download = collectionEntries(
+				{ resource: model.resource, operation: model.operation, waitForCompletion: true },
+				'options',
+			).find((entry) => entry.name === 'downloadResults');
 			expect(download?.default).toBe(true);
 		}
 	});
@@ -112,9 +145,15 @@ describe('Defaults', () => {
 		['fromInput', { pollInterval: 5, maxWait: 1800, requestTimeout: 300 }],
 	])('Task → Wait with Task Type %s shows that type’s defaults', (taskType, expected) => {
 		const entries = collectionEntries({ resource: 'task', operation: 'wait', taskType }, 'options');
-		const defaults = Object.fromEntries(entries.filter((entry) => entry.name in expected).map((entry) => [entry.name, entry.default]));
+		const defaults = Object.fromEntries(
+			entries.filter((entry) => entry.name in expected).map((entry) => [entry.name, entry.default]),
+		);
 		expect(defaults).toEqual(expected);
-		expect(visibleParameters({ resource: 'task', operation: 'wait', taskType }).filter((property) => property.name === 'options')).toHaveLength(1);
+		expect(
+			visibleParameters({ resource: 'task', operation: 'wait', taskType }).filter(
+				(property) => property.name === 'options',
+			),
+		).toHaveLength(1);
 	});
 
 	it('Task operations take a creation’s output items as they are', () => {
@@ -122,6 +161,9 @@ describe('Defaults', () => {
 			const values = parameterValues({ resource: 'task', operation });
 			expect(values).toMatchObject({ taskType: 'fromInput', taskId: '={{ $json.taskid }}' });
 		}
-		expect(parameterValues({ resource: 'task', operation: 'delete' })).toMatchObject({ taskType: 'fromInput', taskIds: '={{ $json.taskid }}' });
+		expect(parameterValues({ resource: 'task', operation: 'delete' })).toMatchObject({
+			taskType: 'fromInput',
+			taskIds: '={{ $json.taskid }}',
+		});
 	});
 });

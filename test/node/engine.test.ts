@@ -20,13 +20,16 @@ const INFO = '/v1/tlimages/infobytaskid';
 const items = ideaItems;
 
 // Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
-const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
+	betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
 
 const taskIdOf = (request: RecordedRequest) => (request.json as { taskid: string }).taskid;
 
 /** Tasks the simulator created during this test, in creation order. */
 function createdSince(since: number) {
-	return [...context.sim.tasks.values()].filter((task) => task.createdAt >= since).sort((a, b) => a.createdAt - b.createdAt);
+	return [...context.sim.tasks.values()]
+		.filter((task) => task.createdAt >= since)
+		.sort((a, b) => a.createdAt - b.createdAt);
 }
 
 function pollsOf(taskId: string): RecordedRequest[] {
@@ -46,7 +49,11 @@ describe('per-task schedule', () => {
 	it('with slow creations, item 0 is polled before the last creation of a 50-item run', async () => {
 		context.sim.taskDurationMs = 300;
 		context.sim.inject({ path: CREATE, times: 50, action: { type: 'delay', ms: 150 } });
-		const { output, error } = await runNode({ parameters: betav4({ maxConcurrency: 4 }), items: items(50), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4({ maxConcurrency: 4 }),
+			items: items(50),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		expect(output.map((item) => item.json.status)).toEqual(Array(50).fill('completed'));
 		const creations = context.sim.requests(CREATE);
@@ -61,7 +68,11 @@ describe('per-task schedule', () => {
 		context.sim.taskDurationMs = 2500;
 		context.sim.inject({ path: INFO, times: 1, action: { type: 'delay', ms: 2000 } });
 		const interval = 300;
-		const { output, error } = await runNode({ parameters: betav4({ pollInterval: interval / 1000 }), items: items(6), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4({ pollInterval: interval / 1000 }),
+			items: items(6),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		expect(output.map((item) => item.json.status)).toEqual(Array(6).fill('completed'));
 		const stalled = context.sim.requests(INFO).find((request) => request.fault === 'delay')!;
@@ -70,7 +81,9 @@ describe('per-task schedule', () => {
 		for (const task of others) {
 			const polls = pollsOf(task.taskid);
 			// Polled all through the stall window, not held behind it.
-			expect(polls.filter((poll) => poll.at > stalled.at + 200 && poll.at < stalled.at + 1800).length).toBeGreaterThanOrEqual(4);
+			expect(
+				polls.filter((poll) => poll.at > stalled.at + 200 && poll.at < stalled.at + 1800).length,
+			).toBeGreaterThanOrEqual(4);
 			// Poll k arrives at creation + k × interval (fixed period): no drift beyond a request's own time.
 			polls.forEach((poll, index) => {
 				const offset = poll.at - task.createdAt - (index + 1) * interval;
@@ -85,21 +98,31 @@ describe('creation retries only when nothing was created', () => {
 	it('HTTP 429 on creation is retried and then succeeds, with exactly one task per item', async () => {
 		const since = Date.now();
 		context.sim.inject({ path: CREATE, times: 3, action: { type: 'status', status: 429 } });
-		const { output, error } = await runNode({ parameters: betav4({}, false), items: items(3), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4({}, false),
+			items: items(3),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		const creations = context.sim.requests(CREATE);
 		expect(creations.filter((request) => request.status === 429)).toHaveLength(3);
 		expect(creations.filter((request) => request.code === 1000)).toHaveLength(3);
 		const tasks = createdSince(since);
 		expect(tasks.map((task) => task.fields.prompt[0]).sort()).toEqual(['idea 0', 'idea 1', 'idea 2']);
-		expect(output.map((item) => item.json.taskid)).toEqual(['idea 0', 'idea 1', 'idea 2'].map((idea) => tasks.find((task) => task.fields.prompt[0] === idea)!.taskid));
+		expect(output.map((item) => item.json.taskid)).toEqual(
+			['idea 0', 'idea 1', 'idea 2'].map((idea) => tasks.find((task) => task.fields.prompt[0] === idea)!.taskid),
+		);
 	});
 
 	it('a rate-limited API (429 above 5 requests/s, Retry-After) still gets every item created and finished', async () => {
 		const since = Date.now();
 		context.sim.rateLimitPerSecond = 5;
 		context.sim.taskDurationMs = 200;
-		const { output, error } = await runNode({ parameters: betav4({ pollInterval: 0.3 }), items: items(12), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4({ pollInterval: 0.3 }),
+			items: items(12),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		expect(output.map((item) => item.json.status)).toEqual(Array(12).fill('completed'));
 		expect(context.sim.requests().some((request) => request.fault === 'rateLimit')).toBe(true);
@@ -109,7 +132,11 @@ describe('creation retries only when nothing was created', () => {
 
 	it('a refused connection on creation is retried once the service listens', async () => {
 		const port = await freePort(); // nothing listens there yet
-		const run = runNode({ parameters: betav4({}, false), items: items(2), credentials: { apiKey: DEFAULT_SIM_KEY, baseUrl: `http://127.0.0.1:${port}` } });
+		const run = runNode({
+			parameters: betav4({}, false),
+			items: items(2),
+			credentials: { apiKey: DEFAULT_SIM_KEY, baseUrl: `http://127.0.0.1:${port}` },
+		});
 		const server = new MediaGenSimulator({ port });
 		await new Promise((resolve) => setTimeout(resolve, 700));
 		await server.start();
@@ -126,7 +153,12 @@ describe('creation retries only when nothing was created', () => {
 
 	it('a connection reset after the request was sent is not retried (a task may exist)', async () => {
 		context.sim.inject({ path: CREATE, action: { type: 'drop' } });
-		const { output } = await runNode({ parameters: betav4({}, false), items: items(1), credentials: context.credentials(), continueOnFail: true });
+		const { output } = await runNode({
+			parameters: betav4({}, false),
+			items: items(1),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
 		expect(context.sim.requests(CREATE)).toHaveLength(1);
 		expect(output[0].json.errorDescription).toMatch(/a task may have been created \(and charged\) anyway/);
 	});
@@ -137,7 +169,12 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 
 	it('a creation answer that trickles one byte per 200 ms ends at Request Timeout', async () => {
 		context.sim.inject({ path: CREATE, action: trickle });
-		const { output } = await runNode({ parameters: betav4({ requestTimeout: 1 }, false), items: items(2), credentials: context.credentials(), continueOnFail: true });
+		const { output } = await runNode({
+			parameters: betav4({ requestTimeout: 1 }, false),
+			items: items(2),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
 		expect(output[0].json.error).toBe('Could not reach the MediaGen API: the request timed out [item 0]');
 		expect(output[0].json.errorDescription).toMatch(/a task may have been created/);
 		expect(output[1].json.taskid).toEqual(expect.stringMatching(/^img-/));
@@ -146,7 +183,11 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 
 	it('an info answer that trickles ends at Request Timeout and the poll is retried', async () => {
 		context.sim.inject({ path: INFO, action: trickle });
-		const { output, error } = await runNode({ parameters: betav4({ requestTimeout: 1 }), items: items(1), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4({ requestTimeout: 1 }),
+			items: items(1),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		expect(output[0].json.status).toBe('completed');
 		expect(context.sim.requests(INFO).filter((request) => request.fault === 'trickle')).toHaveLength(1);
@@ -154,8 +195,18 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 
 	it('a download that trickles ends at Request Timeout with an error item that keeps the task id', async () => {
 		context.sim.inject({ path: /^\/files\//, action: trickle });
-		const { output } = await runNode({ parameters: betav4({ requestTimeout: 1, downloadResults: true }), items: items(1), credentials: context.credentials(), continueOnFail: true });
-		expect(output[0].json).toMatchObject({ taskid: expect.stringMatching(/^img-/), error: expect.stringMatching(/^Could not download a result file: the request timed out \(task img-\S+\) \[item 0\]$/) });
+		const { output } = await runNode({
+			parameters: betav4({ requestTimeout: 1, downloadResults: true }),
+			items: items(1),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
+		expect(output[0].json).toMatchObject({
+			taskid: expect.stringMatching(/^img-/),
+			error: expect.stringMatching(
+				/^Could not download a result file: the request timed out \(task img-\S+\) \[item 0\]$/,
+			),
+		});
 	}, 20_000);
 
 	it('video operations default to a 300 s Request Timeout, images to 120 s, as the UI says', () => {
@@ -163,7 +214,9 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 		expect(readRunOptions.call(fake, 'video', true).requestTimeoutMs).toBe(300_000);
 		expect(readRunOptions.call(fake, 'image', true).requestTimeoutMs).toBe(120_000);
 		for (const kind of ['image', 'video'] as const) {
-			const option = runOptions([kind], true).options!.find((entry) => 'name' in entry && entry.name === 'requestTimeout') as { default: number };
+			const option = runOptions([kind], true).options!.find(
+				(entry) => 'name' in entry && entry.name === 'requestTimeout',
+			) as { default: number };
 			expect(option.default).toBe(WAIT_DEFAULTS[kind].requestTimeout);
 		}
 	});
@@ -194,7 +247,9 @@ describe('waiting ends on the user’s status codes, and the last poll is kept',
 			credentials: context.credentials(),
 			continueOnFail: true,
 		});
-		const stuck = [...context.sim.tasks.values()].find((task) => task.outcome === 'never' && task.fields.prompt[0] === 'idea 0')!;
+		const stuck = [...context.sim.tasks.values()].find(
+			(task) => task.outcome === 'never' && task.fields.prompt[0] === 'idea 0',
+		)!;
 		expect(output[0].json.error).toBe(`Task ${stuck.taskid} did not finish within 1 s [item 0]`);
 		const polls = pollsOf(stuck.taskid);
 		expect(polls[polls.length - 1].at).toBeGreaterThanOrEqual(stuck.createdAt + 1000 - 50);
@@ -207,12 +262,19 @@ describe('Stop during creation', () => {
 		const since = Date.now();
 		context.sim.taskDurationMs = 60_000;
 		context.sim.inject({ path: CREATE, times: 10, action: { type: 'delay', ms: 1200 } });
-		const result = await runNode({ parameters: betav4({ maxConcurrency: 2 }), items: items(6), credentials: context.credentials(), cancelAfterMs: 400 });
+		const result = await runNode({
+			parameters: betav4({ maxConcurrency: 2 }),
+			items: items(6),
+			credentials: context.credentials(),
+			cancelAfterMs: 400,
+		});
 		await new Promise((resolve) => setTimeout(resolve, 1500));
 		const created = createdSince(since);
 		expect(context.sim.requests(CREATE)).toHaveLength(2); // only those in flight at Stop
 		expect(created).toHaveLength(2);
-		const text = allText(result.output) + (result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
+		const text =
+			allText(result.output) +
+			(result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
 		for (const task of created) expect(text).toContain(task.taskid);
 	});
 });

@@ -15,10 +15,15 @@ const INFO = '/v1/tlimages/infobytaskid';
 
 const items = ideaItems;
 
-const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => betav4Parameters({ pollInterval: 0.1, maxWait: 10, maxConcurrency: 1 }, options, wait);
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
+	betav4Parameters({ pollInterval: 0.1, maxWait: 10, maxConcurrency: 1 }, options, wait);
 
 /** Runs and checks the two invariants: one creation per item, and every server-side task in the output. */
-async function runChecked(count: number, parameters: INodeParameters, extra: { continueOnFail?: boolean; apiKey?: string } = {}): Promise<RunResult> {
+async function runChecked(
+	count: number,
+	parameters: INodeParameters,
+	extra: { continueOnFail?: boolean; apiKey?: string } = {},
+): Promise<RunResult> {
 	const since = Date.now();
 	const result = await runNode({
 		parameters,
@@ -30,7 +35,9 @@ async function runChecked(count: number, parameters: INodeParameters, extra: { c
 	expect(creations.length).toBeLessThanOrEqual(count);
 	expect(new Set(creations.map((request) => request.fields.prompt[0])).size).toBe(creations.length); // no item sent twice
 	const created = [...context.sim.tasks.values()].filter((task) => task.createdAt >= since).map((task) => task.taskid);
-	const named = allText(result.output) + (result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
+	const named =
+		allText(result.output) +
+		(result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
 	for (const taskId of created) expect(named).toContain(taskId);
 	return result;
 }
@@ -40,9 +47,17 @@ const CREATE_FAULTS: Array<[string, FaultAction, RegExp]> = [
 	['HTTP 502', { type: 'status', status: 502 }, /^The MediaGen API answered HTTP 502/],
 	['HTTP 503', { type: 'status', status: 503 }, /^The MediaGen API answered HTTP 503/],
 	['a dropped connection', { type: 'drop' }, /^Could not reach the MediaGen API: the connection was closed/],
-	['malformed JSON', { type: 'malformed' }, /^The MediaGen API answered with a body that is not a JSON envelope \[item 1\]$/],
+	[
+		'malformed JSON',
+		{ type: 'malformed' },
+		/^The MediaGen API answered with a body that is not a JSON envelope \[item 1\]$/,
+	],
 	['an HTML error page', { type: 'html', status: 502 }, /^The MediaGen API answered HTTP 502 \[item 1\]$/],
-	['code 9999 with a message', { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'prompt rejected by policy' }) }, /^The MediaGen API refused the request: prompt rejected by policy \[item 1\]$/],
+	[
+		'code 9999 with a message',
+		{ type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'prompt rejected by policy' }) },
+		/^The MediaGen API refused the request: prompt rejected by policy \[item 1\]$/,
+	],
 ];
 
 describe('faults on creation that may have created a task: one clear error, never retried, other items go on', () => {
@@ -61,7 +76,12 @@ describe('faults on creation that may have created a task: one clear error, neve
 	it('a slow answer past the request timeout fails that item, is not retried, and warns that a task may exist', async () => {
 		context.sim.inject({ path: CREATE, skip: 1, action: { type: 'delay', ms: 1500 } });
 		const started = Date.now();
-		const { output } = await runNode({ parameters: betav4({ requestTimeout: 0.4 }), items: items(3), credentials: context.credentials(), continueOnFail: true });
+		const { output } = await runNode({
+			parameters: betav4({ requestTimeout: 0.4 }),
+			items: items(3),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
 		expect(Date.now() - started).toBeLessThan(3000);
 		expect(output[1].json.error).toMatch(/^Could not reach the MediaGen API: the request timed out \[item 1\]$/);
 		expect(output[1].json.errorDescription).toMatch(/a task may have been created \(and charged\) anyway/);
@@ -107,7 +127,9 @@ describe('code 9000 mid-batch', () => {
 	it('without Continue On Fail stops creating and names the tasks already created', async () => {
 		const { error } = await runChecked(4, betav4({}, false), { apiKey: 'two-credits', continueOnFail: false });
 		expect(error?.message).toBe('Insufficient credits [item 2]');
-		expect((error as { description?: string }).description).toMatch(/Tasks created by this run keep running on the server: img-\S+ \(item 0\), img-\S+ \(item 1\)/);
+		expect((error as { description?: string }).description).toMatch(
+			/Tasks created by this run keep running on the server: img-\S+ \(item 0\), img-\S+ \(item 1\)/,
+		);
 		expect(context.sim.requests(CREATE)).toHaveLength(3); // item 3 was never sent
 	});
 });
@@ -120,8 +142,16 @@ describe('tasks that go wrong', () => {
 		expect(error).toBeUndefined();
 		expect(context.sim.requests(CREATE)).toHaveLength(4);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
-		expect(output[1].json).toMatchObject({ taskid: expect.any(String), status: 'failed', lastStatus: 3, error: expect.stringMatching(/^Task img-\S+ failed with status 3 \[item 1\]$/) });
-		expect(output[2].json).toMatchObject({ taskid: expect.any(String), error: expect.stringMatching(/refused the request: task img-\S+ failed: content moderation/) });
+		expect(output[1].json).toMatchObject({
+			taskid: expect.any(String),
+			status: 'failed',
+			lastStatus: 3,
+			error: expect.stringMatching(/^Task img-\S+ failed with status 3 \[item 1\]$/),
+		});
+		expect(output[2].json).toMatchObject({
+			taskid: expect.any(String),
+			error: expect.stringMatching(/refused the request: task img-\S+ failed: content moderation/),
+		});
 		expect([output[0].json.status, output[3].json.status]).toEqual(['completed', 'completed']);
 	});
 
@@ -129,16 +159,23 @@ describe('tasks that go wrong', () => {
 		let created = 0;
 		context.sim.taskOutcome = () => (created++ === 1 ? 'never' : 'succeed');
 		const { error } = await runChecked(3, betav4({ maxWait: 0.5 }), { continueOnFail: false });
-		const stuck = [...context.sim.tasks.values()].find((task) => task.outcome === 'never' && task.createdAt >= context.sim.record[0].at)!;
+		const stuck = [...context.sim.tasks.values()].find(
+			(task) => task.outcome === 'never' && task.createdAt >= context.sim.record[0].at,
+		)!;
 		expect(error?.message).toBe(`Task ${stuck.taskid} did not finish within 0.5 s [item 1]`);
-		expect((error as { description?: string }).description).toMatch(new RegExp(`keeps running on the server. Resume with Task → Wait .*"${stuck.taskid}"`));
+		expect((error as { description?: string }).description).toMatch(
+			new RegExp(`keeps running on the server. Resume with Task → Wait .*"${stuck.taskid}"`),
+		);
 		expect(context.sim.requests(CREATE)).toHaveLength(3);
 	});
 
 	it('an empty url list on a "succeeded" status is an error that keeps the task id', async () => {
 		context.sim.taskOutcome = () => 'emptyUrls';
 		const { output } = await runChecked(1, betav4({ succeededStatusCodes: '2' }));
-		expect(output[0].json).toMatchObject({ taskid: expect.any(String), error: expect.stringMatching(/finished with status 2 but returned no result URLs/) });
+		expect(output[0].json).toMatchObject({
+			taskid: expect.any(String),
+			error: expect.stringMatching(/finished with status 2 but returned no result URLs/),
+		});
 	});
 
 	it('a 404 on a result download is an error item that keeps the task id and URLs', async () => {
@@ -146,7 +183,11 @@ describe('tasks that go wrong', () => {
 		const { output } = await runChecked(2, betav4({ downloadResults: true }));
 		const failed = output.filter((item) => item.json.error);
 		expect(failed).toHaveLength(1);
-		expect(failed[0].json).toMatchObject({ taskid: expect.any(String), urls: [expect.any(String)], error: expect.stringMatching(/Could not download a result file: HTTP 404 \(task img-/) });
+		expect(failed[0].json).toMatchObject({
+			taskid: expect.any(String),
+			urls: [expect.any(String)],
+			error: expect.stringMatching(/Could not download a result file: HTTP 404 \(task img-/),
+		});
 		expect(output.filter((item) => item.binary?.data)).toHaveLength(1);
 	});
 });

@@ -49,7 +49,11 @@ function useApi(behaviour: ApiBehaviour = {}): void {
 			const taskId = String(request.json?.taskid ?? '');
 			if (behaviour.info) return behaviour.info(request, response, taskId);
 			if (!/^task-\d+$/.test(taskId)) return sendJson(response, { code: 9999, msg: 'task not found' });
-			return sendJson(response, { code: 1000, msg: 'ok', data: { taskid: taskId, image_status: 2, url: [`${server.url}/files/${taskId}.png`] } });
+			return sendJson(response, {
+				code: 1000,
+				msg: 'ok',
+				data: { taskid: taskId, image_status: 2, url: [`${server.url}/files/${taskId}.png`] },
+			});
 		}
 		if (request.path.startsWith('/files/')) {
 			const name = request.path.slice('/files/'.length);
@@ -65,10 +69,16 @@ function useApi(behaviour: ApiBehaviour = {}): void {
 
 const items = ideaItems;
 
-const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters => betav4Parameters({ pollInterval: 0.05, maxWait: 5, maxConcurrency: 1, requestTimeout: 5 }, options, wait);
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
+	betav4Parameters({ pollInterval: 0.05, maxWait: 5, maxConcurrency: 1, requestTimeout: 5 }, options, wait);
 
 async function run(parameters: INodeParameters, count = 1, continueOnFail = false): Promise<RunResult> {
-	return await runNode({ parameters, items: items(count), credentials: { apiKey: KEY, baseUrl: server.url }, continueOnFail });
+	return await runNode({
+		parameters,
+		items: items(count),
+		credentials: { apiKey: KEY, baseUrl: server.url },
+		continueOnFail,
+	});
 }
 
 function errorText(result: RunResult): string {
@@ -92,9 +102,13 @@ describe('a paid task id is never lost when a download breaks', () => {
 			},
 		});
 		const result = await run(betav4({ downloadResults: true }), 2);
-		expect(result.error?.message).toMatch(/^Could not download a result file: the connection was closed before the whole file arrived \(task task-0\) \[item 0\]$/);
+		expect(result.error?.message).toMatch(
+			/^Could not download a result file: the connection was closed before the whole file arrived \(task task-0\) \[item 0\]$/,
+		);
 		const description = (result.error as { description?: string }).description ?? '';
-		expect(description).toMatch(/Tasks created by this run keep running on the server: task-0 \(item 0\), task-1 \(item 1\)/);
+		expect(description).toMatch(
+			/Tasks created by this run keep running on the server: task-0 \(item 0\), task-1 \(item 1\)/,
+		);
 	});
 
 	it('the same break with Continue On Fail: the error item keeps its task id, the other item has its file', async () => {
@@ -108,7 +122,10 @@ describe('a paid task id is never lost when a download breaks', () => {
 		});
 		const { output, error } = await run(betav4({ downloadResults: true }), 2, true);
 		expect(error).toBeUndefined();
-		expect(output[0].json).toMatchObject({ taskid: 'task-0', error: expect.stringMatching(/\(task task-0\) \[item 0\]$/) });
+		expect(output[0].json).toMatchObject({
+			taskid: 'task-0',
+			error: expect.stringMatching(/\(task task-0\) \[item 0\]$/),
+		});
 		expect(output[1].binary?.data?.fileSize).toBeDefined();
 	});
 
@@ -172,7 +189,13 @@ describe('only creation operations create', () => {
 	it('Task → Wait: the same', async () => {
 		useApi();
 		const result = await runNode({
-			parameters: { resource: 'task', operation: 'wait', taskType: 'image', taskId: '={{ $json.id }}', options: { pollInterval: 0.05, maxWait: 2 } },
+			parameters: {
+				resource: 'task',
+				operation: 'wait',
+				taskType: 'image',
+				taskId: '={{ $json.id }}',
+				options: { pollInterval: 0.05, maxWait: 2 },
+			},
 			items: [{ json: { id: 'task-1' } }, { json: { id: 'missing' } }],
 			credentials: { apiKey: KEY, baseUrl: server.url },
 		});
@@ -182,10 +205,12 @@ describe('only creation operations create', () => {
 });
 
 describe('the key never leaves the Base URL origin', () => {
-	const redirectTo = (target: () => string, status = 307) => (_request: HostileRequest, response: http.ServerResponse) => {
-		response.writeHead(status, { location: target() });
-		response.end();
-	};
+	const redirectTo =
+		(target: () => string, status = 307) =>
+		(_request: HostileRequest, response: http.ServerResponse) => {
+			response.writeHead(status, { location: target() });
+			response.end();
+		};
 
 	beforeEach(() => {
 		other.setHandler((request, response) => {
@@ -195,24 +220,35 @@ describe('the key never leaves the Base URL origin', () => {
 				response.end(png);
 				return;
 			}
-			sendJson(response, { code: 1000, msg: 'ok', data: { taskid: 'stolen-task', image_status: 2, url: [`${other.url}/files/x.png`] } });
+			sendJson(response, {
+				code: 1000,
+				msg: 'ok',
+				data: { taskid: 'stolen-task', image_status: 2, url: [`${other.url}/files/x.png`] },
+			});
 		});
 	});
 
-	it.each([307, 302, 308])('a creation answered %i to another host is refused; the key, prompt and files do not go there', async (status) => {
-		useApi({ create: redirectTo(() => `${other.url}${CREATE}`, status) });
-		const { output, error } = await run(betav4(), 1, true);
-		expect(error).toBeUndefined();
-		expect(other.requests).toHaveLength(0);
-		expect(output[0].json.error).toBe(`The MediaGen API answered HTTP ${status}, a redirect to ${other.url}${CREATE}, which the node does not follow [item 0]`);
-		expect(output[0].json.errorDescription).toMatch(/never sent anywhere but the Base URL/);
-		expect(allText(output)).not.toContain('stolen-task');
-	});
+	it.each([307, 302, 308])(
+		'a creation answered %i to another host is refused; the key, prompt and files do not go there',
+		async (status) => {
+			useApi({ create: redirectTo(() => `${other.url}${CREATE}`, status) });
+			const { output, error } = await run(betav4(), 1, true);
+			expect(error).toBeUndefined();
+			expect(other.requests).toHaveLength(0);
+			expect(output[0].json.error).toBe(
+				`The MediaGen API answered HTTP ${status}, a redirect to ${other.url}${CREATE}, which the node does not follow [item 0]`,
+			);
+			expect(output[0].json.errorDescription).toMatch(/never sent anywhere but the Base URL/);
+			expect(allText(output)).not.toContain('stolen-task');
+		},
+	);
 
 	it('a redirect on the same origin is refused too, with the same clear error', async () => {
 		useApi({ create: redirectTo(() => `${server.url}/elsewhere${CREATE}`) });
 		const { output } = await run(betav4(), 1, true);
-		expect(output[0].json.error).toMatch(/^The MediaGen API answered HTTP 307, a redirect to .*\/elsewhere\/v1\/tlimages\/betav4/);
+		expect(output[0].json.error).toMatch(
+			/^The MediaGen API answered HTTP 307, a redirect to .*\/elsewhere\/v1\/tlimages\/betav4/,
+		);
 		expect(server.requestsTo(/elsewhere/)).toHaveLength(0);
 	});
 
@@ -220,7 +256,10 @@ describe('the key never leaves the Base URL origin', () => {
 		useApi({ info: redirectTo(() => `${other.url}${INFO}`, 302) });
 		const { output } = await run(betav4(), 1, true);
 		expect(other.requests).toHaveLength(0);
-		expect(output[0].json).toMatchObject({ taskid: 'task-0', error: expect.stringMatching(/^The MediaGen API answered HTTP 302, a redirect to .* \(task task-0\) \[item 0\]$/) });
+		expect(output[0].json).toMatchObject({
+			taskid: 'task-0',
+			error: expect.stringMatching(/^The MediaGen API answered HTTP 302, a redirect to .* \(task task-0\) \[item 0\]$/),
+		});
 	});
 
 	it('Task → Get answered 307 to another host: no key there', async () => {
@@ -246,7 +285,9 @@ describe('the key never leaves the Base URL origin', () => {
 		const { output, error } = await run(betav4({ downloadResults: true }));
 		expect(error).toBeUndefined();
 		expect(output[0].binary?.data).toBeDefined();
-		expect(other.requests.map((request) => [request.path, request.headers.authorization])).toEqual([['/files/moved.png', undefined]]);
+		expect(other.requests.map((request) => [request.path, request.headers.authorization])).toEqual([
+			['/files/moved.png', undefined],
+		]);
 	});
 
 	it('a result file redirecting to file: is refused, naming the URL and the task', async () => {
@@ -254,7 +295,8 @@ describe('the key never leaves the Base URL origin', () => {
 		const { output } = await run(betav4({ downloadResults: true }), 1, true);
 		expect(output[0].json).toMatchObject({
 			taskid: 'task-0',
-			error: 'Could not download a result file: it redirects to file:///etc/passwd, and only http and https URLs are downloaded (task task-0) [item 0]',
+			error:
+				'Could not download a result file: it redirects to file:///etc/passwd, and only http and https URLs are downloaded (task task-0) [item 0]',
 		});
 	});
 });
@@ -294,17 +336,34 @@ describe('the key never appears in messages or output', () => {
 	it('a failed task whose info message echoes the key: the error is redacted', async () => {
 		useApi({
 			info: (request, response, taskId) =>
-				sendJson(response, { code: 1000, data: { taskid: taskId, image_status: 3, message: `rejected request with Authorization: ${String(request.headers.authorization)}` } }),
+				sendJson(response, {
+					code: 1000,
+					data: {
+						taskid: taskId,
+						image_status: 3,
+						message: `rejected request with Authorization: ${String(request.headers.authorization)}`,
+					},
+				}),
 		});
 		const result = await run(betav4({ failedStatusCodes: '3' }));
-		expect(result.error?.message).toMatch(/^Task task-0 failed with status 3: rejected request with Authorization: \[redacted\] \[item 0\]$/);
+		expect(result.error?.message).toMatch(
+			/^Task task-0 failed with status 3: rejected request with Authorization: \[redacted\] \[item 0\]$/,
+		);
 		expect(allText(result.error)).not.toContain(KEY);
 	});
 
 	it('info fields that echo the key are redacted in the output data', async () => {
 		useApi({
 			info: (request, response, taskId) =>
-				sendJson(response, { code: 1000, data: { taskid: taskId, image_status: 2, url: [`${server.url}/files/${taskId}.png`], source: `header ${String(request.headers.authorization)}` } }),
+				sendJson(response, {
+					code: 1000,
+					data: {
+						taskid: taskId,
+						image_status: 2,
+						url: [`${server.url}/files/${taskId}.png`],
+						source: `header ${String(request.headers.authorization)}`,
+					},
+				}),
 		});
 		const { output, error } = await run(betav4());
 		expect(error).toBeUndefined();
@@ -319,7 +378,10 @@ describe('result URLs with a refused scheme', () => {
 		['file:', 'file:///etc/passwd'],
 		['ftp:', 'ftp://127.0.0.1/result.png'],
 	])('a %s result URL says why it is not downloaded, naming the URL and the task', async (scheme, url) => {
-		useApi({ info: (_request, response, taskId) => sendJson(response, { code: 1000, data: { taskid: taskId, image_status: 2, url: [url] } }) });
+		useApi({
+			info: (_request, response, taskId) =>
+				sendJson(response, { code: 1000, data: { taskid: taskId, image_status: 2, url: [url] } }),
+		});
 		const { output } = await run(betav4({ downloadResults: true }), 1, true);
 		expect(output[0].json).toMatchObject({
 			taskid: 'task-0',

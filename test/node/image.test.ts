@@ -6,7 +6,8 @@ import { allText, createParameters, DEFAULT_SIM_KEY, useSimulator } from '../sup
 
 const context = useSimulator();
 
-const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => createParameters('image', operation, parameters);
+const create = (operation: string, parameters: INodeParameters = {}): INodeParameters =>
+	createParameters('image', operation, parameters);
 
 async function pngItem(properties: Record<string, [number, number]>, json = {}): Promise<INodeExecutionData> {
 	const binary: INodeExecutionData['binary'] = {};
@@ -63,7 +64,12 @@ describe('Image → proimage', () => {
 			taskType: 'image',
 			model: 'proimage',
 			// The request echo keeps numbers as numbers.
-			request: { model: 'proimg-2-2k', prompt: 'Paint a red fox in snow', n: 3, files: expect.arrayContaining([{ field: 'mask', fileName: 'mask.png', mimeType: 'image/png' }]) },
+			request: {
+				model: 'proimg-2-2k',
+				prompt: 'Paint a red fox in snow',
+				n: 3,
+				files: expect.arrayContaining([{ field: 'mask', fileName: 'mask.png', mimeType: 'image/png' }]),
+			},
 		});
 		expect(allText(output)).not.toContain(DEFAULT_SIM_KEY);
 	});
@@ -99,13 +105,25 @@ describe('Image → proimage', () => {
 			credentials: context.credentials(),
 		});
 		expect(refused.error?.name).toBe('NodeOperationError');
-		expect(refused.error?.message).toBe('Item 0: "Reference Images" must total at most 16 (reference files plus URLs); got 17');
+		expect(refused.error?.message).toBe(
+			'Item 0: "Reference Images" must total at most 16 (reference files plus URLs); got 17',
+		);
 		expect(context.sim.requests()).toHaveLength(0);
 	});
 
 	it.each([
-		['a mask whose size differs from the first reference', { data: [40, 30], mask: [30, 40] }, 'data', /"Mask Binary Property" must match the size of the first reference image "data" \(40x30\); got "30x40"/],
-		['a mask without any reference image', { mask: [30, 40] }, '', /"Mask Binary Property" needs at least one reference image/],
+		[
+			'a mask whose size differs from the first reference',
+			{ data: [40, 30], mask: [30, 40] },
+			'data',
+			/"Mask Binary Property" must match the size of the first reference image "data" \(40x30\); got "30x40"/,
+		],
+		[
+			'a mask without any reference image',
+			{ mask: [30, 40] },
+			'',
+			/"Mask Binary Property" needs at least one reference image/,
+		],
 	] as const)('refuses %s, sending nothing', async (_name, sizes, names, message) => {
 		const item = await pngItem(sizes as unknown as Record<string, [number, number]>);
 		const { error } = await runNode({
@@ -128,23 +146,45 @@ describe('Image → proimage', () => {
 		item.binary!.mask = await storeBinary(Buffer.from('RIFF....WEBPVP8 '), 'mask.webp', 'image/webp');
 		item.binary!.doc = await storeBinary(Buffer.from('%PDF-1.4'), 'doc.pdf', 'application/pdf');
 		const mask = await runNode({
-			parameters: create('proimage', { model: 'proimg-2', prompt: 'x', imageInput: 'properties', binaryPropertyNames: 'data', additionalFields: { maskBinaryProperty: 'mask' } }),
+			parameters: create('proimage', {
+				model: 'proimg-2',
+				prompt: 'x',
+				imageInput: 'properties',
+				binaryPropertyNames: 'data',
+				additionalFields: { maskBinaryProperty: 'mask' },
+			}),
 			items: [item],
 			credentials: context.credentials(),
 		});
-		expect(mask.error?.message).toBe('Item 0: "Mask Binary Property" must hold a PNG file; got "mask.webp (image/webp)"');
+		expect(mask.error?.message).toBe(
+			'Item 0: "Mask Binary Property" must hold a PNG file; got "mask.webp (image/webp)"',
+		);
 		const doc = await runNode({
-			parameters: create('proimage', { model: 'proimg-2', prompt: 'x', imageInput: 'properties', binaryPropertyNames: 'data,doc' }),
+			parameters: create('proimage', {
+				model: 'proimg-2',
+				prompt: 'x',
+				imageInput: 'properties',
+				binaryPropertyNames: 'data,doc',
+			}),
 			items: [item],
 			credentials: context.credentials(),
 		});
-		expect(doc.error?.message).toBe('Item 0: "Reference Images (binary property "doc")" must be PNG, WebP, JPG or JPEG; got "doc.pdf (application/pdf)"');
+		expect(doc.error?.message).toBe(
+			'Item 0: "Reference Images (binary property "doc")" must be PNG, WebP, JPG or JPEG; got "doc.pdf (application/pdf)"',
+		);
 		const missing = await runNode({
-			parameters: create('proimage', { model: 'proimg-2', prompt: 'x', imageInput: 'properties', binaryPropertyNames: 'data,nothere' }),
+			parameters: create('proimage', {
+				model: 'proimg-2',
+				prompt: 'x',
+				imageInput: 'properties',
+				binaryPropertyNames: 'data,nothere',
+			}),
 			items: [item],
 			credentials: context.credentials(),
 		});
-		expect(missing.error?.message).toBe('Item 0: "Binary Property Names" names binary properties the item does not have (nothere); got "data,nothere"');
+		expect(missing.error?.message).toBe(
+			'Item 0: "Binary Property Names" names binary properties the item does not have (nothere); got "data,nothere"',
+		);
 		expect(context.sim.requests()).toHaveLength(0);
 	});
 });
@@ -173,7 +213,9 @@ describe('Image → beta and gamma models', () => {
 			imageUrl: ['https://example.com/src.png'],
 			sourceImage: ['style-ref-1'],
 		});
-		expect(fileSummary(request.files)).toEqual([{ field: 'sourceImage.items', filename: 'data.png', contentType: 'image/png' }]);
+		expect(fileSummary(request.files)).toEqual([
+			{ field: 'sourceImage.items', filename: 'data.png', contentType: 'image/png' },
+		]);
 		expect(output[0].json).toMatchObject({ taskid: expect.any(String), model: 'betav45' });
 	});
 
@@ -183,8 +225,18 @@ describe('Image → beta and gamma models', () => {
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests('/v1/tlimages/betav5')[0].fields).toEqual({ category: ['betav5'], prompt: ['a lake'], batchsize: ['2'], resolution: ['1:1'] });
-		expect(output[0].json).toMatchObject({ taskid: expect.any(String), status: 'pending', urls: [expect.stringContaining('/files/')], model: 'betav5' });
+		expect(context.sim.requests('/v1/tlimages/betav5')[0].fields).toEqual({
+			category: ['betav5'],
+			prompt: ['a lake'],
+			batchsize: ['2'],
+			resolution: ['1:1'],
+		});
+		expect(output[0].json).toMatchObject({
+			taskid: expect.any(String),
+			status: 'pending',
+			urls: [expect.stringContaining('/files/')],
+			model: 'betav5',
+		});
 		expect(output[0].json.request).toEqual({ category: 'betav5', prompt: 'a lake', batchsize: 2, resolution: '1:1' });
 	});
 
@@ -194,7 +246,12 @@ describe('Image → beta and gamma models', () => {
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests('/v1/tlimages/betav4')[0].fields).toEqual({ category: ['betav4'], prompt: ['a dog'], batchsize: ['15'], resolution: ['9:16'] });
+		expect(context.sim.requests('/v1/tlimages/betav4')[0].fields).toEqual({
+			category: ['betav4'],
+			prompt: ['a dog'],
+			batchsize: ['15'],
+			resolution: ['9:16'],
+		});
 	});
 
 	it('gammaimage sends prompt, resolution and seed and returns url', async () => {
@@ -203,8 +260,16 @@ describe('Image → beta and gamma models', () => {
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests('/v1/tlimages/gammaimage')[0].fields).toEqual({ prompt: ['a bridge'], resolution: ['1024*768'], seed: ['42'] });
-		expect(output[0].json).toMatchObject({ urls: [expect.stringContaining('/files/')], model: 'gammaimage', request: { seed: 42, resolution: '1024*768' } });
+		expect(context.sim.requests('/v1/tlimages/gammaimage')[0].fields).toEqual({
+			prompt: ['a bridge'],
+			resolution: ['1024*768'],
+			seed: ['42'],
+		});
+		expect(output[0].json).toMatchObject({
+			urls: [expect.stringContaining('/files/')],
+			model: 'gammaimage',
+			request: { seed: 42, resolution: '1024*768' },
+		});
 		expect(output[0].json.url).toBeUndefined();
 	});
 
@@ -221,7 +286,9 @@ describe('Image → beta and gamma models', () => {
 			parameters: create('gammaimage', { prompt: 'x', additionalFields: extra('prompt') }),
 			credentials: context.credentials(),
 		});
-		expect(shadow.error?.message).toBe('Item 0: "Extra Form Fields › Name" is already sent by a field of this operation; got "prompt"');
+		expect(shadow.error?.message).toBe(
+			'Item 0: "Extra Form Fields › Name" is already sent by a field of this operation; got "prompt"',
+		);
 		expect(context.sim.requests()).toHaveLength(0);
 	});
 });
@@ -239,34 +306,212 @@ interface LimitCase {
 }
 
 const LIMITS: LimitCase[] = [
-	{ name: 'proimage prompt ≤ 32000', operation: 'proimage', base: { model: 'proimg-2' }, field: 'prompt', top: true, accepted: 'a'.repeat(32000), refused: 'a'.repeat(32001), message: /"Prompt" must be at most 32000 characters \(it has 32001\)/ },
-	{ name: 'proimage prompt required', operation: 'proimage', base: { model: 'proimg-2' }, field: 'prompt', top: true, accepted: 'x', refused: '   ', message: /"Prompt" is required/ },
-	{ name: 'proimage model', operation: 'proimage', base: { prompt: 'x' }, field: 'model', top: true, accepted: 'proimg-2-4k', refused: 'proimg-3', message: /"Model" must be one of proimg-2, proimg-2-2k, proimg-2-4k; got "proimg-3"/ },
-	{ name: 'proimage n ≤ 10', operation: 'proimage', base: { model: 'proimg-2', prompt: 'x' }, field: 'n', accepted: 10, refused: 11, message: /"Number of Images" must be an integer from 1 to 10; got 11/ },
-	{ name: 'proimage n ≥ 1', operation: 'proimage', base: { model: 'proimg-2', prompt: 'x' }, field: 'n', accepted: 1, refused: 0, message: /from 1 to 10; got 0/ },
-	{ name: 'proimage n integer', operation: 'proimage', base: { model: 'proimg-2', prompt: 'x' }, field: 'n', accepted: '4', refused: 2.5, message: /must be an integer from 1 to 10; got 2.5/ },
-	{ name: 'proimage size ratio', operation: 'proimage', base: { model: 'proimg-2', prompt: 'x' }, field: 'size', accepted: '21:9', refused: '7:3', message: /"Size" must be auto, one of 1:1, .*, or a WxH pixel size; got "7:3"/ },
-	{ name: 'proimage size editing needs WxH', operation: 'proimage', base: { model: 'proimg-2', prompt: 'x', imageUrls: 'https://example.com/a.png' }, field: 'size', accepted: '1024x768', refused: '16:9', message: /"Size" must be a WxH pixel size .* when reference images are given; got "16:9"/ },
-	{ name: 'proimage URLs are http(s)', operation: 'proimage', base: { model: 'proimg-2', prompt: 'x' }, field: 'imageUrls', top: true, accepted: 'https://example.com/a.png', refused: 'ftp://example.com/a.png', message: /"Reference Image URLs" must hold http\(s\) URLs; got "ftp:/ },
-	{ name: 'betav45 batchsize ≤ 15', operation: 'betav45', base: { prompt: 'x' }, field: 'batchsize', accepted: 15, refused: 16, message: /"Batch Size" must be an integer from 1 to 15; got 16/ },
-	{ name: 'betav45 batchsize ≥ 1', operation: 'betav45', base: { prompt: 'x' }, field: 'batchsize', accepted: 1, refused: 0, message: /from 1 to 15; got 0/ },
-	{ name: 'betav45 resolution ratio', operation: 'betav45', base: { prompt: 'x' }, field: 'resolution', accepted: '3:2', refused: '21:9', message: /"Resolution" must be a ratio \(9:16, 16:9, 3:4, 4:3, 1:1, 2:3, 3:2\), 2K, 4K, or WxH; got "21:9"/ },
-	{ name: 'betav45 resolution tier', operation: 'betav45', base: { prompt: 'x' }, field: 'resolution', accepted: '4K', refused: '8K', message: /must be a ratio .*; got "8K"/ },
-	{ name: 'betav45 WxH ≥ 3686400 pixels', operation: 'betav45', base: { prompt: 'x' }, field: 'resolution', accepted: '1920x1920', refused: '1919x1920', message: /as WxH must total 3686400 to 16777216 pixels \(this is 3684480\); got "1919x1920"/ },
-	{ name: 'betav45 WxH ≤ 16777216 pixels', operation: 'betav45', base: { prompt: 'x' }, field: 'resolution', accepted: '4096x4096', refused: '4097x4096', message: /\(this is 16781312\)/ },
-	{ name: 'betav45 prompt required', operation: 'betav45', base: {}, field: 'prompt', top: true, accepted: 'x', refused: '  ', message: /"Prompt" is required; got "  "/ },
-	{ name: 'betav4 batchsize ≤ 15', operation: 'betav4', base: { prompt: 'x' }, field: 'batchsize', accepted: 15, refused: 16, message: /"Batch Size" must be an integer from 1 to 15; got 16/ },
-	{ name: 'betav4 resolution ratios', operation: 'betav4', base: { prompt: 'x' }, field: 'resolution', accepted: '4:3', refused: '2:3', message: /"Resolution" must be one of 9:16, 16:9, 3:4, 4:3, 1:1; got "2:3"/ },
-	{ name: 'betav5 batchsize integer', operation: 'betav5', base: { prompt: 'x' }, field: 'batchsize', accepted: 3, refused: 'many', message: /"Batch Size" must be an integer of at least 1; got "many"/ },
-	{ name: 'gammaimage resolution W*H', operation: 'gammaimage', base: { prompt: 'x' }, field: 'resolution', accepted: '768*1024', refused: '768x1024', message: /"Resolution" must be width\*height, e.g. 1024\*768; got "768x1024"/ },
-	{ name: 'gammaimage seed integer', operation: 'gammaimage', base: { prompt: 'x' }, field: 'seed', accepted: 7, refused: 'seven', message: /"Seed" must be an integer; got "seven"/ },
+	{
+		name: 'proimage prompt ≤ 32000',
+		operation: 'proimage',
+		base: { model: 'proimg-2' },
+		field: 'prompt',
+		top: true,
+		accepted: 'a'.repeat(32000),
+		refused: 'a'.repeat(32001),
+		message: /"Prompt" must be at most 32000 characters \(it has 32001\)/,
+	},
+	{
+		name: 'proimage prompt required',
+		operation: 'proimage',
+		base: { model: 'proimg-2' },
+		field: 'prompt',
+		top: true,
+		accepted: 'x',
+		refused: '   ',
+		message: /"Prompt" is required/,
+	},
+	{
+		name: 'proimage model',
+		operation: 'proimage',
+		base: { prompt: 'x' },
+		field: 'model',
+		top: true,
+		accepted: 'proimg-2-4k',
+		refused: 'proimg-3',
+		message: /"Model" must be one of proimg-2, proimg-2-2k, proimg-2-4k; got "proimg-3"/,
+	},
+	{
+		name: 'proimage n ≤ 10',
+		operation: 'proimage',
+		base: { model: 'proimg-2', prompt: 'x' },
+		field: 'n',
+		accepted: 10,
+		refused: 11,
+		message: /"Number of Images" must be an integer from 1 to 10; got 11/,
+	},
+	{
+		name: 'proimage n ≥ 1',
+		operation: 'proimage',
+		base: { model: 'proimg-2', prompt: 'x' },
+		field: 'n',
+		accepted: 1,
+		refused: 0,
+		message: /from 1 to 10; got 0/,
+	},
+	{
+		name: 'proimage n integer',
+		operation: 'proimage',
+		base: { model: 'proimg-2', prompt: 'x' },
+		field: 'n',
+		accepted: '4',
+		refused: 2.5,
+		message: /must be an integer from 1 to 10; got 2.5/,
+	},
+	{
+		name: 'proimage size ratio',
+		operation: 'proimage',
+		base: { model: 'proimg-2', prompt: 'x' },
+		field: 'size',
+		accepted: '21:9',
+		refused: '7:3',
+		message: /"Size" must be auto, one of 1:1, .*, or a WxH pixel size; got "7:3"/,
+	},
+	{
+		name: 'proimage size editing needs WxH',
+		operation: 'proimage',
+		base: { model: 'proimg-2', prompt: 'x', imageUrls: 'https://example.com/a.png' },
+		field: 'size',
+		accepted: '1024x768',
+		refused: '16:9',
+		message: /"Size" must be a WxH pixel size .* when reference images are given; got "16:9"/,
+	},
+	{
+		name: 'proimage URLs are http(s)',
+		operation: 'proimage',
+		base: { model: 'proimg-2', prompt: 'x' },
+		field: 'imageUrls',
+		top: true,
+		accepted: 'https://example.com/a.png',
+		refused: 'ftp://example.com/a.png',
+		message: /"Reference Image URLs" must hold http\(s\) URLs; got "ftp:/,
+	},
+	{
+		name: 'betav45 batchsize ≤ 15',
+		operation: 'betav45',
+		base: { prompt: 'x' },
+		field: 'batchsize',
+		accepted: 15,
+		refused: 16,
+		message: /"Batch Size" must be an integer from 1 to 15; got 16/,
+	},
+	{
+		name: 'betav45 batchsize ≥ 1',
+		operation: 'betav45',
+		base: { prompt: 'x' },
+		field: 'batchsize',
+		accepted: 1,
+		refused: 0,
+		message: /from 1 to 15; got 0/,
+	},
+	{
+		name: 'betav45 resolution ratio',
+		operation: 'betav45',
+		base: { prompt: 'x' },
+		field: 'resolution',
+		accepted: '3:2',
+		refused: '21:9',
+		message: /"Resolution" must be a ratio \(9:16, 16:9, 3:4, 4:3, 1:1, 2:3, 3:2\), 2K, 4K, or WxH; got "21:9"/,
+	},
+	{
+		name: 'betav45 resolution tier',
+		operation: 'betav45',
+		base: { prompt: 'x' },
+		field: 'resolution',
+		accepted: '4K',
+		refused: '8K',
+		message: /must be a ratio .*; got "8K"/,
+	},
+	{
+		name: 'betav45 WxH ≥ 3686400 pixels',
+		operation: 'betav45',
+		base: { prompt: 'x' },
+		field: 'resolution',
+		accepted: '1920x1920',
+		refused: '1919x1920',
+		message: /as WxH must total 3686400 to 16777216 pixels \(this is 3684480\); got "1919x1920"/,
+	},
+	{
+		name: 'betav45 WxH ≤ 16777216 pixels',
+		operation: 'betav45',
+		base: { prompt: 'x' },
+		field: 'resolution',
+		accepted: '4096x4096',
+		refused: '4097x4096',
+		message: /\(this is 16781312\)/,
+	},
+	{
+		name: 'betav45 prompt required',
+		operation: 'betav45',
+		base: {},
+		field: 'prompt',
+		top: true,
+		accepted: 'x',
+		refused: '  ',
+		message: /"Prompt" is required; got "  "/,
+	},
+	{
+		name: 'betav4 batchsize ≤ 15',
+		operation: 'betav4',
+		base: { prompt: 'x' },
+		field: 'batchsize',
+		accepted: 15,
+		refused: 16,
+		message: /"Batch Size" must be an integer from 1 to 15; got 16/,
+	},
+	{
+		name: 'betav4 resolution ratios',
+		operation: 'betav4',
+		base: { prompt: 'x' },
+		field: 'resolution',
+		accepted: '4:3',
+		refused: '2:3',
+		message: /"Resolution" must be one of 9:16, 16:9, 3:4, 4:3, 1:1; got "2:3"/,
+	},
+	{
+		name: 'betav5 batchsize integer',
+		operation: 'betav5',
+		base: { prompt: 'x' },
+		field: 'batchsize',
+		accepted: 3,
+		refused: 'many',
+		message: /"Batch Size" must be an integer of at least 1; got "many"/,
+	},
+	{
+		name: 'gammaimage resolution W*H',
+		operation: 'gammaimage',
+		base: { prompt: 'x' },
+		field: 'resolution',
+		accepted: '768*1024',
+		refused: '768x1024',
+		message: /"Resolution" must be width\*height, e.g. 1024\*768; got "768x1024"/,
+	},
+	{
+		name: 'gammaimage seed integer',
+		operation: 'gammaimage',
+		base: { prompt: 'x' },
+		field: 'seed',
+		accepted: 7,
+		refused: 'seven',
+		message: /"Seed" must be an integer; got "seven"/,
+	},
 ];
 
 describe('Image validation before any request (one accepted and one refused value per limit)', () => {
 	for (const limit of LIMITS) {
 		it(limit.name, async () => {
 			const withValue = (value: unknown): INodeParameters =>
-				create(limit.operation, limit.top ? { ...limit.base, [limit.field]: value as string } : { ...limit.base, additionalFields: { [limit.field]: value as string } });
+				create(
+					limit.operation,
+					limit.top
+						? { ...limit.base, [limit.field]: value as string }
+						: { ...limit.base, additionalFields: { [limit.field]: value as string } },
+				);
 			const accepted = await runNode({ parameters: withValue(limit.accepted), credentials: context.credentials() });
 			expect(accepted.error).toBeUndefined();
 			expect(context.sim.requests()).toHaveLength(1);
@@ -293,12 +538,20 @@ describe('Image: bad input among several items', () => {
 	});
 
 	it('with Continue On Fail creates the valid items and returns an error item for the invalid one', async () => {
-		const { output, error } = await runNode({ parameters, items, credentials: context.credentials(), continueOnFail: true });
+		const { output, error } = await runNode({
+			parameters,
+			items,
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
 		expect(error).toBeUndefined();
 		expect(context.sim.requests()).toHaveLength(2);
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json.taskid).toEqual(expect.any(String));
-		expect(output[1].json).toEqual({ error: 'Item 1: "Number of Images" must be an integer from 1 to 10; got 12', errorDescription: 'Nothing was sent to the API for this item.' });
+		expect(output[1].json).toEqual({
+			error: 'Item 1: "Number of Images" must be an integer from 1 to 10; got 12',
+			errorDescription: 'Nothing was sent to the API for this item.',
+		});
 		expect(output[2].json.request).toMatchObject({ n: 3 });
 	});
 });

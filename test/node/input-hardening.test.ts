@@ -11,7 +11,8 @@ import { createParameters, useSimulator } from '../support';
 
 const context = useSimulator();
 
-const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => createParameters('image', operation, parameters);
+const create = (operation: string, parameters: INodeParameters = {}): INodeParameters =>
+	createParameters('image', operation, parameters);
 
 async function run(parameters: INodeParameters, items: INodeExecutionData[] = [{ json: {} }]) {
 	return await runNode({ parameters, items, credentials: context.credentials() });
@@ -25,7 +26,8 @@ function jpegHeader(width: number, height: number, app1Bytes = 70_000): Buffer {
 		return Buffer.concat([head, data]);
 	};
 	const app1Chunks: Buffer[] = [];
-	for (let left = app1Bytes; left > 0; left -= 65_000) app1Chunks.push(segment(0xe1, Buffer.alloc(Math.min(left, 65_000), 0x45)));
+	for (let left = app1Bytes; left > 0; left -= 65_000)
+		app1Chunks.push(segment(0xe1, Buffer.alloc(Math.min(left, 65_000), 0x45)));
 	const sof = Buffer.from([8, 0, 0, 0, 0, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
 	sof.writeUInt16BE(height, 1);
 	sof.writeUInt16BE(width, 3);
@@ -71,7 +73,12 @@ function webpExtended(width: number, height: number): Buffer {
 	return riff('VP8X', data);
 }
 
-async function editingItem(first: Buffer, fileName: string, mimeType: string, mask: [number, number]): Promise<INodeExecutionData> {
+async function editingItem(
+	first: Buffer,
+	fileName: string,
+	mimeType: string,
+	mask: [number, number],
+): Promise<INodeExecutionData> {
 	return {
 		json: {},
 		binary: {
@@ -82,7 +89,13 @@ async function editingItem(first: Buffer, fileName: string, mimeType: string, ma
 }
 
 const editing = (additionalFields: INodeParameters = {}) =>
-	create('proimage', { model: 'proimg-2', prompt: 'edit', imageInput: 'properties', binaryPropertyNames: 'data', additionalFields: { maskBinaryProperty: 'mask', ...additionalFields } });
+	create('proimage', {
+		model: 'proimg-2',
+		prompt: 'edit',
+		imageInput: 'properties',
+		binaryPropertyNames: 'data',
+		additionalFields: { maskBinaryProperty: 'mask', ...additionalFields },
+	});
 
 describe('the mask must match the first reference image, whatever its format', () => {
 	const formats: Array<[string, (w: number, h: number) => Buffer, string, string]> = [
@@ -94,12 +107,16 @@ describe('the mask must match the first reference image, whatever its format', (
 
 	it.each(formats)('%s of another size: refused, nothing sent', async (_name, build, fileName, mimeType) => {
 		const { error } = await run(editing(), [await editingItem(build(300, 200), fileName, mimeType, [64, 64])]);
-		expect(error?.message).toBe('Item 0: "Mask Binary Property" must match the size of the first reference image "data" (300x200); got "64x64"');
+		expect(error?.message).toBe(
+			'Item 0: "Mask Binary Property" must match the size of the first reference image "data" (300x200); got "64x64"',
+		);
 		expect(context.sim.requests('/v1/tlimages/proimage')).toHaveLength(0);
 	});
 
 	it.each(formats)('%s of the same size: sent', async (_name, build, fileName, mimeType) => {
-		const { error } = await run(editing({ size: '300x200' }), [await editingItem(build(300, 200), fileName, mimeType, [300, 200])]);
+		const { error } = await run(editing({ size: '300x200' }), [
+			await editingItem(build(300, 200), fileName, mimeType, [300, 200]),
+		]);
 		expect(error).toBeUndefined();
 		expect(context.sim.requests('/v1/tlimages/proimage')).toHaveLength(1);
 	});
@@ -118,7 +135,8 @@ describe('WxH sizes are sent with a lower-case x', () => {
 });
 
 describe('integers are sent exactly, or refused', () => {
-	const gamma = (seed: unknown) => create('gammaimage', { prompt: 'a fox', additionalFields: { seed } as INodeParameters });
+	const gamma = (seed: unknown) =>
+		create('gammaimage', { prompt: 'a fox', additionalFields: { seed } as INodeParameters });
 
 	it.each([
 		['1e21', 1e21],
@@ -143,8 +161,10 @@ describe('integers are sent exactly, or refused', () => {
 		expect(context.sim.requests('/v1/tlimages/gammaimage')[0].fields.seed).toEqual([sent]);
 	});
 
-	it('a digit string outside a field\'s range is refused like a number', async () => {
-		const { error } = await run(create('betav4', { prompt: 'a fox', additionalFields: { batchsize: '={{ "99999999999999999999" }}' } }));
+	it("a digit string outside a field's range is refused like a number", async () => {
+		const { error } = await run(
+			create('betav4', { prompt: 'a fox', additionalFields: { batchsize: '={{ "99999999999999999999" }}' } }),
+		);
 		expect(error?.message).toBe('Item 0: "Batch Size" must be an integer from 1 to 15; got "99999999999999999999"');
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
@@ -153,43 +173,80 @@ describe('integers are sent exactly, or refused', () => {
 describe('objects and arrays are not flattened into text', () => {
 	it('an object as an Extra Form Field value is refused, naming the field', async () => {
 		const { error } = await run(
-			create('betav4', { prompt: 'a fox', additionalFields: { extraFormFields: { field: [{ name: 'style', value: '={{ { a: 1 } }}' }] } } }),
+			create('betav4', {
+				prompt: 'a fox',
+				additionalFields: { extraFormFields: { field: [{ name: 'style', value: '={{ { a: 1 } }}' }] } },
+			}),
 		);
-		expect(error?.message).toBe('Item 0: "Extra Form Fields › Value" of "style" must be text, a number or true/false; got {"a":1}');
+		expect(error?.message).toBe(
+			'Item 0: "Extra Form Fields › Value" of "style" must be text, a number or true/false; got {"a":1}',
+		);
 		expect((error as { description?: string }).description).toMatch(/Nothing was sent to the API for this item/);
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
 
 	it('an array as an Extra Form Field value is refused', async () => {
 		const { error } = await run(
-			create('betav4', { prompt: 'a fox', additionalFields: { extraFormFields: { field: [{ name: 'tags', value: '={{ ["a", "b"] }}' }] } } }),
+			create('betav4', {
+				prompt: 'a fox',
+				additionalFields: { extraFormFields: { field: [{ name: 'tags', value: '={{ ["a", "b"] }}' }] } },
+			}),
 		);
-		expect(error?.message).toBe('Item 0: "Extra Form Fields › Value" of "tags" must be text, a number or true/false; got ["a","b"]');
+		expect(error?.message).toBe(
+			'Item 0: "Extra Form Fields › Value" of "tags" must be text, a number or true/false; got ["a","b"]',
+		);
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
 
 	it('numbers and booleans as Extra Form Field values are still sent as text', async () => {
 		const { error } = await run(
-			create('betav4', { prompt: 'a fox', additionalFields: { extraFormFields: { field: [{ name: 'steps', value: '={{ 30 }}' }, { name: 'hd', value: '={{ true }}' }] } } }),
+			create('betav4', {
+				prompt: 'a fox',
+				additionalFields: {
+					extraFormFields: {
+						field: [
+							{ name: 'steps', value: '={{ 30 }}' },
+							{ name: 'hd', value: '={{ true }}' },
+						],
+					},
+				},
+			}),
 		);
 		expect(error).toBeUndefined();
 		expect(context.sim.requests('/v1/tlimages/betav4')[0].fields).toMatchObject({ steps: ['30'], hd: ['true'] });
 	});
 
 	it('an array of URLs in the single Source Image URL field is refused, not joined', async () => {
-		const { error } = await run(create('betav4', { prompt: 'a fox', imageUrls: '={{ ["https://example.com/a.png", "https://example.com/b.png"] }}' }));
-		expect(error?.message).toBe('Item 0: "Source Image URL" must be one URL (this model takes a single source image URL); got ["https://example.com/a.png","https://example.com/b.png"]');
+		const { error } = await run(
+			create('betav4', {
+				prompt: 'a fox',
+				imageUrls: '={{ ["https://example.com/a.png", "https://example.com/b.png"] }}',
+			}),
+		);
+		expect(error?.message).toBe(
+			'Item 0: "Source Image URL" must be one URL (this model takes a single source image URL); got ["https://example.com/a.png","https://example.com/b.png"]',
+		);
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
 
 	it('objects in the Reference Image URLs list are refused, naming what was given', async () => {
-		const { error } = await run(create('proimage', { model: 'proimg-2', prompt: 'a fox', imageUrls: '={{ [{ href: "https://example.com/a.png" }] }}' }));
-		expect(error?.message).toBe('Item 0: "Reference Image URLs" must be comma-separated URLs or a list of URLs (text); got [{"href":"https://example.com/a.png"}]');
+		const { error } = await run(
+			create('proimage', {
+				model: 'proimg-2',
+				prompt: 'a fox',
+				imageUrls: '={{ [{ href: "https://example.com/a.png" }] }}',
+			}),
+		);
+		expect(error?.message).toBe(
+			'Item 0: "Reference Image URLs" must be comma-separated URLs or a list of URLs (text); got [{"href":"https://example.com/a.png"}]',
+		);
 		expect(context.sim.requests('/v1/tlimages/proimage')).toHaveLength(0);
 	});
 
 	it('an object as Source Image as Text is refused', async () => {
-		const { error } = await run(create('betav4', { prompt: 'a fox', additionalFields: { sourceImage: '={{ { url: "x" } }}' } }));
+		const { error } = await run(
+			create('betav4', { prompt: 'a fox', additionalFields: { sourceImage: '={{ { url: "x" } }}' } }),
+		);
 		expect(error?.message).toBe('Item 0: "Source Image as Text" must be text; got {"url":"x"}');
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
@@ -197,14 +254,26 @@ describe('objects and arrays are not flattened into text', () => {
 
 describe('task IDs are text', () => {
 	it('an object as the Task ID of Task → Get is refused, nothing sent', async () => {
-		const { error } = await run({ resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ { id: "img-1" } }}' });
+		const { error } = await run({
+			resource: 'task',
+			operation: 'get',
+			taskType: 'image',
+			taskId: '={{ { id: "img-1" } }}',
+		});
 		expect(error?.message).toBe('Item 0: "Task ID" must be one task ID (text); got {"id":"img-1"}');
 		expect(context.sim.requests()).toHaveLength(0);
 	});
 
 	it('objects in the Task IDs list of Task → Delete are refused, nothing sent', async () => {
-		const { error } = await run({ resource: 'task', operation: 'delete', taskType: 'image', taskIds: '={{ [{ id: "img-1" }, "img-2"] }}' });
-		expect(error?.message).toBe('Item 0: "Task IDs" must be comma-separated text or a list of task IDs (text); got [{"id":"img-1"},"img-2"]');
+		const { error } = await run({
+			resource: 'task',
+			operation: 'delete',
+			taskType: 'image',
+			taskIds: '={{ [{ id: "img-1" }, "img-2"] }}',
+		});
+		expect(error?.message).toBe(
+			'Item 0: "Task IDs" must be comma-separated text or a list of task IDs (text); got [{"id":"img-1"},"img-2"]',
+		);
 		expect(context.sim.requests()).toHaveLength(0);
 	});
 });

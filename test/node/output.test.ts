@@ -16,16 +16,33 @@ const betav4 = (parameters: INodeParameters = {}): INodeParameters => ({
 	additionalFields: { batchsize: 2 },
 	...parameters,
 });
-const ideas = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
+const ideas = (count: number): INodeExecutionData[] =>
+	Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
 const keys = (json: IDataObject) => Object.keys(json);
 
 describe('One output shape everywhere', () => {
 	it('Create with and without waiting, Task → Get and Task → Wait: taskid, status, urls first, then info, taskType, model, request', async () => {
-		const created = await runNode({ parameters: betav4({ waitForCompletion: false }), items: ideas(1), credentials: context.credentials() });
-		const waited = await runNode({ parameters: betav4({ options: { pollInterval: 0.1 } }), items: ideas(1), credentials: context.credentials() });
+		const created = await runNode({
+			parameters: betav4({ waitForCompletion: false }),
+			items: ideas(1),
+			credentials: context.credentials(),
+		});
+		const waited = await runNode({
+			parameters: betav4({ options: { pollInterval: 0.1 } }),
+			items: ideas(1),
+			credentials: context.credentials(),
+		});
 		const taskId = String(created.output[0].json.taskid);
-		const got = await runNode({ parameters: { resource: 'task', operation: 'get' }, items: created.output, credentials: context.credentials() });
-		const resumed = await runNode({ parameters: { resource: 'task', operation: 'wait', options: { pollInterval: 0.1 } }, items: created.output, credentials: context.credentials() });
+		const got = await runNode({
+			parameters: { resource: 'task', operation: 'get' },
+			items: created.output,
+			credentials: context.credentials(),
+		});
+		const resumed = await runNode({
+			parameters: { resource: 'task', operation: 'wait', options: { pollInterval: 0.1 } },
+			items: created.output,
+			credentials: context.credentials(),
+		});
 		for (const result of [created, waited, got, resumed]) expect(result.error).toBeUndefined();
 
 		expect(created.output[0].json).toEqual({
@@ -38,7 +55,12 @@ describe('One output shape everywhere', () => {
 		});
 		for (const json of [waited.output[0].json, got.output[0].json, resumed.output[0].json]) {
 			expect(keys(json).slice(0, 3)).toEqual(['taskid', 'status', 'urls']);
-			expect(json).toMatchObject({ status: 'completed', image_status: 2, width: expect.any(Number), taskType: 'image' });
+			expect(json).toMatchObject({
+				status: 'completed',
+				image_status: 2,
+				width: expect.any(Number),
+				taskType: 'image',
+			});
 			expect(json.urls).toHaveLength(2);
 			expect(json.url).toBeUndefined();
 			expect(json.operation).toBeUndefined(); // model says it once
@@ -51,19 +73,41 @@ describe('One output shape everywhere', () => {
 	});
 
 	it('a numeric taskid in a creation answer comes out as a string (Wait off)', async () => {
-		context.sim.inject({ path: IMAGE_CREATE, action: { type: 'status', status: 200, body: JSON.stringify({ code: 1000, msg: 'ok', data: { taskid: 12345 } }) } });
-		const { output, error } = await runNode({ parameters: betav4({ waitForCompletion: false }), items: ideas(1), credentials: context.credentials() });
+		context.sim.inject({
+			path: IMAGE_CREATE,
+			action: { type: 'status', status: 200, body: JSON.stringify({ code: 1000, msg: 'ok', data: { taskid: 12345 } }) },
+		});
+		const { output, error } = await runNode({
+			parameters: betav4({ waitForCompletion: false }),
+			items: ideas(1),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		expect(output[0].json.taskid).toBe('12345');
 	});
 
 	it('an info answer naming another task, or carrying status/urls fields, never replaces the item’s own fields', async () => {
 		const taskId = await createTaskDirect(context.sim.url, 'image');
-		const hostile = { taskid: 'someone-elses-task', status: 'weird', urls: ['https://elsewhere.example/x.png'], url: [`${context.sim.url}/files/${taskId}/0.png`], image_status: 2 };
+		const hostile = {
+			taskid: 'someone-elses-task',
+			status: 'weird',
+			urls: ['https://elsewhere.example/x.png'],
+			url: [`${context.sim.url}/files/${taskId}/0.png`],
+			image_status: 2,
+		};
 		for (const operation of ['get', 'wait']) {
-			context.sim.inject({ path: IMAGE_INFO, action: { type: 'status', status: 200, body: JSON.stringify({ code: 1000, msg: 'ok', data: hostile }) } });
+			context.sim.inject({
+				path: IMAGE_INFO,
+				action: { type: 'status', status: 200, body: JSON.stringify({ code: 1000, msg: 'ok', data: hostile }) },
+			});
 			const { output, error } = await runNode({
-				parameters: { resource: 'task', operation, taskType: 'image', taskId, options: { pollInterval: 0.1, downloadResults: false } },
+				parameters: {
+					resource: 'task',
+					operation,
+					taskType: 'image',
+					taskId,
+					options: { pollInterval: 0.1, downloadResults: false },
+				},
 				credentials: context.credentials(),
 			});
 			expect(error).toBeUndefined();
@@ -72,7 +116,11 @@ describe('One output shape everywhere', () => {
 	});
 
 	it('downloads the results by default, and keeps the URLs in the JSON', async () => {
-		const { output, error } = await runNode({ parameters: betav4({ options: { pollInterval: 0.1 } }), items: ideas(1), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4({ options: { pollInterval: 0.1 } }),
+			items: ideas(1),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		expect(Object.keys(output[0].binary ?? {})).toEqual(['data', 'data_1']);
 		expect(output[0].json.urls).toHaveLength(2);
@@ -83,12 +131,20 @@ describe('One output shape everywhere', () => {
 describe('Durable waiting loop: create without waiting → (Wait node) → Task → Wait → IF pending → back', () => {
 	it('items go round as they are, keep their task ids and pairing, and nothing is created twice', async () => {
 		context.sim.taskDurationMs = 1500;
-		const created = await runNode({ parameters: betav4({ waitForCompletion: false }), items: ideas(3), credentials: context.credentials() });
+		const created = await runNode({
+			parameters: betav4({ waitForCompletion: false }),
+			items: ideas(3),
+			credentials: context.credentials(),
+		});
 		expect(created.error).toBeUndefined();
 		const ids = created.output.map((item) => item.json.taskid);
 
 		// Task → Wait with its defaults (Task ID from $json.taskid, Task Type from the item) and a short Max Wait.
-		const wait = { resource: 'task', operation: 'wait', options: { pollInterval: 0.1, maxWait: 0.3, onTimeout: 'returnPending' } };
+		const wait = {
+			resource: 'task',
+			operation: 'wait',
+			options: { pollInterval: 0.1, maxWait: 0.3, onTimeout: 'returnPending' },
+		};
 		let items: INodeExecutionData[] = created.output.map(({ json }) => ({ json }));
 		const rounds: string[][] = [];
 		for (let round = 0; round < 20 && items.some((item) => item.json.status === 'pending'); round++) {
@@ -107,29 +163,50 @@ describe('Durable waiting loop: create without waiting → (Wait node) → Task 
 	});
 
 	it('Task Type "From Input Item" refuses an item without taskType, naming the field, and sends nothing', async () => {
-		const { error } = await runNode({ parameters: { resource: 'task', operation: 'get' }, items: [{ json: { taskid: 'img-1' } }], credentials: context.credentials() });
-		expect(error?.message).toBe('Item 0: "Task Type" is "From Input Item", so the item needs a taskType field of "image" or "video"; got nothing');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'get' },
+			items: [{ json: { taskid: 'img-1' } }],
+			credentials: context.credentials(),
+		});
+		expect(error?.message).toBe(
+			'Item 0: "Task Type" is "From Input Item", so the item needs a taskType field of "image" or "video"; got nothing',
+		);
 		expect(context.sim.requests()).toHaveLength(0);
 	});
 
 	it('Task → Delete takes the creation items as they are', async () => {
-		const created = await runNode({ parameters: betav4({ waitForCompletion: false }), items: ideas(2), credentials: context.credentials() });
-		const { output, error } = await runNode({ parameters: { resource: 'task', operation: 'delete', combineItems: true }, items: created.output, credentials: context.credentials() });
+		const created = await runNode({
+			parameters: betav4({ waitForCompletion: false }),
+			items: ideas(2),
+			credentials: context.credentials(),
+		});
+		const { output, error } = await runNode({
+			parameters: { resource: 'task', operation: 'delete', combineItems: true },
+			items: created.output,
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		const ids = created.output.map((item) => item.json.taskid);
-		expect(output).toEqual([{ json: { status: 'deleted', message: 'deleted 2 task(s) successfully', taskids: ids, taskType: 'image' }, pairedItem: [{ item: 0 }, { item: 1 }] }]);
+		expect(output).toEqual([
+			{
+				json: { status: 'deleted', message: 'deleted 2 task(s) successfully', taskids: ids, taskType: 'image' },
+				pairedItem: [{ item: 0 }, { item: 1 }],
+			},
+		]);
 	});
 });
 
 describe('Custom API Call', () => {
-	it.each([
-		{ resource: '__CUSTOM_API_CALL__' },
-		{ resource: 'image', operation: '__CUSTOM_API_CALL__' },
-	])('%o points to the HTTP Request node with this credential and sends nothing', async (parameters) => {
-		const { error } = await runNode({ parameters, credentials: context.credentials() });
-		expect(error?.name).toBe('NodeOperationError');
-		expect(error?.message).toBe('Custom API calls are made with the HTTP Request node, not with MediaGen');
-		expect((error as { description?: string }).description).toMatch(/HTTP Request node.*Predefined Credential Type.*MediaGen API/);
-		expect(context.sim.requests()).toHaveLength(0);
-	});
+	it.each([{ resource: '__CUSTOM_API_CALL__' }, { resource: 'image', operation: '__CUSTOM_API_CALL__' }])(
+		'%o points to the HTTP Request node with this credential and sends nothing',
+		async (parameters) => {
+			const { error } = await runNode({ parameters, credentials: context.credentials() });
+			expect(error?.name).toBe('NodeOperationError');
+			expect(error?.message).toBe('Custom API calls are made with the HTTP Request node, not with MediaGen');
+			expect((error as { description?: string }).description).toMatch(
+				/HTTP Request node.*Predefined Credential Type.*MediaGen API/,
+			);
+			expect(context.sim.requests()).toHaveLength(0);
+		},
+	);
 });

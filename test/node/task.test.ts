@@ -15,7 +15,14 @@ describe('Task → Get', () => {
 		expect(output).toHaveLength(1);
 		// The same shape as Create and Wait: taskid, status, urls, then the info fields.
 		expect(Object.keys(output[0].json).slice(0, 3)).toEqual(['taskid', 'status', 'urls']);
-		expect(output[0].json).toMatchObject({ taskid: taskId, status: 'completed', image_status: 2, width: 1024, height: 1024, taskType: 'image' });
+		expect(output[0].json).toMatchObject({
+			taskid: taskId,
+			status: 'completed',
+			image_status: 2,
+			width: 1024,
+			height: 1024,
+			taskType: 'image',
+		});
 		expect(output[0].json.urls).toEqual([expect.stringMatching(new RegExp(`/files/${taskId}/0\\.png$`))]);
 		expect(output[0].json.url).toBeUndefined();
 		expect(output[0].pairedItem).toEqual({ item: 0 });
@@ -36,8 +43,16 @@ describe('Task → Get (video)', () => {
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		expect(output[0].json).toMatchObject({ taskid: taskId, task_status: 2, source: 'api', imageurl: 'https://example.com/a.png' });
-		expect(context.sim.requests()[0]).toMatchObject({ path: '/v1/tlvideo/infobytaskid', json: { taskid: taskId, moreTaskInfo: true } });
+		expect(output[0].json).toMatchObject({
+			taskid: taskId,
+			task_status: 2,
+			source: 'api',
+			imageurl: 'https://example.com/a.png',
+		});
+		expect(context.sim.requests()[0]).toMatchObject({
+			path: '/v1/tlvideo/infobytaskid',
+			json: { taskid: taskId, moreTaskInfo: true },
+		});
 	});
 
 	it('sends moreTaskInfo false by default', async () => {
@@ -71,7 +86,13 @@ describe('Task → Delete', () => {
 		];
 		context.sim.resetRecord();
 		const { output, error } = await runNode({
-			parameters: { resource: 'task', operation: 'delete', taskType: 'image', taskIds: '={{ $json.ids }}', uid: 'user-7' },
+			parameters: {
+				resource: 'task',
+				operation: 'delete',
+				taskType: 'image',
+				taskIds: '={{ $json.ids }}',
+				uid: 'user-7',
+			},
 			items: [{ json: { ids: `${a}, ${b}` } }, { json: { ids: [c] } }],
 			credentials: context.credentials(),
 		});
@@ -93,7 +114,13 @@ describe('Task → Delete', () => {
 		const [a, b] = [await createTaskDirect(context.sim.url, 'video'), await createTaskDirect(context.sim.url, 'video')];
 		context.sim.resetRecord();
 		const { output, error } = await runNode({
-			parameters: { resource: 'task', operation: 'delete', taskType: 'video', taskIds: '={{ $json.id }}', combineItems: true },
+			parameters: {
+				resource: 'task',
+				operation: 'delete',
+				taskType: 'video',
+				taskIds: '={{ $json.id }}',
+				combineItems: true,
+			},
 			items: [{ json: { id: a } }, { json: { id: b } }, { json: { id: a } }],
 			credentials: context.credentials(),
 		});
@@ -107,25 +134,42 @@ describe('Task → Delete', () => {
 });
 
 describe('API failures through the engine', () => {
-	const scenarios: Array<{ name: string; fault: Parameters<typeof context.sim.inject>[0]['action']; message: RegExp }> = [
-		{
-			name: 'code 9000',
-			fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }) },
-			message: /^Insufficient credits \(task [^)]+\) \[item 1\]$/,
-		},
-		{
-			name: 'code 9999',
-			fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'taskid is malformed' }) },
-			message: /^The MediaGen API refused the request: taskid is malformed \(task [^)]+\) \[item 1\]$/,
-		},
-		{ name: 'HTTP 500', fault: { type: 'status', status: 500 }, message: /^The MediaGen API answered HTTP 500: simulated HTTP 500 .*\[item 1\]$/ },
-		{ name: 'a dropped connection', fault: { type: 'drop' }, message: /^Could not reach the MediaGen API: .*\[item 1\]$/ },
-		{ name: 'an HTML body', fault: { type: 'html' }, message: /^The MediaGen API answered with a body that is not a JSON envelope .*\[item 1\]$/ },
-	];
+	const scenarios: Array<{ name: string; fault: Parameters<typeof context.sim.inject>[0]['action']; message: RegExp }> =
+		[
+			{
+				name: 'code 9000',
+				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }) },
+				message: /^Insufficient credits \(task [^)]+\) \[item 1\]$/,
+			},
+			{
+				name: 'code 9999',
+				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'taskid is malformed' }) },
+				message: /^The MediaGen API refused the request: taskid is malformed \(task [^)]+\) \[item 1\]$/,
+			},
+			{
+				name: 'HTTP 500',
+				fault: { type: 'status', status: 500 },
+				message: /^The MediaGen API answered HTTP 500: simulated HTTP 500 .*\[item 1\]$/,
+			},
+			{
+				name: 'a dropped connection',
+				fault: { type: 'drop' },
+				message: /^Could not reach the MediaGen API: .*\[item 1\]$/,
+			},
+			{
+				name: 'an HTML body',
+				fault: { type: 'html' },
+				message: /^The MediaGen API answered with a body that is not a JSON envelope .*\[item 1\]$/,
+			},
+		];
 
 	for (const scenario of scenarios) {
 		it(`${scenario.name}: NodeApiError naming the item; with Continue On Fail an error item while others succeed`, async () => {
-			const ids = [await createTaskDirect(context.sim.url, 'image'), await createTaskDirect(context.sim.url, 'image'), await createTaskDirect(context.sim.url, 'image')];
+			const ids = [
+				await createTaskDirect(context.sim.url, 'image'),
+				await createTaskDirect(context.sim.url, 'image'),
+				await createTaskDirect(context.sim.url, 'image'),
+			];
 			const parameters = { resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ $json.id }}' };
 			const items = ids.map((id) => ({ json: { id } }));
 
@@ -144,7 +188,10 @@ describe('API failures through the engine', () => {
 			expect(continued.output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 			expect(continued.output[0].json.taskid).toBe(ids[0]);
 			expect(continued.output[0].json.error).toBeUndefined();
-			expect(continued.output[1].json).toMatchObject({ taskid: ids[1], error: expect.stringMatching(scenario.message) });
+			expect(continued.output[1].json).toMatchObject({
+				taskid: ids[1],
+				error: expect.stringMatching(scenario.message),
+			});
 			expect(continued.output[2].json).toMatchObject({ taskid: ids[2], image_status: 2 });
 			expect(allText(continued)).not.toContain(DEFAULT_SIM_KEY);
 		});

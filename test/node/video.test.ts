@@ -6,11 +6,13 @@ import { createParameters, DEFAULT_SIM_KEY, useSimulator } from '../support';
 
 const context = useSimulator();
 
-const create = (operation: string, parameters: INodeParameters = {}): INodeParameters => createParameters('video', operation, parameters);
+const create = (operation: string, parameters: INodeParameters = {}): INodeParameters =>
+	createParameters('video', operation, parameters);
 
 async function framesItem(count: number): Promise<INodeExecutionData> {
 	const binary: INodeExecutionData['binary'] = {};
-	for (let i = 0; i < count; i++) binary[`frame${i}`] = await storeBinary(makePng(32, 18), `frame${i}.png`, 'image/png');
+	for (let i = 0; i < count; i++)
+		binary[`frame${i}`] = await storeBinary(makePng(32, 18), `frame${i}.png`, 'image/png');
 	return { json: {}, binary };
 }
 
@@ -63,7 +65,11 @@ describe('Video → alphav2mini', () => {
 
 	it('sends switches as 0 when set off, and not at all when unset', async () => {
 		await runNode({
-			parameters: create('alphav2mini', { imageInput: 'properties', binaryPropertyNames: 'frame0', additionalFields: { generateAudio: false } }),
+			parameters: create('alphav2mini', {
+				imageInput: 'properties',
+				binaryPropertyNames: 'frame0',
+				additionalFields: { generateAudio: false },
+			}),
 			items: [await framesItem(1)],
 			credentials: context.credentials(),
 		});
@@ -81,12 +87,18 @@ describe('Video → alphav2mini', () => {
 		const { error } = await runNode({
 			parameters: create('alphav2mini', {
 				imageInput: 'none',
-				additionalFields: { sourceImage: 'https://example.com/first.png', extraFormFields: { field: [{ name: 'motion_strength', value: '0.7' }] } },
+				additionalFields: {
+					sourceImage: 'https://example.com/first.png',
+					extraFormFields: { field: [{ name: 'motion_strength', value: '0.7' }] },
+				},
 			}),
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests()[0].fields).toEqual({ sourceImage: ['https://example.com/first.png'], motion_strength: ['0.7'] });
+		expect(context.sim.requests()[0].fields).toEqual({
+			sourceImage: ['https://example.com/first.png'],
+			motion_strength: ['0.7'],
+		});
 	});
 });
 
@@ -98,7 +110,16 @@ describe('Video → alphav15pro', () => {
 				imageInput: 'properties',
 				binaryPropertyNames: 'frame0',
 				imageUrls: 'https://example.com/end.png',
-				additionalFields: { ratio: '16:9', duration: 10, seed: 9, resolution: '1080p', fps: 24, cameraFixed: true, returnLastFrame: false, generateAudio: true },
+				additionalFields: {
+					ratio: '16:9',
+					duration: 10,
+					seed: 9,
+					resolution: '1080p',
+					fps: 24,
+					cameraFixed: true,
+					returnLastFrame: false,
+					generateAudio: true,
+				},
 			}),
 			items: [await framesItem(1)],
 			credentials: context.credentials(),
@@ -126,7 +147,12 @@ describe('Video: source image count', () => {
 	it.each([
 		['alphav2mini', 0, '', /"Source Images" must total 1 to 2 \(source image files plus Source Image as Text\); got 0/],
 		['alphav2mini', 3, '', /"Source Images" must total 1 to 2 .*; got 3/],
-		['alphav15pro', 0, '', /"Source Images" must total 1 to 2 \(source image files plus URLs plus Source Image as Text\); got 0/],
+		[
+			'alphav15pro',
+			0,
+			'',
+			/"Source Images" must total 1 to 2 \(source image files plus URLs plus Source Image as Text\); got 0/,
+		],
 		['alphav15pro', 2, 'https://example.com/x.png', /; got 3/],
 	] as const)('%s refuses %i files (+ URLs %s) with zero requests', async (operation, files, urls, message) => {
 		const { error } = await runNode({
@@ -144,20 +170,120 @@ describe('Video: source image count', () => {
 	});
 });
 
-const LIMITS: Array<{ name: string; operation: string; field: string; top?: boolean; accepted: unknown; refused: unknown; message: RegExp }> = [
-	{ name: 'alphav2mini prompt ≤ 8192', operation: 'alphav2mini', field: 'prompt', top: true, accepted: 'p'.repeat(8192), refused: 'p'.repeat(8193), message: /"Prompt" must be at most 8192 characters \(it has 8193\)/ },
-	{ name: 'alphav2mini ratio', operation: 'alphav2mini', field: 'ratio', accepted: 'adaptive', refused: '5:4', message: /"Ratio" must be one of 16:9, 4:3, 1:1, 3:4, 9:16, 21:9, adaptive; got "5:4"/ },
-	{ name: 'alphav2mini duration', operation: 'alphav2mini', field: 'duration', accepted: 5, refused: 20, message: /"Duration \(Seconds\)" must be one of 5, 10, 15; got 20/ },
-	{ name: 'alphav2mini resolution', operation: 'alphav2mini', field: 'resolution', accepted: '480p', refused: '1080p', message: /"Resolution" must be one of 480p, 720p; got "1080p"/ },
-	{ name: 'alphav2mini execution_expires_after ≥ 3600', operation: 'alphav2mini', field: 'executionExpiresAfter', accepted: 3600, refused: 3599, message: /"Execution Expires After \(Seconds\)" must be an integer from 3600 to 259200; got 3599/ },
-	{ name: 'alphav2mini execution_expires_after ≤ 259200', operation: 'alphav2mini', field: 'executionExpiresAfter', accepted: 259200, refused: 259201, message: /from 3600 to 259200; got 259201/ },
-	{ name: 'alphav2mini seed integer', operation: 'alphav2mini', field: 'seed', accepted: -5, refused: 1.5, message: /"Seed" must be an integer; got 1.5/ },
-	{ name: 'alphav2mini fps positive integer', operation: 'alphav2mini', field: 'fps', accepted: 60, refused: 0, message: /"FPS" must be an integer of at least 1; got 0/ },
-	{ name: 'alphav2mini switch is boolean', operation: 'alphav2mini', field: 'webSearch', accepted: true, refused: 'yes', message: /"Web Search" must be true or false; got "yes"/ },
-	{ name: 'alphav15pro ratio', operation: 'alphav15pro', field: 'ratio', accepted: '9:16', refused: '2:1', message: /"Ratio" must be one of .*; got "2:1"/ },
-	{ name: 'alphav15pro duration', operation: 'alphav15pro', field: 'duration', accepted: 10, refused: 15, message: /"Duration \(Seconds\)" must be one of 5, 10; got 15/ },
-	{ name: 'alphav15pro resolution', operation: 'alphav15pro', field: 'resolution', accepted: '1080p', refused: '4k', message: /"Resolution" must be one of 480p, 720p, 1080p; got "4k"/ },
-	{ name: 'alphav15pro fps integer', operation: 'alphav15pro', field: 'fps', accepted: 12, refused: 'fast', message: /"FPS" must be an integer of at least 1; got "fast"/ },
+const LIMITS: Array<{
+	name: string;
+	operation: string;
+	field: string;
+	top?: boolean;
+	accepted: unknown;
+	refused: unknown;
+	message: RegExp;
+}> = [
+	{
+		name: 'alphav2mini prompt ≤ 8192',
+		operation: 'alphav2mini',
+		field: 'prompt',
+		top: true,
+		accepted: 'p'.repeat(8192),
+		refused: 'p'.repeat(8193),
+		message: /"Prompt" must be at most 8192 characters \(it has 8193\)/,
+	},
+	{
+		name: 'alphav2mini ratio',
+		operation: 'alphav2mini',
+		field: 'ratio',
+		accepted: 'adaptive',
+		refused: '5:4',
+		message: /"Ratio" must be one of 16:9, 4:3, 1:1, 3:4, 9:16, 21:9, adaptive; got "5:4"/,
+	},
+	{
+		name: 'alphav2mini duration',
+		operation: 'alphav2mini',
+		field: 'duration',
+		accepted: 5,
+		refused: 20,
+		message: /"Duration \(Seconds\)" must be one of 5, 10, 15; got 20/,
+	},
+	{
+		name: 'alphav2mini resolution',
+		operation: 'alphav2mini',
+		field: 'resolution',
+		accepted: '480p',
+		refused: '1080p',
+		message: /"Resolution" must be one of 480p, 720p; got "1080p"/,
+	},
+	{
+		name: 'alphav2mini execution_expires_after ≥ 3600',
+		operation: 'alphav2mini',
+		field: 'executionExpiresAfter',
+		accepted: 3600,
+		refused: 3599,
+		message: /"Execution Expires After \(Seconds\)" must be an integer from 3600 to 259200; got 3599/,
+	},
+	{
+		name: 'alphav2mini execution_expires_after ≤ 259200',
+		operation: 'alphav2mini',
+		field: 'executionExpiresAfter',
+		accepted: 259200,
+		refused: 259201,
+		message: /from 3600 to 259200; got 259201/,
+	},
+	{
+		name: 'alphav2mini seed integer',
+		operation: 'alphav2mini',
+		field: 'seed',
+		accepted: -5,
+		refused: 1.5,
+		message: /"Seed" must be an integer; got 1.5/,
+	},
+	{
+		name: 'alphav2mini fps positive integer',
+		operation: 'alphav2mini',
+		field: 'fps',
+		accepted: 60,
+		refused: 0,
+		message: /"FPS" must be an integer of at least 1; got 0/,
+	},
+	{
+		name: 'alphav2mini switch is boolean',
+		operation: 'alphav2mini',
+		field: 'webSearch',
+		accepted: true,
+		refused: 'yes',
+		message: /"Web Search" must be true or false; got "yes"/,
+	},
+	{
+		name: 'alphav15pro ratio',
+		operation: 'alphav15pro',
+		field: 'ratio',
+		accepted: '9:16',
+		refused: '2:1',
+		message: /"Ratio" must be one of .*; got "2:1"/,
+	},
+	{
+		name: 'alphav15pro duration',
+		operation: 'alphav15pro',
+		field: 'duration',
+		accepted: 10,
+		refused: 15,
+		message: /"Duration \(Seconds\)" must be one of 5, 10; got 15/,
+	},
+	{
+		name: 'alphav15pro resolution',
+		operation: 'alphav15pro',
+		field: 'resolution',
+		accepted: '1080p',
+		refused: '4k',
+		message: /"Resolution" must be one of 480p, 720p, 1080p; got "4k"/,
+	},
+	{
+		name: 'alphav15pro fps integer',
+		operation: 'alphav15pro',
+		field: 'fps',
+		accepted: 12,
+		refused: 'fast',
+		message: /"FPS" must be an integer of at least 1; got "fast"/,
+	},
 ];
 
 describe('Video validation before any request (one accepted and one refused value per limit)', () => {
@@ -165,15 +291,28 @@ describe('Video validation before any request (one accepted and one refused valu
 		it(limit.name, async () => {
 			const withValue = (value: unknown): INodeParameters => {
 				const base: INodeParameters = { imageInput: 'properties', binaryPropertyNames: 'frame0' };
-				return create(limit.operation, limit.top ? { ...base, [limit.field]: value as string } : { ...base, additionalFields: { [limit.field]: value as string } });
+				return create(
+					limit.operation,
+					limit.top
+						? { ...base, [limit.field]: value as string }
+						: { ...base, additionalFields: { [limit.field]: value as string } },
+				);
 			};
 			const item = await framesItem(1);
-			const accepted = await runNode({ parameters: withValue(limit.accepted), items: [item], credentials: context.credentials() });
+			const accepted = await runNode({
+				parameters: withValue(limit.accepted),
+				items: [item],
+				credentials: context.credentials(),
+			});
 			expect(accepted.error).toBeUndefined();
 			expect(context.sim.requests()).toHaveLength(1);
 			expect(context.sim.requests()[0].code).toBe(1000);
 			context.sim.resetRecord();
-			const refused = await runNode({ parameters: withValue(limit.refused), items: [item], credentials: context.credentials() });
+			const refused = await runNode({
+				parameters: withValue(limit.refused),
+				items: [item],
+				credentials: context.credentials(),
+			});
 			expect(refused.error?.name).toBe('NodeOperationError');
 			expect(refused.error?.message).toMatch(limit.message);
 			expect(context.sim.requests()).toHaveLength(0);

@@ -11,7 +11,8 @@ const IMAGE_INFO = '/v1/tlimages/infobytaskid';
 
 const items = ideaItems;
 
-const betav4 = (options: INodeParameters = {}): INodeParameters => betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
+const betav4 = (options: INodeParameters = {}): INodeParameters =>
+	betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
 
 function infoCallsPerTask(): Map<string, number> {
 	const counts = new Map<string, number>();
@@ -32,7 +33,9 @@ describe('Wait for completion', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(20);
-		const tasks = [...context.sim.tasks.values()].filter((task) => task.plan.model === 'betav4' && task.createdAt >= context.sim.record[0].at);
+		const tasks = [...context.sim.tasks.values()].filter(
+			(task) => task.plan.model === 'betav4' && task.createdAt >= context.sim.record[0].at,
+		);
 		expect(tasks).toHaveLength(20);
 		const lastCreated = Math.max(...tasks.map((task) => task.createdAt));
 		const firstDone = Math.min(...tasks.map((task) => task.firstReportedDoneAt ?? Infinity));
@@ -53,19 +56,37 @@ describe('Wait for completion', () => {
 		context.sim.inject({ path: IMAGE_INFO, action: { type: 'status', status: 503 } });
 		context.sim.inject({ path: IMAGE_INFO, action: { type: 'status', status: 429 } });
 		context.sim.inject({ path: IMAGE_INFO, action: { type: 'drop' } });
-		const { output, error } = await runNode({ parameters: betav4(), items: items(3), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4(),
+			items: items(3),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
 		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(3);
-		expect(context.sim.requests(IMAGE_INFO).filter((r) => r.fault).map((r) => r.fault)).toEqual(['status', 'status', 'drop']);
+		expect(
+			context.sim
+				.requests(IMAGE_INFO)
+				.filter((r) => r.fault)
+				.map((r) => r.fault),
+		).toEqual(['status', 'status', 'drop']);
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
 	});
 
 	it('with On Timeout "Return Pending Task" outputs the id and last status', async () => {
 		let created = 0;
 		context.sim.taskOutcome = () => (created++ === 0 ? 'never' : 'succeed');
-		const { output, error } = await runNode({ parameters: betav4({ maxWait: 0.4, onTimeout: 'returnPending' }), items: items(2), credentials: context.credentials() });
+		const { output, error } = await runNode({
+			parameters: betav4({ maxWait: 0.4, onTimeout: 'returnPending' }),
+			items: items(2),
+			credentials: context.credentials(),
+		});
 		expect(error).toBeUndefined();
-		expect(output[0].json).toMatchObject({ taskid: expect.stringMatching(/^img-/), status: 'pending', lastStatus: 1, model: 'betav4' });
+		expect(output[0].json).toMatchObject({
+			taskid: expect.stringMatching(/^img-/),
+			status: 'pending',
+			lastStatus: 1,
+			model: 'betav4',
+		});
 		expect(output[1].json.status).toBe('completed');
 		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(2);
 	});
@@ -120,17 +141,34 @@ describe('Wait for completion', () => {
 		expect(context.sim.requests('/v1/tlvideo/alphav2mini')).toHaveLength(1);
 		expect(output).toHaveLength(2);
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
-		expect(output[0].binary!.data).toMatchObject({ mimeType: 'video/mp4', fileName: `${String(output[0].json.taskid)}-0.mp4` });
+		expect(output[0].binary!.data).toMatchObject({
+			mimeType: 'video/mp4',
+			fileName: `${String(output[0].json.taskid)}-0.mp4`,
+		});
 		const mp4 = await readBinary(output[0].binary!.data);
 		expect(mp4.subarray(4, 8).toString('ascii')).toBe('ftyp');
-		expect(output[1].binary!.data).toMatchObject({ mimeType: 'image/png', fileName: `${String(output[0].json.taskid)}-1.png` });
-		expect(output[0].json).toMatchObject({ status: 'completed', task_status: 2, resultIndex: 0, url: expect.stringMatching(/0\.mp4$/) });
+		expect(output[1].binary!.data).toMatchObject({
+			mimeType: 'image/png',
+			fileName: `${String(output[0].json.taskid)}-1.png`,
+		});
+		expect(output[0].json).toMatchObject({
+			status: 'completed',
+			task_status: 2,
+			resultIndex: 0,
+			url: expect.stringMatching(/0\.mp4$/),
+		});
 	});
 
 	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
 		context.sim.taskDurationMs = 60_000;
 		let cancelAt = Infinity;
-		await runNode({ parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }), items: items(4), credentials: context.credentials(), cancelAfterMs: 700, onCancel: (at) => (cancelAt = at) });
+		await runNode({
+			parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }),
+			items: items(4),
+			credentials: context.credentials(),
+			cancelAfterMs: 700,
+			onCancel: (at) => (cancelAt = at),
+		});
 		expect(cancelAt).toBeLessThan(Infinity);
 		await new Promise((resolve) => setTimeout(resolve, 600));
 		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
@@ -147,12 +185,36 @@ describe('Task → Wait', () => {
 		const video = await createTaskDirect(context.sim.url, 'video');
 		context.sim.resetRecord();
 		const waitFor = (taskType: string, taskId: string) =>
-			runNode({ parameters: { resource: 'task', operation: 'wait', taskType, taskId, moreTaskInfo: true, options: { pollInterval: 0.1 } }, credentials: context.credentials() });
+			runNode({
+				parameters: {
+					resource: 'task',
+					operation: 'wait',
+					taskType,
+					taskId,
+					moreTaskInfo: true,
+					options: { pollInterval: 0.1 },
+				},
+				credentials: context.credentials(),
+			});
 		const imageRun = await waitFor('image', image);
 		const videoRun = await waitFor('video', video);
-		expect(imageRun.output[0].json).toMatchObject({ taskid: image, status: 'completed', taskType: 'image', width: 1024 });
-		expect(videoRun.output[0].json).toMatchObject({ taskid: video, status: 'completed', taskType: 'video', source: 'api' });
-		expect(context.sim.requests(/tlvideo\/infobytaskid/).every((r) => (r.json as { moreTaskInfo: boolean }).moreTaskInfo === true)).toBe(true);
+		expect(imageRun.output[0].json).toMatchObject({
+			taskid: image,
+			status: 'completed',
+			taskType: 'image',
+			width: 1024,
+		});
+		expect(videoRun.output[0].json).toMatchObject({
+			taskid: video,
+			status: 'completed',
+			taskType: 'video',
+			source: 'api',
+		});
+		expect(
+			context.sim
+				.requests(/tlvideo\/infobytaskid/)
+				.every((r) => (r.json as { moreTaskInfo: boolean }).moreTaskInfo === true),
+		).toBe(true);
 		expect(context.sim.requests(/proimage|betav|gamma|alpha/)).toHaveLength(0);
 	});
 });

@@ -17,7 +17,9 @@ async function main(): Promise<void> {
 	console.log(`MediaGen API simulator listening on ${url}`);
 	console.log(`  Base URL: ${url}`);
 	console.log(`  API key:  ${key}`);
-	console.log(`  Tasks finish after ${simulator.taskDurationMs / 1000} s. Status values: 0 queued, 1 processing, 2 succeeded, 3 failed.`);
+	console.log(
+		`  Tasks finish after ${simulator.taskDurationMs / 1000} s. Status values: 0 queued, 1 processing, 2 succeeded, 3 failed.`,
+	);
 	const shutdown = () => void simulator.stop().then(() => process.exit(0));
 	process.on('SIGINT', shutdown);
 	process.on('SIGTERM', shutdown);

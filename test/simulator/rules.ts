@@ -73,7 +73,12 @@ function maxLength(value: string | undefined, name: string, limit: number): void
 
 function urls(form: CreationForm): string[] {
 	const raw = one(form, 'imageUrl');
-	return raw ? raw.split(',').map((url) => url.trim()).filter(Boolean) : [];
+	return raw
+		? raw
+				.split(',')
+				.map((url) => url.trim())
+				.filter(Boolean)
+		: [];
 }
 
 function filesNamed(form: CreationForm, ...names: string[]): MultipartPart[] {
@@ -176,7 +181,9 @@ function betav45(form: CreationForm): CreationPlan {
 			}
 			dimensions = explicit;
 		} else {
-			throw new RuleError(`resolution must be a ratio (${RATIOS_BETAV45.join(', ')}), 2K, 4K or WxH, got "${resolution}"`);
+			throw new RuleError(
+				`resolution must be a ratio (${RATIOS_BETAV45.join(', ')}), 2K, 4K or WxH, got "${resolution}"`,
+			);
 		}
 	}
 	return { kind: 'image', model: 'betav45', outputs: batchsize, ...dimensions };
@@ -185,7 +192,14 @@ function betav45(form: CreationForm): CreationPlan {
 function betav5(form: CreationForm): CreationPlan {
 	checkSwitchless(form, 'betav5');
 	const batchsize = integer(form, 'batchsize') ?? 1;
-	return { kind: 'image', model: 'betav5', outputs: Math.max(1, batchsize), width: 1024, height: 1024, urlInCreation: true };
+	return {
+		kind: 'image',
+		model: 'betav5',
+		outputs: Math.max(1, batchsize),
+		width: 1024,
+		height: 1024,
+		urlInCreation: true,
+	};
 }
 
 function betav4(form: CreationForm): CreationPlan {

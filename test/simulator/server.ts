@@ -188,7 +188,8 @@ export class MediaGenSimulator {
 	}
 
 	statusOf(task: SimTask, now = Date.now()): number {
-		if (task.outcome === 'never') return now - task.createdAt < task.durationMs / 4 ? SIM_STATUS.queued : SIM_STATUS.processing;
+		if (task.outcome === 'never')
+			return now - task.createdAt < task.durationMs / 4 ? SIM_STATUS.queued : SIM_STATUS.processing;
 		const elapsed = now - task.createdAt;
 		if (elapsed < task.durationMs / 4) return SIM_STATUS.queued;
 		if (elapsed < task.durationMs) return SIM_STATUS.processing;
@@ -235,7 +236,13 @@ export class MediaGenSimulator {
 			const fields = new Map<string, string[]>();
 			for (const part of parts ?? []) {
 				if (part.filename !== undefined) {
-					entry.files.push({ field: part.name, filename: part.filename, contentType: part.contentType, size: part.data.length, data: part.data });
+					entry.files.push({
+						field: part.name,
+						filename: part.filename,
+						contentType: part.contentType,
+						size: part.data.length,
+						data: part.data,
+					});
 				} else {
 					fields.set(part.name, [...(fields.get(part.name) ?? []), part.data.toString('utf8')]);
 				}
@@ -272,7 +279,8 @@ export class MediaGenSimulator {
 		}
 
 		if (request.method === 'GET') return this.serveGet(url.pathname, response, entry);
-		if (request.method !== 'POST') return this.reply(response, entry, 405, { code: 9999, msg: 'only POST is supported' });
+		if (request.method !== 'POST')
+			return this.reply(response, entry, 405, { code: 9999, msg: 'only POST is supported' });
 
 		const key = request.headers.authorization;
 		if (!key || !this.credits.has(key)) {
@@ -282,11 +290,20 @@ export class MediaGenSimulator {
 		const creation = CREATION_ENDPOINTS[url.pathname];
 		if (creation) {
 			if (!parts) {
-				const msg = partsError ? `malformed multipart body: ${partsError.message}` : 'creation endpoints take multipart/form-data';
+				const msg = partsError
+					? `malformed multipart body: ${partsError.message}`
+					: 'creation endpoints take multipart/form-data';
 				return this.reply(response, entry, partsError ? 400 : 200, { code: 9999, msg });
 			}
 			const fields = new Map(Object.entries(entry.fields));
-			return this.create(url.pathname, creation, { fields, files: parts.filter((part) => part.filename !== undefined) }, key, entry, response);
+			return this.create(
+				url.pathname,
+				creation,
+				{ fields, files: parts.filter((part) => part.filename !== undefined) },
+				key,
+				entry,
+				response,
+			);
 		}
 
 		let json: Record<string, unknown>;
@@ -334,7 +351,8 @@ export class MediaGenSimulator {
 			key,
 			fields: entry.fields,
 			createdAt: Date.now(),
-			durationMs: plan.kind === 'video' ? (this.options.videoTaskDurationMs ?? this.taskDurationMs) : this.taskDurationMs,
+			durationMs:
+				plan.kind === 'video' ? (this.options.videoTaskDurationMs ?? this.taskDurationMs) : this.taskDurationMs,
 			outcome: this.taskOutcome({ index, path: endpoint, fields: entry.fields }),
 		};
 		this.tasks.set(task.taskid, task);
@@ -343,9 +361,16 @@ export class MediaGenSimulator {
 		this.reply(response, entry, 200, { code: 1000, msg: 'success', data });
 	}
 
-	private info(kind: 'image' | 'video', json: Record<string, unknown>, key: string, entry: RecordedRequest, response: http.ServerResponse): void {
+	private info(
+		kind: 'image' | 'video',
+		json: Record<string, unknown>,
+		key: string,
+		entry: RecordedRequest,
+		response: http.ServerResponse,
+	): void {
 		const taskid = json.taskid;
-		if (typeof taskid !== 'string' || !taskid) return this.reply(response, entry, 200, { code: 9999, msg: 'taskid is required' });
+		if (typeof taskid !== 'string' || !taskid)
+			return this.reply(response, entry, 200, { code: 9999, msg: 'taskid is required' });
 		if (kind === 'video' && json.moreTaskInfo !== undefined && typeof json.moreTaskInfo !== 'boolean') {
 			return this.reply(response, entry, 200, { code: 9999, msg: 'moreTaskInfo must be a boolean' });
 		}
@@ -358,7 +383,10 @@ export class MediaGenSimulator {
 		const finished = status === SIM_STATUS.succeeded || status === SIM_STATUS.failed;
 		if (finished && task.firstReportedDoneAt === undefined) task.firstReportedDoneAt = now;
 		if (finished && task.outcome === 'infoError') {
-			return this.reply(response, entry, 200, { code: 9999, msg: `task ${taskid} failed: content moderation rejected the result` });
+			return this.reply(response, entry, 200, {
+				code: 9999,
+				msg: `task ${taskid} failed: content moderation rejected the result`,
+			});
 		}
 		const urls =
 			status === SIM_STATUS.succeeded
@@ -398,7 +426,13 @@ export class MediaGenSimulator {
 		this.reply(response, entry, 200, { code: 1000, msg: 'success', data });
 	}
 
-	private delete(kind: 'image' | 'video', json: Record<string, unknown>, key: string, entry: RecordedRequest, response: http.ServerResponse): void {
+	private delete(
+		kind: 'image' | 'video',
+		json: Record<string, unknown>,
+		key: string,
+		entry: RecordedRequest,
+		response: http.ServerResponse,
+	): void {
 		const ids = json.taskids;
 		if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => typeof id !== 'string' || !id)) {
 			return this.reply(response, entry, 200, { code: 9999, msg: 'taskids must be a non-empty array of strings' });
@@ -410,13 +444,18 @@ export class MediaGenSimulator {
 			const task = this.tasks.get(id);
 			return !task || task.deleted || task.kind !== kind || task.key !== key;
 		});
-		if (missing.length) return this.reply(response, entry, 200, { code: 9999, msg: `unknown task ids: ${missing.join(', ')}` });
+		if (missing.length)
+			return this.reply(response, entry, 200, { code: 9999, msg: `unknown task ids: ${missing.join(', ')}` });
 		for (const id of ids as string[]) {
 			const task = this.tasks.get(id)!;
 			task.deleted = true;
 			if (typeof json.uid === 'string') task.uid = json.uid;
 		}
-		this.reply(response, entry, 200, { code: 1000, msg: 'success', data: { status: `deleted ${ids.length} task(s) successfully` } });
+		this.reply(response, entry, 200, {
+			code: 1000,
+			msg: 'success',
+			data: { status: `deleted ${ids.length} task(s) successfully` },
+		});
 	}
 
 	/** Control endpoints for a simulator in another process (benchmarks): inject a fault, clear the record. */
@@ -437,13 +476,25 @@ export class MediaGenSimulator {
 	private serveGet(pathname: string, response: http.ServerResponse, entry: RecordedRequest): void {
 		if (pathname === '/__sim/tasks') {
 			const tasks = [...this.tasks.values()].map(({ taskid, createdAt, durationMs, firstReportedDoneAt, fields }) => ({
-				taskid, createdAt, durationMs, firstReportedDoneAt, prompt: fields.prompt?.[0],
+				taskid,
+				createdAt,
+				durationMs,
+				firstReportedDoneAt,
+				prompt: fields.prompt?.[0],
 			}));
 			return this.json(response, 200, tasks);
 		}
 		if (pathname === '/__sim/record') {
 			const summary = this.record.map(({ seq, at, method, path: p, headers, fields, files, json, status, code }) => ({
-				seq, at, method, path: p, headers, fields, json, status, code,
+				seq,
+				at,
+				method,
+				path: p,
+				headers,
+				fields,
+				json,
+				status,
+				code,
 				files: files.map(({ field, filename, contentType, size }) => ({ field, filename, contentType, size })),
 			}));
 			return this.json(response, 200, summary);
@@ -516,7 +567,9 @@ export class MediaGenSimulator {
 			case 'html':
 				entry.status = fault.status ?? 200;
 				response.writeHead(entry.status, { 'Content-Type': 'text/html' });
-				response.end('<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>upstream unavailable</p></body></html>');
+				response.end(
+					'<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>upstream unavailable</p></body></html>',
+				);
 				return;
 			case 'malformed':
 				entry.status = 200;
@@ -541,7 +594,12 @@ export class MediaGenSimulator {
 		}
 	}
 
-	private reply(response: http.ServerResponse, entry: RecordedRequest, status: number, body: { code: number; msg: string; data?: unknown }): void {
+	private reply(
+		response: http.ServerResponse,
+		entry: RecordedRequest,
+		status: number,
+		body: { code: number; msg: string; data?: unknown },
+	): void {
 		entry.status = status;
 		entry.code = body.code;
 		this.json(response, status, body);

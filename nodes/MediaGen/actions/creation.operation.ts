@@ -28,7 +28,11 @@ export function creationOperation(spec: ModelSpec): OperationModule {
 	};
 }
 
-export async function createTasks(this: IExecuteFunctions, items: INodeExecutionData[], spec: ModelSpec): Promise<ItemOutcome[]> {
+export async function createTasks(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	spec: ModelSpec,
+): Promise<ItemOutcome[]> {
 	const continueOnFail = this.continueOnFail();
 	const outcomes: ItemOutcome[] = [];
 	const prepared: PreparedRequest[] = [];
@@ -41,7 +45,11 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 	}
 	if (outcomes.length && !continueOnFail) return outcomes;
 
-	const options = readRunOptions.call(this, spec.resource, this.getNodeParameter('waitForCompletion', 0, true) as boolean);
+	const options = readRunOptions.call(
+		this,
+		spec.resource,
+		this.getNodeParameter('waitForCompletion', 0, true) as boolean,
+	);
 	const creations: CreationJob[] = prepared.map((request) => {
 		const summary = requestSummary(request);
 		return {
@@ -54,11 +62,18 @@ export async function createTasks(this: IExecuteFunctions, items: INodeExecution
 					timeout: options.requestTimeoutMs,
 					survivesCancel: true,
 				});
-				return { itemIndex: request.itemIndex, kind: spec.resource, taskId: String(data?.taskid ?? ''), creation: data ?? {}, summary };
+				return {
+					itemIndex: request.itemIndex,
+					kind: spec.resource,
+					taskId: String(data?.taskid ?? ''),
+					creation: data ?? {},
+					summary,
+				};
 			},
 		};
 	});
 	// No argument spread: a run may hold more outcomes than a call can take arguments.
-	for (const outcome of await runEngine.call(this, { creations, existing: [], options, continueOnFail })) outcomes.push(outcome);
+	for (const outcome of await runEngine.call(this, { creations, existing: [], options, continueOnFail }))
+		outcomes.push(outcome);
 	return outcomes;
 }

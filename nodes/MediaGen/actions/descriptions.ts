@@ -21,14 +21,20 @@ function fieldProperty(field: FieldSpec): INodeProperties {
 				...base,
 				type: 'number',
 				default: field.default ?? field.min ?? 0,
-				typeOptions: { numberPrecision: 0, ...(field.min !== undefined ? { minValue: field.min } : {}), ...(field.max !== undefined ? { maxValue: field.max } : {}) },
+				typeOptions: {
+					numberPrecision: 0,
+					...(field.min !== undefined ? { minValue: field.min } : {}),
+					...(field.max !== undefined ? { maxValue: field.max } : {}),
+				},
 			};
 		case 'options':
 			return {
 				...base,
 				type: 'options',
 				default: field.default,
-				options: field.values.map((value): INodePropertyOptions => ({ name: field.labels?.[String(value)] ?? String(value), value })),
+				options: field.values.map(
+					(value): INodePropertyOptions => ({ name: field.labels?.[String(value)] ?? String(value), value }),
+				),
 			};
 		case 'switch':
 			return { ...base, type: 'boolean', default: false };
@@ -46,7 +52,9 @@ export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []):
 		.filter((field) => field.placement === 'main')
 		.map((field) => ({ ...fieldProperty(field), required: field.required ?? false, displayOptions: { show } }));
 
-	const additional: INodeProperties[] = spec.fields.filter((field) => field.placement === 'additional').map(fieldProperty);
+	const additional: INodeProperties[] = spec.fields
+		.filter((field) => field.placement === 'additional')
+		.map(fieldProperty);
 
 	const references = spec.references;
 	if (references) {
@@ -89,7 +97,9 @@ export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []):
 				name: 'imageUrls',
 				type: 'string',
 				default: '',
-				placeholder: references.urlField.list ? 'e.g. https://example.com/a.png, https://example.com/b.png' : 'e.g. https://example.com/a.png',
+				placeholder: references.urlField.list
+					? 'e.g. https://example.com/a.png, https://example.com/b.png'
+					: 'e.g. https://example.com/a.png',
 				description: references.urlField.description,
 				displayOptions: { show },
 			});
@@ -121,13 +131,20 @@ export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []):
 		typeOptions: { multipleValues: true },
 		default: {},
 		placeholder: 'Add Form Field',
-		description: 'Fields the node does not offer, passed on unchanged (e.g. a switch whose name differs from the assumed one)',
+		description:
+			'Fields the node does not offer, passed on unchanged (e.g. a switch whose name differs from the assumed one)',
 		options: [
 			{
 				displayName: 'Field',
 				name: 'field',
 				values: [
-					{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Field name exactly as the API expects it' },
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						description: 'Field name exactly as the API expects it',
+					},
 					{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'Sent as text, as it is' },
 				],
 			},
@@ -202,7 +219,8 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				name: 'downloadResults',
 				type: 'boolean',
 				default: true,
-				description: 'Whether to download the result files into binary data; the result URLs are in the JSON either way',
+				description:
+					'Whether to download the result files into binary data; the result URLs are in the JSON either way',
 				...waiting,
 			},
 			{
@@ -211,7 +229,8 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. 3, 4',
-				description: 'Comma-separated status values that mean the task failed (the API does not document them). Empty: only result URLs end the wait.',
+				description:
+					'Comma-separated status values that mean the task failed (the API does not document them). Empty: only result URLs end the wait.',
 				...waiting,
 			},
 			{
@@ -220,7 +239,8 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'number',
 				typeOptions: { minValue: 1, numberPrecision: 0 },
 				default: DEFAULT_MAX_CONCURRENCY,
-				description: 'Most API requests in flight at once across all items; halved automatically while the API answers HTTP 429',
+				description:
+					'Most API requests in flight at once across all items; halved automatically while the API answers HTTP 429',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -237,7 +257,11 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'options',
 				options: [
 					{ name: 'Error', value: 'error', description: 'Fail the item; the error names the task ID' },
-					{ name: 'Return Pending Task', value: 'returnPending', description: 'Output the task ID and its last status, to resume later with Task → Wait' },
+					{
+						name: 'Return Pending Task',
+						value: 'returnPending',
+						description: 'Output the task ID and its last status, to resume later with Task → Wait',
+					},
 				],
 				default: 'error',
 				description: 'What to do with a task that has not finished within Max Wait (it keeps running on the server)',
@@ -274,7 +298,8 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. 2',
-				description: 'Comma-separated status values that mean the task is done (the API does not document them). Empty: result URLs end the wait.',
+				description:
+					'Comma-separated status values that mean the task is done (the API does not document them). Empty: result URLs end the wait.',
 				...waiting,
 			},
 		],

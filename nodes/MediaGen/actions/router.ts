@@ -29,10 +29,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if ((resource as string) === CUSTOM_API_CALL || operation === CUSTOM_API_CALL) {
 		// n8n offers "Custom API Call" for every node whose credential can authenticate other requests; like
 		// n8n's own nodes, this one leaves such calls to the HTTP Request node, which can use this credential.
-		throw new NodeOperationError(this.getNode(), 'Custom API calls are made with the HTTP Request node, not with MediaGen', {
-			description:
-				'Add an HTTP Request node, set Authentication to "Predefined Credential Type" and Credential Type to "MediaGen API", then pick your MediaGen credential: it sends the API key for you. Use the Base URL of the credential followed by the path, e.g. /v1/tlimages/infobytaskid. Here, choose one of the listed operations instead.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'Custom API calls are made with the HTTP Request node, not with MediaGen',
+			{
+				description:
+					'Add an HTTP Request node, set Authentication to "Predefined Credential Type" and Credential Type to "MediaGen API", then pick your MediaGen credential: it sends the API key for you. Use the Base URL of the credential followed by the path, e.g. /v1/tlimages/infobytaskid. Here, choose one of the listed operations instead.',
+			},
+		);
 	}
 	const module = RESOURCES[resource]?.[operation];
 	if (!module) {

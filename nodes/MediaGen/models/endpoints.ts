@@ -12,6 +12,10 @@ export const DELETE_PATH: Record<TaskKind, string> = {
 };
 
 /** JSON body of an info request; only the video endpoint takes moreTaskInfo. */
-export function infoRequestBody(kind: TaskKind, taskId: string, moreTaskInfo = false): { taskid: string; moreTaskInfo?: boolean } {
+export function infoRequestBody(
+	kind: TaskKind,
+	taskId: string,
+	moreTaskInfo = false,
+): { taskid: string; moreTaskInfo?: boolean } {
 	return kind === 'video' ? { taskid: taskId, moreTaskInfo } : { taskid: taskId };
 }

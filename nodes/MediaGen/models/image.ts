@@ -59,7 +59,8 @@ export const PROIMAGE: ModelSpec = {
 	path: '/v1/tlimages/proimage',
 	displayName: 'Create With Proimage',
 	action: 'Create an image with proimage',
-	description: 'Generate or edit images with the proimg-2 family (1K, 2K, 4K), with up to 16 reference images and a mask',
+	description:
+		'Generate or edit images with the proimg-2 family (1K, 2K, 4K), with up to 16 reference images and a mask',
 	fields: [
 		{
 			kind: 'options',
@@ -72,7 +73,11 @@ export const PROIMAGE: ModelSpec = {
 			labels: { 'proimg-2': 'proimg-2 (1K)', 'proimg-2-2k': 'proimg-2-2k (2K)', 'proimg-2-4k': 'proimg-2-4k (4K)' },
 			default: 'proimg-2',
 		},
-		prompt({ required: true, maxLength: 32000, description: 'Generation or editing instruction, at most 32000 characters' }),
+		prompt({
+			required: true,
+			maxLength: 32000,
+			description: 'Generation or editing instruction, at most 32000 characters',
+		}),
 		{
 			kind: 'string',
 			wire: 'size',
@@ -83,7 +88,8 @@ export const PROIMAGE: ModelSpec = {
 			normalize: lowerCaseX,
 			check: (value, request) => {
 				if (WXH.test(value)) return undefined;
-				if (request.referenceCount > 0) return 'must be a WxH pixel size (e.g. 1024x1024) when reference images are given';
+				if (request.referenceCount > 0)
+					return 'must be a WxH pixel size (e.g. 1024x1024) when reference images are given';
 				if (value === 'auto' || PROIMAGE_RATIOS.includes(value)) return undefined;
 				return `must be auto, one of ${PROIMAGE_RATIOS.join(', ')}, or a WxH pixel size`;
 			},

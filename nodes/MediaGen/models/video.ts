@@ -3,13 +3,14 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
 
-
 const common = {
 	prompt: (maxLength?: number): FieldSpec => ({
 		kind: 'string',
 		wire: 'prompt',
 		displayName: 'Prompt',
-		description: maxLength ? `What should happen in the video, at most ${maxLength} characters` : 'What should happen in the video',
+		description: maxLength
+			? `What should happen in the video, at most ${maxLength} characters`
+			: 'What should happen in the video',
 		placement: 'main',
 		rows: 4,
 		maxLength,
@@ -41,8 +42,23 @@ const common = {
 		values,
 		default: values[0],
 	}),
-	seed: { kind: 'integer', wire: 'seed', displayName: 'Seed', description: 'Random seed, for repeatable results', placement: 'additional', default: 0 } as FieldSpec,
-	fps: { kind: 'integer', wire: 'fps', displayName: 'FPS', description: 'Frame rate; the API documents no allowed values', placement: 'additional', min: 1, default: 24 } as FieldSpec,
+	seed: {
+		kind: 'integer',
+		wire: 'seed',
+		displayName: 'Seed',
+		description: 'Random seed, for repeatable results',
+		placement: 'additional',
+		default: 0,
+	} as FieldSpec,
+	fps: {
+		kind: 'integer',
+		wire: 'fps',
+		displayName: 'FPS',
+		description: 'Frame rate; the API documents no allowed values',
+		placement: 'additional',
+		min: 1,
+		default: 24,
+	} as FieldSpec,
 };
 
 function switchField(wire: string, displayName: string, what: string): FieldSpec {

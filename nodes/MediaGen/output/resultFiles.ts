@@ -38,7 +38,8 @@ export async function downloadResults(
 				? file.mimeType
 				: (mimeFromFileName(file.fileName) ?? mimeFromFileName(fileNameFromUrl(urls[index])));
 		const namedLike = file.fileName ?? fileNameFromUrl(urls[index]);
-		const extension = extensionFromMime(mimeType) ?? /\.([a-z0-9]{1,5})$/i.exec(namedLike ?? '')?.[1]?.toLowerCase() ?? 'bin';
+		const extension =
+			extensionFromMime(mimeType) ?? /\.([a-z0-9]{1,5})$/i.exec(namedLike ?? '')?.[1]?.toLowerCase() ?? 'bin';
 		// Named after the task, so files of merged items never collide (servers often call every file 0.png).
 		const fileName = resultFileName(task.taskId, index, extension);
 		const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;

@@ -46,7 +46,8 @@ function jpegSize(bytes: Buffer): ImageSize | undefined {
 
 /** The three WebP bitstreams: lossy (VP8), lossless (VP8L) and extended (VP8X, which states the canvas size). */
 function webpSize(bytes: Buffer): ImageSize | undefined {
-	if (bytes.length < 30 || bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WEBP') return undefined;
+	if (bytes.length < 30 || bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WEBP')
+		return undefined;
 	const chunk = bytes.toString('ascii', 12, 16);
 	if (chunk === 'VP8 ') {
 		if (bytes[23] !== 0x9d || bytes[24] !== 0x01 || bytes[25] !== 0x2a) return undefined;

@@ -18,7 +18,10 @@ export function describeInputFile(binary: IBinaryData, propertyName: string): In
 	const extensionName = binary.fileExtension ? `${propertyName}.${binary.fileExtension}` : propertyName;
 	const fileName = binary.fileName || extensionName;
 	const declared = (binary.mimeType || '').split(';')[0].trim().toLowerCase();
-	const mimeType = declared && declared !== 'application/octet-stream' ? declared : (mimeFromFileName(fileName) ?? (declared || 'application/octet-stream'));
+	const mimeType =
+		declared && declared !== 'application/octet-stream'
+			? declared
+			: (mimeFromFileName(fileName) ?? (declared || 'application/octet-stream'));
 	return { propertyName, fileName, mimeType };
 }
 
@@ -52,10 +55,19 @@ export async function readFileHeader(
  * streamed from it while the request is sent, never held whole; a file kept inside the item (memory mode) is
  * already in memory and goes as a Blob.
  */
-export async function filePart(this: IExecuteFunctions, itemIndex: number, file: InputFile): Promise<Blob | StreamedFile> {
+export async function filePart(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	file: InputFile,
+): Promise<Blob | StreamedFile> {
 	const binary = this.helpers.assertBinaryData(itemIndex, file.propertyName);
 	if (!binary.id) return new Blob([Buffer.from(binary.data, 'base64')], { type: file.mimeType });
 	const id = binary.id;
 	const { fileSize } = await this.helpers.getBinaryMetadata(id);
-	return streamedFile(file.fileName, file.mimeType, fileSize, async () => await this.helpers.getBinaryStream(id, UPLOAD_CHUNK_BYTES));
+	return streamedFile(
+		file.fileName,
+		file.mimeType,
+		fileSize,
+		async () => await this.helpers.getBinaryStream(id, UPLOAD_CHUNK_BYTES),
+	);
 }

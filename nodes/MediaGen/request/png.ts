@@ -9,6 +9,7 @@ export function isPng(header: Buffer): boolean {
 
 /** Width and height from the IHDR chunk, or undefined when the bytes are not a PNG. */
 export function pngSize(header: Buffer): { width: number; height: number } | undefined {
-	if (!isPng(header) || header.length < PNG_HEADER_BYTES || header.toString('ascii', 12, 16) !== 'IHDR') return undefined;
+	if (!isPng(header) || header.length < PNG_HEADER_BYTES || header.toString('ascii', 12, 16) !== 'IHDR')
+		return undefined;
 	return { width: header.readUInt32BE(16), height: header.readUInt32BE(20) };
 }

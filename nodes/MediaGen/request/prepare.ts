@@ -85,9 +85,20 @@ function fieldValue(
 						: '';
 			const exact = exactInteger(raw);
 			if (exact === undefined) throw fail(`must be an integer${range}`);
-			if (exact === 'unsafe') throw invalidInput.call(this, itemIndex, field.displayName, raw, `must be an integer${range}`, UNSAFE_INTEGER_HINT);
+			if (exact === 'unsafe')
+				throw invalidInput.call(
+					this,
+					itemIndex,
+					field.displayName,
+					raw,
+					`must be an integer${range}`,
+					UNSAFE_INTEGER_HINT,
+				);
 			const value = BigInt(exact);
-			if ((field.min !== undefined && value < BigInt(field.min)) || (field.max !== undefined && value > BigInt(field.max))) {
+			if (
+				(field.min !== undefined && value < BigInt(field.min)) ||
+				(field.max !== undefined && value > BigInt(field.max))
+			) {
 				throw fail(`must be an integer${range}`);
 			}
 			return exact;
@@ -117,7 +128,8 @@ async function readReferences(
 	if (mode === REFERENCE_INPUT.properties) {
 		const raw = this.getNodeParameter('binaryPropertyNames', itemIndex, '') as unknown;
 		names = toList(raw);
-		if (!names.length) throw invalidInput.call(this, itemIndex, 'Binary Property Names', raw, 'must name at least one binary property');
+		if (!names.length)
+			throw invalidInput.call(this, itemIndex, 'Binary Property Names', raw, 'must name at least one binary property');
 		const available = binaryPropertiesOf(item);
 		const missing = names.filter((name) => !available.includes(name));
 		if (missing.length) {
@@ -136,7 +148,9 @@ async function readReferences(
 
 	const files = names.map((propertyName) => {
 		const file = describeInputFile(item.binary![propertyName], propertyName);
-		const accepted = references.acceptedTypes ? references.acceptedTypes.includes(file.mimeType) : file.mimeType.startsWith('image/');
+		const accepted = references.acceptedTypes
+			? references.acceptedTypes.includes(file.mimeType)
+			: file.mimeType.startsWith('image/');
 		if (!accepted) {
 			throw invalidInput.call(
 				this,
@@ -154,14 +168,27 @@ async function readReferences(
 	if (references.urlField) {
 		const raw = this.getNodeParameter('imageUrls', itemIndex, '') as unknown;
 		if (!references.urlField.list && isSet(raw) && typeof raw !== 'string') {
-			throw invalidInput.call(this, itemIndex, references.urlField.displayName, raw, 'must be one URL (this model takes a single source image URL)');
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				references.urlField.displayName,
+				raw,
+				'must be one URL (this model takes a single source image URL)',
+			);
 		}
 		if (references.urlField.list && holdsObjects(raw)) {
-			throw invalidInput.call(this, itemIndex, references.urlField.displayName, raw, 'must be comma-separated URLs or a list of URLs (text)');
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				references.urlField.displayName,
+				raw,
+				'must be comma-separated URLs or a list of URLs (text)',
+			);
 		}
 		const urls = references.urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
 		const bad = urls.find((url) => !HTTP_URL.test(url));
-		if (bad !== undefined) throw invalidInput.call(this, itemIndex, references.urlField.displayName, bad, 'must hold http(s) URLs');
+		if (bad !== undefined)
+			throw invalidInput.call(this, itemIndex, references.urlField.displayName, bad, 'must hold http(s) URLs');
 		if (urls.length) fields.push([references.urlField.wire, urls.join(',')]);
 		count += urls.length;
 	}
@@ -178,7 +205,10 @@ async function readReferences(
 	const tooFew = references.minTotal !== undefined && count < references.minTotal;
 	const tooMany = references.maxTotal !== undefined && count > references.maxTotal;
 	if (tooFew || tooMany) {
-		const bounds = references.minTotal !== undefined ? `${references.minTotal} to ${references.maxTotal}` : `at most ${references.maxTotal}`;
+		const bounds =
+			references.minTotal !== undefined
+				? `${references.minTotal} to ${references.maxTotal}`
+				: `at most ${references.maxTotal}`;
 		throw invalidInput.call(this, itemIndex, references.label, count, `must total ${bounds} (${references.totalRule})`);
 	}
 	return { files, fields, count };
@@ -188,7 +218,11 @@ async function readReferences(
  * The size of a reference file (PNG, JPEG or WebP) from its first bytes. A JPEG whose frame header lies
  * beyond them (large EXIF or ICC segments) is read whole: it is about to be uploaded anyway.
  */
-async function referenceSize(this: IExecuteFunctions, itemIndex: number, propertyName: string): Promise<ImageSize | undefined> {
+async function referenceSize(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	propertyName: string,
+): Promise<ImageSize | undefined> {
 	const header = await readFileHeader.call(this, itemIndex, propertyName, IMAGE_SIZE_HEADER_BYTES);
 	const size = imageSize(header);
 	if (size || !isJpeg(header) || header.length < IMAGE_SIZE_HEADER_BYTES) return size;
@@ -206,12 +240,21 @@ async function readMask(
 	const field = 'Mask Binary Property';
 	const binary = item.binary?.[propertyName];
 	if (!binary) {
-		throw invalidInput.call(this, itemIndex, field, propertyName, 'names a binary property the item does not have', availableHint(item));
+		throw invalidInput.call(
+			this,
+			itemIndex,
+			field,
+			propertyName,
+			'names a binary property the item does not have',
+			availableHint(item),
+		);
 	}
 	const mask = describeInputFile(binary, propertyName);
 	const size = pngSize(await readFileHeader.call(this, itemIndex, propertyName, PNG_HEADER_BYTES));
-	if (!size) throw invalidInput.call(this, itemIndex, field, `${mask.fileName} (${mask.mimeType})`, 'must hold a PNG file');
-	if (referenceCount === 0) throw invalidInput.call(this, itemIndex, field, propertyName, 'needs at least one reference image (file or URL)');
+	if (!size)
+		throw invalidInput.call(this, itemIndex, field, `${mask.fileName} (${mask.mimeType})`, 'must hold a PNG file');
+	if (referenceCount === 0)
+		throw invalidInput.call(this, itemIndex, field, propertyName, 'needs at least one reference image (file or URL)');
 	const first = references[0];
 	if (first) {
 		const firstSize = await referenceSize.call(this, itemIndex, first.propertyName);
@@ -228,18 +271,37 @@ async function readMask(
 	return { ...mask, mimeType: 'image/png' };
 }
 
-function readExtraFields(this: IExecuteFunctions, itemIndex: number, additional: IDataObject, taken: Set<string>): Array<[string, string]> {
+function readExtraFields(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	additional: IDataObject,
+	taken: Set<string>,
+): Array<[string, string]> {
 	const entries = ((additional.extraFormFields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
 	return entries.map((entry) => {
 		const name = String(entry.name ?? '').trim();
 		if (!name) throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', entry.name, 'is required');
 		if (taken.has(name)) {
-			throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', name, 'is already sent by a field of this operation', 'Set that field instead, or leave it unset.');
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				'Extra Form Fields › Name',
+				name,
+				'is already sent by a field of this operation',
+				'Set that field instead, or leave it unset.',
+			);
 		}
 		taken.add(name);
 		const value = entry.value;
 		if (value !== null && typeof value === 'object') {
-			throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Value', value, `of "${name}" must be text, a number or true/false`, 'A form field carries one text value; send each part as its own field.');
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				'Extra Form Fields › Value',
+				value,
+				`of "${name}" must be text, a number or true/false`,
+				'A form field carries one text value; send each part as its own field.',
+			);
 		}
 		return [name, String(value ?? '')];
 	});

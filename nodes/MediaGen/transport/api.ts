@@ -1,7 +1,13 @@
 /** The API call: credentials, the envelope, and every way an answer can fail. The only code that talks to the API. */
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { abortReason, DEFAULT_REQUEST_TIMEOUT_MS, requestSignal, withRequestSignal, type RequestContext } from './context';
+import {
+	abortReason,
+	DEFAULT_REQUEST_TIMEOUT_MS,
+	requestSignal,
+	withRequestSignal,
+	type RequestContext,
+} from './context';
 import { apiError, describeTransportFailure, NEVER_CONNECTED, parseRetryAfter } from './errors';
 import { StreamingForm } from './multipart';
 import { redactDeep, snippet } from './redaction';
@@ -31,9 +37,7 @@ export function normalizeBaseUrl(baseUrl: string): string {
 }
 
 async function loadCredentials(this: IExecuteFunctions): Promise<Credentials> {
-	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(
-		CREDENTIAL_TYPE,
-	);
+	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(CREDENTIAL_TYPE);
 	return {
 		apiKey: String(credentials.apiKey ?? ''),
 		baseUrl: normalizeBaseUrl(String(credentials.baseUrl ?? '')),
@@ -105,10 +109,9 @@ async function send(
 		const reason = abortReason(signal) ?? failure.reason;
 		const code = failure.code;
 		// A creation that got no answer may still have reached the server: it is never retried automatically.
-		const creationNote =
-			multipart
-				? ' If the request reached the server, a task may have been created (and charged) anyway: check your tasks before running the node again.'
-				: '';
+		const creationNote = multipart
+			? ' If the request reached the server, a task may have been created (and charged) anyway: check your tasks before running the node again.'
+			: '';
 		throw apiError.call(this, apiKey, context, {
 			message: `Could not reach the MediaGen API: ${reason}`,
 			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.${creationNote}`,

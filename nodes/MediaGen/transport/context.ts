@@ -23,7 +23,12 @@ export interface RequestContext {
  * the last byte received; the HTTP client's own timeout only limits idle gaps, so a trickling answer would
  * never end), plus the execution's cancel signal unless the request must survive Stop.
  */
-export function requestSignal(this: IExecuteFunctions, timeoutMs: number, survivesCancel: boolean, extra?: AbortSignal): AbortSignal {
+export function requestSignal(
+	this: IExecuteFunctions,
+	timeoutMs: number,
+	survivesCancel: boolean,
+	extra?: AbortSignal,
+): AbortSignal {
 	const signals = [AbortSignal.timeout(timeoutMs)];
 	const cancel = this.getExecutionCancelSignal();
 	if (cancel && !survivesCancel) signals.push(cancel);

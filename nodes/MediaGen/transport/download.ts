@@ -68,7 +68,11 @@ function downloadError(
  * other hosts, and the API key must not travel there. Redirects are followed here, hop by hop, so that
  * each target is checked: only http and https (never file:, data:, …).
  */
-export async function downloadResultFile(this: IExecuteFunctions, url: string, context: RequestContext): Promise<DownloadedFile> {
+export async function downloadResultFile(
+	this: IExecuteFunctions,
+	url: string,
+	context: RequestContext,
+): Promise<DownloadedFile> {
 	const scheme = schemeOf(url);
 	if (!scheme || !DOWNLOAD_SCHEMES.includes(scheme)) {
 		throw downloadError.call(
@@ -100,7 +104,12 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 		} catch (error) {
 			const failure = describeTransportFailure(error as { message?: string });
 			const code = failure.code;
-			throw downloadError.call(this, context, `Could not download a result file: ${abortReason(signal) ?? failure.reason}`, `GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`);
+			throw downloadError.call(
+				this,
+				context,
+				`Could not download a result file: ${abortReason(signal) ?? failure.reason}`,
+				`GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`,
+			);
 		}
 		const body = response.body as NodeJS.ReadableStream & { destroy?: (error?: Error) => void };
 		const status = response.statusCode;
@@ -111,7 +120,13 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 			try {
 				next = new URL(location, target).href;
 			} catch {
-				throw downloadError.call(this, context, `Could not download a result file: it redirects to ${showUrl(location)}, which is not a URL`, `GET ${showUrl(target)} answered HTTP ${status}.`, String(status));
+				throw downloadError.call(
+					this,
+					context,
+					`Could not download a result file: it redirects to ${showUrl(location)}, which is not a URL`,
+					`GET ${showUrl(target)} answered HTTP ${status}.`,
+					String(status),
+				);
 			}
 			const nextScheme = schemeOf(next) ?? '';
 			if (!DOWNLOAD_SCHEMES.includes(nextScheme)) {
@@ -124,17 +139,30 @@ export async function downloadResultFile(this: IExecuteFunctions, url: string, c
 				);
 			}
 			if (redirects >= MAX_DOWNLOAD_REDIRECTS) {
-				throw downloadError.call(this, context, `Could not download a result file: more than ${MAX_DOWNLOAD_REDIRECTS} redirects`, `GET ${showUrl(url)} kept redirecting; the last hop was ${showUrl(next)}.`, String(status));
+				throw downloadError.call(
+					this,
+					context,
+					`Could not download a result file: more than ${MAX_DOWNLOAD_REDIRECTS} redirects`,
+					`GET ${showUrl(url)} kept redirecting; the last hop was ${showUrl(next)}.`,
+					String(status),
+				);
 			}
 			target = next;
 			continue;
 		}
 		if (status < 200 || status >= 300) {
 			body.destroy?.();
-			throw downloadError.call(this, context, `Could not download a result file: HTTP ${status}`, `GET ${showUrl(target)} answered HTTP ${status}.`, String(status));
+			throw downloadError.call(
+				this,
+				context,
+				`Could not download a result file: HTTP ${status}`,
+				`GET ${showUrl(target)} answered HTTP ${status}.`,
+				String(status),
+			);
 		}
 		// The deadline covers the whole body too: a file that trickles in is cut off at Request Timeout.
-		const onDeadline = () => body.destroy?.(new Error(`${abortReason(signal) ?? 'aborted'}: the download did not finish in time`));
+		const onDeadline = () =>
+			body.destroy?.(new Error(`${abortReason(signal) ?? 'aborted'}: the download did not finish in time`));
 		if (signal.aborted) onDeadline();
 		else signal.addEventListener('abort', onDeadline, { once: true });
 		body.once?.('close', () => signal.removeEventListener('abort', onDeadline));
@@ -161,14 +189,15 @@ export function downloadInterrupted(
 ): NodeApiError {
 	if (error instanceof NodeApiError) return error;
 	const cause = error as { message?: string; code?: unknown };
-	const closed = cause?.code === 'ECONNRESET' || /aborted|premature close|socket hang up/i.test(String(cause?.message ?? ''));
+	const closed =
+		cause?.code === 'ECONNRESET' || /aborted|premature close|socket hang up/i.test(String(cause?.message ?? ''));
 	const reason = signal?.aborted
 		? abortReason(signal)
 		: this.getExecutionCancelSignal()?.aborted
-		? 'the execution was cancelled'
-		: closed
-			? 'the connection was closed before the whole file arrived'
-			: describeTransportFailure(cause).reason;
+			? 'the execution was cancelled'
+			: closed
+				? 'the connection was closed before the whole file arrived'
+				: describeTransportFailure(cause).reason;
 	return downloadError.call(
 		this,
 		context,

@@ -11,7 +11,9 @@ export function redactDeep(value: unknown, apiKey: string): unknown {
 	if (typeof value === 'string') return redact(value, apiKey);
 	if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, apiKey));
 	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([name, entry]) => [redact(name, apiKey), redactDeep(entry, apiKey)]));
+		return Object.fromEntries(
+			Object.entries(value).map(([name, entry]) => [redact(name, apiKey), redactDeep(entry, apiKey)]),
+		);
 	}
 	return value;
 }
@@ -19,6 +21,8 @@ export function redactDeep(value: unknown, apiKey: string): unknown {
 /** The start of a body for a message: redacted first, then cut, so that a key across the cut cannot leak in part. */
 export function snippet(body: unknown, apiKey: string): string {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
-	const flat = redact(text ?? '', apiKey).replace(/\s+/g, ' ').trim();
+	const flat = redact(text ?? '', apiKey)
+		.replace(/\s+/g, ' ')
+		.trim();
 	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }

@@ -21,7 +21,11 @@ export interface CreatedTask {
 
 export function statusOf(kind: TaskKind, data: IDataObject): number | undefined {
 	const value = kind === 'image' ? data.image_status : data.task_status;
-	return typeof value === 'number' ? value : value !== undefined && value !== null && value !== '' ? Number(value) : undefined;
+	return typeof value === 'number'
+		? value
+		: value !== undefined && value !== null && value !== ''
+			? Number(value)
+			: undefined;
 }
 
 function resumeHint(task: CreatedTask): string {
@@ -29,7 +33,13 @@ function resumeHint(task: CreatedTask): string {
 }
 
 export function pendingJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
-	return buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', lastStatus: lastStatus ?? null, ...task.summary });
+	return buildTaskOutput({
+		taskId: task.taskId,
+		kind: task.kind,
+		status: 'pending',
+		lastStatus: lastStatus ?? null,
+		...task.summary,
+	});
 }
 
 export async function finish(
@@ -39,7 +49,14 @@ export async function finish(
 	urls: string[],
 	options: RunOptions,
 ): Promise<ItemOutcome> {
-	const json = buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'completed', urls, info, ...task.summary });
+	const json = buildTaskOutput({
+		taskId: task.taskId,
+		kind: task.kind,
+		status: 'completed',
+		urls,
+		info,
+		...task.summary,
+	});
 	let binaries: Array<INodeExecutionData['binary']> = urls.map(() => undefined);
 	if (options.download) {
 		try {
@@ -71,7 +88,13 @@ export type InfoVerdict =
  * Reads one info answer. When the user declared Succeeded Status Codes, only those (or a failed code) end the
  * wait: a partial url list while the task is still processing does not. Without them, result URLs do.
  */
-export function judgeInfo(this: IExecuteFunctions, task: CreatedTask, info: IDataObject, status: number | undefined, options: RunOptions): InfoVerdict {
+export function judgeInfo(
+	this: IExecuteFunctions,
+	task: CreatedTask,
+	info: IDataObject,
+	status: number | undefined,
+	options: RunOptions,
+): InfoVerdict {
 	if (status !== undefined && options.failedCodes.includes(status)) {
 		const detail = typeof info.message === 'string' && info.message ? `: ${info.message}` : '';
 		return {
@@ -83,7 +106,14 @@ export function judgeInfo(this: IExecuteFunctions, task: CreatedTask, info: IDat
 					description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
 					itemIndex: task.itemIndex,
 				}),
-				json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
+				json: buildTaskOutput({
+					taskId: task.taskId,
+					kind: task.kind,
+					status: 'failed',
+					lastStatus: status,
+					info,
+					...task.summary,
+				}),
 			},
 		};
 	}
@@ -100,7 +130,14 @@ export function judgeInfo(this: IExecuteFunctions, task: CreatedTask, info: IDat
 				description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
 				itemIndex: task.itemIndex,
 			}),
-			json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'failed', lastStatus: status, info, ...task.summary }),
+			json: buildTaskOutput({
+				taskId: task.taskId,
+				kind: task.kind,
+				status: 'failed',
+				lastStatus: status,
+				info,
+				...task.summary,
+			}),
 		},
 	};
 }
@@ -119,21 +156,33 @@ export function timedOutOutcome(
 	const lastErrorNote = lastError ? ` Last poll error: ${lastError.message}.` : '';
 	return {
 		itemIndex: task.itemIndex,
-		error: new NodeOperationError(this.getNode(), `Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`, {
-			itemIndex: task.itemIndex,
-			description: `Last status: ${lastStatus ?? 'unknown'}.${lastErrorNote} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`,
-		}),
+		error: new NodeOperationError(
+			this.getNode(),
+			`Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`,
+			{
+				itemIndex: task.itemIndex,
+				description: `Last status: ${lastStatus ?? 'unknown'}.${lastErrorNote} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`,
+			},
+		),
 		json: pendingJson(task, lastStatus),
 	};
 }
 
-export function cancelledOutcome(this: IExecuteFunctions, task: CreatedTask, lastStatus: number | undefined): ItemOutcome {
+export function cancelledOutcome(
+	this: IExecuteFunctions,
+	task: CreatedTask,
+	lastStatus: number | undefined,
+): ItemOutcome {
 	return {
 		itemIndex: task.itemIndex,
-		error: new NodeOperationError(this.getNode(), `Stopped waiting for task ${task.taskId}: the execution was cancelled [item ${task.itemIndex}]`, {
-			itemIndex: task.itemIndex,
-			description: resumeHint(task),
-		}),
+		error: new NodeOperationError(
+			this.getNode(),
+			`Stopped waiting for task ${task.taskId}: the execution was cancelled [item ${task.itemIndex}]`,
+			{
+				itemIndex: task.itemIndex,
+				description: resumeHint(task),
+			},
+		),
 		json: pendingJson(task, lastStatus),
 	};
 }
@@ -141,6 +190,13 @@ export function cancelledOutcome(this: IExecuteFunctions, task: CreatedTask, las
 /** The output of a created task that is not (or no longer) waited on. */
 export function createdOutcome(task: CreatedTask): ItemOutcome {
 	// Not waited on: pending, even when the creation answer already carries a URL (betav5, gammaimage).
-	const json = buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'pending', urls: resultUrls(task.creation), info: task.creation, ...task.summary });
+	const json = buildTaskOutput({
+		taskId: task.taskId,
+		kind: task.kind,
+		status: 'pending',
+		urls: resultUrls(task.creation),
+		info: task.creation,
+		...task.summary,
+	});
 	return { itemIndex: task.itemIndex, items: [{ json }] };
 }

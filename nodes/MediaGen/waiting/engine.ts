@@ -38,7 +38,8 @@ import type { RunOptions } from './options';
  * signal; 1.x's ignores it and offers `sleepWithAbort` instead (the node runs on the n8n-workflow of the host).
  */
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-	const withAbort = (workflow as unknown as { sleepWithAbort?: (ms: number, signal: AbortSignal) => Promise<void> }).sleepWithAbort;
+	const withAbort = (workflow as unknown as { sleepWithAbort?: (ms: number, signal: AbortSignal) => Promise<void> })
+		.sleepWithAbort;
 	return withAbort ? withAbort(ms, signal) : workflow.sleep(ms, signal);
 }
 
@@ -197,7 +198,12 @@ class Engine {
 	private idle(): boolean {
 		if (this.apiInFlight || this.inFlight.download) return false;
 		if (this.cancelled || this.stopped) return true;
-		return this.nextCreation >= this.newCreations.length && !this.retryCreations.size && !this.active.size && !this.downloads.length;
+		return (
+			this.nextCreation >= this.newCreations.length &&
+			!this.retryCreations.size &&
+			!this.active.size &&
+			!this.downloads.length
+		);
 	}
 
 	private readyCreation(now: number): PendingCreation | undefined {
@@ -330,7 +336,12 @@ class Engine {
 			if (isRateLimited(error)) this.onRateLimited(startedAt, retryAfter);
 			const backoff = Math.min(CREATE_BACKOFF_MS * 2 ** (entry.attempts - 1), MAX_CREATE_BACKOFF_MS);
 			const delay = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : backoff;
-			if (createdNothing(error) && !this.cancelled && !this.stopped && now + delay - entry.firstAttemptAt <= CREATE_RETRY_WINDOW_MS) {
+			if (
+				createdNothing(error) &&
+				!this.cancelled &&
+				!this.stopped &&
+				now + delay - entry.firstAttemptAt <= CREATE_RETRY_WINDOW_MS
+			) {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
 			} else {
@@ -395,12 +406,17 @@ class Engine {
 		const startedAt = Date.now();
 		try {
 			const info =
-				(await apiJsonRequest.call(this.context, INFO_PATH[task.kind], infoRequestBody(task.kind, task.taskId, task.moreTaskInfo), {
-					itemIndex: task.itemIndex,
-					taskId: task.taskId,
-					timeout: this.options.requestTimeoutMs,
-					signal: entry.done.signal,
-				})) ?? {};
+				(await apiJsonRequest.call(
+					this.context,
+					INFO_PATH[task.kind],
+					infoRequestBody(task.kind, task.taskId, task.moreTaskInfo),
+					{
+						itemIndex: task.itemIndex,
+						taskId: task.taskId,
+						timeout: this.options.requestTimeoutMs,
+						signal: entry.done.signal,
+					},
+				)) ?? {};
 			this.onApiSuccess();
 			if (entry.ended) return; // another answer settled the task already
 			entry.lastStatus = statusOf(task.kind, info);
@@ -432,7 +448,8 @@ class Engine {
 					this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
 				} else if (!entry.finalStarted) {
 					const interval = this.options.pollIntervalMs;
-					const backoff = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : interval * 2 ** entry.failures;
+					const backoff =
+						retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : interval * 2 ** entry.failures;
 					entry.generation++;
 					const dueAt = Date.now() + Math.min(backoff, MAX_POLL_BACKOFF_MS);
 					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
@@ -455,7 +472,18 @@ class Engine {
 			this.outcomes.push(await finish.call(this.context, done.task, done.info, done.urls, this.options));
 		} catch (error) {
 			const { task, info, urls } = done;
-			this.outcomes.push({ itemIndex: task.itemIndex, error, json: buildTaskOutput({ taskId: task.taskId, kind: task.kind, status: 'completed', urls, info, ...task.summary }) });
+			this.outcomes.push({
+				itemIndex: task.itemIndex,
+				error,
+				json: buildTaskOutput({
+					taskId: task.taskId,
+					kind: task.kind,
+					status: 'completed',
+					urls,
+					info,
+					...task.summary,
+				}),
+			});
 		} finally {
 			this.inFlight.download--;
 			this.wake();
@@ -464,7 +492,10 @@ class Engine {
 
 	/** After Stop or a stopping error: every task still waited on is reported with its id. */
 	private settleLeftovers(): void {
-		const leftovers = [...[...this.active].map((entry) => ({ task: entry.task, lastStatus: entry.lastStatus })), ...this.downloads.splice(0).map((done) => ({ task: done.task, lastStatus: undefined }))];
+		const leftovers = [
+			...[...this.active].map((entry) => ({ task: entry.task, lastStatus: entry.lastStatus })),
+			...this.downloads.splice(0).map((done) => ({ task: done.task, lastStatus: undefined })),
+		];
 		this.active.clear();
 		for (const { task, lastStatus } of leftovers) {
 			this.outcomes.push(this.cancelled ? cancelledOutcome.call(this.context, task, lastStatus) : createdOutcome(task));
@@ -478,6 +509,10 @@ export async function runEngine(this: IExecuteFunctions, input: EngineInput): Pr
 }
 
 /** Polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
-export async function waitForTasks(this: IExecuteFunctions, tasks: CreatedTask[], options: RunOptions): Promise<ItemOutcome[]> {
+export async function waitForTasks(
+	this: IExecuteFunctions,
+	tasks: CreatedTask[],
+	options: RunOptions,
+): Promise<ItemOutcome[]> {
 	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail: true });
 }

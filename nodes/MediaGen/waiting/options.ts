@@ -51,12 +51,17 @@ function statusCodes(this: IExecuteFunctions, value: unknown, field: string): nu
 	return toList(value).map((entry) => {
 		const code = Number(entry);
 		// Options are read once, from the first item.
-		if (!Number.isInteger(code)) throw invalidInput.call(this, 0, field, value, 'must be a comma-separated list of integers');
+		if (!Number.isInteger(code))
+			throw invalidInput.call(this, 0, field, value, 'must be a comma-separated list of integers');
 		return code;
 	});
 }
 
-export function readRunOptions(this: IExecuteFunctions, kind: TaskKind | readonly TaskKind[], wait: boolean): RunOptions {
+export function readRunOptions(
+	this: IExecuteFunctions,
+	kind: TaskKind | readonly TaskKind[],
+	wait: boolean,
+): RunOptions {
 	const options = (this.getNodeParameter('options', 0, {}) as IDataObject) ?? {};
 	const defaults = waitDefaults(typeof kind === 'string' ? [kind] : [...new Set(kind)]);
 	const seconds = (value: unknown, fallback: number) => {

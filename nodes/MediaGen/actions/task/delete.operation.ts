@@ -48,12 +48,7 @@ interface DeleteRequest {
 async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Promise<IDataObject> {
 	const body: IDataObject = { taskids: request.taskIds };
 	if (request.kind === 'image' && request.uid) body.uid = request.uid;
-	const data = await apiJsonRequest.call(
-		this,
-		DELETE_PATH[request.kind],
-		body,
-		{ itemIndex: request.itemIndexes[0] },
-	);
+	const data = await apiJsonRequest.call(this, DELETE_PATH[request.kind], body, { itemIndex: request.itemIndexes[0] });
 	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
 	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.kind };
 }
@@ -67,7 +62,14 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		try {
 			const kind = readTaskKind.call(this, itemIndex, items[itemIndex]);
 			const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
-			if (holdsObjects(raw)) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must be comma-separated text or a list of task IDs (text)');
+			if (holdsObjects(raw))
+				throw invalidInput.call(
+					this,
+					itemIndex,
+					'Task IDs',
+					raw,
+					'must be comma-separated text or a list of task IDs (text)',
+				);
 			const taskIds = toList(raw);
 			if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
 			const uid = kind === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';

@@ -33,20 +33,27 @@ export const description: INodeProperties[] = [
 ];
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
-	const outcomes = await mapConcurrent(items, DEFAULT_MAX_CONCURRENCY, async (item, itemIndex): Promise<ItemOutcome> => {
-		let taskId: string | undefined;
-		try {
-			const kind = readTaskKind.call(this, itemIndex, item);
-			taskId = readTaskId.call(this, itemIndex);
-			const moreTaskInfo = kind === 'video' && (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean);
-			const info = await apiJsonRequest.call(this, INFO_PATH[kind], infoRequestBody(kind, taskId, moreTaskInfo), { itemIndex, taskId });
-			const urls = resultUrls(info);
-			// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
-			const json = buildTaskOutput({ taskId, kind, status: urls.length ? 'completed' : 'pending', urls, info });
-			return { itemIndex, items: [{ json }] };
-		} catch (error) {
-			return { itemIndex, error, json: taskId ? { taskid: taskId } : {} };
-		}
-	});
+	const outcomes = await mapConcurrent(
+		items,
+		DEFAULT_MAX_CONCURRENCY,
+		async (item, itemIndex): Promise<ItemOutcome> => {
+			let taskId: string | undefined;
+			try {
+				const kind = readTaskKind.call(this, itemIndex, item);
+				taskId = readTaskId.call(this, itemIndex);
+				const moreTaskInfo = kind === 'video' && (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean);
+				const info = await apiJsonRequest.call(this, INFO_PATH[kind], infoRequestBody(kind, taskId, moreTaskInfo), {
+					itemIndex,
+					taskId,
+				});
+				const urls = resultUrls(info);
+				// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
+				const json = buildTaskOutput({ taskId, kind, status: urls.length ? 'completed' : 'pending', urls, info });
+				return { itemIndex, items: [{ json }] };
+			} catch (error) {
+				return { itemIndex, error, json: taskId ? { taskid: taskId } : {} };
+			}
+		},
+	);
 	return outcomes;
 }

@@ -13,7 +13,10 @@ const showForWait = { resource: ['task'], operation: ['wait'] };
 export const description: INodeProperties[] = [
 	{ ...runOptions(['image'], false), displayOptions: { show: { ...showForWait, taskType: ['image'] } } },
 	{ ...runOptions(['video'], false), displayOptions: { show: { ...showForWait, taskType: ['video'] } } },
-	{ ...runOptions(['image', 'video'], false), displayOptions: { show: { ...showForWait, taskType: [TASK_TYPE_FROM_INPUT] } } },
+	{
+		...runOptions(['image', 'video'], false),
+		displayOptions: { show: { ...showForWait, taskType: [TASK_TYPE_FROM_INPUT] } },
+	},
 ];
 
 /**
@@ -28,7 +31,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const item = items[itemIndex];
 			const kind = readTaskKind.call(this, itemIndex, item);
 			const taskId = readTaskId.call(this, itemIndex);
-			const moreTaskInfo = kind === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
+			const moreTaskInfo =
+				kind === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
 			tasks.push({ itemIndex, kind, taskId, creation: {}, summary: carriedSummary(item, taskId), moreTaskInfo });
 		} catch (error) {
 			outcomes.push({ itemIndex, error });
@@ -47,6 +51,8 @@ function carriedSummary(item: INodeExecutionData, taskId: string): CreatedTask['
 	if (String(json.taskid ?? '') !== taskId) return {};
 	return {
 		...(typeof json.model === 'string' ? { model: json.model } : {}),
-		...(json.request && typeof json.request === 'object' && !Array.isArray(json.request) ? { request: json.request as never } : {}),
+		...(json.request && typeof json.request === 'object' && !Array.isArray(json.request)
+			? { request: json.request as never }
+			: {}),
 	};
 }
