@@ -21,6 +21,7 @@ import {
 	statSync,
 	writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -572,9 +573,7 @@ export async function startSimulator(env: Record<string, string> = {}): Promise<
 }
 
 /** The simulator's record of every request it received. */
-export async function simulatorRecord(
-	url: string,
-): Promise<
+export async function simulatorRecord(url: string): Promise<
 	Array<{
 		method: string;
 		path: string;
@@ -1006,7 +1005,9 @@ export interface ExecutionRecord {
 /** An execution with its run data, as the editor reads it (the stored data is "flatted" JSON). */
 export async function getExecution(install: N8nInstall, session: RestSession, id: string): Promise<ExecutionRecord> {
 	const execution = await restJson<Omit<ExecutionRecord, 'data'> & { data: unknown }>(session, `/executions/${id}`);
-	const flatted = require(path.join(install.dir, 'node_modules', 'flatted')) as { parse: (text: string) => unknown };
+	const flatted = createRequire(path.join(install.dir, 'package.json'))('flatted') as {
+		parse: (text: string) => unknown;
+	};
 	const data = typeof execution.data === 'string' ? flatted.parse(execution.data) : execution.data;
 	return { ...execution, data: data as ExecutionRecord['data'] };
 }

@@ -453,7 +453,7 @@ const LIMITS: LimitCase[] = [
 		top: true,
 		accepted: 'x',
 		refused: '  ',
-		message: /"Prompt" is required; got "  "/,
+		message: /"Prompt" is required; got " {2}"/,
 	},
 	{
 		name: 'betav4 batchsize ≤ 15',
