@@ -23,7 +23,7 @@ import type { ElementHandle, Page } from 'puppeteer-core';
 
 import { TASK_TYPE_FROM_INPUT } from '../nodes/MediaGen/request/taskItem';
 import { waitDefaults } from '../nodes/MediaGen/waiting/options';
-import type { TaskKind } from '../nodes/MediaGen/models/endpoints';
+import type { TaskType } from '../nodes/MediaGen/models/endpoints';
 import { BETAV45, IMAGE_MODELS } from '../nodes/MediaGen/models/image';
 import type { ModelSpec } from '../nodes/MediaGen/models/types';
 import { VIDEO_MODELS } from '../nodes/MediaGen/models/video';
@@ -451,7 +451,7 @@ async function checkOperation(page: Page, choices: Record<string, string>, where
 
 /** Task → Wait shows the waiting defaults of the chosen Task Type. */
 async function checkWaitDefaults(page: Page, taskType: string, where: string): Promise<void> {
-	const kinds: TaskKind[] = taskType === TASK_TYPE_FROM_INPUT ? ['image', 'video'] : [taskType as TaskKind];
+	const kinds: TaskType[] = taskType === TASK_TYPE_FROM_INPUT ? ['image', 'video'] : [taskType as TaskType];
 	const defaults = waitDefaults(kinds);
 	const shown = {
 		pollInterval: await addCollectionEntry(page, 'Options', 'Poll Interval (Seconds)', 'pollInterval'),

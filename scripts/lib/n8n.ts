@@ -72,7 +72,7 @@ export function log(scope: string, message: string): void {
 	console.log(`[${scope}] ${new Date().toISOString().slice(11, 19)} ${message}`);
 }
 
-export interface RunOptions {
+export interface CommandOptions {
 	cwd?: string;
 	env?: NodeJS.ProcessEnv;
 	timeoutMs?: number;
@@ -80,7 +80,7 @@ export interface RunOptions {
 	user?: SystemUser;
 }
 
-export function run(command: string, args: string[], options: RunOptions = {}): string {
+export function run(command: string, args: string[], options: CommandOptions = {}): string {
 	return execFileSync(command, args, {
 		cwd: options.cwd ?? ROOT,
 		env: options.env ?? process.env,

@@ -288,7 +288,7 @@ export async function readBinary(binary: IBinaryData): Promise<Buffer> {
 	return await service.getAsBuffer(binary);
 }
 
-export interface RunOptions {
+export interface NodeRunOptions {
 	parameters: INodeParameters;
 	items?: INodeExecutionData[];
 	credentials?: { apiKey: string; baseUrl: string };
@@ -416,7 +416,7 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 }
 
 /** Runs the MediaGen node alone, on the given input items. */
-export async function runNode(options: RunOptions): Promise<RunResult> {
+export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 	const node: INode = {
 		id: 'mediagen-node',
 		name: 'MediaGen',

@@ -74,7 +74,7 @@ async function baseItem(model: ModelSpec): Promise<INodeExecutionData> {
 function parametersFor(model: ModelSpec, field: FieldSpec): INodeParameters {
 	const name = parameterName(field.wire);
 	const parameters: INodeParameters = {
-		resource: model.resource,
+		resource: model.taskType,
 		operation: model.operation,
 		waitForCompletion: false,
 		imageInput: model.references?.minTotal ? 'properties' : 'none',

@@ -75,7 +75,7 @@ describe('Fields per operation follow the model specs', () => {
 	it.each(MODELS.map((model) => [model.operation, model] as const))(
 		'%s shows its main fields, Prompt required where the API requires it',
 		(_name, model) => {
-			const choices = { resource: model.resource, operation: model.operation };
+			const choices = { resource: model.taskType, operation: model.operation };
 			const shown = visibleParameters(choices);
 			const labels = visibleLabels(choices);
 			for (const field of model.fields.filter((candidate) => candidate.placement === 'main'))
@@ -132,7 +132,7 @@ describe('Defaults', () => {
 	it('Download Results is on by default for every creation operation', () => {
 		for (const model of MODELS) {
 			const download = collectionEntries(
-				{ resource: model.resource, operation: model.operation, waitForCompletion: true },
+				{ resource: model.taskType, operation: model.operation, waitForCompletion: true },
 				'options',
 			).find((entry) => entry.name === 'downloadResults');
 			expect(download?.default).toBe(true);

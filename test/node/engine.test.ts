@@ -9,8 +9,8 @@ import type { INodeParameters } from 'n8n-workflow';
 import { runNode } from '../harness';
 import { MediaGenSimulator, type RecordedRequest } from '../simulator/server';
 import { allText, betav4Parameters, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../support';
-import { readRunOptions, WAIT_DEFAULTS } from '../../nodes/MediaGen/waiting/options';
-import { runOptions } from '../../nodes/MediaGen/actions/descriptions';
+import { readWaitingOptions, WAIT_DEFAULTS } from '../../nodes/MediaGen/waiting/options';
+import { optionsProperty } from '../../nodes/MediaGen/actions/descriptions';
 
 const context = useSimulator();
 
@@ -211,10 +211,10 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 
 	it('video operations default to a 300 s Request Timeout, images to 120 s, as the UI says', () => {
 		const fake = { getNodeParameter: () => ({}) } as never;
-		expect(readRunOptions.call(fake, 'video', true).requestTimeoutMs).toBe(300_000);
-		expect(readRunOptions.call(fake, 'image', true).requestTimeoutMs).toBe(120_000);
+		expect(readWaitingOptions.call(fake, 'video', true).requestTimeoutMs).toBe(300_000);
+		expect(readWaitingOptions.call(fake, 'image', true).requestTimeoutMs).toBe(120_000);
 		for (const kind of ['image', 'video'] as const) {
-			const option = runOptions([kind], true).options!.find(
+			const option = optionsProperty([kind], true).options!.find(
 				(entry) => 'name' in entry && entry.name === 'requestTimeout',
 			) as { default: number };
 			expect(option.default).toBe(WAIT_DEFAULTS[kind].requestTimeout);

@@ -14,14 +14,14 @@ import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
 import type { CreatedTask } from '../waiting/answers';
 import { runEngine, type CreationJob } from '../waiting/engine';
-import { readRunOptions } from '../waiting/options';
-import { modelProperties, runProperties } from './descriptions';
+import { readWaitingOptions } from '../waiting/options';
+import { modelProperties, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
 
 /** A creation operation is its model spec: the spec yields both the parameters and the behaviour. */
 export function creationOperation(spec: ModelSpec): OperationModule {
 	return {
-		description: modelProperties(spec, runProperties(spec.resource)),
+		description: modelProperties(spec, waitingProperties(spec.taskType)),
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
 			return await createTasks.call(this, items, spec);
 		},
@@ -45,9 +45,9 @@ export async function createTasks(
 	}
 	if (outcomes.length && !continueOnFail) return outcomes;
 
-	const options = readRunOptions.call(
+	const options = readWaitingOptions.call(
 		this,
-		spec.resource,
+		spec.taskType,
 		this.getNodeParameter('waitForCompletion', 0, true) as boolean,
 	);
 	const creations: CreationJob[] = prepared.map((request) => {
@@ -64,7 +64,7 @@ export async function createTasks(
 				});
 				return {
 					itemIndex: request.itemIndex,
-					kind: spec.resource,
+					taskType: spec.taskType,
 					taskId: String(data?.taskid ?? ''),
 					creation: data ?? {},
 					summary,

@@ -1,7 +1,7 @@
 /** Turns a model spec into the node's parameters, so the UI shows exactly that model's fields. */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import type { TaskKind } from '../models/endpoints';
+import type { TaskType } from '../models/endpoints';
 import { parameterName, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec } from '../models/types';
 import { DEFAULT_MAX_CONCURRENCY, waitDefaults } from '../waiting/options';
@@ -47,7 +47,7 @@ function byDisplayName(a: { displayName: string }, b: { displayName: string }) {
 
 /** All parameters of one model's creation operation. */
 export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []): INodeProperties[] {
-	const show = { resource: [spec.resource], operation: [spec.operation] };
+	const show = { resource: [spec.taskType], operation: [spec.operation] };
 	const main: INodeProperties[] = spec.fields
 		.filter((field) => field.placement === 'main')
 		.map((field) => ({ ...fieldProperty(field), required: field.required ?? false, displayOptions: { show } }));
@@ -189,15 +189,17 @@ export function operationProperty(resource: string, models: ModelSpec[]): INodeP
  * The Options collection of every creation operation and of Task → Wait. `whenWaiting` hides the
  * waiting options until Wait for Completion is on (creation operations only).
  */
-export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): INodeProperties {
+export function optionsProperty(taskTypes: readonly TaskType[], whenWaiting: boolean): INodeProperties {
 	const waiting = whenWaiting ? { displayOptions: { show: { '/waitForCompletion': [true] } } } : {};
-	const defaults = waitDefaults(kinds);
+	const defaults = waitDefaults(taskTypes);
 	const defaultInterval = defaults.pollInterval;
 	const defaultMaxWait = defaults.maxWait;
 	const defaultTimeout = defaults.requestTimeout;
 	// Several task types (Task Type "From Input Item"): say what an unset option means for each.
-	const perType = (pick: (kind: TaskKind) => number) =>
-		kinds.length > 1 ? ` When not set: ${kinds.map((kind) => `${pick(kind)} s for ${kind} tasks`).join(', ')}.` : '';
+	const perType = (pick: (taskType: TaskType) => number) =>
+		taskTypes.length > 1
+			? ` When not set: ${taskTypes.map((taskType) => `${pick(taskType)} s for ${taskType} tasks`).join(', ')}.`
+			: '';
 	const downloading = { show: { ...waiting.displayOptions?.show, downloadResults: [true] } };
 	return {
 		displayName: 'Options',
@@ -248,7 +250,7 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: defaultMaxWait,
-				description: `How long to wait for each task before On Timeout applies.${perType((kind) => waitDefaults([kind]).maxWait)}`,
+				description: `How long to wait for each task before On Timeout applies.${perType((taskType) => waitDefaults([taskType]).maxWait)}`,
 				...waiting,
 			},
 			{
@@ -273,7 +275,7 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'number',
 				typeOptions: { minValue: 0.1 },
 				default: defaultInterval,
-				description: `Time between two status checks of a task, counted from its creation.${perType((kind) => waitDefaults([kind]).pollInterval)}`,
+				description: `Time between two status checks of a task, counted from its creation.${perType((taskType) => waitDefaults([taskType]).pollInterval)}`,
 				...waiting,
 			},
 			{
@@ -282,7 +284,7 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: defaultTimeout,
-				description: `How long one request may take before it is abandoned.${perType((kind) => waitDefaults([kind]).requestTimeout)}`,
+				description: `How long one request may take before it is abandoned.${perType((taskType) => waitDefaults([taskType]).requestTimeout)}`,
 			},
 			{
 				displayName: 'Split Into Items',
@@ -307,7 +309,7 @@ export function runOptions(kinds: readonly TaskKind[], whenWaiting: boolean): IN
 }
 
 /** Wait for Completion and the Options collection, shared by every creation operation. */
-export function runProperties(kind: TaskKind): INodeProperties[] {
+export function waitingProperties(taskType: TaskType): INodeProperties[] {
 	return [
 		{
 			displayName: 'Wait for Completion',
@@ -316,6 +318,6 @@ export function runProperties(kind: TaskKind): INodeProperties[] {
 			default: true,
 			description: 'Whether to poll the task until its results exist and output them; off outputs the task ID at once',
 		},
-		runOptions([kind], true),
+		optionsProperty([taskType], true),
 	];
 }

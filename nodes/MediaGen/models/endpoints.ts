@@ -1,21 +1,21 @@
 /** Paths of the API's query and delete endpoints (the creation paths are in each model's spec). */
-export type TaskKind = 'image' | 'video';
+export type TaskType = 'image' | 'video';
 
-export const INFO_PATH: Record<TaskKind, string> = {
+export const INFO_PATH: Record<TaskType, string> = {
 	image: '/v1/tlimages/infobytaskid',
 	video: '/v1/tlvideo/infobytaskid',
 };
 
-export const DELETE_PATH: Record<TaskKind, string> = {
+export const DELETE_PATH: Record<TaskType, string> = {
 	image: '/v1/tlimages/deleteimagestask',
 	video: '/v1/tlvideo/deletevideotask',
 };
 
 /** JSON body of an info request; only the video endpoint takes moreTaskInfo. */
 export function infoRequestBody(
-	kind: TaskKind,
+	taskType: TaskType,
 	taskId: string,
 	moreTaskInfo = false,
 ): { taskid: string; moreTaskInfo?: boolean } {
-	return kind === 'video' ? { taskid: taskId, moreTaskInfo } : { taskid: taskId };
+	return taskType === 'video' ? { taskid: taskId, moreTaskInfo } : { taskid: taskId };
 }

@@ -55,7 +55,7 @@ const sourceReferences = (model: string): ReferenceSpec => ({
 
 export const PROIMAGE: ModelSpec = {
 	operation: 'proimage',
-	resource: 'image',
+	taskType: 'image',
 	path: '/v1/tlimages/proimage',
 	displayName: 'Create With Proimage',
 	action: 'Create an image with proimage',
@@ -125,7 +125,7 @@ export const PROIMAGE: ModelSpec = {
 
 export const BETAV45: ModelSpec = {
 	operation: 'betav45',
-	resource: 'image',
+	taskType: 'image',
 	path: '/v1/tlimages/betav45',
 	displayName: 'Create With Beta v4.5',
 	action: 'Create an image with beta v4.5',
@@ -159,7 +159,7 @@ export const BETAV45: ModelSpec = {
 
 export const BETAV5: ModelSpec = {
 	operation: 'betav5',
-	resource: 'image',
+	taskType: 'image',
 	path: '/v1/tlimages/betav5',
 	displayName: 'Create With Beta v5 Lite',
 	action: 'Create an image with beta v5 lite',
@@ -181,7 +181,7 @@ export const BETAV5: ModelSpec = {
 
 export const BETAV4: ModelSpec = {
 	operation: 'betav4',
-	resource: 'image',
+	taskType: 'image',
 	path: '/v1/tlimages/betav4',
 	displayName: 'Create With Beta v4',
 	action: 'Create an image with beta v4',
@@ -205,7 +205,7 @@ export const BETAV4: ModelSpec = {
 
 export const GAMMAIMAGE: ModelSpec = {
 	operation: 'gammaimage',
-	resource: 'image',
+	taskType: 'image',
 	path: '/v1/tlimages/gammaimage',
 	displayName: 'Create With Gamma Image',
 	action: 'Create an image with gamma image',

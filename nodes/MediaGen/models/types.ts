@@ -2,7 +2,7 @@
  * A model is described once, as data: these specs generate the node's parameters, drive the validation
  * that runs before any request, and name the multipart fields on the wire.
  */
-import type { TaskKind } from './endpoints';
+import type { TaskType } from './endpoints';
 
 interface FieldBase {
 	/** Multipart field name on the wire, as the API documents it. */
@@ -75,7 +75,8 @@ export interface ReferenceSpec {
 export interface ModelSpec {
 	/** Operation value in the node, also the model's name in outputs. */
 	operation: string;
-	resource: TaskKind;
+	/** Also the n8n resource the operation is listed under. */
+	taskType: TaskType;
 	path: string;
 	/** Operation name in the UI. */
 	displayName: string;

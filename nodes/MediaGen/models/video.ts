@@ -96,7 +96,7 @@ function sourceImages(urlField?: ReferenceSpec['urlField']): ReferenceSpec {
 
 export const ALPHAV2MINI: ModelSpec = {
 	operation: 'alphav2mini',
-	resource: 'video',
+	taskType: 'video',
 	path: '/v1/tlvideo/alphav2mini',
 	displayName: 'Create With Alpha v2 Mini',
 	action: 'Create a video with alpha v2 mini',
@@ -127,7 +127,7 @@ export const ALPHAV2MINI: ModelSpec = {
 
 export const ALPHAV15PRO: ModelSpec = {
 	operation: 'alphav15pro',
-	resource: 'video',
+	taskType: 'video',
 	path: '/v1/tlvideo/alphav15pro',
 	displayName: 'Create With Alpha v1.5 Pro',
 	action: 'Create a video with alpha v1.5 pro',

@@ -10,7 +10,7 @@
  */
 import type { IDataObject, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { TaskKind } from '../models/endpoints';
+import type { TaskType } from '../models/endpoints';
 
 /** What a workflow's IF node can test: finished with results, still running, or failed. */
 export type TaskStatus = 'completed' | 'pending' | 'failed';
@@ -25,7 +25,7 @@ export interface RequestSummary {
 
 export interface TaskOutput extends RequestSummary {
 	taskId: string;
-	kind: TaskKind;
+	taskType: TaskType;
 	status: TaskStatus;
 	urls?: string[];
 	/** The API's answer (creation data or task info); its own taskid/status/url fields are dropped. */
@@ -55,7 +55,7 @@ export function buildTaskOutput(output: TaskOutput): IDataObject {
 		urls: output.urls ?? [],
 		...(output.lastStatus !== undefined ? { lastStatus: output.lastStatus } : {}),
 		...info,
-		taskType: output.kind,
+		taskType: output.taskType,
 		...(output.model !== undefined ? { model: output.model } : {}),
 		...(output.request !== undefined ? { request: output.request } : {}),
 	};

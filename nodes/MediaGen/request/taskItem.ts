@@ -1,7 +1,7 @@
 /** The task an item names for Task operations: its id and its type, checked before anything is sent. */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { TaskKind } from '../models/endpoints';
+import type { TaskType } from '../models/endpoints';
 import { holdsObjects, invalidInput } from './validation';
 
 /** Task Type value that reads each input item's `taskType` field (set on every MediaGen output). */
@@ -17,7 +17,7 @@ export function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
 }
 
 /** The task type of an item: the chosen one, or the item's own `taskType` field. */
-export function readTaskKind(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskKind {
+export function readTaskType(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskType {
 	const chosen = this.getNodeParameter('taskType', itemIndex, TASK_TYPE_FROM_INPUT) as string;
 	if (chosen === 'image' || chosen === 'video') return chosen;
 	const fromItem = item.json?.taskType;

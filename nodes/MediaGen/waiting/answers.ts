@@ -2,14 +2,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { TaskKind } from '../models/endpoints';
+import type { TaskType } from '../models/endpoints';
 import { downloadResults } from '../output/resultFiles';
 import { buildTaskOutput, resultUrls, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
-import type { RunOptions } from './options';
+import type { WaitingOptions } from './options';
 
 export interface CreatedTask {
 	itemIndex: number;
-	kind: TaskKind;
+	taskType: TaskType;
 	taskId: string;
 	/** The creation answer's data (taskid, and url for some models). */
 	creation: IDataObject;
@@ -19,8 +19,8 @@ export interface CreatedTask {
 	moreTaskInfo?: boolean;
 }
 
-export function statusOf(kind: TaskKind, data: IDataObject): number | undefined {
-	const value = kind === 'image' ? data.image_status : data.task_status;
+export function statusOf(taskType: TaskType, data: IDataObject): number | undefined {
+	const value = taskType === 'image' ? data.image_status : data.task_status;
 	return typeof value === 'number'
 		? value
 		: value !== undefined && value !== null && value !== ''
@@ -29,13 +29,13 @@ export function statusOf(kind: TaskKind, data: IDataObject): number | undefined 
 }
 
 function resumeHint(task: CreatedTask): string {
-	return `The task keeps running on the server. Resume with Task → Wait (or Task → Get), Task Type "${task.kind}", Task ID "${task.taskId}".`;
+	return `The task keeps running on the server. Resume with Task → Wait (or Task → Get), Task Type "${task.taskType}", Task ID "${task.taskId}".`;
 }
 
 export function pendingJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
 	return buildTaskOutput({
 		taskId: task.taskId,
-		kind: task.kind,
+		taskType: task.taskType,
 		status: 'pending',
 		lastStatus: lastStatus ?? null,
 		...task.summary,
@@ -47,11 +47,11 @@ export async function finish(
 	task: CreatedTask,
 	info: IDataObject,
 	urls: string[],
-	options: RunOptions,
+	options: WaitingOptions,
 ): Promise<ItemOutcome> {
 	const json = buildTaskOutput({
 		taskId: task.taskId,
-		kind: task.kind,
+		taskType: task.taskType,
 		status: 'completed',
 		urls,
 		info,
@@ -93,7 +93,7 @@ export function judgeInfo(
 	task: CreatedTask,
 	info: IDataObject,
 	status: number | undefined,
-	options: RunOptions,
+	options: WaitingOptions,
 ): InfoVerdict {
 	if (status !== undefined && options.failedCodes.includes(status)) {
 		const detail = typeof info.message === 'string' && info.message ? `: ${info.message}` : '';
@@ -108,7 +108,7 @@ export function judgeInfo(
 				}),
 				json: buildTaskOutput({
 					taskId: task.taskId,
-					kind: task.kind,
+					taskType: task.taskType,
 					status: 'failed',
 					lastStatus: status,
 					info,
@@ -132,7 +132,7 @@ export function judgeInfo(
 			}),
 			json: buildTaskOutput({
 				taskId: task.taskId,
-				kind: task.kind,
+				taskType: task.taskType,
 				status: 'failed',
 				lastStatus: status,
 				info,
@@ -145,7 +145,7 @@ export function judgeInfo(
 export function timedOutOutcome(
 	this: IExecuteFunctions,
 	task: CreatedTask,
-	options: RunOptions,
+	options: WaitingOptions,
 	lastStatus: number | undefined,
 	lastError: Error | undefined,
 ): ItemOutcome {
@@ -192,7 +192,7 @@ export function createdOutcome(task: CreatedTask): ItemOutcome {
 	// Not waited on: pending, even when the creation answer already carries a URL (betav5, gammaimage).
 	const json = buildTaskOutput({
 		taskId: task.taskId,
-		kind: task.kind,
+		taskType: task.taskType,
 		status: 'pending',
 		urls: resultUrls(task.creation),
 		info: task.creation,

@@ -31,7 +31,7 @@ import {
 	type CreatedTask,
 } from './answers';
 import { MinHeap } from './heap';
-import type { RunOptions } from './options';
+import type { WaitingOptions } from './options';
 
 /**
  * A pause that the loop can cut short without leaving its timer behind. n8n-workflow 2.x's `sleep` takes a
@@ -73,7 +73,7 @@ export interface EngineInput {
 	creations: CreationJob[];
 	/** Tasks that already exist (Task → Wait). */
 	existing: CreatedTask[];
-	options: RunOptions;
+	options: WaitingOptions;
 	/** Without Continue On Fail, a failed creation stops new creations and ends the run early. */
 	continueOnFail: boolean;
 }
@@ -119,7 +119,7 @@ interface Finished {
 }
 
 class Engine {
-	private readonly options: RunOptions;
+	private readonly options: WaitingOptions;
 
 	private readonly cancel: AbortSignal | undefined;
 
@@ -408,8 +408,8 @@ class Engine {
 			const info =
 				(await apiJsonRequest.call(
 					this.context,
-					INFO_PATH[task.kind],
-					infoRequestBody(task.kind, task.taskId, task.moreTaskInfo),
+					INFO_PATH[task.taskType],
+					infoRequestBody(task.taskType, task.taskId, task.moreTaskInfo),
 					{
 						itemIndex: task.itemIndex,
 						taskId: task.taskId,
@@ -419,7 +419,7 @@ class Engine {
 				)) ?? {};
 			this.onApiSuccess();
 			if (entry.ended) return; // another answer settled the task already
-			entry.lastStatus = statusOf(task.kind, info);
+			entry.lastStatus = statusOf(task.taskType, info);
 			entry.lastError = undefined;
 			const verdict = judgeInfo.call(this.context, task, info, entry.lastStatus, this.options);
 			if (verdict.state === 'ended') {
@@ -477,7 +477,7 @@ class Engine {
 				error,
 				json: buildTaskOutput({
 					taskId: task.taskId,
-					kind: task.kind,
+					taskType: task.taskType,
 					status: 'completed',
 					urls,
 					info,
@@ -512,7 +512,7 @@ export async function runEngine(this: IExecuteFunctions, input: EngineInput): Pr
 export async function waitForTasks(
 	this: IExecuteFunctions,
 	tasks: CreatedTask[],
-	options: RunOptions,
+	options: WaitingOptions,
 ): Promise<ItemOutcome[]> {
 	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail: true });
 }

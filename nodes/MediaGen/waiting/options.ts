@@ -1,7 +1,7 @@
 /** The options of creation and Task → Wait, with their defaults per task type. */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { TaskKind } from '../models/endpoints';
+import type { TaskType } from '../models/endpoints';
 import { invalidInput, toList } from '../request/validation';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
@@ -14,7 +14,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
  */
 export const DEFAULT_MAX_CONCURRENCY = 64;
 
-export interface RunOptions {
+export interface WaitingOptions {
 	wait: boolean;
 	maxConcurrency: number;
 	requestTimeoutMs: number;
@@ -29,17 +29,17 @@ export interface RunOptions {
 }
 
 /** Defaults in seconds per task type; the editor shows the same values (actions/descriptions.ts). */
-export const WAIT_DEFAULTS: Record<TaskKind, { pollInterval: number; maxWait: number; requestTimeout: number }> = {
+export const WAIT_DEFAULTS: Record<TaskType, { pollInterval: number; maxWait: number; requestTimeout: number }> = {
 	// Image requests default to the transport's own timeout, which every request without an option uses.
 	image: { pollInterval: 5, maxWait: 300, requestTimeout: DEFAULT_REQUEST_TIMEOUT_MS / 1000 },
 	video: { pollInterval: 10, maxWait: 1800, requestTimeout: 300 },
 };
 
-type WaitDefaults = (typeof WAIT_DEFAULTS)[TaskKind];
+type WaitDefaults = (typeof WAIT_DEFAULTS)[TaskType];
 
 /** Defaults that suit every given task type (shortest interval, longest waits): one type gives its own. */
-export function waitDefaults(kinds: readonly TaskKind[]): WaitDefaults {
-	const list = kinds.length ? kinds.map((kind) => WAIT_DEFAULTS[kind]) : [WAIT_DEFAULTS.image];
+export function waitDefaults(taskTypes: readonly TaskType[]): WaitDefaults {
+	const list = taskTypes.length ? taskTypes.map((taskType) => WAIT_DEFAULTS[taskType]) : [WAIT_DEFAULTS.image];
 	return {
 		pollInterval: Math.min(...list.map((entry) => entry.pollInterval)),
 		maxWait: Math.max(...list.map((entry) => entry.maxWait)),
@@ -57,13 +57,13 @@ function statusCodes(this: IExecuteFunctions, value: unknown, field: string): nu
 	});
 }
 
-export function readRunOptions(
+export function readWaitingOptions(
 	this: IExecuteFunctions,
-	kind: TaskKind | readonly TaskKind[],
+	taskType: TaskType | readonly TaskType[],
 	wait: boolean,
-): RunOptions {
+): WaitingOptions {
 	const options = (this.getNodeParameter('options', 0, {}) as IDataObject) ?? {};
-	const defaults = waitDefaults(typeof kind === 'string' ? [kind] : [...new Set(kind)]);
+	const defaults = waitDefaults(typeof taskType === 'string' ? [taskType] : [...new Set(taskType)]);
 	const seconds = (value: unknown, fallback: number) => {
 		const number = Number(value ?? fallback);
 		return Number.isFinite(number) && number >= 0 ? number : fallback;

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { holdsObjects, invalidInput, toList } from '../../request/validation';
-import { DELETE_PATH, type TaskKind } from '../../models/endpoints';
+import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
-import { readTaskKind, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import { readTaskType, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 
@@ -40,17 +40,19 @@ export const description: INodeProperties[] = [
 
 interface DeleteRequest {
 	itemIndexes: number[];
-	kind: TaskKind;
+	taskType: TaskType;
 	taskIds: string[];
 	uid: string;
 }
 
 async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Promise<IDataObject> {
 	const body: IDataObject = { taskids: request.taskIds };
-	if (request.kind === 'image' && request.uid) body.uid = request.uid;
-	const data = await apiJsonRequest.call(this, DELETE_PATH[request.kind], body, { itemIndex: request.itemIndexes[0] });
+	if (request.taskType === 'image' && request.uid) body.uid = request.uid;
+	const data = await apiJsonRequest.call(this, DELETE_PATH[request.taskType], body, {
+		itemIndex: request.itemIndexes[0],
+	});
 	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
-	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.kind };
+	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.taskType };
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
@@ -60,7 +62,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const kind = readTaskKind.call(this, itemIndex, items[itemIndex]);
+			const taskType = readTaskType.call(this, itemIndex, items[itemIndex]);
 			const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
 			if (holdsObjects(raw))
 				throw invalidInput.call(
@@ -72,13 +74,15 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				);
 			const taskIds = toList(raw);
 			if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
-			const uid = kind === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
-			const group = combine ? requests.find((request) => request.kind === kind && request.uid === uid) : undefined;
+			const uid = taskType === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
+			const group = combine
+				? requests.find((request) => request.taskType === taskType && request.uid === uid)
+				: undefined;
 			if (group) {
 				group.itemIndexes.push(itemIndex);
 				group.taskIds.push(...taskIds.filter((id) => !group.taskIds.includes(id)));
 			} else {
-				requests.push({ itemIndexes: [itemIndex], kind, taskIds, uid });
+				requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid });
 			}
 		} catch (error) {
 			outcomes.push({ itemIndex, error });

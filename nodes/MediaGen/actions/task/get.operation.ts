@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { mapConcurrent } from '../../helpers/concurrency';
 import { INFO_PATH, infoRequestBody } from '../../models/endpoints';
 import { buildTaskOutput, resultUrls, type ItemOutcome } from '../../output/taskOutput';
-import { readTaskId, readTaskKind, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import { readTaskId, readTaskType, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
 import { apiJsonRequest } from '../../transport';
 import { DEFAULT_MAX_CONCURRENCY } from '../../waiting/options';
 
@@ -39,16 +39,22 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		async (item, itemIndex): Promise<ItemOutcome> => {
 			let taskId: string | undefined;
 			try {
-				const kind = readTaskKind.call(this, itemIndex, item);
+				const taskType = readTaskType.call(this, itemIndex, item);
 				taskId = readTaskId.call(this, itemIndex);
-				const moreTaskInfo = kind === 'video' && (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean);
-				const info = await apiJsonRequest.call(this, INFO_PATH[kind], infoRequestBody(kind, taskId, moreTaskInfo), {
-					itemIndex,
-					taskId,
-				});
+				const moreTaskInfo =
+					taskType === 'video' && (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean);
+				const info = await apiJsonRequest.call(
+					this,
+					INFO_PATH[taskType],
+					infoRequestBody(taskType, taskId, moreTaskInfo),
+					{
+						itemIndex,
+						taskId,
+					},
+				);
 				const urls = resultUrls(info);
 				// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
-				const json = buildTaskOutput({ taskId, kind, status: urls.length ? 'completed' : 'pending', urls, info });
+				const json = buildTaskOutput({ taskId, taskType, status: urls.length ? 'completed' : 'pending', urls, info });
 				return { itemIndex, items: [{ json }] };
 			} catch (error) {
 				return { itemIndex, error, json: taskId ? { taskid: taskId } : {} };

@@ -1,20 +1,20 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../../output/taskOutput';
-import { readTaskId, readTaskKind, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import { readTaskId, readTaskType, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
 import type { CreatedTask } from '../../waiting/answers';
 import { waitForTasks } from '../../waiting/engine';
-import { readRunOptions } from '../../waiting/options';
-import { runOptions } from '../descriptions';
+import { readWaitingOptions } from '../../waiting/options';
+import { optionsProperty } from '../descriptions';
 
 const showForWait = { resource: ['task'], operation: ['wait'] };
 
 // One Options collection per Task Type, so that the editor shows that type's defaults.
 export const description: INodeProperties[] = [
-	{ ...runOptions(['image'], false), displayOptions: { show: { ...showForWait, taskType: ['image'] } } },
-	{ ...runOptions(['video'], false), displayOptions: { show: { ...showForWait, taskType: ['video'] } } },
+	{ ...optionsProperty(['image'], false), displayOptions: { show: { ...showForWait, taskType: ['image'] } } },
+	{ ...optionsProperty(['video'], false), displayOptions: { show: { ...showForWait, taskType: ['video'] } } },
 	{
-		...runOptions(['image', 'video'], false),
+		...optionsProperty(['image', 'video'], false),
 		displayOptions: { show: { ...showForWait, taskType: [TASK_TYPE_FROM_INPUT] } },
 	},
 ];
@@ -29,17 +29,17 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			const item = items[itemIndex];
-			const kind = readTaskKind.call(this, itemIndex, item);
+			const taskType = readTaskType.call(this, itemIndex, item);
 			const taskId = readTaskId.call(this, itemIndex);
 			const moreTaskInfo =
-				kind === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
-			tasks.push({ itemIndex, kind, taskId, creation: {}, summary: carriedSummary(item, taskId), moreTaskInfo });
+				taskType === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
+			tasks.push({ itemIndex, taskType, taskId, creation: {}, summary: carriedSummary(item, taskId), moreTaskInfo });
 		} catch (error) {
 			outcomes.push({ itemIndex, error });
 		}
 	}
 	if (outcomes.length && !this.continueOnFail()) return outcomes;
-	const options = readRunOptions.call(this, tasks.length ? tasks.map((task) => task.kind) : ['image'], true);
+	const options = readWaitingOptions.call(this, tasks.length ? tasks.map((task) => task.taskType) : ['image'], true);
 	// No argument spread: a run may hold more outcomes than a call can take arguments.
 	for (const outcome of await waitForTasks.call(this, tasks, options)) outcomes.push(outcome);
 	return outcomes;
