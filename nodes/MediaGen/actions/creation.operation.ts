@@ -1,11 +1,11 @@
 /**
- * The creation pipeline shared by every image and video operation:
- * 1. prepare and validate every item (no request is sent while any input is bad, unless Continue On Fail);
- * 2. hand the creations to the engine, which polls each task from its own creation on (waiting/engine.ts); a creation
- *    is repeated only when it provably created nothing (it could charge twice).
+ * The creation operation of every image and video model: the model's spec yields both its parameters and its
+ * behaviour, so adding a model means adding its spec (models/), not an operation file.
+ * 1. `read`: prepare and validate one item (the router reads every item before anything is sent);
+ * 2. `run`: hand the creations to the waiting engine, which polls each task from its own creation on
+ *    (waiting/engine.ts); a creation is repeated only when it provably created nothing (it could charge twice).
  */
-
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { ModelSpec } from '../models/types';
 import type { ItemOutcome } from '../output/taskOutput';
@@ -15,36 +15,35 @@ import { apiMultipartRequest } from '../transport';
 import type { CreatedTask } from '../waiting/answers';
 import { runEngine, type CreationJob } from '../waiting/engine';
 import { readWaitingOptions } from '../waiting/options';
-import { modelProperties, waitingProperties } from './descriptions';
+import { modelProperties, operationProperty, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
 
-/** A creation operation is its model spec: the spec yields both the parameters and the behaviour. */
-export function creationOperation(spec: ModelSpec): OperationModule {
+export function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {
 		description: modelProperties(spec, waitingProperties(spec.taskType)),
-		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
-			return await createTasks.call(this, items, spec);
+		async read(itemIndex, item) {
+			return await prepareRequest.call(this, spec, itemIndex, item);
+		},
+		async run(prepared) {
+			return await createTasks.call(this, prepared, spec);
 		},
 	};
 }
 
-export async function createTasks(
+/** The Operation selector and every operation of a resource, one per model spec. */
+export function creationOperations(resource: string, models: ModelSpec[]) {
+	const operations = Object.fromEntries(models.map((spec) => [spec.operation, creationOperation(spec)]));
+	return {
+		operations,
+		description: [operationProperty(resource, models), ...Object.values(operations).flatMap((op) => op.description)],
+	};
+}
+
+async function createTasks(
 	this: IExecuteFunctions,
-	items: INodeExecutionData[],
+	prepared: PreparedRequest[],
 	spec: ModelSpec,
 ): Promise<ItemOutcome[]> {
-	const continueOnFail = this.continueOnFail();
-	const outcomes: ItemOutcome[] = [];
-	const prepared: PreparedRequest[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			prepared.push(await prepareRequest.call(this, spec, itemIndex, items[itemIndex]));
-		} catch (error) {
-			outcomes.push({ itemIndex, error });
-		}
-	}
-	if (outcomes.length && !continueOnFail) return outcomes;
-
 	const options = readWaitingOptions.call(
 		this,
 		spec.taskType,
@@ -72,8 +71,5 @@ export async function createTasks(
 			},
 		};
 	});
-	// No argument spread: a run may hold more outcomes than a call can take arguments.
-	for (const outcome of await runEngine.call(this, { creations, existing: [], options, continueOnFail }))
-		outcomes.push(outcome);
-	return outcomes;
+	return await runEngine.call(this, { creations, existing: [], options, continueOnFail: this.continueOnFail() });
 }

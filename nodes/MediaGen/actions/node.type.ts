@@ -4,8 +4,22 @@ import type { ItemOutcome } from '../output/taskOutput';
 
 export type MediaGenResource = 'image' | 'video' | 'task';
 
-export interface OperationModule {
+/** What an operation read from one item: at least the item it came from. */
+export interface ReadItem {
+	itemIndex: number;
+}
+
+/**
+ * An operation in two phases, so that the router can hold the product promise "bad input anywhere, nothing
+ * sent" for every operation in one place: `read` runs for every item before `run` sends anything.
+ *
+ * Unlike n8n's per-item `execute(i)` convention, `run` gets all items at once: creations, polls and
+ * downloads of all items share one schedule and one bound on requests in flight (see waiting/engine.ts).
+ */
+export interface OperationModule<T extends ReadItem = ReadItem> {
 	description: INodeProperties[];
-	/** Runs every input item; item-level failures come back as outcomes, never as throws. */
-	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]>;
+	/** Reads and checks one item's parameters; throws a NodeOperationError on bad input. Sends nothing. */
+	read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): Promise<T> | T;
+	/** Sends what was read; item-level failures come back as outcomes, never as throws. */
+	run(this: IExecuteFunctions, read: T[]): Promise<ItemOutcome[]>;
 }

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import * as image from './image';
 import type { ItemOutcome } from '../output/taskOutput';
-import type { MediaGenResource, OperationModule } from './node.type';
+import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import * as task from './task';
 import * as video from './video';
 
@@ -17,9 +17,12 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
 };
 
 /**
- * Dispatches to the operation and owns error handling: with Continue On Fail an item's error becomes an
- * output item that keeps its task id; otherwise the first failing item (in input order) stops the node,
- * and the message still names every task this run already created so none is lost.
+ * Dispatches to the operation and owns error handling:
+ * - every item is read and checked before anything is sent; bad input anywhere stops the node with nothing
+ *   sent, unless Continue On Fail, where the valid items go ahead and the invalid ones become error items;
+ * - with Continue On Fail an item's error becomes an output item that keeps its task id; otherwise the first
+ *   failing item (in input order) stops the node, and the message still names every task this run already
+ *   created so none is lost.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -46,8 +49,21 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	const outcomes = (await module.execute.call(this, items)).sort((a, b) => a.itemIndex - b.itemIndex);
 	const continueOnFail = this.continueOnFail();
+	const outcomes: ItemOutcome[] = [];
+	const read: ReadItem[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			read.push(await module.read.call(this, itemIndex, items[itemIndex]));
+		} catch (error) {
+			outcomes.push({ itemIndex, error });
+		}
+	}
+	if (!outcomes.length || continueOnFail) {
+		// No argument spread: a run may hold more outcomes than a call can take arguments.
+		for (const outcome of await module.run.call(this, read)) outcomes.push(outcome);
+	}
+	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
 	const output: INodeExecutionData[] = [];
 
 	for (const outcome of outcomes) {

@@ -7,8 +7,26 @@ import { holdsObjects, invalidInput } from './validation';
 /** Task Type value that reads each input item's `taskType` field (set on every MediaGen output). */
 export const TASK_TYPE_FROM_INPUT = 'fromInput';
 
+/** A task an item names, as Task → Get and Task → Wait read it. */
+export interface TaskRef {
+	itemIndex: number;
+	taskType: TaskType;
+	taskId: string;
+	/** Sent with video info requests. */
+	moreTaskInfo?: boolean;
+}
+
+/** The task of an item for Task → Get and Task → Wait: its type, id and the More Task Info switch of videos. */
+export function readTaskRef(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskRef {
+	const taskType = readTaskType.call(this, itemIndex, item);
+	const taskId = readTaskId.call(this, itemIndex);
+	const moreTaskInfo =
+		taskType === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
+	return { itemIndex, taskType, taskId, moreTaskInfo };
+}
+
 /** Reads the task id of an item, refusing an empty one before anything is sent. */
-export function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
+function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
 	const value = this.getNodeParameter('taskId', itemIndex, '') as unknown;
 	if (holdsObjects(value)) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'must be one task ID (text)');
 	const taskId = String(value ?? '').trim();

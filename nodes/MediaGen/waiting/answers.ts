@@ -5,18 +5,15 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { TaskType } from '../models/endpoints';
 import { downloadResults } from '../output/resultFiles';
 import { buildTaskOutput, resultUrls, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
+import type { TaskRef } from '../request/taskItem';
 import type { WaitingOptions } from './options';
 
-export interface CreatedTask {
-	itemIndex: number;
-	taskType: TaskType;
-	taskId: string;
+/** A task that exists on the server: created by this run, or named by an item (Task → Wait). */
+export interface CreatedTask extends TaskRef {
 	/** The creation answer's data (taskid, and url for some models). */
 	creation: IDataObject;
 	/** Model and request summary for the output. */
 	summary: RequestSummary;
-	/** Sent with video info requests. */
-	moreTaskInfo?: boolean;
 }
 
 export function statusOf(taskType: TaskType, data: IDataObject): number | undefined {

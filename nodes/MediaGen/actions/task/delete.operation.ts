@@ -55,42 +55,46 @@ async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Prom
 	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.taskType };
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
+/** The task IDs one item asks to delete, with their type and (image tasks) User ID. */
+interface DeleteItem {
+	itemIndex: number;
+	taskType: TaskType;
+	taskIds: string[];
+	uid: string;
+}
+
+export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {
+	const taskType = readTaskType.call(this, itemIndex, item);
+	const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
+	if (holdsObjects(raw))
+		throw invalidInput.call(
+			this,
+			itemIndex,
+			'Task IDs',
+			raw,
+			'must be comma-separated text or a list of task IDs (text)',
+		);
+	const taskIds = toList(raw);
+	if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
+	const uid = taskType === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
+	return { itemIndex, taskType, taskIds, uid };
+}
+
+export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise<ItemOutcome[]> {
 	const outcomes: ItemOutcome[] = [];
 	const requests: DeleteRequest[] = [];
 	const combine = this.getNodeParameter('combineItems', 0, false) as boolean;
-
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const taskType = readTaskType.call(this, itemIndex, items[itemIndex]);
-			const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
-			if (holdsObjects(raw))
-				throw invalidInput.call(
-					this,
-					itemIndex,
-					'Task IDs',
-					raw,
-					'must be comma-separated text or a list of task IDs (text)',
-				);
-			const taskIds = toList(raw);
-			if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
-			const uid = taskType === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
-			const group = combine
-				? requests.find((request) => request.taskType === taskType && request.uid === uid)
-				: undefined;
-			if (group) {
-				group.itemIndexes.push(itemIndex);
-				group.taskIds.push(...taskIds.filter((id) => !group.taskIds.includes(id)));
-			} else {
-				requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid });
-			}
-		} catch (error) {
-			outcomes.push({ itemIndex, error });
+	for (const { itemIndex, taskType, taskIds, uid } of items) {
+		const group = combine
+			? requests.find((request) => request.taskType === taskType && request.uid === uid)
+			: undefined;
+		if (group) {
+			group.itemIndexes.push(itemIndex);
+			group.taskIds.push(...taskIds.filter((id) => !group.taskIds.includes(id)));
+		} else {
+			requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid });
 		}
 	}
-	// Bad input anywhere stops the whole run before any deletion, unless failures are allowed to continue.
-	if (outcomes.length && !this.continueOnFail()) return outcomes;
-
 	for (const request of requests) {
 		const [itemIndex] = request.itemIndexes;
 		try {

@@ -1,9 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { mapConcurrent } from '../../helpers/concurrency';
 import { INFO_PATH, infoRequestBody } from '../../models/endpoints';
 import { buildTaskOutput, resultUrls, type ItemOutcome } from '../../output/taskOutput';
-import { readTaskId, readTaskType, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import { readTaskRef, TASK_TYPE_FROM_INPUT, type TaskRef } from '../../request/taskItem';
 import { apiJsonRequest } from '../../transport';
 import { DEFAULT_MAX_CONCURRENCY } from '../../waiting/options';
 
@@ -32,34 +32,25 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<ItemOutcome[]> {
-	const outcomes = await mapConcurrent(
-		items,
-		DEFAULT_MAX_CONCURRENCY,
-		async (item, itemIndex): Promise<ItemOutcome> => {
-			let taskId: string | undefined;
-			try {
-				const taskType = readTaskType.call(this, itemIndex, item);
-				taskId = readTaskId.call(this, itemIndex);
-				const moreTaskInfo =
-					taskType === 'video' && (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean);
-				const info = await apiJsonRequest.call(
-					this,
-					INFO_PATH[taskType],
-					infoRequestBody(taskType, taskId, moreTaskInfo),
-					{
-						itemIndex,
-						taskId,
-					},
-				);
-				const urls = resultUrls(info);
-				// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
-				const json = buildTaskOutput({ taskId, taskType, status: urls.length ? 'completed' : 'pending', urls, info });
-				return { itemIndex, items: [{ json }] };
-			} catch (error) {
-				return { itemIndex, error, json: taskId ? { taskid: taskId } : {} };
-			}
-		},
-	);
-	return outcomes;
+export const read = readTaskRef;
+
+/** One status check per task, at most DEFAULT_MAX_CONCURRENCY in flight. */
+export async function run(this: IExecuteFunctions, tasks: TaskRef[]): Promise<ItemOutcome[]> {
+	return await mapConcurrent(tasks, DEFAULT_MAX_CONCURRENCY, async (task): Promise<ItemOutcome> => {
+		const { itemIndex, taskType, taskId, moreTaskInfo } = task;
+		try {
+			const info = await apiJsonRequest.call(
+				this,
+				INFO_PATH[taskType],
+				infoRequestBody(taskType, taskId, moreTaskInfo),
+				{ itemIndex, taskId },
+			);
+			const urls = resultUrls(info);
+			// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
+			const json = buildTaskOutput({ taskId, taskType, status: urls.length ? 'completed' : 'pending', urls, info });
+			return { itemIndex, items: [{ json }] };
+		} catch (error) {
+			return { itemIndex, error, json: { taskid: taskId } };
+		}
+	});
 }

@@ -1,4 +1,0 @@
-import { BETAV5 } from '../../models/image';
-import { creationOperation } from '../creation.operation';
-
-export const { description, execute } = creationOperation(BETAV5);
