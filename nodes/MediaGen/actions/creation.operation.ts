@@ -18,7 +18,7 @@ import { readWaitingOptions } from '../waiting/options';
 import { modelProperties, operationProperty, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
 
-export function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
+function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {
 		description: modelProperties(spec, waitingProperties(spec.taskType)),
 		async read(itemIndex, item) {

@@ -8,7 +8,7 @@ import * as task from './task';
 import * as video from './video';
 
 /** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
-export const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
+const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
 
 const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
 	image: image.operations,

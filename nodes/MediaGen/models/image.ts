@@ -4,7 +4,7 @@ import type { FieldSpec, ModelSpec, ReferenceSpec, StringField } from './types';
 const PROIMAGE_RATIOS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9', '5:4', '4:5'];
 const BETAV45_RATIOS = ['9:16', '16:9', '3:4', '4:3', '1:1', '2:3', '3:2'];
 const BETAV4_RATIOS = ['9:16', '16:9', '3:4', '4:3', '1:1'];
-export const BETAV45_PIXELS = { min: 3686400, max: 16777216 };
+const BETAV45_PIXELS = { min: 3686400, max: 16777216 };
 
 const WXH = /^(\d+)[xX](\d+)$/;
 

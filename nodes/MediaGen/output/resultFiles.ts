@@ -15,7 +15,7 @@ function fileNameFromUrl(url: string): string | undefined {
 }
 
 /** `<taskid>-<n>.<ext>`, n being the file's index in `urls`; characters unsafe in file names become `_`. */
-export function resultFileName(taskId: string, index: number, extension: string): string {
+function resultFileName(taskId: string, index: number, extension: string): string {
 	return `${taskId.replace(/[^\w.-]+/g, '_')}-${index}.${extension}`;
 }
 

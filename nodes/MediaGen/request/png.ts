@@ -3,7 +3,7 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Bytes needed to read a PNG's size: signature, IHDR length and type, width and height. */
 export const PNG_HEADER_BYTES = 24;
 
-export function isPng(header: Buffer): boolean {
+function isPng(header: Buffer): boolean {
 	return header.length >= 8 && PNG_SIGNATURE.every((byte, index) => header[index] === byte);
 }
 

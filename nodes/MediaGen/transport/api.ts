@@ -12,12 +12,12 @@ import { apiError, describeTransportFailure, NEVER_CONNECTED, parseRetryAfter } 
 import { StreamingForm } from './multipart';
 import { redactDeep, snippet } from './redaction';
 
-export const CREDENTIAL_TYPE = 'mediaGenApi';
+const CREDENTIAL_TYPE = 'mediaGenApi';
 
 /** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
-export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
+const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
 
-export interface ApiEnvelope<T> {
+interface ApiEnvelope<T> {
 	code: number;
 	msg?: string;
 	data?: T;

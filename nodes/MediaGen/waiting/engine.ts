@@ -7,15 +7,14 @@
  *   there are no rounds. At Max Wait a task gets one last poll before it times out.
  * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
  *   at least half of it, so neither starves the other. Downloads (result-file hosts) have their own lane.
- * - Adaptive bound (AIMD): it starts at Max Concurrent Requests, halves on HTTP 429 (at most once per
- *   generation of requests), grows back by about one per bound's worth of successes. The refused request
- *   waits the server's Retry-After; when the bound is already 1, everything waits it.
+ * - Adaptive bound (AIMD, bound.ts): it starts at Max Concurrent Requests, halves on HTTP 429, grows back
+ *   gradually. The refused request waits the server's Retry-After; when the bound is already 1, everything
+ *   waits it.
  * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
  *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
- * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken by a signal when a request ends.
+ * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (alarm.ts).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import * as workflow from 'n8n-workflow';
 
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
 import { buildTaskOutput, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
@@ -30,18 +29,10 @@ import {
 	timedOutOutcome,
 	type CreatedTask,
 } from './answers';
+import { Alarm } from './alarm';
+import { AdaptiveBound } from './bound';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
-
-/**
- * A pause that the loop can cut short without leaving its timer behind. n8n-workflow 2.x's `sleep` takes a
- * signal; 1.x's ignores it and offers `sleepWithAbort` instead (the node runs on the n8n-workflow of the host).
- */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-	const withAbort = (workflow as unknown as { sleepWithAbort?: (ms: number, signal: AbortSignal) => Promise<void> })
-		.sleepWithAbort;
-	return withAbort ? withAbort(ms, signal) : workflow.sleep(ms, signal);
-}
 
 /** Longest pause between two polls of a task whose polls keep failing. */
 const MAX_POLL_BACKOFF_MS = 60_000;
@@ -140,22 +131,12 @@ class Engine {
 
 	private readonly inFlight = { create: 0, poll: 0, download: 0 };
 
-	/** The adaptive bound on API requests in flight (fractional while it grows back). */
-	private limit: number;
-
-	private lastDecreaseAt = 0;
-
-	/** No API request starts before this time (Retry-After while the bound is 1). */
-	private holdUntil = 0;
+	private readonly bound: AdaptiveBound;
 
 	/** Set without Continue On Fail once a creation failed: nothing new starts. */
 	private stopped = false;
 
-	/** Resolves the loop's pause; set while the loop sleeps. */
-	private wakeUp: (() => void) | undefined;
-
-	/** A request ended while the loop was not sleeping: the next pause returns at once. */
-	private woken = false;
+	private readonly alarm = new Alarm();
 
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -163,7 +144,7 @@ class Engine {
 	) {
 		this.options = input.options;
 		this.cancel = context.getExecutionCancelSignal();
-		this.limit = input.options.maxConcurrency;
+		this.bound = new AdaptiveBound(input.options.maxConcurrency);
 		const now = Date.now();
 		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
 		// Existing tasks may be done already: their first poll is due at once.
@@ -225,8 +206,8 @@ class Engine {
 		while (this.downloads.length && this.inFlight.download < Math.min(DOWNLOAD_LANE, this.options.maxConcurrency)) {
 			void this.download(this.downloads.shift()!);
 		}
-		if (now < this.holdUntil) return;
-		while (this.apiInFlight < Math.max(1, Math.floor(this.limit))) {
+		if (now < this.bound.holdUntil) return;
+		while (this.apiInFlight < this.bound.slots) {
 			const creation = this.readyCreation(now);
 			const ticket = this.stopped ? undefined : this.nextTicket();
 			const poll = ticket && ticket.dueAt <= now ? ticket : undefined;
@@ -258,12 +239,12 @@ class Engine {
 			if (time !== undefined && (at === undefined || time < at)) at = time;
 		};
 		if (this.stopped || this.cancelled) return undefined;
-		const apiFull = this.apiInFlight >= Math.max(1, Math.floor(this.limit));
+		const apiFull = this.apiInFlight >= this.bound.slots;
 		if (!apiFull) {
 			consider(this.nextTicket()?.dueAt);
 			consider(this.retryCreations.peek()?.notBefore);
 		}
-		if (this.holdUntil > Date.now()) consider(this.holdUntil);
+		if (this.bound.holdUntil > Date.now()) consider(this.bound.holdUntil);
 		return at;
 	}
 
@@ -272,46 +253,13 @@ class Engine {
 	 * only when something falls due at a time; otherwise the end of a request in flight wakes the loop.
 	 */
 	private async pause(): Promise<void> {
-		if (this.woken) {
-			this.woken = false;
-			return;
-		}
-		const woken = new Promise<void>((resolve) => (this.wakeUp = resolve));
 		const wakeAt = this.nextWakeAt();
 		const nothingRunning = !this.apiInFlight && !this.inFlight.download;
-		if (wakeAt === undefined && !nothingRunning) {
-			await woken;
-		} else {
-			const timer = new AbortController();
-			const ms = wakeAt === undefined ? MAX_POLL_BACKOFF_MS : Math.max(0, wakeAt - Date.now());
-			await Promise.race([abortableSleep(ms, timer.signal).catch(() => undefined), woken]);
-			timer.abort();
-		}
-		this.wakeUp = undefined;
-		this.woken = false;
+		await this.alarm.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
 	}
 
 	private wake(): void {
-		const wakeUp = this.wakeUp;
-		this.wakeUp = undefined;
-		if (wakeUp) wakeUp();
-		else this.woken = true;
-	}
-
-	// --- adaptive bound -------------------------------------------------------------------------------
-
-	private onApiSuccess(): void {
-		this.limit = Math.min(this.options.maxConcurrency, this.limit + 1 / this.limit);
-	}
-
-	/** Multiplicative decrease, once per generation: requests started before the last cut do not cut again. */
-	private onRateLimited(startedAt: number, retryAfter: number | undefined): void {
-		const now = Date.now();
-		if (startedAt >= this.lastDecreaseAt) {
-			if (this.limit <= 1 && retryAfter !== undefined) this.holdUntil = Math.max(this.holdUntil, now + retryAfter);
-			this.limit = Math.max(1, this.limit / 2);
-			this.lastDecreaseAt = now;
-		}
+		this.alarm.wake();
 	}
 
 	// --- creations ------------------------------------------------------------------------------------
@@ -323,7 +271,7 @@ class Engine {
 		entry.attempts++;
 		try {
 			const task = await entry.job.send();
-			this.onApiSuccess();
+			this.bound.onSuccess();
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				this.enqueue(task, now, now + this.options.pollIntervalMs);
@@ -333,7 +281,7 @@ class Engine {
 		} catch (error) {
 			const now = Date.now();
 			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.onRateLimited(startedAt, retryAfter);
+			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
 			const backoff = Math.min(CREATE_BACKOFF_MS * 2 ** (entry.attempts - 1), MAX_CREATE_BACKOFF_MS);
 			const delay = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : backoff;
 			if (
@@ -417,7 +365,7 @@ class Engine {
 						signal: entry.done.signal,
 					},
 				)) ?? {};
-			this.onApiSuccess();
+			this.bound.onSuccess();
 			if (entry.ended) return; // another answer settled the task already
 			entry.lastStatus = statusOf(task.taskType, info);
 			entry.lastError = undefined;
@@ -443,7 +391,7 @@ class Engine {
 				entry.failures++;
 				entry.lastError = error as Error;
 				const retryAfter = retryAfterMs(error);
-				if (isRateLimited(error)) this.onRateLimited(startedAt, retryAfter);
+				if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
 				if (final) {
 					this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
 				} else if (!entry.finalStarted) {

@@ -1,0 +1,49 @@
+import * as workflow from 'n8n-workflow';
+
+/**
+ * A pause that the loop can cut short without leaving its timer behind. n8n-workflow 2.x's `sleep` takes a
+ * signal; 1.x's ignores it and offers `sleepWithAbort` instead (the node runs on the n8n-workflow of the host).
+ */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+	const withAbort = (workflow as unknown as { sleepWithAbort?: (ms: number, signal: AbortSignal) => Promise<void> })
+		.sleepWithAbort;
+	return withAbort ? withAbort(ms, signal) : workflow.sleep(ms, signal);
+}
+
+/**
+ * How the engine's loop sleeps without timers of its own: until a time, or until `wake()` (a request ended,
+ * the execution was cancelled). A wake that comes while the loop is not sleeping makes the next sleep return
+ * at once, so no event is missed.
+ */
+export class Alarm {
+	/** Resolves the current sleep; set while the loop sleeps. */
+	private wakeUp: (() => void) | undefined;
+
+	/** A wake came while the loop was not sleeping: the next sleep returns at once. */
+	private woken = false;
+
+	wake(): void {
+		const wakeUp = this.wakeUp;
+		this.wakeUp = undefined;
+		if (wakeUp) wakeUp();
+		else this.woken = true;
+	}
+
+	/** Sleeps until `at` (a Date.now() time) or a wake; without `at`, until a wake only. */
+	async sleepUntil(at: number | undefined): Promise<void> {
+		if (this.woken) {
+			this.woken = false;
+			return;
+		}
+		const woken = new Promise<void>((resolve) => (this.wakeUp = resolve));
+		if (at === undefined) {
+			await woken;
+		} else {
+			const timer = new AbortController();
+			await Promise.race([abortableSleep(Math.max(0, at - Date.now()), timer.signal).catch(() => undefined), woken]);
+			timer.abort();
+		}
+		this.wakeUp = undefined;
+		this.woken = false;
+	}
+}
