@@ -1,16 +1,30 @@
 /**
  * The adaptive bound on API requests in flight (AIMD): it starts at Max Concurrent Requests, halves on HTTP 429
  * (at most once per generation of requests: requests started before the last cut do not cut again) and grows
- * back by about one per bound's worth of successes. When the bound is already 1, a 429's Retry-After holds
- * every API request.
+ * back by about one per bound's worth of successes.
+ *
+ * When the bound is already 1, a 429 holds every API request: for the server's Retry-After, and at least for a
+ * floor that doubles with each refusal in a row (a server that answers Retry-After: 0 again and again is not
+ * asked again at once). A hold never exceeds MAX_RETRY_AFTER_MS, and the last poll of a task at Max Wait is
+ * not held (engine.ts).
  */
+
+/** Longest Retry-After honoured; a larger value is capped so that Max Wait and the retry window still hold. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** The hold after the first refusal at a bound of 1; it doubles with each further refusal in a row. */
+const FIRST_HOLD_MS = 250;
+
 export class AdaptiveBound {
 	/** Fractional while it grows back. */
 	private limit: number;
 
 	private lastDecreaseAt = 0;
 
-	/** No API request starts before this time (Retry-After while the bound is 1). */
+	/** Holds in a row without a success in between. */
+	private refusals = 0;
+
+	/** No API request starts before this time (except the last poll of a task). */
 	holdUntil = 0;
 
 	constructor(private readonly max: number) {
@@ -23,15 +37,21 @@ export class AdaptiveBound {
 	}
 
 	onSuccess(): void {
+		this.refusals = 0;
 		this.limit = Math.min(this.max, this.limit + 1 / this.limit);
 	}
 
+	/** An answer to a request started before the last cut was already acted on: it changes nothing. */
 	onRateLimited(startedAt: number, retryAfter: number | undefined): void {
+		if (startedAt < this.lastDecreaseAt) return;
 		const now = Date.now();
-		if (startedAt >= this.lastDecreaseAt) {
-			if (this.limit <= 1 && retryAfter !== undefined) this.holdUntil = Math.max(this.holdUntil, now + retryAfter);
-			this.limit = Math.max(1, this.limit / 2);
-			this.lastDecreaseAt = now;
+		if (this.limit <= 1) {
+			this.refusals++;
+			const floor = FIRST_HOLD_MS * 2 ** Math.min(this.refusals - 1, 16);
+			const hold = Math.min(Math.max(retryAfter ?? 0, floor), MAX_RETRY_AFTER_MS);
+			this.holdUntil = Math.max(this.holdUntil, now + hold);
 		}
+		this.limit = Math.max(1, this.limit / 2);
+		this.lastDecreaseAt = now;
 	}
 }

@@ -30,7 +30,7 @@ import {
 	type CreatedTask,
 } from './answers';
 import { Alarm } from './alarm';
-import { AdaptiveBound } from './bound';
+import { AdaptiveBound, MAX_RETRY_AFTER_MS } from './bound';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
 
@@ -43,9 +43,6 @@ const MAX_CREATE_BACKOFF_MS = 30_000;
 
 /** A creation that keeps being refused (429, connection refused) gives up after this long. */
 const CREATE_RETRY_WINDOW_MS = 300_000;
-
-/** Longest Retry-After honoured; a larger value is capped so that Max Wait and the retry window still hold. */
-const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
 const MAX_POLLS_PER_TASK = 2;
@@ -206,11 +203,17 @@ class Engine {
 		while (this.downloads.length && this.inFlight.download < Math.min(DOWNLOAD_LANE, this.options.maxConcurrency)) {
 			void this.download(this.downloads.shift()!);
 		}
-		if (now < this.bound.holdUntil) return;
+		const holding = now < this.bound.holdUntil;
 		while (this.apiInFlight < this.bound.slots) {
-			const creation = this.readyCreation(now);
+			const creation = holding ? undefined : this.readyCreation(now);
 			const ticket = this.stopped ? undefined : this.nextTicket();
 			const poll = ticket && ticket.dueAt <= now ? ticket : undefined;
+			if (poll && holding && poll.dueAt < poll.entry.deadline) {
+				// A hold skips the task's slots until it ends; Max Wait wins over it: the last poll is never held.
+				this.polls.pop();
+				this.scheduleNext(poll.entry, this.bound.holdUntil);
+				continue;
+			}
 			if (!creation && !poll) break;
 			// Both lanes have work: the one with fewer requests in flight goes next, so each gets half the bound.
 			if (creation && (!poll || this.inFlight.create <= this.inFlight.poll)) {
@@ -282,8 +285,9 @@ class Engine {
 			const now = Date.now();
 			const retryAfter = retryAfterMs(error);
 			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
+			// The backoff is a floor that grows per attempt: a Retry-After of 0 does not mean "at once, forever".
 			const backoff = Math.min(CREATE_BACKOFF_MS * 2 ** (entry.attempts - 1), MAX_CREATE_BACKOFF_MS);
-			const delay = retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : backoff;
+			const delay = Math.max(backoff, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
 			if (
 				createdNothing(error) &&
 				!this.cancelled &&
@@ -396,8 +400,11 @@ class Engine {
 					this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
 				} else if (!entry.finalStarted) {
 					const interval = this.options.pollIntervalMs;
+					// Without Retry-After the pause doubles per failure; with one, it is at least the grid's interval.
 					const backoff =
-						retryAfter !== undefined ? Math.min(retryAfter, MAX_RETRY_AFTER_MS) : interval * 2 ** entry.failures;
+						retryAfter !== undefined
+							? Math.max(interval, Math.min(retryAfter, MAX_RETRY_AFTER_MS))
+							: interval * 2 ** entry.failures;
 					entry.generation++;
 					const dueAt = Date.now() + Math.min(backoff, MAX_POLL_BACKOFF_MS);
 					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
