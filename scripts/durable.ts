@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
+import { NODE_TYPE } from '../test/nodeType';
 import {
 	ensureN8n,
 	freePort,
@@ -29,7 +30,6 @@ import {
 	loginOwner,
 	n8nCommand,
 	n8nEnv,
-	NODE_TYPE,
 	packPackage,
 	readBinary,
 	ROOT,

@@ -10,13 +10,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { NODE_TYPE } from '../test/nodeType';
 import {
 	ensureN8n,
 	installCommunityPackage,
 	log as logAs,
 	n8nCommand,
 	n8nEnv,
-	NODE_TYPE,
 	packPackage,
 	ROOT as root,
 	run,

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
+import { NODE_TYPE } from '../test/nodeType';
 import {
 	CREDENTIAL_REF,
 	ensureDebianPackages,
@@ -26,7 +27,6 @@ import {
 	logFolder,
 	n8nCommand,
 	n8nEnv,
-	NODE_TYPE,
 	packPackage,
 	POSTGRES_PACKAGE,
 	postgresQuery,

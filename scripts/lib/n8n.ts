@@ -28,7 +28,6 @@ import path from 'node:path';
 
 export const ROOT = path.join(__dirname, '..', '..');
 export const CACHE = process.env.MEDIAGEN_E2E_CACHE ?? path.join(homedir(), '.cache', 'n8n-nodes-mediagen-e2e');
-export const NODE_TYPE = 'n8n-nodes-mediagen.mediaGen';
 export const SIM_KEY = 'e2e-sim-key-7d2a';
 
 export interface Recipe {

@@ -46,6 +46,7 @@ import { ICredentialsHelper, Workflow } from 'n8n-workflow';
 
 import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+import { NODE_TYPE } from '../nodeType';
 
 // n8n-core resolves its services from its own copy of @n8n/di.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -53,7 +54,6 @@ const { Container } = require(
 	require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
 ) as typeof import('@n8n/di');
 
-export const NODE_TYPE = 'n8n-nodes-mediagen.mediaGen';
 export const WORKFLOW_ID = 'mediagen-test-wf';
 
 const credentialTypes: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
