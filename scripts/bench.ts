@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { HTTP_FLOOR_TYPE, runNode, runWorkflow, storeBinary } from '../test/harness';
+import type { RecordedRequestSummary, SimTaskSummary } from '../test/simulator/server';
 
 const root = path.join(__dirname, '..');
 const MB = 1024 * 1024;
@@ -26,21 +27,6 @@ interface Figure {
 	value: string;
 	target: string;
 	pass: boolean | null;
-}
-
-interface SimTaskSummary {
-	taskid: string;
-	createdAt: number;
-	durationMs: number;
-	firstReportedDoneAt?: number;
-	prompt?: string;
-}
-
-interface SimRecord {
-	at: number;
-	path: string;
-	json?: { taskid?: string };
-	status?: number;
 }
 
 class ChildSimulator {
@@ -76,8 +62,8 @@ class ChildSimulator {
 		return JSON.parse((await raw(this.url, '/__sim/tasks', 'GET')).body) as SimTaskSummary[];
 	}
 
-	async record(): Promise<SimRecord[]> {
-		return JSON.parse((await raw(this.url, '/__sim/record', 'GET')).body) as SimRecord[];
+	async record(): Promise<RecordedRequestSummary[]> {
+		return JSON.parse((await raw(this.url, '/__sim/record', 'GET')).body) as RecordedRequestSummary[];
 	}
 
 	stop(): void {
@@ -224,8 +210,9 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			const tasks = (await sim.tasks()).filter((task) => task.createdAt >= since && task.prompt?.startsWith('idea'));
 			const polls = new Map<string, number[]>();
 			for (const request of await sim.record()) {
-				if (request.path !== '/v1/tlimages/infobytaskid' || !request.json?.taskid) continue;
-				polls.set(request.json.taskid, [...(polls.get(request.json.taskid) ?? []), request.at]);
+				const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
+				if (request.path !== '/v1/tlimages/infobytaskid' || !taskid) continue;
+				polls.set(taskid, [...(polls.get(taskid) ?? []), request.at]);
 			}
 			const firstPollDelays = tasks.map((task) => (polls.get(task.taskid)?.[0] ?? Infinity) - task.createdAt);
 			const detection = tasks.map(

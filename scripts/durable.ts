@@ -291,7 +291,7 @@ async function main(): Promise<void> {
 
 		const record = await simulatorRecord(simulator.url);
 		const creations = record.filter((entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'));
-		const prompts = creations.map((entry) => (entry.fields as Record<string, string[]> | undefined)?.prompt?.[0]);
+		const prompts = creations.map((entry) => entry.fields.prompt?.[0]);
 		check(
 			creations.length === created.length && new Set(prompts).size === creations.length,
 			`exactly one creation per scene (${creations.length} creations for ${created.length} scenes)`,

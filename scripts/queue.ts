@@ -235,7 +235,7 @@ async function main(): Promise<void> {
 		const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
 		const created = new Map<string, number>();
 		for (const entry of creations) {
-			const prompt = (entry.fields as Record<string, string[]> | undefined)?.prompt?.[0] ?? '';
+			const prompt = entry.fields.prompt?.[0] ?? '';
 			created.set(prompt, (created.get(prompt) ?? 0) + 1);
 		}
 		check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);

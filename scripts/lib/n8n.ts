@@ -26,6 +26,8 @@ import { connect, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 
+import type { RecordedRequestSummary } from '../../test/simulator/server';
+
 export const ROOT = path.join(__dirname, '..', '..');
 export const CACHE = process.env.MEDIAGEN_E2E_CACHE ?? path.join(homedir(), '.cache', 'n8n-nodes-mediagen-e2e');
 export const SIM_KEY = 'e2e-sim-key-7d2a';
@@ -572,17 +574,8 @@ export async function startSimulator(env: Record<string, string> = {}): Promise<
 }
 
 /** The simulator's record of every request it received. */
-export async function simulatorRecord(url: string): Promise<
-	Array<{
-		method: string;
-		path: string;
-		headers: Record<string, string>;
-		status?: number;
-		body?: unknown;
-		fields?: unknown;
-	}>
-> {
-	return JSON.parse(await (await fetch(`${url}/__sim/record`)).text());
+export async function simulatorRecord(url: string): Promise<RecordedRequestSummary[]> {
+	return JSON.parse(await (await fetch(`${url}/__sim/record`)).text()) as RecordedRequestSummary[];
 }
 
 /** Credential file for `n8n import:credentials` pointing at a simulator. */
