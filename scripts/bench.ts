@@ -15,8 +15,9 @@ import path from 'node:path';
 
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { HTTP_FLOOR_TYPE, runNode, runWorkflow, storeBinary } from '../test/harness';
+import { runNode, runWorkflow, storeBinary } from '../test/harness';
 import type { RecordedRequestSummary, SimTaskSummary } from '../test/simulator/server';
+import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
 
 const root = path.join(__dirname, '..');
 const MB = 1024 * 1024;
@@ -399,7 +400,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const floorRun = async (list: INodeExecutionData[]) => {
 			const run = await runWorkflow(
 				{ nodes: [floorNode], connections: {} },
-				{ credentials: sim.credentials, items: list },
+				{ credentials: sim.credentials, items: list, extraNodeTypes: { [HTTP_FLOOR_TYPE]: new HttpFloorNode() } },
 			);
 			const output = run.data.resultData.runData[floorNode.name]?.[0]?.data?.main?.[0] ?? [];
 			if (run.data.resultData.error || output.filter((item) => item.json.taskid).length !== list.length)
