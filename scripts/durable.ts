@@ -19,37 +19,22 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
 import { NODE_TYPE } from '../test/nodeType';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { n8nCommand, n8nEnv, spawnN8n, waitForWebhook, writeCredentials } from './lib/n8n';
+import { logFolder, ROOT } from './lib/paths';
+import { freePort, runMain, signalProcess, stopProcess, waitForHttp, waitForLog } from './lib/process';
+import { log as logAs, stepTimer } from './lib/report';
 import {
-	ensureN8n,
-	freePort,
 	getExecution,
-	installCommunityPackage,
 	listExecutions,
-	log as logAs,
-	logFolder,
 	loginOwner,
-	n8nCommand,
-	n8nEnv,
-	packPackage,
 	readBinary,
-	ROOT,
-	runMain,
 	setupOwner,
-	signalProcess,
-	simulatorRecord,
-	spawnN8n,
-	startSimulator,
-	stepTimer,
-	stopProcess,
 	type ExecutionItem,
 	type ExecutionRecord,
 	type RestSession,
-	type SimulatorProcess,
-	waitForHttp,
-	waitForLog,
-	waitForWebhook,
-	writeCredentials,
-} from './lib/n8n';
+} from './lib/rest';
+import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
 const VERSION = '2.41.1';
 /** Longer than the Wait node's in-memory limit (65 s) and than the first check, so the loop goes round. */

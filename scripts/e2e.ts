@@ -2,7 +2,7 @@
  * `npm run test:e2e`: the packed package inside the real n8n application, installed the way n8n installs
  * community packages, executing the example workflows against the API simulator.
  *
- * n8n comes from the shared installer (scripts/lib/n8n.ts): cached per version in MEDIAGEN_E2E_CACHE
+ * n8n comes from the shared installer (scripts/lib/installer.ts): cached per version in MEDIAGEN_E2E_CACHE
  * (default ~/.cache/n8n-nodes-mediagen-e2e), verified before use and repaired when damaged.
  * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
@@ -11,21 +11,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
-import {
-	ensureN8n,
-	installCommunityPackage,
-	log as logAs,
-	n8nCommand,
-	n8nEnv,
-	packPackage,
-	ROOT as root,
-	run,
-	runMain,
-	SIM_KEY,
-	simulatorRecord,
-	startSimulator,
-	writeCredentials,
-} from './lib/n8n';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { n8nCommand, n8nEnv, writeCredentials } from './lib/n8n';
+import { ROOT as root } from './lib/paths';
+import { run, runMain } from './lib/process';
+import { log as logAs } from './lib/report';
+import { SIM_KEY, simulatorRecord, startSimulator } from './lib/simulator';
 
 function log(message: string): void {
 	logAs('e2e', message);

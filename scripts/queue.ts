@@ -15,38 +15,22 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
 import { NODE_TYPE } from '../test/nodeType';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { CREDENTIAL_REF, n8nCommand, n8nEnv, spawnN8n, waitForWebhook, writeCredentials } from './lib/n8n';
+import { logFolder } from './lib/paths';
+import { freePort, runMain, stopProcess, waitForHttp } from './lib/process';
+import { log as logAs, stepTimer } from './lib/report';
+import { getExecution, listExecutions, readBinary, setupOwner } from './lib/rest';
 import {
-	CREDENTIAL_REF,
 	ensureDebianPackages,
-	ensureN8n,
-	freePort,
-	getExecution,
-	installCommunityPackage,
-	listExecutions,
-	log as logAs,
-	logFolder,
-	n8nCommand,
-	n8nEnv,
-	packPackage,
 	POSTGRES_PACKAGE,
 	postgresQuery,
-	readBinary,
 	REDIS_PACKAGE,
-	runMain,
-	setupOwner,
-	simulatorRecord,
-	spawnN8n,
 	startPostgres,
 	startRedis,
-	startSimulator,
-	stepTimer,
-	stopProcess,
 	type Service,
-	type SimulatorProcess,
-	waitForHttp,
-	waitForWebhook,
-	writeCredentials,
-} from './lib/n8n';
+} from './lib/services';
+import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
 const VERSION = '2.41.1';
 /** Concurrent executions (at most 100: one page of the executions list). */

@@ -29,25 +29,13 @@ import type { ModelSpec } from '../nodes/MediaGen/models/types';
 import { VIDEO_MODELS } from '../nodes/MediaGen/models/video';
 import { collectionEntries, description, operations, visibleLabels } from '../test/editor-labels';
 import { ensureChromium, launchChromium, type BrowserSession } from './lib/browser';
-import {
-	ensureN8n,
-	installCommunityPackage,
-	log as logAs,
-	n8nCommand,
-	n8nEnv,
-	OWNER,
-	packPackage,
-	ROOT,
-	runMain,
-	setupOwner,
-	simulatorRecord,
-	startN8nServer,
-	startSimulator,
-	stopProcess,
-	writeCredentials,
-	type N8nServer,
-	type SimulatorProcess,
-} from './lib/n8n';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { n8nCommand, n8nEnv, startN8nServer, type N8nServer, writeCredentials } from './lib/n8n';
+import { ROOT } from './lib/paths';
+import { runMain, stopProcess } from './lib/process';
+import { log as logAs } from './lib/report';
+import { OWNER, setupOwner } from './lib/rest';
+import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
 const VERSION = '2.41.1';
 const OUTPUT = path.join(ROOT, 'test-output', 'ui');
