@@ -23,7 +23,7 @@ import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer
 import { n8nCommand, n8nEnv, spawnN8n, waitForWebhook, writeCredentials } from './lib/n8n';
 import { logFolder, ROOT } from './lib/paths';
 import { freePort, runMain, signalProcess, stopProcess, waitForHttp, waitForLog } from './lib/process';
-import { log as logAs, stepTimer } from './lib/report';
+import { check, log, stepTimer } from './lib/report';
 import {
 	getExecution,
 	listExecutions,
@@ -54,14 +54,6 @@ interface WorkflowFile {
 	nodes: WorkflowNode[];
 	connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }>;
 	[key: string]: unknown;
-}
-
-function log(message: string): void {
-	logAs('durable', message);
-}
-
-function check(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(`assertion failed: ${message}`);
 }
 
 /** The example, started by a webhook instead of by hand, with the shortest Wait that is still parked in the database. */
@@ -193,6 +185,7 @@ async function main(): Promise<void> {
 			(entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'),
 		);
 		log(
+			'durable',
 			`execution ${parked.id} is waiting (status "${parked.status}", waitTill ${parked.waitTill}); ${creationsBefore.length} renders created so far; renders take ${TASK_SECONDS} s`,
 		);
 		step('triggered and parked');
@@ -203,6 +196,7 @@ async function main(): Promise<void> {
 		signalProcess(n8nProcess, 'SIGKILL');
 		await exited;
 		log(
+			'durable',
 			`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parked.id} waits`,
 		);
 		const restartedAt = Date.now();
@@ -211,6 +205,7 @@ async function main(): Promise<void> {
 		await waitForLog(logs[1], /Editor is now accessible/, 240_000, n8nProcess);
 		session = await loginOwner(baseUrl);
 		log(
+			'durable',
 			`RESTART: n8n started again (pid ${n8nProcess.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`,
 		);
 		step('kill and restart');
@@ -227,6 +222,7 @@ async function main(): Promise<void> {
 		const secondLog = readFileSync(logs[1], 'utf8');
 		const resumed = new RegExp(`Resuming execution ${parked.id}\\b`).test(secondLog);
 		log(
+			'durable',
 			`execution ${finished.id} ended with status "${finished.status}" ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger; the restarted n8n logged "Resuming execution ${parked.id}": ${resumed ? 'yes' : 'no'}`,
 		);
 		check(finished.status === 'success', `the resumed execution succeeded (status ${finished.status})`);
@@ -238,6 +234,7 @@ async function main(): Promise<void> {
 		const results = items(execution, doneNode);
 		const checks = items(execution, checkNode);
 		log(
+			'durable',
 			`runs per node: ${[createNode, waitNode, checkNode, doneNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
 		);
 		check(created.length >= 1, 'renders were created');
@@ -284,8 +281,9 @@ async function main(): Promise<void> {
 		const polls = record.filter((entry) => entry.path === '/v1/tlvideo/infobytaskid').length;
 		const all = await listExecutions(session, workflow.id);
 		check(all.length === 1, `one execution of the workflow, found ${all.length}`);
-		log(`results: ${files.join('; ')}`);
+		log('durable', `results: ${files.join('; ')}`);
 		log(
+			'durable',
 			`PASS: execution ${finished.id} survived a SIGKILL of n8n while waiting and finished after the restart; ${created.length} renders, ${creations.length} creations, ${polls} status checks`,
 		);
 		passed = true;
@@ -306,7 +304,7 @@ async function main(): Promise<void> {
 		rmSync(userFolder, { recursive: true, force: true });
 		rmSync(path.dirname(tarball), { recursive: true, force: true });
 		step('shutdown');
-		log(summary());
+		log('durable', summary());
 	}
 }
 

@@ -15,20 +15,12 @@ import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer
 import { n8nCommand, n8nEnv, writeCredentials } from './lib/n8n';
 import { ROOT as root } from './lib/paths';
 import { run, runMain } from './lib/process';
-import { log as logAs } from './lib/report';
+import { check, log } from './lib/report';
 import { SIM_KEY, simulatorRecord, startSimulator } from './lib/simulator';
-
-function log(message: string): void {
-	logAs('e2e', message);
-}
 
 interface Item {
 	json: Record<string, unknown>;
 	binary?: Record<string, { mimeType: string; fileName: string; id?: string; data?: string }>;
-}
-
-function check(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(`assertion failed: ${message}`);
 }
 
 function verifyFile(
@@ -91,7 +83,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 		installCommunityPackage(userFolder, tarball);
 		const env = await n8nEnv(install, userFolder);
 		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
-		log(`n8n version ${n8n('--version').trim()} on Node ${run(install.nodeBin, ['--version']).trim()}`);
+		log('e2e', `n8n version ${n8n('--version').trim()} on Node ${run(install.nodeBin, ['--version']).trim()}`);
 
 		n8n('import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
 		n8n('import:workflow', '--separate', `--input=${examplesForExecute(userFolder)}`);
@@ -181,6 +173,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 					.map((item) => String(item.json.taskid ?? (item.json.taskids as string[]).join(',')))
 					.join(', ');
 				log(
+					'e2e',
 					`${file}: node type ${NODE_TYPE} executed "${node.name}" (${String(node.parameters.resource)}/${String(node.parameters.operation)}) → task ${ids}${details.length ? `; files: ${details.join('; ')}` : ''}`,
 				);
 			}
@@ -198,6 +191,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 			'every API call carried the raw key',
 		);
 		log(
+			'e2e',
 			`n8n ${version}: all example workflows passed (${record.length} requests; ${downloads.length} downloads without Authorization)`,
 		);
 	} finally {
@@ -212,9 +206,9 @@ async function main(): Promise<void> {
 		.map((version) => version.trim())
 		.filter(Boolean);
 	const tarball = packPackage();
-	log(`packed ${path.basename(tarball)}`);
+	log('e2e', `packed ${path.basename(tarball)}`);
 	for (const version of versions) await runTarget(version, tarball);
-	log(`passed on n8n ${versions.join(' and ')}`);
+	log('e2e', `passed on n8n ${versions.join(' and ')}`);
 }
 
 runMain('e2e', main);

@@ -19,7 +19,7 @@ import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer
 import { CREDENTIAL_REF, n8nCommand, n8nEnv, spawnN8n, waitForWebhook, writeCredentials } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { freePort, runMain, stopProcess, waitForHttp } from './lib/process';
-import { log as logAs, stepTimer } from './lib/report';
+import { check, log, stepTimer } from './lib/report';
 import { getExecution, listExecutions, readBinary, setupOwner } from './lib/rest';
 import {
 	ensureDebianPackages,
@@ -41,14 +41,6 @@ const TASK_SECONDS = 6;
 const WORKFLOW_ID = 'mgQueueScale';
 const WEBHOOK_PATH = 'mediagen-queue';
 const CREATE_NODE = 'Create, Wait And Download';
-
-function log(message: string): void {
-	logAs('queue', message);
-}
-
-function check(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(`assertion failed: ${message}`);
-}
 
 function workflow(): object {
 	return {
@@ -184,7 +176,7 @@ async function main(): Promise<void> {
 
 		const session = await setupOwner(baseUrl);
 		const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
-		log(`sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
+		log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
 		const fireStarted = Date.now();
 		const answers = await Promise.all(
 			prompts.map(async (prompt) => {
@@ -282,13 +274,14 @@ async function main(): Promise<void> {
 		);
 		const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
 		check(mainRan === 0, 'the main instance ran no execution itself');
-		perWorker.forEach((list, index) => log(`worker-${index + 1} ran ${list.length} executions`));
+		perWorker.forEach((list, index) => log('queue', `worker-${index + 1} ran ${list.length} executions`));
 		check(
 			perWorker.every((list) => list.length > 0),
 			`both workers ran executions (${perWorker.map((list) => list.length).join(' + ')})`,
 		);
 
 		log(
+			'queue',
 			`PASS: ${ITEMS} concurrent executions in queue mode: all succeeded in ${wall.toFixed(1)} s wall; ` +
 				`per worker: ${perWorker.map((list, index) => `worker-${index + 1}=${list.length}`).join(', ')}; ` +
 				`${ITEMS} creations for ${ITEMS} calls; ${ITEMS} files (${bytesRead} bytes) read back through the main instance from binary data mode "${[...modes][0]}" (${storedFiles} rows in Postgres)`,
@@ -307,9 +300,12 @@ async function main(): Promise<void> {
 		await stopProcess(simulator?.child);
 		rmSync(work, { recursive: true, force: true });
 		rmSync(path.dirname(tarball), { recursive: true, force: true });
-		log(`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`);
+		log(
+			'queue',
+			`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,
+		);
 		step('shutdown');
-		log(summary());
+		log('queue', summary());
 	}
 }
 
