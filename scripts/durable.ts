@@ -141,7 +141,7 @@ async function main(): Promise<void> {
 	let n8nProcess: ChildProcess | undefined;
 	let passed = false;
 	try {
-		simulator = await startSimulator({ TASK_SECONDS: String(TASK_SECONDS) });
+		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
 		installCommunityPackage(userFolder, tarball);
 		const port = await freePort();
 		// Debug level: the wait tracker logs "Resuming execution <id>" only there.

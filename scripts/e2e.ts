@@ -13,7 +13,7 @@ import path from 'node:path';
 import { NODE_TYPE } from '../test/nodeType';
 import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
 import { n8nCommand, n8nEnv, writeCredentials } from './lib/n8n';
-import { ROOT as root } from './lib/paths';
+import { ROOT } from './lib/paths';
 import { run, runMain } from './lib/process';
 import { check, log } from './lib/report';
 import { SIM_KEY, simulatorRecord, startSimulator } from './lib/simulator';
@@ -63,8 +63,8 @@ function verifyFile(
 function examplesForExecute(userFolder: string): string {
 	const folder = path.join(userFolder, 'examples');
 	mkdirSync(folder);
-	for (const file of readdirSync(path.join(root, 'examples')).filter((name) => name.endsWith('.json'))) {
-		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as {
+	for (const file of readdirSync(path.join(ROOT, 'examples')).filter((name) => name.endsWith('.json'))) {
+		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
 			nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
 		};
 		for (const node of workflow.nodes.filter((candidate) => candidate.type === 'n8n-nodes-base.wait')) {
@@ -88,10 +88,10 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 		n8n('import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
 		n8n('import:workflow', '--separate', `--input=${examplesForExecute(userFolder)}`);
 
-		for (const file of readdirSync(path.join(root, 'examples'))
+		for (const file of readdirSync(path.join(ROOT, 'examples'))
 			.filter((name) => name.endsWith('.json'))
 			.sort()) {
-			const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as {
+			const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
 				id: string;
 				name: string;
 				nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;

@@ -110,7 +110,7 @@ async function main(): Promise<void> {
 	const workers: ChildProcess[] = [];
 	let passed = false;
 	try {
-		simulator = await startSimulator({ TASK_SECONDS: String(TASK_SECONDS) });
+		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
 		const pg = await startPostgres('queue', 'n8n');
 		postgres = pg;
 		redis = await startRedis('queue');
