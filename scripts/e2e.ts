@@ -16,16 +16,12 @@ import { n8nCommand, n8nEnv, writeCredentials } from './lib/n8n';
 import { ROOT } from './lib/paths';
 import { run, runMain } from './lib/process';
 import { check, log } from './lib/report';
+import type { ExecutionItem, ExecutionRecord } from './lib/rest';
 import { SIM_KEY, simulatorRecord, startSimulator } from './lib/simulator';
-
-interface Item {
-	json: Record<string, unknown>;
-	binary?: Record<string, { mimeType: string; fileName: string; id?: string; data?: string }>;
-}
 
 function verifyFile(
 	userFolder: string,
-	binary: NonNullable<Item['binary']>[string],
+	binary: NonNullable<ExecutionItem['binary']>[string],
 	json: Record<string, unknown>,
 ): string {
 	// Each version's default binary mode: files under the user folder (2.x) or base64 in the output (1.x).
@@ -100,14 +96,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 			const lines = raw.split('\n');
 			const start = lines.findIndex((line) => line === '{');
 			check(start >= 0, `${file}: execute printed JSON`);
-			const result = JSON.parse(lines.slice(start).join('\n')) as {
-				data: {
-					resultData: {
-						error?: { message: string };
-						runData: Record<string, Array<{ data?: { main: Item[][] }; error?: { message: string } }>>;
-					};
-				};
-			};
+			const result = JSON.parse(lines.slice(start).join('\n')) as Pick<ExecutionRecord, 'data'>;
 			const { runData, error } = result.data.resultData;
 			check(!error, `${file}: workflow error ${error?.message}`);
 			for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
@@ -117,7 +106,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 					runs.length > 0 && runs.every((run) => !run.error),
 					`${file}: node "${node.name}" ran without error (${runs.find((run) => run.error)?.error?.message})`,
 				);
-				const items = runs.flatMap((run) => run.data!.main[0]);
+				const items = runs.flatMap((run) => run.data!.main[0]!);
 				check(items.length > 0, `${file}: node "${node.name}" produced items`);
 				const details: string[] = [];
 				const waited =

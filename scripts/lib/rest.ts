@@ -68,12 +68,14 @@ export async function restJson<T>(session: RestSession, pathAndQuery: string): P
 	return body.data;
 }
 
+/** One item of a node's output in an execution's run data (as the REST API and `n8n execute --rawOutput` give it). */
 export interface ExecutionItem {
 	json: Record<string, unknown>;
 	binary?: Record<string, { id?: string; data?: string; mimeType: string; fileName?: string; fileSize?: string }>;
 	pairedItem?: unknown;
 }
 
+/** An execution as n8n stores it: status, and the run data of every node that ran. */
 export interface ExecutionRecord {
 	id: string;
 	status: string;
