@@ -65,6 +65,10 @@ export function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return { ...env, npm_config_ignore_scripts: 'false', ...extra };
 }
 
+/**
+ * What the `.ready` marker holds: a change of recipe or platform, or of `installer` (bumped when the install
+ * steps change), makes an existing install count as incomplete, so the next run completes it.
+ */
 function recipeHash(recipe: Recipe): string {
 	return createHash('sha256')
 		.update(JSON.stringify({ recipe, platform: process.platform, arch: process.arch, installer: 2 }))
@@ -72,6 +76,7 @@ function recipeHash(recipe: Recipe): string {
 		.slice(0, 16);
 }
 
+/** Where a recipe's install lives in the cache: <CACHE>/n8n-<version>, with its Node and n8n binaries. */
 function installPaths(recipe: Recipe): N8nInstall {
 	const dir = path.join(CACHE, `n8n-${recipe.n8n}`);
 	const nodeBin = recipe.node ? path.join(dir, 'node_modules', 'node', 'bin', 'node') : process.execPath;
@@ -108,6 +113,7 @@ export function checkInstall(install: N8nInstall): string | undefined {
 	return undefined;
 }
 
+/** Rebuilds sqlite3's native binding, with install scripts on, for the Node that will run n8n. */
 function rebuildNative(install: N8nInstall): void {
 	const extra: Record<string, string> = {};
 	if (install.recipe.node) {
@@ -126,6 +132,7 @@ function rebuildNative(install: N8nInstall): void {
 	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], { cwd: install.dir, env });
 }
 
+/** npm install of the recipe into its folder (scripts off), then the `node` package's platform binary. */
 function installFresh(install: N8nInstall, scope: string): void {
 	const { recipe, dir } = install;
 	log(
@@ -167,11 +174,13 @@ export function ensureN8n(version: string, scope = 'n8n'): N8nInstall {
 	return withCacheLock(install.dir, scope, () => repair(install, hash, scope));
 }
 
+/** Whether the install carries the `.ready` marker of this recipe's hash. */
 function isReady(install: N8nInstall, hash: string): boolean {
 	const marker = path.join(install.dir, '.ready');
 	return existsSync(marker) && readFileSync(marker, 'utf8').split('\n')[0] === hash;
 }
 
+/** Under the lock: makes the install work, cheapest repair first, then marks it ready (or throws why not). */
 function repair(install: N8nInstall, hash: string, scope: string): N8nInstall {
 	const version = install.recipe.n8n;
 	const marker = path.join(install.dir, '.ready');
@@ -208,10 +217,12 @@ function repair(install: N8nInstall, hash: string, scope: string): N8nInstall {
 	return markReady(install, hash, scope, started);
 }
 
+/** Sleeps without returning to the event loop (ensureN8n is synchronous). */
 function pause(ms: number): void {
 	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/** Whether a process with this id exists (EPERM: it does, but belongs to another user). */
 function processAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
@@ -260,6 +271,7 @@ function withCacheLock<T>(dir: string, scope: string, work: () => T): T {
 	}
 }
 
+/** Writes the `.ready` marker (hash, then time) after a successful check. */
 function markReady(install: N8nInstall, hash: string, scope: string, started: number): N8nInstall {
 	writeFileSync(path.join(install.dir, '.ready'), `${hash}\n${new Date().toISOString()}\n`);
 	log(

@@ -98,6 +98,7 @@ function serviceDir(prefix: string, user: SystemUser | undefined): string {
 	return dir;
 }
 
+/** A service's stop(): `signal` (SIGKILL after 20 s), then its temporary folder goes. */
 function serviceStopper(child: ChildProcess, dir: string, signal: NodeJS.Signals): () => Promise<void> {
 	return async () => {
 		await stopProcess(child, 20_000, signal);
@@ -105,6 +106,7 @@ function serviceStopper(child: ChildProcess, dir: string, signal: NodeJS.Signals
 	};
 }
 
+/** Waits until `probe` says yes; fails with the tail of the service's log when it exits or time runs out. */
 async function until(
 	what: string,
 	timeoutMs: number,
