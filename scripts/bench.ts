@@ -7,17 +7,25 @@
  * round trip), so neither its CPU nor its memory is counted for the node. Each case runs in its own Node
  * process so that memory peaks do not mix.
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { HTTP_FLOOR_TYPE, runNode, runWorkflow, storeBinary } from '../test/harness';
+import { runNode, runWorkflow, storeBinary } from '../test/harness';
+import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
+import { ROOT } from './lib/paths';
+import {
+	injectFault,
+	resetSimulator,
+	simulatorRecord,
+	simulatorTasks,
+	startSimulator,
+	type SimulatorProcess,
+} from './lib/simulator';
 
-const root = path.join(__dirname, '..');
 const MB = 1024 * 1024;
 const RTT_MS = 150;
 
@@ -26,63 +34,6 @@ interface Figure {
 	value: string;
 	target: string;
 	pass: boolean | null;
-}
-
-interface SimTaskSummary {
-	taskid: string;
-	createdAt: number;
-	durationMs: number;
-	firstReportedDoneAt?: number;
-	prompt?: string;
-}
-
-interface SimRecord {
-	at: number;
-	path: string;
-	json?: { taskid?: string };
-	status?: number;
-}
-
-class ChildSimulator {
-	static async start(env: Record<string, string>): Promise<ChildSimulator> {
-		const key = 'bench-key';
-		const child = fork(path.join(root, 'test', 'simulator', 'cli.ts'), [], {
-			execArgv: ['-r', 'ts-node/register/transpile-only'],
-			env: { ...process.env, PORT: '0', SIM_KEY: key, ...env },
-			stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-		});
-		process.on('exit', () => child.kill());
-		const url = await new Promise<string>((resolve) =>
-			child.once('message', (message: { url: string }) => resolve(message.url)),
-		);
-		return new ChildSimulator(child, url, key);
-	}
-
-	private constructor(
-		readonly child: ChildProcess,
-		readonly url: string,
-		readonly key: string,
-	) {}
-
-	get credentials() {
-		return { apiKey: this.key, baseUrl: this.url };
-	}
-
-	async control(pathname: string, body: unknown = {}): Promise<void> {
-		await raw(this.url, pathname, 'POST', JSON.stringify(body), { 'content-type': 'application/json' });
-	}
-
-	async tasks(): Promise<SimTaskSummary[]> {
-		return JSON.parse((await raw(this.url, '/__sim/tasks', 'GET')).body) as SimTaskSummary[];
-	}
-
-	async record(): Promise<SimRecord[]> {
-		return JSON.parse((await raw(this.url, '/__sim/record', 'GET')).body) as SimRecord[];
-	}
-
-	stop(): void {
-		this.child.kill();
-	}
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -119,7 +70,7 @@ const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(re
  * A creation that is refused (e.g. HTTP 429) is a failed item, as it is for an HTTP Request node.
  */
 async function anchorRun(
-	sim: ChildSimulator,
+	sim: SimulatorProcess,
 	count: number,
 	intervalMs: number,
 	maxWaitMs = 120_000,
@@ -131,7 +82,7 @@ async function anchorRun(
 			const body = `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nanchor ${i}\r\n--${boundary}--\r\n`;
 			const answer = await raw(sim.url, '/v1/tlimages/betav4', 'POST', body, {
 				'content-type': `multipart/form-data; boundary=${boundary}`,
-				authorization: sim.key,
+				authorization: sim.credentials.apiKey,
 			}).catch(() => undefined);
 			if (answer?.status !== 200) return undefined;
 			const envelope = JSON.parse(answer.body) as { code: number; data?: { taskid: string } };
@@ -146,7 +97,7 @@ async function anchorRun(
 			pending.map(async (taskid) => {
 				const answer = await raw(sim.url, '/v1/tlimages/infobytaskid', 'POST', JSON.stringify({ taskid }), {
 					'content-type': 'application/json',
-					authorization: sim.key,
+					authorization: sim.credentials.apiKey,
 				}).catch(() => undefined);
 				if (answer?.status !== 200) return false; // try again next round
 				const envelope = JSON.parse(answer.body) as { data?: { url?: string[] } };
@@ -171,7 +122,7 @@ const waitParameters = (intervalSeconds: number): INodeParameters => ({
 	options: { pollInterval: intervalSeconds, downloadResults: false },
 });
 
-async function nodeRun(sim: ChildSimulator, count: number, parameters: INodeParameters): Promise<number> {
+async function nodeRun(sim: SimulatorProcess, count: number, parameters: INodeParameters): Promise<number> {
 	const started = performance.now();
 	const result = await runNode({ parameters, items: items(count), credentials: sim.credentials });
 	const wallMs = performance.now() - started;
@@ -182,7 +133,7 @@ async function nodeRun(sim: ChildSimulator, count: number, parameters: INodePara
 }
 
 /** One small run through creation and waiting, so that lazily loaded code is not timed. */
-async function warmUp(sim: ChildSimulator): Promise<void> {
+async function warmUp(sim: SimulatorProcess): Promise<void> {
 	await runNode({ parameters: waitParameters(0.5), items: items(4), credentials: sim.credentials });
 }
 
@@ -204,13 +155,13 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	async latency() {
 		const D = 5000;
 		const interval = 2000;
-		const sim = await ChildSimulator.start({ TASK_SECONDS: String(D / 1000), LATENCY_MS: String(RTT_MS) });
+		const sim = await startSimulator({ taskDurationMs: D, latencyMs: RTT_MS });
 		await warmUp(sim);
 		const figures: Figure[] = [];
 		for (const count of [50, 500]) {
-			await sim.control('/__sim/reset');
+			await resetSimulator(sim.url);
 			const anchor = await anchorRun(sim, count, interval);
-			await sim.control('/__sim/reset');
+			await resetSimulator(sim.url);
 			const since = Date.now();
 			const wall = await nodeRun(sim, count, waitParameters(interval / 1000));
 			const ratio = wall / anchor.wallMs;
@@ -221,11 +172,14 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				pass: ratio <= 1.1,
 			});
 			if (count !== 500) continue;
-			const tasks = (await sim.tasks()).filter((task) => task.createdAt >= since && task.prompt?.startsWith('idea'));
+			const tasks = (await simulatorTasks(sim.url)).filter(
+				(task) => task.createdAt >= since && task.prompt?.startsWith('idea'),
+			);
 			const polls = new Map<string, number[]>();
-			for (const request of await sim.record()) {
-				if (request.path !== '/v1/tlimages/infobytaskid' || !request.json?.taskid) continue;
-				polls.set(request.json.taskid, [...(polls.get(request.json.taskid) ?? []), request.at]);
+			for (const request of await simulatorRecord(sim.url)) {
+				const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
+				if (request.path !== '/v1/tlimages/infobytaskid' || !taskid) continue;
+				polls.set(taskid, [...(polls.get(taskid) ?? []), request.at]);
 			}
 			const firstPollDelays = tasks.map((task) => (polls.get(task.taskid)?.[0] ?? Infinity) - task.createdAt);
 			const detection = tasks.map(
@@ -255,33 +209,33 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				},
 			);
 		}
-		sim.stop();
+		sim.child.kill();
 		return figures;
 	},
 
 	async headOfLine() {
 		const interval = 1000;
-		const sim = await ChildSimulator.start({ TASK_SECONDS: '3', LATENCY_MS: String(RTT_MS) });
+		const sim = await startSimulator({ taskDurationMs: 3000, latencyMs: RTT_MS });
 		await warmUp(sim);
-		await sim.control('/__sim/reset');
+		await resetSimulator(sim.url);
 		const clean = await nodeRun(sim, 50, waitParameters(interval / 1000));
-		await sim.control('/__sim/reset');
-		await sim.control('/__sim/inject', {
+		await resetSimulator(sim.url);
+		await injectFault(sim.url, {
 			path: '/v1/tlimages/infobytaskid',
 			skip: 10,
 			times: 1,
 			action: { type: 'delay', ms: 20_000 },
 		});
 		const stalled = await nodeRun(sim, 50, waitParameters(interval / 1000));
-		await sim.control('/__sim/reset');
-		await sim.control('/__sim/inject', {
+		await resetSimulator(sim.url);
+		await injectFault(sim.url, {
 			path: '/v1/tlimages/infobytaskid',
 			skip: 10,
 			times: 1,
 			action: { type: 'delay', ms: 20_000 },
 		});
 		const anchor = await anchorRun(sim, 50, interval);
-		sim.stop();
+		sim.child.kill();
 		const ratio = stalled / clean;
 		return [
 			{
@@ -297,15 +251,15 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	async rateLimit() {
 		const count = 500;
 		const rate = 20;
-		const sim = await ChildSimulator.start({ TASK_SECONDS: '5', LATENCY_MS: String(RTT_MS), RATE_LIMIT: String(rate) });
+		const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS, rateLimitPerSecond: rate });
 		const anchor = await anchorRun(sim, count, 2000);
 		await sleep(1500);
-		await sim.control('/__sim/reset');
+		await resetSimulator(sim.url);
 		const started = performance.now();
 		const result = await runNode({ parameters: waitParameters(2), items: items(count), credentials: sim.credentials });
 		const wall = performance.now() - started;
-		const record = await sim.record();
-		sim.stop();
+		const record = await simulatorRecord(sim.url);
+		sim.child.kill();
 		const completed = result.output.filter((item) => item.json.status === 'completed').length;
 		// A client can do no better than one creation and one successful info call per item at the allowed rate.
 		const floor = ((2 * count) / rate) * 1000;
@@ -327,7 +281,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	},
 
 	async upload() {
-		const sim = await ChildSimulator.start({ TASK_SECONDS: '0' });
+		const sim = await startSimulator({ taskDurationMs: 0 });
 		const binary: INodeExecutionData['binary'] = {};
 		const fileSize = 32 * MB;
 		// One buffer stored 16 times: the set-up must not raise the peak that is measured afterwards.
@@ -348,7 +302,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const started = performance.now();
 		const result = await runNode({ parameters, items: [{ json: {}, binary }], credentials: sim.credentials });
 		const seconds = (performance.now() - started) / 1000;
-		sim.stop();
+		sim.child.kill();
 		if (result.error || !result.output[0]?.json.taskid) throw new Error(`upload failed: ${result.error?.message}`);
 		const growth = peakRss() - before;
 		return [
@@ -363,7 +317,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 
 	async download() {
 		const size = 1024 * MB;
-		const sim = await ChildSimulator.start({ TASK_SECONDS: '0', RESULT_BLOB_BYTES: String(size) });
+		const sim = await startSimulator({ taskDurationMs: 0, resultBlobBytes: size });
 		const parameters: INodeParameters = {
 			resource: 'image',
 			operation: 'betav4',
@@ -376,7 +330,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const started = performance.now();
 		const result = await runNode({ parameters, credentials: sim.credentials });
 		const seconds = (performance.now() - started) / 1000;
-		sim.stop();
+		sim.child.kill();
 		const binary = result.output[0]?.binary?.data;
 		if (result.error || !binary) throw new Error(`download failed: ${result.error?.message}`);
 		if (Number(binary.bytes) !== size) throw new Error(`downloaded ${binary.bytes} bytes, expected ${size}`);
@@ -393,7 +347,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 
 	async overhead() {
 		const count = 20_000;
-		const sim = await ChildSimulator.start({ TASK_SECONDS: '0' });
+		const sim = await startSimulator({ taskDurationMs: 0 });
 		const parameters: INodeParameters = {
 			resource: 'image',
 			operation: 'betav4',
@@ -412,7 +366,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const floorRun = async (list: INodeExecutionData[]) => {
 			const run = await runWorkflow(
 				{ nodes: [floorNode], connections: {} },
-				{ credentials: sim.credentials, items: list },
+				{ credentials: sim.credentials, items: list, extraNodeTypes: { [HTTP_FLOOR_TYPE]: new HttpFloorNode() } },
 			);
 			const output = run.data.resultData.runData[floorNode.name]?.[0]?.data?.main?.[0] ?? [];
 			if (run.data.resultData.error || output.filter((item) => item.json.taskid).length !== list.length)
@@ -436,7 +390,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			failure = result.error?.message;
 		});
 		const floor = await measure(async () => await floorRun(items(count)));
-		sim.stop();
+		sim.child.kill();
 		if (failure || created !== count) throw new Error(`overhead run failed (${created}/${count}): ${failure}`);
 		return [
 			{
@@ -473,7 +427,7 @@ function parent(): void {
 			process.execPath,
 			['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, name],
 			{
-				cwd: root,
+				cwd: ROOT,
 				encoding: 'utf8',
 				stdio: ['ignore', 'pipe', 'inherit'],
 				maxBuffer: 16 * MB,

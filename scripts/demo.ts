@@ -9,7 +9,8 @@ import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { harnessCanRun, NODE_TYPE, readBinary, runWorkflow, type WorkflowDefinition } from '../test/harness';
+import { harnessCanRun, readBinary, runWorkflow, type WorkflowDefinition } from '../test/harness';
+import { NODE_TYPE } from '../test/nodeType';
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from '../test/simulator/server';
 
 const root = path.join(__dirname, '..');

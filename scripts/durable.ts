@@ -18,38 +18,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
+import { NODE_TYPE } from '../test/nodeType';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { n8nCommand, n8nEnv, spawnN8n, waitForWebhook, writeCredentials } from './lib/n8n';
+import { logFolder, ROOT } from './lib/paths';
+import { freePort, runMain, signalProcess, stopProcess, waitForHttp, waitForLog } from './lib/process';
+import { check, log, stepTimer } from './lib/report';
 import {
-	ensureN8n,
-	freePort,
 	getExecution,
-	installCommunityPackage,
 	listExecutions,
-	log as logAs,
-	logFolder,
 	loginOwner,
-	n8nCommand,
-	n8nEnv,
-	NODE_TYPE,
-	packPackage,
 	readBinary,
-	ROOT,
-	runMain,
 	setupOwner,
-	signalProcess,
-	simulatorRecord,
-	spawnN8n,
-	startSimulator,
-	stepTimer,
-	stopProcess,
 	type ExecutionItem,
 	type ExecutionRecord,
 	type RestSession,
-	type SimulatorProcess,
-	waitForHttp,
-	waitForLog,
-	waitForWebhook,
-	writeCredentials,
-} from './lib/n8n';
+} from './lib/rest';
+import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
 const VERSION = '2.41.1';
 /** Longer than the Wait node's in-memory limit (65 s) and than the first check, so the loop goes round. */
@@ -69,14 +54,6 @@ interface WorkflowFile {
 	nodes: WorkflowNode[];
 	connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }>;
 	[key: string]: unknown;
-}
-
-function log(message: string): void {
-	logAs('durable', message);
-}
-
-function check(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(`assertion failed: ${message}`);
 }
 
 /** The example, started by a webhook instead of by hand, with the shortest Wait that is still parked in the database. */
@@ -164,7 +141,7 @@ async function main(): Promise<void> {
 	let n8nProcess: ChildProcess | undefined;
 	let passed = false;
 	try {
-		simulator = await startSimulator({ TASK_SECONDS: String(TASK_SECONDS) });
+		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
 		installCommunityPackage(userFolder, tarball);
 		const port = await freePort();
 		// Debug level: the wait tracker logs "Resuming execution <id>" only there.
@@ -208,6 +185,7 @@ async function main(): Promise<void> {
 			(entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'),
 		);
 		log(
+			'durable',
 			`execution ${parked.id} is waiting (status "${parked.status}", waitTill ${parked.waitTill}); ${creationsBefore.length} renders created so far; renders take ${TASK_SECONDS} s`,
 		);
 		step('triggered and parked');
@@ -218,6 +196,7 @@ async function main(): Promise<void> {
 		signalProcess(n8nProcess, 'SIGKILL');
 		await exited;
 		log(
+			'durable',
 			`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parked.id} waits`,
 		);
 		const restartedAt = Date.now();
@@ -226,6 +205,7 @@ async function main(): Promise<void> {
 		await waitForLog(logs[1], /Editor is now accessible/, 240_000, n8nProcess);
 		session = await loginOwner(baseUrl);
 		log(
+			'durable',
 			`RESTART: n8n started again (pid ${n8nProcess.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`,
 		);
 		step('kill and restart');
@@ -242,6 +222,7 @@ async function main(): Promise<void> {
 		const secondLog = readFileSync(logs[1], 'utf8');
 		const resumed = new RegExp(`Resuming execution ${parked.id}\\b`).test(secondLog);
 		log(
+			'durable',
 			`execution ${finished.id} ended with status "${finished.status}" ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger; the restarted n8n logged "Resuming execution ${parked.id}": ${resumed ? 'yes' : 'no'}`,
 		);
 		check(finished.status === 'success', `the resumed execution succeeded (status ${finished.status})`);
@@ -253,6 +234,7 @@ async function main(): Promise<void> {
 		const results = items(execution, doneNode);
 		const checks = items(execution, checkNode);
 		log(
+			'durable',
 			`runs per node: ${[createNode, waitNode, checkNode, doneNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
 		);
 		check(created.length >= 1, 'renders were created');
@@ -291,7 +273,7 @@ async function main(): Promise<void> {
 
 		const record = await simulatorRecord(simulator.url);
 		const creations = record.filter((entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'));
-		const prompts = creations.map((entry) => (entry.fields as Record<string, string[]> | undefined)?.prompt?.[0]);
+		const prompts = creations.map((entry) => entry.fields.prompt?.[0]);
 		check(
 			creations.length === created.length && new Set(prompts).size === creations.length,
 			`exactly one creation per scene (${creations.length} creations for ${created.length} scenes)`,
@@ -299,8 +281,9 @@ async function main(): Promise<void> {
 		const polls = record.filter((entry) => entry.path === '/v1/tlvideo/infobytaskid').length;
 		const all = await listExecutions(session, workflow.id);
 		check(all.length === 1, `one execution of the workflow, found ${all.length}`);
-		log(`results: ${files.join('; ')}`);
+		log('durable', `results: ${files.join('; ')}`);
 		log(
+			'durable',
 			`PASS: execution ${finished.id} survived a SIGKILL of n8n while waiting and finished after the restart; ${created.length} renders, ${creations.length} creations, ${polls} status checks`,
 		);
 		passed = true;
@@ -321,7 +304,7 @@ async function main(): Promise<void> {
 		rmSync(userFolder, { recursive: true, force: true });
 		rmSync(path.dirname(tarball), { recursive: true, force: true });
 		step('shutdown');
-		log(summary());
+		log('durable', summary());
 	}
 }
 

@@ -2,7 +2,7 @@
  * `npm run test:e2e`: the packed package inside the real n8n application, installed the way n8n installs
  * community packages, executing the example workflows against the API simulator.
  *
- * n8n comes from the shared installer (scripts/lib/n8n.ts): cached per version in MEDIAGEN_E2E_CACHE
+ * n8n comes from the shared installer (scripts/lib/installer.ts): cached per version in MEDIAGEN_E2E_CACHE
  * (default ~/.cache/n8n-nodes-mediagen-e2e), verified before use and repaired when damaged.
  * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
@@ -10,39 +10,18 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import {
-	ensureN8n,
-	installCommunityPackage,
-	log as logAs,
-	n8nCommand,
-	n8nEnv,
-	NODE_TYPE,
-	packPackage,
-	ROOT as root,
-	run,
-	runMain,
-	SIM_KEY,
-	simulatorRecord,
-	startSimulator,
-	writeCredentials,
-} from './lib/n8n';
-
-function log(message: string): void {
-	logAs('e2e', message);
-}
-
-interface Item {
-	json: Record<string, unknown>;
-	binary?: Record<string, { mimeType: string; fileName: string; id?: string; data?: string }>;
-}
-
-function check(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(`assertion failed: ${message}`);
-}
+import { NODE_TYPE } from '../test/nodeType';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { n8nCommand, n8nEnv, writeCredentials } from './lib/n8n';
+import { ROOT } from './lib/paths';
+import { run, runMain } from './lib/process';
+import { check, log } from './lib/report';
+import type { ExecutionItem, ExecutionRecord } from './lib/rest';
+import { SIM_KEY, simulatorRecord, startSimulator } from './lib/simulator';
 
 function verifyFile(
 	userFolder: string,
-	binary: NonNullable<Item['binary']>[string],
+	binary: NonNullable<ExecutionItem['binary']>[string],
 	json: Record<string, unknown>,
 ): string {
 	// Each version's default binary mode: files under the user folder (2.x) or base64 in the output (1.x).
@@ -80,8 +59,8 @@ function verifyFile(
 function examplesForExecute(userFolder: string): string {
 	const folder = path.join(userFolder, 'examples');
 	mkdirSync(folder);
-	for (const file of readdirSync(path.join(root, 'examples')).filter((name) => name.endsWith('.json'))) {
-		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as {
+	for (const file of readdirSync(path.join(ROOT, 'examples')).filter((name) => name.endsWith('.json'))) {
+		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
 			nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
 		};
 		for (const node of workflow.nodes.filter((candidate) => candidate.type === 'n8n-nodes-base.wait')) {
@@ -100,15 +79,15 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 		installCommunityPackage(userFolder, tarball);
 		const env = await n8nEnv(install, userFolder);
 		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
-		log(`n8n version ${n8n('--version').trim()} on Node ${run(install.nodeBin, ['--version']).trim()}`);
+		log('e2e', `n8n version ${n8n('--version').trim()} on Node ${run(install.nodeBin, ['--version']).trim()}`);
 
 		n8n('import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
 		n8n('import:workflow', '--separate', `--input=${examplesForExecute(userFolder)}`);
 
-		for (const file of readdirSync(path.join(root, 'examples'))
+		for (const file of readdirSync(path.join(ROOT, 'examples'))
 			.filter((name) => name.endsWith('.json'))
 			.sort()) {
-			const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as {
+			const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
 				id: string;
 				name: string;
 				nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
@@ -117,14 +96,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 			const lines = raw.split('\n');
 			const start = lines.findIndex((line) => line === '{');
 			check(start >= 0, `${file}: execute printed JSON`);
-			const result = JSON.parse(lines.slice(start).join('\n')) as {
-				data: {
-					resultData: {
-						error?: { message: string };
-						runData: Record<string, Array<{ data?: { main: Item[][] }; error?: { message: string } }>>;
-					};
-				};
-			};
+			const result = JSON.parse(lines.slice(start).join('\n')) as Pick<ExecutionRecord, 'data'>;
 			const { runData, error } = result.data.resultData;
 			check(!error, `${file}: workflow error ${error?.message}`);
 			for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
@@ -134,7 +106,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 					runs.length > 0 && runs.every((run) => !run.error),
 					`${file}: node "${node.name}" ran without error (${runs.find((run) => run.error)?.error?.message})`,
 				);
-				const items = runs.flatMap((run) => run.data!.main[0]);
+				const items = runs.flatMap((run) => run.data!.main[0]!);
 				check(items.length > 0, `${file}: node "${node.name}" produced items`);
 				const details: string[] = [];
 				const waited =
@@ -190,6 +162,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 					.map((item) => String(item.json.taskid ?? (item.json.taskids as string[]).join(',')))
 					.join(', ');
 				log(
+					'e2e',
 					`${file}: node type ${NODE_TYPE} executed "${node.name}" (${String(node.parameters.resource)}/${String(node.parameters.operation)}) → task ${ids}${details.length ? `; files: ${details.join('; ')}` : ''}`,
 				);
 			}
@@ -207,6 +180,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 			'every API call carried the raw key',
 		);
 		log(
+			'e2e',
 			`n8n ${version}: all example workflows passed (${record.length} requests; ${downloads.length} downloads without Authorization)`,
 		);
 	} finally {
@@ -221,9 +195,9 @@ async function main(): Promise<void> {
 		.map((version) => version.trim())
 		.filter(Boolean);
 	const tarball = packPackage();
-	log(`packed ${path.basename(tarball)}`);
+	log('e2e', `packed ${path.basename(tarball)}`);
 	for (const version of versions) await runTarget(version, tarball);
-	log(`passed on n8n ${versions.join(' and ')}`);
+	log('e2e', `passed on n8n ${versions.join(' and ')}`);
 }
 
 runMain('e2e', main);

@@ -9,7 +9,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-import { checkInstall, ensureN8n, log, ROOT, runMain } from './lib/n8n';
+import { checkInstall, ensureN8n } from './lib/installer';
+import { ROOT } from './lib/paths';
+import { runMain } from './lib/process';
+import { log } from './lib/report';
 
 function findBindings(dir: string): string[] {
 	const found: string[] = [];
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
 			'-r',
 			'ts-node/register/transpile-only',
 			'-e',
-			`require('./scripts/lib/n8n').ensureN8n(${JSON.stringify(version)}, 'next-run')`,
+			`require('./scripts/lib/installer').ensureN8n(${JSON.stringify(version)}, 'next-run')`,
 		],
 		{
 			cwd: ROOT,

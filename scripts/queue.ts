@@ -14,39 +14,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
+import { NODE_TYPE } from '../test/nodeType';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { CREDENTIAL_REF, n8nCommand, n8nEnv, spawnN8n, waitForWebhook, writeCredentials } from './lib/n8n';
+import { logFolder } from './lib/paths';
+import { freePort, runMain, stopProcess, waitForHttp } from './lib/process';
+import { check, log, stepTimer } from './lib/report';
+import { getExecution, listExecutions, readBinary, setupOwner } from './lib/rest';
 import {
-	CREDENTIAL_REF,
 	ensureDebianPackages,
-	ensureN8n,
-	freePort,
-	getExecution,
-	installCommunityPackage,
-	listExecutions,
-	log as logAs,
-	logFolder,
-	n8nCommand,
-	n8nEnv,
-	NODE_TYPE,
-	packPackage,
 	POSTGRES_PACKAGE,
 	postgresQuery,
-	readBinary,
 	REDIS_PACKAGE,
-	runMain,
-	setupOwner,
-	simulatorRecord,
-	spawnN8n,
 	startPostgres,
 	startRedis,
-	startSimulator,
-	stepTimer,
-	stopProcess,
 	type Service,
-	type SimulatorProcess,
-	waitForHttp,
-	waitForWebhook,
-	writeCredentials,
-} from './lib/n8n';
+} from './lib/services';
+import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
 const VERSION = '2.41.1';
 /** Concurrent executions (at most 100: one page of the executions list). */
@@ -57,14 +41,6 @@ const TASK_SECONDS = 6;
 const WORKFLOW_ID = 'mgQueueScale';
 const WEBHOOK_PATH = 'mediagen-queue';
 const CREATE_NODE = 'Create, Wait And Download';
-
-function log(message: string): void {
-	logAs('queue', message);
-}
-
-function check(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(`assertion failed: ${message}`);
-}
 
 function workflow(): object {
 	return {
@@ -134,7 +110,7 @@ async function main(): Promise<void> {
 	const workers: ChildProcess[] = [];
 	let passed = false;
 	try {
-		simulator = await startSimulator({ TASK_SECONDS: String(TASK_SECONDS) });
+		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
 		const pg = await startPostgres('queue', 'n8n');
 		postgres = pg;
 		redis = await startRedis('queue');
@@ -200,7 +176,7 @@ async function main(): Promise<void> {
 
 		const session = await setupOwner(baseUrl);
 		const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
-		log(`sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
+		log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
 		const fireStarted = Date.now();
 		const answers = await Promise.all(
 			prompts.map(async (prompt) => {
@@ -235,7 +211,7 @@ async function main(): Promise<void> {
 		const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
 		const created = new Map<string, number>();
 		for (const entry of creations) {
-			const prompt = (entry.fields as Record<string, string[]> | undefined)?.prompt?.[0] ?? '';
+			const prompt = entry.fields.prompt?.[0] ?? '';
 			created.set(prompt, (created.get(prompt) ?? 0) + 1);
 		}
 		check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);
@@ -298,13 +274,14 @@ async function main(): Promise<void> {
 		);
 		const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
 		check(mainRan === 0, 'the main instance ran no execution itself');
-		perWorker.forEach((list, index) => log(`worker-${index + 1} ran ${list.length} executions`));
+		perWorker.forEach((list, index) => log('queue', `worker-${index + 1} ran ${list.length} executions`));
 		check(
 			perWorker.every((list) => list.length > 0),
 			`both workers ran executions (${perWorker.map((list) => list.length).join(' + ')})`,
 		);
 
 		log(
+			'queue',
 			`PASS: ${ITEMS} concurrent executions in queue mode: all succeeded in ${wall.toFixed(1)} s wall; ` +
 				`per worker: ${perWorker.map((list, index) => `worker-${index + 1}=${list.length}`).join(', ')}; ` +
 				`${ITEMS} creations for ${ITEMS} calls; ${ITEMS} files (${bytesRead} bytes) read back through the main instance from binary data mode "${[...modes][0]}" (${storedFiles} rows in Postgres)`,
@@ -323,9 +300,12 @@ async function main(): Promise<void> {
 		await stopProcess(simulator?.child);
 		rmSync(work, { recursive: true, force: true });
 		rmSync(path.dirname(tarball), { recursive: true, force: true });
-		log(`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`);
+		log(
+			'queue',
+			`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,
+		);
 		step('shutdown');
-		log(summary());
+		log('queue', summary());
 	}
 }
 

@@ -29,25 +29,13 @@ import type { ModelSpec } from '../nodes/MediaGen/models/types';
 import { VIDEO_MODELS } from '../nodes/MediaGen/models/video';
 import { collectionEntries, description, operations, visibleLabels } from '../test/editor-labels';
 import { ensureChromium, launchChromium, type BrowserSession } from './lib/browser';
-import {
-	ensureN8n,
-	installCommunityPackage,
-	log as logAs,
-	n8nCommand,
-	n8nEnv,
-	OWNER,
-	packPackage,
-	ROOT,
-	runMain,
-	setupOwner,
-	simulatorRecord,
-	startN8nServer,
-	startSimulator,
-	stopProcess,
-	writeCredentials,
-	type N8nServer,
-	type SimulatorProcess,
-} from './lib/n8n';
+import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
+import { n8nCommand, n8nEnv, startN8nServer, type N8nServer, writeCredentials } from './lib/n8n';
+import { ROOT } from './lib/paths';
+import { runMain, stopProcess } from './lib/process';
+import { check, log } from './lib/report';
+import { OWNER, setupOwner } from './lib/rest';
+import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
 const VERSION = '2.41.1';
 const OUTPUT = path.join(ROOT, 'test-output', 'ui');
@@ -61,20 +49,12 @@ const PROMPT = 'A lighthouse on a cliff at dawn, watercolor';
 const UI_TIMEOUT = 90_000;
 const RUN_TIMEOUT = 180_000;
 
-function log(message: string): void {
-	logAs('ui', message);
-}
-
-function check(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(`assertion failed: ${message}`);
-}
-
 const mismatches: string[] = [];
 /** Records a panel mismatch and goes on, so that one run reports every operation that is wrong. */
 function expect(condition: unknown, message: string): void {
 	if (!condition) {
 		mismatches.push(message);
-		log(`MISMATCH ${message}`);
+		log('ui', `MISMATCH ${message}`);
 	}
 }
 
@@ -166,7 +146,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 	const file = path.join(OUTPUT, `${name}.png`) as `${string}.png`;
 	mkdirSync(path.dirname(file), { recursive: true });
 	await page.screenshot({ path: file });
-	log(`screenshot ${path.relative(ROOT, file)}`);
+	log('ui', `screenshot ${path.relative(ROOT, file)}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -219,7 +199,7 @@ async function assertFoundBySearch(page: Page, where: string): Promise<void> {
 			names.includes(NODE_NAME),
 			`searching "${term}" from ${where} lists ${NODE_NAME} (listed: ${names.join(', ') || 'nothing, "No results"'})`,
 		);
-		log(`search "${term}" from ${where}: ${NODE_NAME} listed`);
+		log('ui', `search "${term}" from ${where}: ${NODE_NAME} listed`);
 	}
 }
 
@@ -317,7 +297,7 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 			.catch(() => false);
 		if (clicked && (await chosen())) return;
 		check(attempt < 4, `${name} shows "${optionText}" after choosing it`);
-		log(`choosing "${optionText}" for ${name} did not take (attempt ${attempt}); again`);
+		log('ui', `choosing "${optionText}" for ${name} did not take (attempt ${attempt}); again`);
 	}
 }
 
@@ -349,7 +329,7 @@ async function addCollectionEntry(page: Page, label: string, entry: string, para
 		const value = await shownValue();
 		if (value !== undefined) return value;
 		check(attempt < 4, `${label} shows "${entry}" after adding it`);
-		log(`adding "${entry}" to ${label} did not take (attempt ${attempt}); again`);
+		log('ui', `adding "${entry}" to ${label} did not take (attempt ${attempt}); again`);
 	}
 }
 
@@ -466,6 +446,7 @@ async function checkWaitDefaults(page: Page, taskType: string, where: string): P
 		);
 	}
 	log(
+		'ui',
 		`${where}: defaults poll ${shown.pollInterval} s, max wait ${shown.maxWait} s, request timeout ${shown.requestTimeout} s`,
 	);
 }
@@ -532,7 +513,7 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 		{ timeout: RUN_TIMEOUT },
 		OUTPUT_PANEL,
 	);
-	log(`beta v4.5 creation ran in the editor in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	log('ui', `beta v4.5 creation ran in the editor in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
 	await click(page, `${OUTPUT_PANEL} ${testId('radio-button-json')}`);
 	const json = await page.waitForFunction(
@@ -570,7 +551,7 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 		{ timeout: UI_TIMEOUT },
 		OUTPUT_PANEL,
 	);
-	log(`the output panel shows ${name} as a ${String(await image.jsonValue())} image`);
+	log('ui', `the output panel shows ${name} as a ${String(await image.jsonValue())} image`);
 }
 
 async function main(): Promise<void> {
@@ -582,7 +563,7 @@ async function main(): Promise<void> {
 
 	const chromium = ensureChromium('ui');
 	const tarball = packPackage();
-	log(`packed ${path.basename(tarball)}`);
+	log('ui', `packed ${path.basename(tarball)}`);
 	const install = ensureN8n(VERSION, 'ui');
 	const userFolder = mkdtempSync(path.join(tmpdir(), 'mediagen-ui-'));
 	let simulator: SimulatorProcess | undefined;
@@ -608,7 +589,7 @@ async function main(): Promise<void> {
 		n8nCommand(install, env, 'import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
 		server = await startN8nServer(install, env, path.join(OUTPUT, 'n8n.log'));
 		await setupOwner(server.url);
-		log(`n8n ${VERSION} editor at ${server.url}, owner set up (${seconds()})`);
+		log('ui', `n8n ${VERSION} editor at ${server.url}, owner set up (${seconds()})`);
 
 		session = await launchChromium(chromium);
 		page = await session.browser.newPage();
@@ -699,6 +680,7 @@ async function main(): Promise<void> {
 		await visible(page, PARAMETERS);
 		const panels = await checkEveryOperation(page);
 		log(
+			'ui',
 			`compared ${panels} panels (every resource × operation, Task operations per Task Type) with the specs (${seconds()})`,
 		);
 		check(!mismatches.length, `${mismatches.length} panel mismatches:\n  ${mismatches.join('\n  ')}`);
@@ -707,9 +689,9 @@ async function main(): Promise<void> {
 			mkdirSync(DOCS_IMAGES, { recursive: true });
 			copyFileSync(path.join(OUTPUT, '03-node-panel.png'), path.join(DOCS_IMAGES, 'node-panel.png'));
 			copyFileSync(path.join(OUTPUT, '04-result-image.png'), path.join(DOCS_IMAGES, 'result-image.png'));
-			log('docs/images/node-panel.png and docs/images/result-image.png updated');
+			log('ui', 'docs/images/node-panel.png and docs/images/result-image.png updated');
 		}
-		log(`passed in ${seconds()}`);
+		log('ui', `passed in ${seconds()}`);
 	} catch (error) {
 		if (page) await screenshot(page, 'failure').catch(() => undefined);
 		throw error;

@@ -12,7 +12,7 @@ import path from 'node:path';
 
 import puppeteer, { type Browser } from 'puppeteer-core';
 
-import { log } from './n8n';
+import { log } from './report';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 

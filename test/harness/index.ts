@@ -46,6 +46,7 @@ import { ICredentialsHelper, Workflow } from 'n8n-workflow';
 
 import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+import { NODE_TYPE } from '../nodeType';
 
 // n8n-core resolves its services from its own copy of @n8n/di.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -53,7 +54,6 @@ const { Container } = require(
 	require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
 ) as typeof import('@n8n/di');
 
-export const NODE_TYPE = 'n8n-nodes-mediagen.mediaGen';
 export const WORKFLOW_ID = 'mediagen-test-wf';
 
 const credentialTypes: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
@@ -150,54 +150,6 @@ class ManualTriggerStandIn implements INodeType {
 	}
 }
 
-/**
- * The floor for the benchmark: per item, one beta v4 creation (a multipart prompt) through n8n's own
- * `httpRequestWithAuthentication`, 64 at a time, and nothing else: what any node that creates through n8n's
- * request helper pays, whatever it does around it.
- */
-export const HTTP_FLOOR_TYPE = 'test.httpFloor';
-class HttpFloorNode implements INodeType {
-	description = {
-		displayName: 'HTTP Floor',
-		name: 'httpFloor',
-		group: ['transform'],
-		version: 1,
-		description: 'Benchmark floor',
-		defaults: { name: 'HTTP Floor' },
-		inputs: ['main'],
-		outputs: ['main'],
-		credentials: [{ name: 'mediaGenApi', required: true }],
-		properties: [],
-	} as unknown as INodeType['description'];
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const items = this.getInputData();
-		const { baseUrl } = await this.getCredentials('mediaGenApi');
-		const output: INodeExecutionData[] = new Array(items.length);
-		let next = 0;
-		const lane = async () => {
-			while (next < items.length) {
-				const index = next++;
-				const form = new FormData();
-				form.append('category', 'betav4');
-				form.append('prompt', String(items[index].json.idea ?? 'floor'));
-				const answer = (await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', {
-					method: 'POST',
-					url: `${String(baseUrl)}/v1/tlimages/betav4`,
-					body: form,
-					json: true,
-				})) as IDataObject;
-				output[index] = {
-					json: { taskid: String((answer.data as IDataObject | undefined)?.taskid ?? '') },
-					pairedItem: { item: index },
-				};
-			}
-		};
-		await Promise.all(Array.from({ length: 64 }, lane));
-		return [output];
-	}
-}
-
 /** Sticky notes are never executed; n8n only needs their type to exist. */
 class StickyNoteStandIn implements INodeType {
 	description = {
@@ -236,13 +188,16 @@ export function harnessCanRun(definition: WorkflowDefinition): boolean {
 class TestNodeTypes implements INodeTypes {
 	private readonly types: Record<string, INodeType>;
 
-	constructor(source: NodeSource) {
+	constructor(source: NodeSource, extraNodeTypes: Record<string, INodeType> = {}) {
 		this.types = {
 			[NODE_TYPE]: loadMediaGen(source),
 			'n8n-nodes-base.manualTrigger': new ManualTriggerStandIn(),
 			'n8n-nodes-base.stickyNote': new StickyNoteStandIn(),
-			[HTTP_FLOOR_TYPE]: new HttpFloorNode(),
 		};
+		for (const [type, nodeType] of Object.entries(extraNodeTypes)) {
+			if (this.types[type]) throw new Error(`extraNodeTypes cannot replace the harness's own type ${type}`);
+			this.types[type] = nodeType;
+		}
 	}
 
 	getByName(type: string): INodeType {
@@ -319,6 +274,8 @@ export interface WorkflowRunOptions {
 	cancelAfterMs?: number;
 	onCancel?: (at: number) => void;
 	source?: NodeSource;
+	/** Node types this run can use besides MediaGen and the stand-ins, by type name (e.g. a benchmark's own node). */
+	extraNodeTypes?: Record<string, INodeType>;
 }
 
 let executionCounter = 0;
@@ -326,7 +283,7 @@ let executionCounter = 0;
 /** Runs a whole workflow (MediaGen nodes behind a manual trigger) in n8n's WorkflowExecute. */
 export async function runWorkflow(definition: WorkflowDefinition, options: WorkflowRunOptions = {}): Promise<IRun> {
 	await binaryDataService();
-	const nodeTypes = new TestNodeTypes(options.source ?? 'src');
+	const nodeTypes = new TestNodeTypes(options.source ?? 'src', options.extraNodeTypes);
 	const workflow = new Workflow({
 		id: WORKFLOW_ID,
 		nodes: definition.nodes,

@@ -1,4 +1,9 @@
-/* Starts the simulator on its own: `npm run simulator` (PORT, TASK_SECONDS, SIM_KEY, LATENCY_MS, RATE_LIMIT may be set). */
+/**
+ * Starts the simulator in a process of its own: `npm run simulator`, or as a child of a script through
+ * scripts/lib/simulator.ts (startSimulator), which waits for the "listening on <url>" line. Settings come from
+ * the environment: PORT, SIM_KEY, SIM_CREDITS, TASK_SECONDS, MAX_RENDERED_SIDE, RESULT_BLOB_BYTES, LATENCY_MS,
+ * RATE_LIMIT.
+ */
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from './server';
 
 async function main(): Promise<void> {
@@ -13,7 +18,6 @@ async function main(): Promise<void> {
 		rateLimitPerSecond: process.env.RATE_LIMIT ? Number(process.env.RATE_LIMIT) : undefined,
 	});
 	const url = await simulator.start();
-	if (process.send) process.send({ url });
 	console.log(`MediaGen API simulator listening on ${url}`);
 	console.log(`  Base URL: ${url}`);
 	console.log(`  API key:  ${key}`);

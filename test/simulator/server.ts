@@ -65,6 +65,14 @@ export interface RecordedRequest {
 	fault?: FaultAction['type'] | 'rateLimit';
 }
 
+/**
+ * One request as GET /__sim/record returns it to another process (JSON): the record without the files' bytes.
+ * The n8n suites and the benchmark read it through scripts/lib/simulator.ts.
+ */
+export type RecordedRequestSummary = Omit<RecordedRequest, 'files' | 'fault'> & {
+	files: Array<Omit<RecordedFile, 'data'>>;
+};
+
 export interface SimTask {
 	taskid: string;
 	kind: 'image' | 'video';
@@ -79,6 +87,18 @@ export interface SimTask {
 	deleted?: boolean;
 	uid?: string;
 }
+
+/** One task as GET /__sim/tasks returns it (the benchmark measures polling against it). */
+export interface SimTaskSummary {
+	taskid: string;
+	createdAt: number;
+	durationMs: number;
+	firstReportedDoneAt?: number;
+	prompt?: string;
+}
+
+/** A fault as POST /__sim/inject takes it (JSON): `pathPattern` is the source of a RegExp for `path`. */
+export type InjectedFault = Omit<Fault, 'path'> & { path?: string; pathPattern?: string };
 
 export interface SimulatorOptions {
 	port?: number;
@@ -461,7 +481,7 @@ export class MediaGenSimulator {
 	/** Control endpoints for a simulator in another process (benchmarks): inject a fault, clear the record. */
 	private control(pathname: string, body: Buffer, response: http.ServerResponse): void {
 		if (pathname === '/__sim/inject') {
-			const fault = JSON.parse(body.toString('utf8')) as Fault & { pathPattern?: string };
+			const fault = JSON.parse(body.toString('utf8')) as InjectedFault;
 			this.inject({ ...fault, path: fault.pathPattern ? new RegExp(fault.pathPattern) : fault.path });
 			return this.json(response, 200, { ok: true });
 		}
@@ -475,28 +495,32 @@ export class MediaGenSimulator {
 
 	private serveGet(pathname: string, response: http.ServerResponse, entry: RecordedRequest): void {
 		if (pathname === '/__sim/tasks') {
-			const tasks = [...this.tasks.values()].map(({ taskid, createdAt, durationMs, firstReportedDoneAt, fields }) => ({
-				taskid,
-				createdAt,
-				durationMs,
-				firstReportedDoneAt,
-				prompt: fields.prompt?.[0],
-			}));
+			const tasks = [...this.tasks.values()].map(
+				({ taskid, createdAt, durationMs, firstReportedDoneAt, fields }): SimTaskSummary => ({
+					taskid,
+					createdAt,
+					durationMs,
+					firstReportedDoneAt,
+					prompt: fields.prompt?.[0],
+				}),
+			);
 			return this.json(response, 200, tasks);
 		}
 		if (pathname === '/__sim/record') {
-			const summary = this.record.map(({ seq, at, method, path: p, headers, fields, files, json, status, code }) => ({
-				seq,
-				at,
-				method,
-				path: p,
-				headers,
-				fields,
-				json,
-				status,
-				code,
-				files: files.map(({ field, filename, contentType, size }) => ({ field, filename, contentType, size })),
-			}));
+			const summary = this.record.map(
+				({ seq, at, method, path: p, headers, fields, files, json, status, code }): RecordedRequestSummary => ({
+					seq,
+					at,
+					method,
+					path: p,
+					headers,
+					fields,
+					json,
+					status,
+					code,
+					files: files.map(({ field, filename, contentType, size }) => ({ field, filename, contentType, size })),
+				}),
+			);
 			return this.json(response, 200, summary);
 		}
 		const blob = /^\/files\/blob\/(\d+)\.bin$/.exec(pathname);

@@ -1,0 +1,204 @@
+/**
+ * Child processes for the suites: run a command to completion (`run`), keep track of long-running children so
+ * that none outlives the script (`track`, `signalProcess`, `stopProcess`, and temporary folders removed on
+ * exit), wait for them to be ready (`waitForHttp`, `waitForLog`), find a free port, and the scripts' common
+ * entry point (`runMain`).
+ */
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+import { ROOT } from './paths';
+
+/** A system account a command or service runs as (see systemUser in services.ts). */
+export interface SystemUser {
+	name: string;
+	uid: number;
+	gid: number;
+}
+
+export interface CommandOptions {
+	cwd?: string;
+	env?: NodeJS.ProcessEnv;
+	timeoutMs?: number;
+	/** Run as this system user (we are root): Postgres refuses to run as root. */
+	user?: SystemUser;
+}
+
+/** Runs a command to completion and returns its stdout; throws (with its stderr) when it fails. */
+export function run(command: string, args: string[], options: CommandOptions = {}): string {
+	return execFileSync(command, args, {
+		cwd: options.cwd ?? ROOT,
+		env: options.env ?? process.env,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+		maxBuffer: 256 << 20,
+		timeout: options.timeoutMs,
+		...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
+	});
+}
+
+/** The telling line of a failed command: its first line that names an error, else the last lines of its output. */
+export function errorSummary(error: unknown): string {
+	const stderr = (error as { stderr?: string }).stderr;
+	const text = stderr && stderr.trim() ? stderr : (error as Error).message;
+	const lines = text
+		.trim()
+		.split('\n')
+		.map((line) => line.trim())
+		.filter(Boolean);
+	const telling = lines.find((line) => /\b(Error|error|ERR!)\b|not found|Cannot find/.test(line) && !/^at /.test(line));
+	return (telling ?? lines.slice(-3).join(' | ')).slice(0, 400);
+}
+
+const children = new Set<ChildProcess>();
+/** Children that lead their own process group (spawned detached): signals go to the whole group. */
+const groups = new Set<ChildProcess>();
+const leftovers = new Set<string>();
+
+/**
+ * Remembers a child so that it never outlives the script: a script that crashes, is interrupted or forgets to
+ * stop something still kills it on exit (SIGKILL, synchronously) and removes the temporary folders left behind.
+ */
+export function track<T extends ChildProcess>(child: T, processGroup = false): T {
+	children.add(child);
+	if (processGroup) groups.add(child);
+	child.once('exit', () => {
+		children.delete(child);
+		// Whatever the group leader left behind (e.g. a task runner) goes with it, while the group id is still
+		// theirs; then forget the group, so that a reused process id is never signalled.
+		if (groups.delete(child) && child.pid) {
+			try {
+				process.kill(-child.pid, 'SIGKILL');
+			} catch {
+				// nothing left
+			}
+		}
+	});
+	return child;
+}
+
+/** Sends a signal to a child, or to its whole process group when it leads one. */
+export function signalProcess(child: ChildProcess, signal: NodeJS.Signals): void {
+	if (groups.has(child) && child.pid) {
+		try {
+			process.kill(-child.pid, signal);
+			return;
+		} catch {
+			// the group is gone already
+		}
+	}
+	if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+}
+
+// On exit (normal, process.exit, or a signal through runMain): every tracked child still running is killed and
+// every folder registered with removeOnExit is removed.
+process.once('exit', () => {
+	for (const child of children) signalProcess(child, 'SIGKILL');
+	for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Removes `dir` when the script exits, unless removeNow removed it before. */
+export function removeOnExit(dir: string): void {
+	leftovers.add(dir);
+}
+
+/** Removes a folder registered with removeOnExit now. */
+export function removeNow(dir: string): void {
+	rmSync(dir, { recursive: true, force: true });
+	leftovers.delete(dir);
+}
+
+/** Stops a child process: `signal` (SIGTERM), then SIGKILL after `graceMs`. */
+export async function stopProcess(
+	child: ChildProcess | undefined,
+	graceMs = 10_000,
+	signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+	if (!child || child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	signalProcess(child, signal);
+	const timer = setTimeout(() => signalProcess(child, 'SIGKILL'), graceMs);
+	await exited;
+	clearTimeout(timer);
+}
+
+/** Sends a child's stdout and stderr to `logFile` (appending), or discards them when there is none. */
+export function pipeOutput(child: ChildProcess, logFile: string | undefined): void {
+	if (logFile) {
+		const out = createWriteStream(logFile, { flags: 'a' });
+		child.stdout?.pipe(out);
+		child.stderr?.pipe(out);
+	} else {
+		child.stdout?.resume();
+		child.stderr?.resume();
+	}
+}
+
+/** A TCP port of 127.0.0.1 that is free right now. */
+export async function freePort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const server = createServer();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as { port: number };
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/** Polls `url` until it answers with an HTTP status below 500, or fails after `timeoutMs`. */
+export async function waitForHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		if (child && child.exitCode !== null)
+			throw new Error(`process exited with ${child.exitCode} before ${url} answered`);
+		try {
+			const response = await fetch(url);
+			if (response.status < 500) return;
+		} catch {
+			// not listening yet
+		}
+		if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
+
+/**
+ * Waits until a log file contains `pattern` (e.g. n8n's "Editor is now accessible": its HTTP server answers
+ * before it has activated the published workflows and registered their webhooks).
+ */
+export async function waitForLog(
+	file: string,
+	pattern: RegExp,
+	timeoutMs: number,
+	child?: ChildProcess,
+): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		if (existsSync(file) && pattern.test(readFileSync(file, 'utf8'))) return;
+		if (child && (child.exitCode !== null || child.signalCode !== null))
+			throw new Error(`process exited before ${path.basename(file)} showed ${pattern}`);
+		if (Date.now() > deadline)
+			throw new Error(`${path.basename(file)} did not show ${pattern} within ${timeoutMs / 1000} s`);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
+
+/** The scripts' common entry: runs `main`, prints the failure with the child's stderr tail, sets the exit code. */
+export function runMain(scope: string, main: () => Promise<void>): void {
+	// Interrupted (Ctrl-C, CI cancel): exit, and the exit hook above kills every child still running.
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.once(signal, () => {
+			console.error(`[${scope}] interrupted by ${signal}`);
+			process.exit(130);
+		});
+	}
+	main().catch((error: Error) => {
+		console.error(`[${scope}] FAILED: ${error.stack ?? error.message}`);
+		const stderr = (error as { stderr?: string }).stderr;
+		if (stderr) console.error(stderr.slice(-4000));
+		process.exit(1);
+	});
+}

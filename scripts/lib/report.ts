@@ -1,0 +1,28 @@
+/**
+ * How a suite reports: one log line format (`[scope] hh:mm:ss message`), assertions that fail the run with
+ * their message, and step timings printed at the end.
+ */
+
+/** Prints one line of a suite's progress: `[scope] hh:mm:ss message` (UTC time). */
+export function log(scope: string, message: string): void {
+	console.log(`[${scope}] ${new Date().toISOString().slice(11, 19)} ${message}`);
+}
+
+/** Fails the run with `message` unless `condition` holds (and narrows its type for the code after it). */
+export function check(condition: unknown, message: string): asserts condition {
+	if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+
+/** Step timings of a suite: `step(name)` closes the step that ran since the previous call; `summary()` prints them. */
+export function stepTimer(): { step: (name: string) => void; summary: () => string } {
+	const timings: Array<[string, number]> = [];
+	let mark = Date.now();
+	return {
+		step: (name) => {
+			timings.push([name, (Date.now() - mark) / 1000]);
+			mark = Date.now();
+		},
+		summary: () =>
+			`timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`,
+	};
+}

@@ -1,0 +1,123 @@
+/**
+ * A client for a running n8n's REST API (the editor's API): set up or log in the owner and keep the auth
+ * cookie, then read executions (with their run data) and binary files the way the editor does.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import type { N8nInstall } from './installer';
+
+/** A logged-in session on a running n8n's REST API (the editor's API): owner set up, auth cookie kept. */
+export interface RestSession {
+	baseUrl: string;
+	cookie: string;
+}
+
+/** The instance owner that setupOwner creates (the browser test signs in with it). */
+export const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
+
+async function authenticate(baseUrl: string, route: string, body: object): Promise<RestSession> {
+	const response = await fetch(`${baseUrl}/rest${route}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!response.ok)
+		throw new Error(`POST /rest${route}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+	const cookie = response.headers
+		.getSetCookie()
+		.map((entry) => entry.split(';')[0])
+		.find((entry) => entry.startsWith('n8n-auth='));
+	if (!cookie) throw new Error(`POST /rest${route} set no n8n-auth cookie`);
+	return { baseUrl, cookie };
+}
+
+/** Sets up the instance owner on a fresh n8n and returns its session. */
+export async function setupOwner(baseUrl: string): Promise<RestSession> {
+	return await authenticate(baseUrl, '/owner/setup', {
+		email: OWNER.email,
+		firstName: 'Test',
+		lastName: 'Owner',
+		password: OWNER.password,
+	});
+}
+
+/** Logs the owner from setupOwner in again (e.g. after a restart). */
+export async function loginOwner(baseUrl: string): Promise<RestSession> {
+	return await authenticate(baseUrl, '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+}
+
+export async function restRequest(
+	session: RestSession,
+	pathAndQuery: string,
+	init: RequestInit = {},
+): Promise<Response> {
+	const response = await fetch(`${session.baseUrl}/rest${pathAndQuery}`, {
+		...init,
+		headers: { cookie: session.cookie, ...(init.headers ?? {}) },
+	});
+	if (!response.ok)
+		throw new Error(
+			`${init.method ?? 'GET'} /rest${pathAndQuery}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`,
+		);
+	return response;
+}
+
+export async function restJson<T>(session: RestSession, pathAndQuery: string): Promise<T> {
+	const body = (await (await restRequest(session, pathAndQuery)).json()) as { data: T };
+	return body.data;
+}
+
+/** One item of a node's output in an execution's run data (as the REST API and `n8n execute --rawOutput` give it). */
+export interface ExecutionItem {
+	json: Record<string, unknown>;
+	binary?: Record<string, { id?: string; data?: string; mimeType: string; fileName?: string; fileSize?: string }>;
+	pairedItem?: unknown;
+}
+
+/** An execution as n8n stores it: status, and the run data of every node that ran. */
+export interface ExecutionRecord {
+	id: string;
+	status: string;
+	finished: boolean;
+	mode: string;
+	waitTill?: string | null;
+	startedAt?: string;
+	stoppedAt?: string;
+	data: {
+		resultData: {
+			error?: { message: string };
+			lastNodeExecuted?: string;
+			runData: Record<string, Array<{ data?: { main: Array<ExecutionItem[] | null> }; error?: { message: string } }>>;
+		};
+	};
+}
+
+/** An execution with its run data, as the editor reads it (the stored data is "flatted" JSON). */
+export async function getExecution(install: N8nInstall, session: RestSession, id: string): Promise<ExecutionRecord> {
+	const execution = await restJson<Omit<ExecutionRecord, 'data'> & { data: unknown }>(session, `/executions/${id}`);
+	const flatted = createRequire(path.join(install.dir, 'package.json'))('flatted') as {
+		parse: (text: string) => unknown;
+	};
+	const data = typeof execution.data === 'string' ? flatted.parse(execution.data) : execution.data;
+	return { ...execution, data: data as ExecutionRecord['data'] };
+}
+
+/** Executions of a workflow (newest first), without their data. */
+export async function listExecutions(
+	session: RestSession,
+	workflowId: string,
+): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const page = await restJson<{ results: Array<Omit<ExecutionRecord, 'data'>> }>(
+		session,
+		`/executions?filter=${filter}&limit=100`,
+	);
+	return page.results;
+}
+
+/** The bytes of a binary data id, read through n8n's REST binary-data endpoint (whatever the storage mode). */
+export async function readBinary(session: RestSession, binaryId: string): Promise<Buffer> {
+	const response = await restRequest(session, `/binary-data?id=${encodeURIComponent(binaryId)}&action=download`);
+	return Buffer.from(await response.arrayBuffer());
+}

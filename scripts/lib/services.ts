@@ -1,0 +1,271 @@
+/**
+ * System services for the queue-mode suite: the Debian packages it needs (installed with apt-get when missing),
+ * and throw-away PostgreSQL and Redis servers, each on a free port of 127.0.0.1 in a temporary folder, run as
+ * their own system user when we are root. The packages' own system services are never used.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import {
+	errorSummary,
+	freePort,
+	pipeOutput,
+	removeNow,
+	removeOnExit,
+	run,
+	stopProcess,
+	track,
+	type SystemUser,
+} from './process';
+import { log } from './report';
+
+/** A system account (e.g. postgres, redis), or undefined when it does not exist. */
+export function systemUser(name: string): SystemUser | undefined {
+	try {
+		const [, , uid, gid] = run('getent', ['passwd', name]).trim().split(':');
+		return { name, uid: Number(uid), gid: Number(gid) };
+	} catch {
+		return undefined;
+	}
+}
+
+function executable(candidates: string[]): string | undefined {
+	return candidates.find((candidate) => existsSync(candidate));
+}
+
+/** Directory of the newest installed PostgreSQL server binaries (Debian: /usr/lib/postgresql/<major>/bin). */
+function postgresBinDir(): string | undefined {
+	const base = '/usr/lib/postgresql';
+	if (!existsSync(base)) return undefined;
+	const majors = readdirSync(base).filter((major) => existsSync(path.join(base, major, 'bin', 'postgres')));
+	majors.sort((a, b) => Number(b) - Number(a));
+	return majors.length ? path.join(base, majors[0], 'bin') : undefined;
+}
+
+function redisServerBin(): string | undefined {
+	return executable(['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
+}
+
+/**
+ * Installs the Debian packages a suite needs when they are missing (CI machines start empty). Only the
+ * packages are installed: their services are never used, each suite starts its own instances.
+ */
+export function ensureDebianPackages(scope: string, packages: Array<{ name: string; present: () => boolean }>): void {
+	const missing = packages.filter((entry) => !entry.present()).map((entry) => entry.name);
+	if (!missing.length) return;
+	const started = Date.now();
+	// Root installs directly; another user (e.g. a CI runner) through passwordless sudo, or gets told what to run.
+	const asRoot = process.getuid?.() === 0;
+	const apt = (args: string[], timeoutMs: number) => {
+		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+		if (asRoot) return run('apt-get', args, { env, timeoutMs });
+		try {
+			return run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { env, timeoutMs });
+		} catch (error) {
+			throw new Error(
+				`missing system packages: ${missing.join(', ')}; install them (sudo apt-get install -y ${missing.join(' ')}): ${errorSummary(error)}`,
+			);
+		}
+	};
+	log(scope, `installing ${missing.join(', ')} with apt-get`);
+	apt(['update', '-qq'], 900_000);
+	apt(['install', '-y', '-qq', '--no-install-recommends', ...missing], 1_800_000);
+	const still = packages.filter((entry) => !entry.present()).map((entry) => entry.name);
+	if (still.length) throw new Error(`apt-get did not provide ${still.join(', ')}`);
+	log(scope, `installed ${missing.join(', ')} in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+export const POSTGRES_PACKAGE = { name: 'postgresql', present: () => postgresBinDir() !== undefined };
+export const REDIS_PACKAGE = { name: 'redis-server', present: () => redisServerBin() !== undefined };
+
+export interface Service {
+	child: ChildProcess;
+	port: number;
+	/** Temporary folder holding the service's data and log. */
+	dir: string;
+	log: string;
+	stop(): Promise<void>;
+}
+
+/** A temporary folder owned by `user`, removed on exit even if the script forgets. */
+function serviceDir(prefix: string, user: SystemUser | undefined): string {
+	const dir = mkdtempSync(path.join(tmpdir(), prefix));
+	if (user) chownSync(dir, user.uid, user.gid);
+	removeOnExit(dir);
+	return dir;
+}
+
+/** A service's stop(): `signal` (SIGKILL after 20 s), then its temporary folder goes. */
+function serviceStopper(child: ChildProcess, dir: string, signal: NodeJS.Signals): () => Promise<void> {
+	return async () => {
+		await stopProcess(child, 20_000, signal);
+		removeNow(dir);
+	};
+}
+
+/** Waits until `probe` says yes; fails with the tail of the service's log when it exits or time runs out. */
+async function until(
+	what: string,
+	timeoutMs: number,
+	child: ChildProcess,
+	logFile: string,
+	probe: () => Promise<boolean>,
+): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await probe())) {
+		if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+			const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-2000) : '';
+			throw new Error(`${what} did not start (${child.exitCode ?? child.signalCode ?? 'timeout'}): ${tail}`);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 300));
+	}
+}
+
+/**
+ * A throw-away PostgreSQL server: `initdb` into a temporary folder and `postgres` on a free port of 127.0.0.1,
+ * both as the `postgres` system user (the server refuses to run as root), trust authentication, durability off
+ * (test data). Creates `database`. Stop with SIGINT (fast shutdown).
+ */
+export async function startPostgres(
+	scope: string,
+	database: string,
+): Promise<Service & { user: string; database: string }> {
+	const bin = postgresBinDir();
+	if (!bin) throw new Error('PostgreSQL is not installed (ensureDebianPackages with POSTGRES_PACKAGE)');
+	const isRoot = process.getuid?.() === 0;
+	const user = isRoot ? systemUser('postgres') : undefined;
+	if (isRoot && !user) throw new Error('running as root, but there is no postgres system user to run PostgreSQL');
+	const dir = serviceDir('mediagen-postgres-', user);
+	const data = path.join(dir, 'data');
+	const logFile = path.join(dir, 'postgres.log');
+	const env = { ...process.env, LC_ALL: 'C' };
+	run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], {
+		cwd: dir,
+		env,
+		user,
+		timeoutMs: 300_000,
+	});
+	const port = await freePort();
+	const settings = [
+		'listen_addresses=127.0.0.1',
+		`unix_socket_directories=${dir}`,
+		'fsync=off',
+		'synchronous_commit=off',
+		'full_page_writes=off',
+		'max_connections=200',
+	];
+	const child = track(
+		spawn(
+			path.join(bin, 'postgres'),
+			['-D', data, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])],
+			{
+				cwd: dir,
+				env,
+				stdio: ['ignore', 'pipe', 'pipe'],
+				...(user ? { uid: user.uid, gid: user.gid } : {}),
+			},
+		),
+	);
+	pipeOutput(child, logFile);
+	const psql = (sql: string) =>
+		run(
+			path.join(bin, 'psql'),
+			['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAtc', sql],
+			{ cwd: dir, env, timeoutMs: 60_000 },
+		);
+	await until('postgres', 120_000, child, logFile, async () => {
+		try {
+			psql('select 1');
+			return true;
+		} catch {
+			return false;
+		}
+	});
+	psql(`create database ${database}`);
+	log(
+		scope,
+		`postgres (${path.basename(path.dirname(bin))}) on 127.0.0.1:${port} as user ${user?.name ?? 'current'}, data in ${data}`,
+	);
+	return { child, port, dir, log: logFile, user: 'postgres', database, stop: serviceStopper(child, dir, 'SIGINT') };
+}
+
+/** Runs SQL against a server from startPostgres and returns psql's unaligned output. */
+export function postgresQuery(service: { port: number; dir: string; database: string }, sql: string): string {
+	const bin = postgresBinDir()!;
+	return run(
+		path.join(bin, 'psql'),
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(service.port),
+			'-U',
+			'postgres',
+			'-d',
+			service.database,
+			'-v',
+			'ON_ERROR_STOP=1',
+			'-qAtc',
+			sql,
+		],
+		{ cwd: service.dir, timeoutMs: 60_000 },
+	);
+}
+
+/** Sends one inline Redis command and returns the first reply line. */
+async function redisCommand(port: number, command: string): Promise<string> {
+	return await new Promise((resolve, reject) => {
+		const socket = connect(port, '127.0.0.1');
+		socket.setTimeout(3000, () => socket.destroy(new Error('redis timeout')));
+		socket.on('error', reject);
+		socket.on('connect', () => socket.write(`${command}\r\n`));
+		socket.on('data', (chunk) => {
+			resolve(chunk.toString().split('\r\n')[0]);
+			socket.end();
+		});
+	});
+}
+
+/** A throw-away Redis on a free port of 127.0.0.1, without persistence, as the `redis` user when it exists. */
+export async function startRedis(scope: string): Promise<Service> {
+	const bin = redisServerBin();
+	if (!bin) throw new Error('redis-server is not installed (ensureDebianPackages with REDIS_PACKAGE)');
+	const user = process.getuid?.() === 0 ? systemUser('redis') : undefined;
+	const dir = serviceDir('mediagen-redis-', user);
+	const logFile = path.join(dir, 'redis.log');
+	const port = await freePort();
+	const args = [
+		'--port',
+		String(port),
+		'--bind',
+		'127.0.0.1',
+		'--dir',
+		dir,
+		'--save',
+		'',
+		'--appendonly',
+		'no',
+		'--daemonize',
+		'no',
+	];
+	const child = track(
+		spawn(bin, args, {
+			cwd: dir,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			...(user ? { uid: user.uid, gid: user.gid } : {}),
+		}),
+	);
+	pipeOutput(child, logFile);
+	await until(
+		'redis',
+		60_000,
+		child,
+		logFile,
+		async () => (await redisCommand(port, 'PING').catch(() => '')) === '+PONG',
+	);
+	log(scope, `redis on 127.0.0.1:${port} as user ${user?.name ?? 'current'}`);
+	return { child, port, dir, log: logFile, stop: serviceStopper(child, dir, 'SIGTERM') };
+}

@@ -1,0 +1,98 @@
+/**
+ * The API simulator (test/simulator) in its own process: the one launcher for every script that needs it (the
+ * real-n8n suites, whose n8n calls it over HTTP, and the benchmark, which keeps the simulator's CPU and memory
+ * out of its figures), and readers for its control endpoints (/__sim/record, /__sim/tasks, /__sim/reset,
+ * /__sim/inject).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+import type {
+	InjectedFault,
+	RecordedRequestSummary,
+	SimTaskSummary,
+	SimulatorOptions,
+} from '../../test/simulator/server';
+import { ROOT } from './paths';
+import { track } from './process';
+
+/** The API key the simulator accepts (and writeCredentials stores in n8n). */
+export const SIM_KEY = 'e2e-sim-key-7d2a';
+
+export interface SimulatorProcess {
+	child: ChildProcess;
+	url: string;
+	/** Credential data for it, as the harness and the MediaGen credential take it. */
+	credentials: { apiKey: string; baseUrl: string };
+}
+
+/**
+ * Starts test/simulator/cli.ts on a free port of 127.0.0.1 and waits until it listens. The options are the
+ * simulator's own (test/simulator/server.ts), passed through the CLI's environment; unset, tasks take 1 s and
+ * images are rendered at most 512 pixels wide or high. Stop it with `child.kill()` or stopProcess; it is killed
+ * on exit anyway.
+ */
+export async function startSimulator(
+	options: Pick<
+		SimulatorOptions,
+		'taskDurationMs' | 'maxRenderedSide' | 'latencyMs' | 'rateLimitPerSecond' | 'resultBlobBytes'
+	> = {},
+): Promise<SimulatorProcess> {
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		PORT: '0',
+		SIM_KEY,
+		TASK_SECONDS: String((options.taskDurationMs ?? 1000) / 1000),
+		MAX_RENDERED_SIDE: String(options.maxRenderedSide ?? 512),
+	};
+	if (options.latencyMs !== undefined) env.LATENCY_MS = String(options.latencyMs);
+	if (options.rateLimitPerSecond !== undefined) env.RATE_LIMIT = String(options.rateLimitPerSecond);
+	if (options.resultBlobBytes !== undefined) env.RESULT_BLOB_BYTES = String(options.resultBlobBytes);
+	const child = track(
+		spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'test', 'simulator', 'cli.ts')], {
+			cwd: ROOT,
+			env,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		}),
+	);
+	const url = await new Promise<string>((resolve, reject) => {
+		let text = '';
+		child.stdout!.on('data', (chunk: Buffer) => {
+			text += chunk.toString();
+			const match = /listening on (http:\/\/\S+)/.exec(text);
+			if (match) resolve(match[1]);
+		});
+		child.on('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+	});
+	child.stdout!.resume();
+	return { child, url, credentials: { apiKey: SIM_KEY, baseUrl: url } };
+}
+
+/** The simulator's record of every request it received (since the last reset). */
+export async function simulatorRecord(url: string): Promise<RecordedRequestSummary[]> {
+	return JSON.parse(await (await fetch(`${url}/__sim/record`)).text()) as RecordedRequestSummary[];
+}
+
+/** Every task the simulator created, with its timing. */
+export async function simulatorTasks(url: string): Promise<SimTaskSummary[]> {
+	return JSON.parse(await (await fetch(`${url}/__sim/tasks`)).text()) as SimTaskSummary[];
+}
+
+/** Clears the simulator's record and its pending faults (its tasks stay). */
+export async function resetSimulator(url: string): Promise<void> {
+	await control(url, '/__sim/reset', {});
+}
+
+/** Applies a fault to the simulator's next matching request(s). */
+export async function injectFault(url: string, fault: InjectedFault): Promise<void> {
+	await control(url, '/__sim/inject', fault);
+}
+
+async function control(url: string, pathname: string, body: object): Promise<void> {
+	const response = await fetch(`${url}${pathname}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!response.ok) throw new Error(`POST ${pathname}: HTTP ${response.status} ${await response.text()}`);
+}
