@@ -5,7 +5,7 @@
  * purpose-built servers (test/hostile-server.ts); the wrong-key case runs against the simulator.
  *
  * Tests about something else check the same along the way: output.test.ts (a download request carries no
- * Authorization), resilience/api-errors.test.ts (no key in API errors), credential.test.ts (a refused key is not
+ * Authorization), resilience/faults.test.ts (no key in API errors), credential.test.ts (a refused key is not
  * echoed by the credential test).
  */
 import { runNode, testCredential } from '../harness';

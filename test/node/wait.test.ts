@@ -51,27 +51,6 @@ describe('Wait for completion', () => {
 		});
 	});
 
-	it('survives a 503, a 429 and a dropped connection on polls without re-creating anything', async () => {
-		context.sim.taskDurationMs = 300;
-		context.sim.inject({ path: IMAGE_INFO, action: { type: 'status', status: 503 } });
-		context.sim.inject({ path: IMAGE_INFO, action: { type: 'status', status: 429 } });
-		context.sim.inject({ path: IMAGE_INFO, action: { type: 'drop' } });
-		const { output, error } = await runNode({
-			parameters: betav4(),
-			items: items(3),
-			credentials: context.credentials(),
-		});
-		expect(error).toBeUndefined();
-		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(3);
-		expect(
-			context.sim
-				.requests(IMAGE_INFO)
-				.filter((r) => r.fault)
-				.map((r) => r.fault),
-		).toEqual(['status', 'status', 'drop']);
-		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
-	});
-
 	it('with On Timeout "Return Pending Task" outputs the id and last status', async () => {
 		let created = 0;
 		context.sim.taskOutcome = () => (created++ === 0 ? 'never' : 'succeed');
@@ -157,24 +136,6 @@ describe('Wait for completion', () => {
 			resultIndex: 0,
 			url: expect.stringMatching(/0\.mp4$/),
 		});
-	});
-
-	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
-		context.sim.taskDurationMs = 60_000;
-		let cancelAt = Infinity;
-		await runNode({
-			parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }),
-			items: items(4),
-			credentials: context.credentials(),
-			cancelAfterMs: 700,
-			onCancel: (at) => (cancelAt = at),
-		});
-		expect(cancelAt).toBeLessThan(Infinity);
-		await new Promise((resolve) => setTimeout(resolve, 600));
-		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
-		expect(late).toEqual([]);
-		expect(context.sim.requests(IMAGE_INFO).length).toBeGreaterThan(0);
-		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(4);
 	});
 });
 

@@ -3,10 +3,10 @@
  * with refused schemes. Each scenario runs the node in n8n's engine against a purpose-built server. Redirects
  * to other hosts and answers that echo the key are in secrets.test.ts.
  */
-import { runNode } from '../harness';
-import { eventually, sendJson } from '../hostile-server';
-import { makePng } from '../simulator/png';
-import { errorText, HOSTILE_KEY as KEY, redirectTo, useHostileApi } from '../support';
+import { runNode } from '../../harness';
+import { eventually, sendJson } from '../../hostile-server';
+import { makePng } from '../../simulator/png';
+import { errorText, HOSTILE_KEY as KEY, redirectTo, useHostileApi } from '../../support';
 
 const INFO = '/v1/tlimages/infobytaskid';
 
