@@ -2,21 +2,18 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, storeBinary } from '../harness';
 import { makePng } from '../simulator/png';
-import { allText, createParameters, DEFAULT_SIM_KEY, useSimulator } from '../support';
+import { allText, createParameters, DEFAULT_SIM_KEY, pngItem, useSimulator } from '../support';
 
 const context = useSimulator();
 
 const create = (operation: string, parameters: INodeParameters = {}): INodeParameters =>
 	createParameters('image', operation, parameters);
 
-async function pngItem(properties: Record<string, [number, number]>, json = {}): Promise<INodeExecutionData> {
-	const binary: INodeExecutionData['binary'] = {};
-	for (const [name, [width, height]] of Object.entries(properties)) {
-		binary[name] = await storeBinary(makePng(width, height), `${name}.png`, 'image/png');
-	}
-	return { json, binary };
+async function run(parameters: INodeParameters, items: INodeExecutionData[] = [{ json: {} }]) {
+	return await runNode({ parameters, items, credentials: context.credentials() });
 }
 
+/** A JPEG's leading segments: SOI, a JFIF APP0, a large APP1 (as EXIF data would be), then SOF0 with the size. */
 function fileSummary(files: Array<{ field: string; filename?: string; contentType?: string }>) {
 	return files.map(({ field, filename, contentType }) => ({ field, filename, contentType }));
 }
@@ -85,107 +82,6 @@ describe('Image → proimage', () => {
 		const requests = context.sim.requests('/v1/tlimages/proimage');
 		expect(requests.map((r) => r.files.map((f) => f.filename)).sort()).toEqual([['a.png', 'b.png'], ['c.png']]);
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-	});
-
-	it('accepts 16 references (files + URLs) and refuses 17 with zero requests', async () => {
-		const sizes = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, [8, 8] as [number, number]]));
-		const item = await pngItem(sizes);
-		const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://example.com/${i}.png`).join(',');
-		const ok = await runNode({
-			parameters: create('proimage', { model: 'proimg-2', prompt: 'x', imageInput: 'all', imageUrls: urls(6) }),
-			items: [item],
-			credentials: context.credentials(),
-		});
-		expect(ok.error).toBeUndefined();
-		expect(context.sim.requests()[0].files).toHaveLength(10);
-		context.sim.resetRecord();
-		const refused = await runNode({
-			parameters: create('proimage', { model: 'proimg-2', prompt: 'x', imageInput: 'all', imageUrls: urls(7) }),
-			items: [item],
-			credentials: context.credentials(),
-		});
-		expect(refused.error?.name).toBe('NodeOperationError');
-		expect(refused.error?.message).toBe(
-			'Item 0: "Reference Images" must total at most 16 (reference files plus URLs); got 17',
-		);
-		expect(context.sim.requests()).toHaveLength(0);
-	});
-
-	it.each([
-		[
-			'a mask whose size differs from the first reference',
-			{ data: [40, 30], mask: [30, 40] },
-			'data',
-			/"Mask Binary Property" must match the size of the first reference image "data" \(40x30\); got "30x40"/,
-		],
-		[
-			'a mask without any reference image',
-			{ mask: [30, 40] },
-			'',
-			/"Mask Binary Property" needs at least one reference image/,
-		],
-	] as const)('refuses %s, sending nothing', async (_name, sizes, names, message) => {
-		const item = await pngItem(sizes as unknown as Record<string, [number, number]>);
-		const { error } = await runNode({
-			parameters: create('proimage', {
-				model: 'proimg-2',
-				prompt: 'x',
-				imageInput: names ? 'properties' : 'none',
-				binaryPropertyNames: names,
-				additionalFields: { maskBinaryProperty: 'mask', size: '1024x1024' },
-			}),
-			items: [item],
-			credentials: context.credentials(),
-		});
-		expect(error?.message).toMatch(message);
-		expect(context.sim.requests()).toHaveLength(0);
-	});
-
-	it('refuses a non-PNG mask and a non-image reference, sending nothing', async () => {
-		const item = await pngItem({ data: [8, 8] });
-		item.binary!.mask = await storeBinary(Buffer.from('RIFF....WEBPVP8 '), 'mask.webp', 'image/webp');
-		item.binary!.doc = await storeBinary(Buffer.from('%PDF-1.4'), 'doc.pdf', 'application/pdf');
-		const mask = await runNode({
-			parameters: create('proimage', {
-				model: 'proimg-2',
-				prompt: 'x',
-				imageInput: 'properties',
-				binaryPropertyNames: 'data',
-				additionalFields: { maskBinaryProperty: 'mask' },
-			}),
-			items: [item],
-			credentials: context.credentials(),
-		});
-		expect(mask.error?.message).toBe(
-			'Item 0: "Mask Binary Property" must hold a PNG file; got "mask.webp (image/webp)"',
-		);
-		const doc = await runNode({
-			parameters: create('proimage', {
-				model: 'proimg-2',
-				prompt: 'x',
-				imageInput: 'properties',
-				binaryPropertyNames: 'data,doc',
-			}),
-			items: [item],
-			credentials: context.credentials(),
-		});
-		expect(doc.error?.message).toBe(
-			'Item 0: "Reference Images (binary property "doc")" must be PNG, WebP, JPG or JPEG; got "doc.pdf (application/pdf)"',
-		);
-		const missing = await runNode({
-			parameters: create('proimage', {
-				model: 'proimg-2',
-				prompt: 'x',
-				imageInput: 'properties',
-				binaryPropertyNames: 'data,nothere',
-			}),
-			items: [item],
-			credentials: context.credentials(),
-		});
-		expect(missing.error?.message).toBe(
-			'Item 0: "Binary Property Names" names binary properties the item does not have (nothere); got "data,nothere"',
-		);
-		expect(context.sim.requests()).toHaveLength(0);
 	});
 });
 
@@ -293,265 +189,14 @@ describe('Image → beta and gamma models', () => {
 	});
 });
 
-interface LimitCase {
-	name: string;
-	operation: string;
-	base: INodeParameters;
-	field: string;
-	accepted: unknown;
-	refused: unknown;
-	message: RegExp;
-	/** Where the value goes: a top-level parameter or an Additional Fields entry. */
-	top?: boolean;
-}
-
-const LIMITS: LimitCase[] = [
-	{
-		name: 'proimage prompt ≤ 32000',
-		operation: 'proimage',
-		base: { model: 'proimg-2' },
-		field: 'prompt',
-		top: true,
-		accepted: 'a'.repeat(32000),
-		refused: 'a'.repeat(32001),
-		message: /"Prompt" must be at most 32000 characters \(it has 32001\)/,
-	},
-	{
-		name: 'proimage prompt required',
-		operation: 'proimage',
-		base: { model: 'proimg-2' },
-		field: 'prompt',
-		top: true,
-		accepted: 'x',
-		refused: '   ',
-		message: /"Prompt" is required/,
-	},
-	{
-		name: 'proimage model',
-		operation: 'proimage',
-		base: { prompt: 'x' },
-		field: 'model',
-		top: true,
-		accepted: 'proimg-2-4k',
-		refused: 'proimg-3',
-		message: /"Model" must be one of proimg-2, proimg-2-2k, proimg-2-4k; got "proimg-3"/,
-	},
-	{
-		name: 'proimage n ≤ 10',
-		operation: 'proimage',
-		base: { model: 'proimg-2', prompt: 'x' },
-		field: 'n',
-		accepted: 10,
-		refused: 11,
-		message: /"Number of Images" must be an integer from 1 to 10; got 11/,
-	},
-	{
-		name: 'proimage n ≥ 1',
-		operation: 'proimage',
-		base: { model: 'proimg-2', prompt: 'x' },
-		field: 'n',
-		accepted: 1,
-		refused: 0,
-		message: /from 1 to 10; got 0/,
-	},
-	{
-		name: 'proimage n integer',
-		operation: 'proimage',
-		base: { model: 'proimg-2', prompt: 'x' },
-		field: 'n',
-		accepted: '4',
-		refused: 2.5,
-		message: /must be an integer from 1 to 10; got 2.5/,
-	},
-	{
-		name: 'proimage size ratio',
-		operation: 'proimage',
-		base: { model: 'proimg-2', prompt: 'x' },
-		field: 'size',
-		accepted: '21:9',
-		refused: '7:3',
-		message: /"Size" must be auto, one of 1:1, .*, or a WxH pixel size; got "7:3"/,
-	},
-	{
-		name: 'proimage size editing needs WxH',
-		operation: 'proimage',
-		base: { model: 'proimg-2', prompt: 'x', imageUrls: 'https://example.com/a.png' },
-		field: 'size',
-		accepted: '1024x768',
-		refused: '16:9',
-		message: /"Size" must be a WxH pixel size .* when reference images are given; got "16:9"/,
-	},
-	{
-		name: 'proimage URLs are http(s)',
-		operation: 'proimage',
-		base: { model: 'proimg-2', prompt: 'x' },
-		field: 'imageUrls',
-		top: true,
-		accepted: 'https://example.com/a.png',
-		refused: 'ftp://example.com/a.png',
-		message: /"Reference Image URLs" must hold http\(s\) URLs; got "ftp:/,
-	},
-	{
-		name: 'betav45 batchsize ≤ 15',
-		operation: 'betav45',
-		base: { prompt: 'x' },
-		field: 'batchsize',
-		accepted: 15,
-		refused: 16,
-		message: /"Batch Size" must be an integer from 1 to 15; got 16/,
-	},
-	{
-		name: 'betav45 batchsize ≥ 1',
-		operation: 'betav45',
-		base: { prompt: 'x' },
-		field: 'batchsize',
-		accepted: 1,
-		refused: 0,
-		message: /from 1 to 15; got 0/,
-	},
-	{
-		name: 'betav45 resolution ratio',
-		operation: 'betav45',
-		base: { prompt: 'x' },
-		field: 'resolution',
-		accepted: '3:2',
-		refused: '21:9',
-		message: /"Resolution" must be a ratio \(9:16, 16:9, 3:4, 4:3, 1:1, 2:3, 3:2\), 2K, 4K, or WxH; got "21:9"/,
-	},
-	{
-		name: 'betav45 resolution tier',
-		operation: 'betav45',
-		base: { prompt: 'x' },
-		field: 'resolution',
-		accepted: '4K',
-		refused: '8K',
-		message: /must be a ratio .*; got "8K"/,
-	},
-	{
-		name: 'betav45 WxH ≥ 3686400 pixels',
-		operation: 'betav45',
-		base: { prompt: 'x' },
-		field: 'resolution',
-		accepted: '1920x1920',
-		refused: '1919x1920',
-		message: /as WxH must total 3686400 to 16777216 pixels \(this is 3684480\); got "1919x1920"/,
-	},
-	{
-		name: 'betav45 WxH ≤ 16777216 pixels',
-		operation: 'betav45',
-		base: { prompt: 'x' },
-		field: 'resolution',
-		accepted: '4096x4096',
-		refused: '4097x4096',
-		message: /\(this is 16781312\)/,
-	},
-	{
-		name: 'betav45 prompt required',
-		operation: 'betav45',
-		base: {},
-		field: 'prompt',
-		top: true,
-		accepted: 'x',
-		refused: '  ',
-		message: /"Prompt" is required; got " {2}"/,
-	},
-	{
-		name: 'betav4 batchsize ≤ 15',
-		operation: 'betav4',
-		base: { prompt: 'x' },
-		field: 'batchsize',
-		accepted: 15,
-		refused: 16,
-		message: /"Batch Size" must be an integer from 1 to 15; got 16/,
-	},
-	{
-		name: 'betav4 resolution ratios',
-		operation: 'betav4',
-		base: { prompt: 'x' },
-		field: 'resolution',
-		accepted: '4:3',
-		refused: '2:3',
-		message: /"Resolution" must be one of 9:16, 16:9, 3:4, 4:3, 1:1; got "2:3"/,
-	},
-	{
-		name: 'betav5 batchsize integer',
-		operation: 'betav5',
-		base: { prompt: 'x' },
-		field: 'batchsize',
-		accepted: 3,
-		refused: 'many',
-		message: /"Batch Size" must be an integer of at least 1; got "many"/,
-	},
-	{
-		name: 'gammaimage resolution W*H',
-		operation: 'gammaimage',
-		base: { prompt: 'x' },
-		field: 'resolution',
-		accepted: '768*1024',
-		refused: '768x1024',
-		message: /"Resolution" must be width\*height, e.g. 1024\*768; got "768x1024"/,
-	},
-	{
-		name: 'gammaimage seed integer',
-		operation: 'gammaimage',
-		base: { prompt: 'x' },
-		field: 'seed',
-		accepted: 7,
-		refused: 'seven',
-		message: /"Seed" must be an integer; got "seven"/,
-	},
-];
-
-describe('Image validation before any request (one accepted and one refused value per limit)', () => {
-	for (const limit of LIMITS) {
-		it(limit.name, async () => {
-			const withValue = (value: unknown): INodeParameters =>
-				create(
-					limit.operation,
-					limit.top
-						? { ...limit.base, [limit.field]: value as string }
-						: { ...limit.base, additionalFields: { [limit.field]: value as string } },
-				);
-			const accepted = await runNode({ parameters: withValue(limit.accepted), credentials: context.credentials() });
-			expect(accepted.error).toBeUndefined();
-			expect(context.sim.requests()).toHaveLength(1);
-			expect(context.sim.requests()[0].code).toBe(1000);
-			context.sim.resetRecord();
-			const refused = await runNode({ parameters: withValue(limit.refused), credentials: context.credentials() });
-			expect(refused.error?.name).toBe('NodeOperationError');
-			expect(refused.error?.message).toMatch(/^Item 0: /);
-			expect(refused.error?.message).toMatch(limit.message);
-			expect(context.sim.requests()).toHaveLength(0);
-		});
-	}
-});
-
-describe('Image: bad input among several items', () => {
-	const items = [{ json: { n: 2 } }, { json: { n: 12 } }, { json: { n: 3 } }];
-	const parameters = create('proimage', { model: 'proimg-2', prompt: 'x', additionalFields: { n: '={{ $json.n }}' } });
-
-	it('stops before any request when one item is invalid', async () => {
-		const { error } = await runNode({ parameters, items, credentials: context.credentials() });
-		expect(error?.message).toBe('Item 1: "Number of Images" must be an integer from 1 to 10; got 12');
-		expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
-		expect(context.sim.requests()).toHaveLength(0);
-	});
-
-	it('with Continue On Fail creates the valid items and returns an error item for the invalid one', async () => {
-		const { output, error } = await runNode({
-			parameters,
-			items,
-			credentials: context.credentials(),
-			continueOnFail: true,
-		});
+describe('WxH sizes are sent with a lower-case x', () => {
+	it.each([
+		['proimage', 'size', '1536X1024', '1536x1024'],
+		['betav45', 'resolution', '2560X1440', '2560x1440'],
+	])('%s %s %s is sent as %s', async (operation, field, given, sent) => {
+		const base = operation === 'proimage' ? { model: 'proimg-2', prompt: 'a fox' } : { prompt: 'a fox' };
+		const { error } = await run(create(operation, { ...base, additionalFields: { [field]: given } }));
 		expect(error).toBeUndefined();
-		expect(context.sim.requests()).toHaveLength(2);
-		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(output[0].json.taskid).toEqual(expect.any(String));
-		expect(output[1].json).toEqual({
-			error: 'Item 1: "Number of Images" must be an integer from 1 to 10; got 12',
-			errorDescription: 'Nothing was sent to the API for this item.',
-		});
-		expect(output[2].json.request).toMatchObject({ n: 3 });
+		expect(context.sim.requests(`/v1/tlimages/${operation}`)[0].fields[field]).toEqual([sent]);
 	});
 });

@@ -236,18 +236,6 @@ describe('Durable waiting loop: create without waiting → (Wait node) → Task 
 		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(3);
 	});
 
-	it('Task Type "From Input Item" refuses an item without taskType, naming the field, and sends nothing', async () => {
-		const { error } = await runNode({
-			parameters: { resource: 'task', operation: 'get' },
-			items: [{ json: { taskid: 'img-1' } }],
-			credentials: context.credentials(),
-		});
-		expect(error?.message).toBe(
-			'Item 0: "Task Type" is "From Input Item", so the item needs a taskType field of "image" or "video"; got nothing',
-		);
-		expect(context.sim.requests()).toHaveLength(0);
-	});
-
 	it('Task → Delete takes the creation items as they are', async () => {
 		const created = await runNode({
 			parameters: betav4({ waitForCompletion: false }),
@@ -268,19 +256,4 @@ describe('Durable waiting loop: create without waiting → (Wait node) → Task 
 			},
 		]);
 	});
-});
-
-describe('Custom API Call', () => {
-	it.each([{ resource: '__CUSTOM_API_CALL__' }, { resource: 'image', operation: '__CUSTOM_API_CALL__' }])(
-		'%o points to the HTTP Request node with this credential and sends nothing',
-		async (parameters) => {
-			const { error } = await runNode({ parameters, credentials: context.credentials() });
-			expect(error?.name).toBe('NodeOperationError');
-			expect(error?.message).toBe('Custom API calls are made with the HTTP Request node, not with MediaGen');
-			expect((error as { description?: string }).description).toMatch(
-				/HTTP Request node.*Predefined Credential Type.*MediaGen API/,
-			);
-			expect(context.sim.requests()).toHaveLength(0);
-		},
-	);
 });

@@ -65,16 +65,6 @@ describe('Task → Get (video)', () => {
 		expect(output[0].json.source).toBeUndefined();
 		expect(context.sim.requests()[0].json).toEqual({ taskid: taskId, moreTaskInfo: false });
 	});
-
-	it('refuses an empty task id with an error naming the field and the item, and sends nothing', async () => {
-		const { error } = await runNode({
-			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId: '  ' },
-			credentials: context.credentials(),
-		});
-		expect(error?.message).toBe('Item 0: "Task ID" is required; got "  "');
-		expect(error?.name).toBe('NodeOperationError');
-		expect(context.sim.requests()).toHaveLength(0);
-	});
 });
 
 describe('Task → Delete', () => {
