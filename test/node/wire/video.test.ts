@@ -1,7 +1,11 @@
+/**
+ * What each Video operation sends: the documented fields with their wire names, switches as 1/0 (and nothing
+ * when unset), source image files, URLs and Source Image as Text. Refused input is in ../validation/.
+ */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../harness';
-import { createParameters, DEFAULT_SIM_KEY, frameNames, framesItem, useSimulator } from '../support';
+import { runNode } from '../../harness';
+import { createParameters, DEFAULT_SIM_KEY, frameNames, framesItem, useSimulator } from '../../support';
 
 const context = useSimulator();
 

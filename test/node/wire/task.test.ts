@@ -1,5 +1,9 @@
-import { runNode } from '../harness';
-import { createTaskDirect, DEFAULT_SIM_KEY, useSimulator } from '../support';
+/**
+ * What Task → Get and Task → Delete send (the info and delete endpoints, moreTaskInfo, uid, one request per
+ * item or combined) and the fields they return. Task → Wait is in ../waiting.test.ts.
+ */
+import { runNode } from '../../harness';
+import { createTaskDirect, DEFAULT_SIM_KEY, useSimulator } from '../../support';
 
 const context = useSimulator();
 

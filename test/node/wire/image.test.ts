@@ -1,8 +1,13 @@
+/**
+ * What each Image operation sends: the documented fields with their wire names, reference files, URLs and the
+ * mask as multipart with the raw key, WxH sizes with a lower-case x, and Extra Form Fields as given (but never
+ * over a field the operation sends). Other refused input is in ../validation/.
+ */
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { runNode, storeBinary } from '../harness';
-import { makePng } from '../simulator/png';
-import { allText, createParameters, DEFAULT_SIM_KEY, pngItem, useSimulator } from '../support';
+import { runNode, storeBinary } from '../../harness';
+import { makePng } from '../../simulator/png';
+import { allText, createParameters, DEFAULT_SIM_KEY, pngItem, useSimulator } from '../../support';
 
 const context = useSimulator();
 
