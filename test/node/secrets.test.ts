@@ -177,7 +177,7 @@ describe('the key never appears in messages or output', () => {
 	});
 });
 
-describe('a wrong key', () => {
+describe('a refused key', () => {
 	const context = useSimulator();
 
 	it('a wrong key gets HTTP 401 with a message pointing at the credential, and the key is not echoed', async () => {

@@ -1,7 +1,9 @@
 /**
- * Servers that misbehave the way real ones do: downloads that break off, odd success envelopes, result URLs
- * with refused schemes. Each scenario runs the node in n8n's engine against a purpose-built server. Redirects
- * to other hosts and answers that echo the key are in secrets.test.ts.
+ * Servers that misbehave the way real ones do and the simulator does not: downloads that break off, success
+ * envelopes without a task ID, task ids that do not exist, result URLs (or redirects) with refused schemes. A
+ * task id is never lost, and only creations count as tasks "created by this run". Each scenario runs the node
+ * in n8n's engine against a purpose-built server. Redirects to other hosts and answers that echo the key are in
+ * ../secrets.test.ts.
  */
 import { runNode } from '../../harness';
 import { eventually, sendJson } from '../../hostile-server';

@@ -283,11 +283,10 @@ describe('Image → proimage: reference count and mask', () => {
 	});
 });
 
-const names = frameNames;
-
 describe('Video: source image count', () => {
 	const create = (operation: string, parameters: INodeParameters = {}): INodeParameters =>
 		createParameters('video', operation, parameters);
+	const names = frameNames;
 
 	it.each([
 		['alphav2mini', 0, '', /"Source Images" must total 1 to 2 \(source image files plus Source Image as Text\); got 0/],
