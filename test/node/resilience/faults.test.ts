@@ -1,12 +1,16 @@
 /**
- * Fault suite: every scenario is driven by the simulator's fault injection and asserts the outcome, that
- * no creation was sent twice, and that every task the server created is named in the node's output.
+ * Faults injected into the simulator's answers (HTTP 5xx and 429, dropped connections, malformed bodies, slow
+ * answers, code 9000, failing and endless tasks, 404 downloads): each ends in one clear error naming the item,
+ * only what cannot have created a task is retried, no creation is sent twice, and every task the server created
+ * is named in the node's output. Servers that misbehave in ways the simulator does not are in
+ * hostile-servers.test.ts; Request Timeout and Stop in timeouts-and-stop.test.ts.
  */
+import { createServer } from 'node:net';
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { FaultAction } from '../simulator/server';
-import { runNode, type RunResult } from '../harness';
-import { allText, betav4Parameters, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../support';
+import { runNode, type RunResult } from '../../harness';
+import { MediaGenSimulator, type FaultAction } from '../../simulator/server';
+import { allText, betav4Parameters, createTaskDirect, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../../support';
 
 const context = useSimulator();
 
@@ -60,6 +64,22 @@ const CREATE_FAULTS: Array<[string, FaultAction, RegExp]> = [
 	],
 ];
 
+/** Tasks the simulator created during this test, in creation order. */
+function createdSince(since: number) {
+	return [...context.sim.tasks.values()]
+		.filter((task) => task.createdAt >= since)
+		.sort((a, b) => a.createdAt - b.createdAt);
+}
+
+async function freePort(): Promise<number> {
+	return await new Promise((resolve) => {
+		const server = createServer().listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as { port: number };
+			server.close(() => resolve(port));
+		});
+	});
+}
+
 describe('faults on creation that may have created a task: one clear error, never retried, other items go on', () => {
 	it.each(CREATE_FAULTS)('%s', async (_name, action, message) => {
 		context.sim.inject({ path: CREATE, skip: 1, action });
@@ -110,6 +130,106 @@ describe('faults on polls: retried within Max Wait, then success', () => {
 		expect(context.sim.requests(CREATE)).toHaveLength(2);
 		expect(context.sim.requests(INFO).filter((request) => request.fault)).toHaveLength(2);
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed']);
+	});
+});
+
+describe('different faults on successive polls', () => {
+	const betav4 = (options: INodeParameters = {}): INodeParameters =>
+		betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
+
+	it('survives a 503, a 429 and a dropped connection on polls without re-creating anything', async () => {
+		context.sim.taskDurationMs = 300;
+		context.sim.inject({ path: INFO, action: { type: 'status', status: 503 } });
+		context.sim.inject({ path: INFO, action: { type: 'status', status: 429 } });
+		context.sim.inject({ path: INFO, action: { type: 'drop' } });
+		const { output, error } = await runNode({
+			parameters: betav4(),
+			items: items(3),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(context.sim.requests(CREATE)).toHaveLength(3);
+		expect(
+			context.sim
+				.requests(INFO)
+				.filter((r) => r.fault)
+				.map((r) => r.fault),
+		).toEqual(['status', 'status', 'drop']);
+		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
+	});
+});
+
+describe('creation retries only when nothing was created', () => {
+	// Slower polls, and downloads off: the in-process simulator renders PNGs on the test's event loop.
+	const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
+		betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
+
+	it('HTTP 429 on creation is retried and then succeeds, with exactly one task per item', async () => {
+		const since = Date.now();
+		context.sim.inject({ path: CREATE, times: 3, action: { type: 'status', status: 429 } });
+		const { output, error } = await runNode({
+			parameters: betav4({}, false),
+			items: items(3),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		const creations = context.sim.requests(CREATE);
+		expect(creations.filter((request) => request.status === 429)).toHaveLength(3);
+		expect(creations.filter((request) => request.code === 1000)).toHaveLength(3);
+		const tasks = createdSince(since);
+		expect(tasks.map((task) => task.fields.prompt[0]).sort()).toEqual(['idea 0', 'idea 1', 'idea 2']);
+		expect(output.map((item) => item.json.taskid)).toEqual(
+			['idea 0', 'idea 1', 'idea 2'].map((idea) => tasks.find((task) => task.fields.prompt[0] === idea)!.taskid),
+		);
+	});
+
+	it('a rate-limited API (429 above 5 requests/s, Retry-After) still gets every item created and finished', async () => {
+		const since = Date.now();
+		context.sim.rateLimitPerSecond = 5;
+		context.sim.taskDurationMs = 200;
+		const { output, error } = await runNode({
+			parameters: betav4({ pollInterval: 0.3 }),
+			items: items(12),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output.map((item) => item.json.status)).toEqual(Array(12).fill('completed'));
+		expect(context.sim.requests().some((request) => request.fault === 'rateLimit')).toBe(true);
+		expect(createdSince(since)).toHaveLength(12);
+		expect(new Set(createdSince(since).map((task) => task.fields.prompt[0])).size).toBe(12);
+	});
+
+	it('a refused connection on creation is retried once the service listens', async () => {
+		const port = await freePort(); // nothing listens there yet
+		const run = runNode({
+			parameters: betav4({}, false),
+			items: items(2),
+			credentials: { apiKey: DEFAULT_SIM_KEY, baseUrl: `http://127.0.0.1:${port}` },
+		});
+		const server = new MediaGenSimulator({ port });
+		await new Promise((resolve) => setTimeout(resolve, 700));
+		await server.start();
+		try {
+			const { output, error } = await run;
+			expect(error).toBeUndefined();
+			expect(server.requests(CREATE)).toHaveLength(2);
+			expect(server.tasks.size).toBe(2);
+			expect(output.map((item) => item.json.taskid).sort()).toEqual([...server.tasks.keys()].sort());
+		} finally {
+			await server.stop();
+		}
+	});
+
+	it('a connection reset after the request was sent is not retried (a task may exist)', async () => {
+		context.sim.inject({ path: CREATE, action: { type: 'drop' } });
+		const { output } = await runNode({
+			parameters: betav4({}, false),
+			items: items(1),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
+		expect(context.sim.requests(CREATE)).toHaveLength(1);
+		expect(output[0].json.errorDescription).toMatch(/a task may have been created \(and charged\) anyway/);
 	});
 });
 
@@ -190,4 +310,69 @@ describe('tasks that go wrong', () => {
 		});
 		expect(output.filter((item) => item.binary?.data)).toHaveLength(1);
 	});
+});
+
+describe('API failures on Task → Get', () => {
+	const scenarios: Array<{ name: string; fault: Parameters<typeof context.sim.inject>[0]['action']; message: RegExp }> =
+		[
+			{
+				name: 'code 9000',
+				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }) },
+				message: /^Insufficient credits \(task [^)]+\) \[item 1\]$/,
+			},
+			{
+				name: 'code 9999',
+				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'taskid is malformed' }) },
+				message: /^The MediaGen API refused the request: taskid is malformed \(task [^)]+\) \[item 1\]$/,
+			},
+			{
+				name: 'HTTP 500',
+				fault: { type: 'status', status: 500 },
+				message: /^The MediaGen API answered HTTP 500: simulated HTTP 500 .*\[item 1\]$/,
+			},
+			{
+				name: 'a dropped connection',
+				fault: { type: 'drop' },
+				message: /^Could not reach the MediaGen API: .*\[item 1\]$/,
+			},
+			{
+				name: 'an HTML body',
+				fault: { type: 'html' },
+				message: /^The MediaGen API answered with a body that is not a JSON envelope .*\[item 1\]$/,
+			},
+		];
+
+	for (const scenario of scenarios) {
+		it(`${scenario.name}: NodeApiError naming the item; with Continue On Fail an error item while others succeed`, async () => {
+			const ids = [
+				await createTaskDirect(context.sim.url, 'image'),
+				await createTaskDirect(context.sim.url, 'image'),
+				await createTaskDirect(context.sim.url, 'image'),
+			];
+			const parameters = { resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ $json.id }}' };
+			const items = ids.map((id) => ({ json: { id } }));
+
+			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
+			const stopped = await runNode({ parameters, items, credentials: context.credentials() });
+			expect(stopped.error?.name).toBe('NodeApiError');
+			expect(stopped.error?.message).toMatch(scenario.message);
+			expect((stopped.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
+			expect(allText(stopped)).not.toContain(DEFAULT_SIM_KEY);
+
+			context.sim.clearFaults();
+			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
+			const continued = await runNode({ parameters, items, credentials: context.credentials(), continueOnFail: true });
+			expect(continued.error).toBeUndefined();
+			expect(continued.output).toHaveLength(3);
+			expect(continued.output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+			expect(continued.output[0].json.taskid).toBe(ids[0]);
+			expect(continued.output[0].json.error).toBeUndefined();
+			expect(continued.output[1].json).toMatchObject({
+				taskid: ids[1],
+				error: expect.stringMatching(scenario.message),
+			});
+			expect(continued.output[2].json).toMatchObject({ taskid: ids[2], image_status: 2 });
+			expect(allText(continued)).not.toContain(DEFAULT_SIM_KEY);
+		});
+	}
 });
