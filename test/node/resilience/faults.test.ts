@@ -89,7 +89,8 @@ describe('faults on creation that may have created a task: one clear error, neve
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json.status).toBe('completed');
 		expect(output[1].json.error).toMatch(message);
-		expect(output[1].json.taskid).toBeUndefined();
+		// The one error-item shape: no task was named, so taskid is null; the item failed.
+		expect(output[1].json).toMatchObject({ taskid: null, taskType: 'image', status: 'failed', model: 'betav4' });
 		expect(output[2].json.status).toBe('completed');
 	});
 
@@ -239,7 +240,7 @@ describe('code 9000 mid-batch', () => {
 	it('earlier tasks keep their ids, later items get the credits error (Continue On Fail)', async () => {
 		const { output } = await runChecked(4, betav4(), { apiKey: 'two-credits' });
 		expect(context.sim.requests(CREATE)).toHaveLength(4);
-		expect(output.map((item) => item.json.status ?? 'error')).toEqual(['completed', 'completed', 'error', 'error']);
+		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'failed', 'failed']);
 		expect(output[2].json.error).toBe('Insufficient credits [item 2]');
 		expect(output[2].json.errorDescription).toMatch(/no credits left.*Top up the account/);
 	});
@@ -313,54 +314,32 @@ describe('tasks that go wrong', () => {
 });
 
 describe('API failures on Task → Get', () => {
-	const scenarios: Array<{ name: string; fault: Parameters<typeof context.sim.inject>[0]['action']; message: RegExp }> =
-		[
-			{
-				name: 'code 9000',
-				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }) },
-				message: /^Insufficient credits \(task [^)]+\) \[item 1\]$/,
-			},
-			{
-				name: 'code 9999',
-				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'taskid is malformed' }) },
-				message: /^The MediaGen API refused the request: taskid is malformed \(task [^)]+\) \[item 1\]$/,
-			},
-			{
-				name: 'HTTP 500',
-				fault: { type: 'status', status: 500 },
-				message: /^The MediaGen API answered HTTP 500: simulated HTTP 500 .*\[item 1\]$/,
-			},
-			{
-				name: 'a dropped connection',
-				fault: { type: 'drop' },
-				message: /^Could not reach the MediaGen API: .*\[item 1\]$/,
-			},
-			{
-				name: 'an HTML body',
-				fault: { type: 'html' },
-				message: /^The MediaGen API answered with a body that is not a JSON envelope .*\[item 1\]$/,
-			},
+	async function threeTasks() {
+		const ids = [
+			await createTaskDirect(context.sim.url, 'image'),
+			await createTaskDirect(context.sim.url, 'image'),
+			await createTaskDirect(context.sim.url, 'image'),
 		];
+		const parameters = { resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ $json.id }}' };
+		return { ids, parameters, items: ids.map((id) => ({ json: { id } })) };
+	}
 
-	for (const scenario of scenarios) {
-		it(`${scenario.name}: NodeApiError naming the item; with Continue On Fail an error item while others succeed`, async () => {
-			const ids = [
-				await createTaskDirect(context.sim.url, 'image'),
-				await createTaskDirect(context.sim.url, 'image'),
-				await createTaskDirect(context.sim.url, 'image'),
-			];
-			const parameters = { resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ $json.id }}' };
-			const items = ids.map((id) => ({ json: { id } }));
-
-			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
-			const stopped = await runNode({ parameters, items, credentials: context.credentials() });
-			expect(stopped.error?.name).toBe('NodeApiError');
-			expect(stopped.error?.message).toMatch(scenario.message);
-			expect((stopped.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
-			expect(allText(stopped)).not.toContain(DEFAULT_SIM_KEY);
-
-			context.sim.clearFaults();
-			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
+	const refusals: Array<{ name: string; fault: FaultAction; message: RegExp }> = [
+		{
+			name: 'code 9000',
+			fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }) },
+			message: /^Insufficient credits \(task [^)]+\) \[item 1\]$/,
+		},
+		{
+			name: 'code 9999',
+			fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'taskid is malformed' }) },
+			message: /^The MediaGen API refused the request: taskid is malformed \(task [^)]+\) \[item 1\]$/,
+		},
+	];
+	for (const scenario of refusals) {
+		it(`${scenario.name}: with Continue On Fail a failed error item while others succeed; otherwise a NodeApiError naming the item`, async () => {
+			const { ids, parameters, items } = await threeTasks();
+			context.sim.inject({ path: INFO, skip: 1, action: scenario.fault });
 			const continued = await runNode({ parameters, items, credentials: context.credentials(), continueOnFail: true });
 			expect(continued.error).toBeUndefined();
 			expect(continued.output).toHaveLength(3);
@@ -369,10 +348,83 @@ describe('API failures on Task → Get', () => {
 			expect(continued.output[0].json.error).toBeUndefined();
 			expect(continued.output[1].json).toMatchObject({
 				taskid: ids[1],
+				taskType: 'image',
+				status: 'failed',
 				error: expect.stringMatching(scenario.message),
 			});
 			expect(continued.output[2].json).toMatchObject({ taskid: ids[2], image_status: 2 });
 			expect(allText(continued)).not.toContain(DEFAULT_SIM_KEY);
+
+			context.sim.clearFaults();
+			context.sim.inject({ path: INFO, skip: 1, action: scenario.fault });
+			const stopped = await runNode({ parameters, items, credentials: context.credentials() });
+			expect(stopped.error?.name).toBe('NodeApiError');
+			expect(stopped.error?.message).toMatch(scenario.message);
+			expect((stopped.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
+			expect(allText(stopped)).not.toContain(DEFAULT_SIM_KEY);
 		});
 	}
+
+	// Task → Get goes through the waiting engine: a status check is safe to repeat, so a transient failure is retried.
+	const transient: Array<[string, FaultAction]> = [
+		['HTTP 500', { type: 'status', status: 500 }],
+		['HTTP 429', { type: 'status', status: 429 }],
+		['a dropped connection', { type: 'drop' }],
+		['an HTML body', { type: 'html' }],
+	];
+	it.each(transient)('%s: retried, and every item is answered', async (_name, fault) => {
+		const { ids, parameters, items } = await threeTasks();
+		context.sim.inject({ path: INFO, skip: 1, action: fault });
+		const { output, error } = await runNode({ parameters, items, credentials: context.credentials() });
+		expect(error).toBeUndefined();
+		expect(output.map((item) => item.json.taskid)).toEqual(ids);
+		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
+		// (A run that stopped early in an earlier test may still have a poll landing: count these tasks' only.)
+		const polls = context.sim
+			.requests(INFO)
+			.filter((request) => ids.includes((request.json as { taskid: string }).taskid));
+		expect(polls).toHaveLength(4);
+	});
+});
+
+describe('rate limits: holds are bounded, refusals are paced', () => {
+	it('a poll answered 429 with Retry-After: 3600 at a bound of 1 holds no longer than Max Wait: the last poll still goes out', async () => {
+		context.sim.taskDurationMs = 60_000;
+		context.sim.inject({
+			path: INFO,
+			times: 1000,
+			action: { type: 'status', status: 429, headers: { 'Retry-After': '3600' } },
+		});
+		const started = Date.now();
+		const { output, error } = await runChecked(
+			1,
+			betav4({ maxWait: 2, pollInterval: 0.2, maxConcurrency: 1, onTimeout: 'returnPending' }),
+		);
+		expect(error).toBeUndefined();
+		expect(Date.now() - started).toBeLessThan(8000);
+		expect(output[0].json).toMatchObject({ status: 'pending', taskid: expect.any(String) });
+		const created = context.sim.requests(CREATE)[0].at;
+		const polls = context.sim.requests(INFO).map((request) => request.at - created);
+		expect(polls[0]).toBeLessThan(1000);
+		// The promised last poll at Max Wait went out although the server asked for an hour.
+		expect(Math.max(...polls)).toBeGreaterThanOrEqual(1900);
+	});
+
+	it('creations answered 429 with Retry-After: 0 again and again are paced by a growing floor, not repeated at once', async () => {
+		context.sim.inject({
+			path: CREATE,
+			times: 10_000,
+			action: { type: 'status', status: 429, headers: { 'Retry-After': '0' } },
+		});
+		const { error } = await runNode({
+			parameters: betav4({ maxConcurrency: 1 }),
+			items: items(3),
+			credentials: context.credentials(),
+			cancelAfterMs: 3000,
+		});
+		expect(error?.name).toBe('ExecutionCancelledError');
+		// At once would be hundreds in 3 s; a floor that doubles from 250 ms allows a handful.
+		expect(context.sim.requests(CREATE).length).toBeLessThanOrEqual(12);
+		expect(context.sim.requests(CREATE).every((request) => request.status === 429)).toBe(true);
+	});
 });

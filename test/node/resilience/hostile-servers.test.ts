@@ -90,7 +90,7 @@ describe('a success envelope without a task id', () => {
 		expect(error).toBeUndefined();
 		expect(output[0].json.error).toBe('The MediaGen API answered success (code 1000) without a task ID [item 0]');
 		expect(output[0].json.errorDescription).toMatch(/a task may have been created \(and charged\)/i);
-		expect(output[0].json.taskid).toBeUndefined();
+		expect(output[0].json.taskid).toBeNull();
 		expect(server.requestsTo(INFO)).toHaveLength(0);
 	});
 

@@ -147,6 +147,10 @@ describe('Image: bad input among several items', () => {
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json.taskid).toEqual(expect.any(String));
 		expect(output[1].json).toEqual({
+			taskid: null,
+			taskType: 'image',
+			status: 'failed',
+			model: 'proimage',
 			error: 'Item 1: "Number of Images" must be an integer from 1 to 10; got 12',
 			errorDescription: 'Nothing was sent to the API for this item.',
 		});
