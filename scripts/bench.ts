@@ -2,20 +2,24 @@
  * `npm run bench`: what users feel, measured side by side in one run, each figure with a target it can miss.
  *
  * The anchor is what an n8n user builds by hand with the HTTP Request node: every item's creation request at
- * once, then a loop of "wait Poll Interval, ask for every pending task at once" (raw HTTP, keep-alive, no engine
- * overhead at all). The simulator runs in a child process with 150 ms added to every answer (a remote API's
- * round trip), so neither its CPU nor its memory is counted for the node. Each case runs in its own Node
- * process so that memory peaks do not mix.
+ * once, then a loop of "wait Poll Interval, ask for every pending task at once". The older cases (latency,
+ * headOfLine, rateLimit) use the raw anchor (lib/bench-common.ts: raw HTTP, keep-alive, no engine overhead at
+ * all); the result cases (lib/bench-results.ts: spread, largeFiles) use the HTTP Request loop (lib/bench-loop.ts:
+ * n8n's own request helper and binary storage, as the HTTP Request node uses them, downloads included) and
+ * report the raw anchor next to it. The simulator runs in a child process with 150 ms added to every answer (a
+ * remote API's round trip), so neither its CPU nor its memory is counted for the node. Each case runs in its
+ * own Node process so that memory peaks do not mix.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import os from 'node:os';
 
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, runWorkflow, storeBinary } from '../test/harness';
+import { anchorRun, items, maxOf, MB, mean, peakRss, RTT_MS, s, settle, sleep, type Figure } from './lib/bench-common';
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
+import { largeFilesCase, spreadCase } from './lib/bench-results';
 import { ROOT } from './lib/paths';
 import {
 	injectFault,
@@ -25,92 +29,6 @@ import {
 	startSimulator,
 	type SimulatorProcess,
 } from './lib/simulator';
-
-const MB = 1024 * 1024;
-const RTT_MS = 150;
-
-interface Figure {
-	name: string;
-	value: string;
-	target: string;
-	pass: boolean | null;
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-
-async function raw(
-	baseUrl: string,
-	pathname: string,
-	method: string,
-	body?: string | Buffer,
-	headers: http.OutgoingHttpHeaders = {},
-): Promise<{ status: number; body: string }> {
-	return await new Promise((resolve, reject) => {
-		const request = http.request(
-			`${baseUrl}${pathname}`,
-			{ method, agent, headers: { ...headers, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } },
-			(response) => {
-				const chunks: Buffer[] = [];
-				response.on('data', (chunk: Buffer) => chunks.push(chunk));
-				response.on('end', () =>
-					resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-				);
-				response.on('error', reject);
-			},
-		);
-		request.on('error', reject);
-		request.end(body);
-	});
-}
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The hand-built alternative: all creations at once, then rounds of "wait interval, poll all pending at once".
- * A creation that is refused (e.g. HTTP 429) is a failed item, as it is for an HTTP Request node.
- */
-async function anchorRun(
-	sim: SimulatorProcess,
-	count: number,
-	intervalMs: number,
-	maxWaitMs = 120_000,
-): Promise<{ wallMs: number; failed: number }> {
-	const started = performance.now();
-	const boundary = 'anchor-boundary-7d1c';
-	const created = await Promise.all(
-		Array.from({ length: count }, async (_, i) => {
-			const body = `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nanchor ${i}\r\n--${boundary}--\r\n`;
-			const answer = await raw(sim.url, '/v1/tlimages/betav4', 'POST', body, {
-				'content-type': `multipart/form-data; boundary=${boundary}`,
-				authorization: sim.credentials.apiKey,
-			}).catch(() => undefined);
-			if (answer?.status !== 200) return undefined;
-			const envelope = JSON.parse(answer.body) as { code: number; data?: { taskid: string } };
-			return envelope.code === 1000 ? envelope.data?.taskid : undefined;
-		}),
-	);
-	let pending = created.filter((id): id is string => id !== undefined);
-	const failed = count - pending.length;
-	while (pending.length && performance.now() - started < maxWaitMs) {
-		await sleep(intervalMs);
-		const answers = await Promise.all(
-			pending.map(async (taskid) => {
-				const answer = await raw(sim.url, '/v1/tlimages/infobytaskid', 'POST', JSON.stringify({ taskid }), {
-					'content-type': 'application/json',
-					authorization: sim.credentials.apiKey,
-				}).catch(() => undefined);
-				if (answer?.status !== 200) return false; // try again next round
-				const envelope = JSON.parse(answer.body) as { data?: { url?: string[] } };
-				return (envelope.data?.url?.length ?? 0) > 0;
-			}),
-		);
-		pending = pending.filter((_, index) => !answers[index]);
-	}
-	return { wallMs: performance.now() - started, failed: failed + pending.length };
-}
-
-const items = (count: number): INodeExecutionData[] =>
-	Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
 
 /** Default options except the poll interval (and what the case needs). */
 const waitParameters = (intervalSeconds: number): INodeParameters => ({
@@ -135,20 +53,6 @@ async function nodeRun(sim: SimulatorProcess, count: number, parameters: INodePa
 /** One small run through creation and waiting, so that lazily loaded code is not timed. */
 async function warmUp(sim: SimulatorProcess): Promise<void> {
 	await runNode({ parameters: waitParameters(0.5), items: items(4), credentials: sim.credentials });
-}
-
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
-const maxOf = (values: number[]) => values.reduce((max, value) => Math.max(max, value), -Infinity);
-const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-
-/** Peak resident memory of this process since it started, in bytes. */
-function peakRss(): number {
-	return process.resourceUsage().maxRSS * 1024;
-}
-
-function settle(): number {
-	global.gc?.();
-	return process.memoryUsage().rss;
 }
 
 const cases: Record<string, () => Promise<Figure[]>> = {
@@ -212,6 +116,10 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		sim.child.kill();
 		return figures;
 	},
+
+	spread: spreadCase,
+
+	largeFiles: largeFilesCase,
 
 	async headOfLine() {
 		const interval = 1000;
