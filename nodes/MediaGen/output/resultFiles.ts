@@ -1,8 +1,8 @@
-/** A finished task's result files, downloaded into n8n's binary storage. */
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+/** A finished task's result file, stored into n8n's binary storage as it streams in (never held whole in memory). */
+import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { extensionFromMime, mimeFromFileName } from '../helpers/mime';
-import { downloadInterrupted, downloadResultFile } from '../transport';
+import { downloadInterrupted, emptyResultFile, type DownloadedFile, type RequestContext } from '../transport';
 
 /** The last path segment of a URL, when it looks like a file name. */
 function fileNameFromUrl(url: string): string | undefined {
@@ -19,38 +19,49 @@ function resultFileName(taskId: string, index: number, extension: string): strin
 	return `${taskId.replace(/[^\w.-]+/g, '_')}-${index}.${extension}`;
 }
 
+/** The stored size: `bytes` (n8n 2.x), else the "0 B" that n8n 1.x writes into `fileSize`. */
+function storedBytes(binary: IBinaryData): number | undefined {
+	const bytes = (binary as IBinaryData & { bytes?: unknown }).bytes;
+	if (typeof bytes === 'number') return bytes;
+	return typeof binary.fileSize === 'string' && /^0(\.0+)?\s*B$/i.test(binary.fileSize.trim()) ? 0 : undefined;
+}
+
 /**
- * Downloads a task's result files into n8n binary data, streamed (never held whole in memory).
- * Property names: `prefix`, `prefix_1`, … on one item, or `prefix` on each item when results are split.
+ * Stores one downloaded result file as binary data. Property names: `prefix`, `prefix_1`, … on one item (n is
+ * the file's index in `urls`), or `prefix` on each item when results are split. A body that breaks off is an
+ * error naming the task (transient: the result lane may ask again); a file of 0 bytes is an error naming the
+ * task and the URL.
  */
-export async function downloadResults(
+export async function storeResultFile(
 	this: IExecuteFunctions,
-	task: { itemIndex: number; taskId: string },
-	urls: string[],
-	options: { binaryPrefix: string; split: boolean; requestTimeoutMs: number },
-	signal?: AbortSignal,
-): Promise<Array<INodeExecutionData['binary']>> {
-	const binaries: Array<INodeExecutionData['binary']> = [];
-	for (let index = 0; index < urls.length; index++) {
-		const context = { itemIndex: task.itemIndex, taskId: task.taskId, timeout: options.requestTimeoutMs, signal };
-		const file = await downloadResultFile.call(this, urls[index], context);
-		const mimeType =
-			file.mimeType && file.mimeType !== 'application/octet-stream'
-				? file.mimeType
-				: (mimeFromFileName(file.fileName) ?? mimeFromFileName(fileNameFromUrl(urls[index])));
-		const namedLike = file.fileName ?? fileNameFromUrl(urls[index]);
-		const extension =
-			extensionFromMime(mimeType) ?? /\.([a-z0-9]{1,5})$/i.exec(namedLike ?? '')?.[1]?.toLowerCase() ?? 'bin';
-		// Named after the task, so files of merged items never collide (servers often call every file 0.png).
-		const fileName = resultFileName(task.taskId, index, extension);
-		const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
-		try {
-			binaries.push({ [property]: await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType) });
-		} catch (error) {
-			// Release the connection, and name the task: a bare "aborted" would lose it.
-			(file.body as { destroy?: () => void }).destroy?.();
-			throw downloadInterrupted.call(this, urls[index], error, context, file.signal);
-		}
+	file: DownloadedFile,
+	url: string,
+	index: number,
+	options: { binaryPrefix: string; split: boolean },
+	context: RequestContext & { taskId: string },
+): Promise<NonNullable<INodeExecutionData['binary']>> {
+	if (file.size === 0) {
+		(file.body as { destroy?: () => void }).destroy?.();
+		throw emptyResultFile.call(this, url, context);
 	}
-	return binaries;
+	const mimeType =
+		file.mimeType && file.mimeType !== 'application/octet-stream'
+			? file.mimeType
+			: (mimeFromFileName(file.fileName) ?? mimeFromFileName(fileNameFromUrl(url)));
+	const namedLike = file.fileName ?? fileNameFromUrl(url);
+	const extension =
+		extensionFromMime(mimeType) ?? /\.([a-z0-9]{1,5})$/i.exec(namedLike ?? '')?.[1]?.toLowerCase() ?? 'bin';
+	// Named after the task, so files of merged items never collide (servers often call every file 0.png).
+	const fileName = resultFileName(context.taskId, index, extension);
+	const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
+	let binary: IBinaryData;
+	try {
+		binary = await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType);
+	} catch (error) {
+		// Release the connection, and name the task: a bare "aborted" would lose it.
+		(file.body as { destroy?: () => void }).destroy?.();
+		throw downloadInterrupted.call(this, url, error, context, file.signal);
+	}
+	if (storedBytes(binary) === 0) throw emptyResultFile.call(this, url, context);
+	return { [property]: binary };
 }

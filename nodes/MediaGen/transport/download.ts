@@ -1,16 +1,53 @@
-/** Result downloads: plain HTTP without the credential, redirects followed hop by hop, one total deadline. */
+/**
+ * Result downloads: plain HTTP without the credential, redirects followed hop by hop, one deadline per attempt.
+ * Each error says whether it is transient (worth another GET: a GET changes nothing on the server) and, for HTTP
+ * 429 and 503, how long the server asked to wait; the result lane (waiting/results.ts) decides about retries.
+ */
 import type { IExecuteFunctions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { abortReason, DEFAULT_REQUEST_TIMEOUT_MS, requestSignal, type RequestContext } from './context';
-import { describeTransportFailure } from './errors';
+import { describeTransportFailure, parseRetryAfter } from './errors';
 
 export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
 	mimeType?: string;
 	fileName?: string;
+	/** The size the answer announced (Content-Length), when it announced one. */
+	size?: number;
 	/** The download's total deadline (and the cancel signal): aborted when reading `body` was cut off. */
 	signal: AbortSignal;
+}
+
+/** Marks download errors that another attempt may cure, and the wait the server asked for. */
+const TRANSIENT = 'mediaGenDownloadTransient';
+const RETRY_AFTER = 'mediaGenDownloadRetryAfterMs';
+
+/** Connection failures after which a new GET may well succeed (the host was busy, restarting or dropped us). */
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+
+/** HTTP answers that say "not now" rather than "no": the same GET later may succeed. */
+function transientStatus(status: number): boolean {
+	return status === 408 || status === 429 || status >= 500;
+}
+
+/** Whether a failed download may be tried again (a 5xx, a 429, a reset or refused connection, a body cut off). */
+export function isTransientDownloadError(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[TRANSIENT] === true;
+}
+
+/** The server's Retry-After on a failed download, in milliseconds. */
+export function downloadRetryAfterMs(error: unknown): number | undefined {
+	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER] : undefined;
+	return typeof value === 'number' ? value : undefined;
+}
+
+/** Content-Length as a number of bytes, when it is one. */
+function announcedSize(header: unknown): number | undefined {
+	const text = Array.isArray(header) ? header[0] : header;
+	if (typeof text !== 'string' || !/^\s*\d+\s*$/.test(text)) return undefined;
+	const size = Number(text);
+	return Number.isSafeInteger(size) ? size : undefined;
 }
 
 /** The file name of a Content-Disposition header; a malformed percent-escape falls back instead of failing. */
@@ -52,6 +89,7 @@ function downloadError(
 	message: string,
 	description: string,
 	httpCode?: string,
+	retry?: { transient: boolean; retryAfterMs?: number },
 ): NodeApiError {
 	const error = new NodeApiError(this.getNode(), { message, description } as JsonObject, {
 		message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
@@ -60,6 +98,8 @@ function downloadError(
 		itemIndex: context.itemIndex,
 	});
 	if (context.taskId) error.context.taskId = context.taskId;
+	if (retry?.transient) error.context[TRANSIENT] = true;
+	if (retry?.retryAfterMs !== undefined) error.context[RETRY_AFTER] = retry.retryAfterMs;
 	return error;
 }
 
@@ -109,6 +149,9 @@ export async function downloadResultFile(
 				context,
 				`Could not download a result file: ${abortReason(signal) ?? failure.reason}`,
 				`GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`,
+				undefined,
+				// Out of time or stopped: no attempt is left. A connection that failed: another GET may get through.
+				{ transient: !signal.aborted && code !== undefined && TRANSIENT_NETWORK_CODES.has(code) },
 			);
 		}
 		const body = response.body as NodeJS.ReadableStream & { destroy?: (error?: Error) => void };
@@ -158,6 +201,10 @@ export async function downloadResultFile(
 				`Could not download a result file: HTTP ${status}`,
 				`GET ${showUrl(target)} answered HTTP ${status}.`,
 				String(status),
+				{
+					transient: transientStatus(status),
+					retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined,
+				},
 			);
 		}
 		// The deadline covers the whole body too: a file that trickles in is cut off at Request Timeout.
@@ -172,6 +219,7 @@ export async function downloadResultFile(
 			signal,
 			mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
 			fileName: fileNameFromDisposition(response.headers['content-disposition']),
+			size: announcedSize(response.headers['content-length']),
 		};
 	}
 }
@@ -203,5 +251,21 @@ export function downloadInterrupted(
 		context,
 		`Could not download a result file: ${reason}`,
 		`GET ${showUrl(url)} broke off while the file was being stored${cause?.message ? ` (${cause.message})` : ''}.`,
+		undefined,
+		// A body cut off by the host: the whole file may come with another GET. Out of time or stopped: no.
+		{ transient: closed && !signal?.aborted && !this.getExecutionCancelSignal()?.aborted },
+	);
+}
+
+/**
+ * A result file that arrived with no bytes at all. The task completed on the server, but its result is not
+ * usable: an error that names the task and the URL, never a "completed" item with an empty file.
+ */
+export function emptyResultFile(this: IExecuteFunctions, url: string, context: RequestContext): NodeApiError {
+	return downloadError.call(
+		this,
+		context,
+		`The result file ${showUrl(url)} is empty (0 bytes)`,
+		`GET ${showUrl(url)} answered with an empty body. The task completed on the server, but this result has no content: check the task with Task → Get, or run it again.`,
 	);
 }

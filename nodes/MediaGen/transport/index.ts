@@ -4,11 +4,18 @@
  * - api.ts: the API call and its envelope (the key goes to the Base URL only; no redirect is followed);
  * - errors.ts: what failed, and whether it may be repeated;
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
- * - download.ts: result files, without the credential, redirects checked hop by hop;
+ * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
  * - multipart.ts: streamed multipart bodies.
  */
 export { apiJsonRequest, apiMultipartRequest } from './api';
-export { DEFAULT_REQUEST_TIMEOUT_MS } from './context';
-export { downloadInterrupted, downloadResultFile } from './download';
+export { DEFAULT_REQUEST_TIMEOUT_MS, type RequestContext } from './context';
+export {
+	downloadInterrupted,
+	downloadResultFile,
+	downloadRetryAfterMs,
+	emptyResultFile,
+	isTransientDownloadError,
+	type DownloadedFile,
+} from './download';
 export { createdNothing, isRateLimited, isRetryableError, retryAfterMs } from './errors';
 export { StreamingForm, streamedFile, type StreamedFile } from './multipart';

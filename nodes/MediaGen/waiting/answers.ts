@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import { downloadResults } from '../output/resultFiles';
 import { buildTaskOutput, resultUrls, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
 import type { TaskRef } from '../request/taskItem';
 import type { WaitingOptions } from './options';
@@ -61,16 +60,9 @@ export function failedCreationJson(job: { summary: RequestSummary; taskType: Tas
 	};
 }
 
-/** The output of a finished task, with its files when Download Results is on (`signal` ends the downloads). */
-export async function finish(
-	this: IExecuteFunctions,
-	task: CreatedTask,
-	info: IDataObject,
-	urls: string[],
-	options: WaitingOptions,
-	signal?: AbortSignal,
-): Promise<ItemOutcome> {
-	const json = buildTaskOutput({
+/** The JSON of a finished task (also the JSON of its error items when a result file fails). */
+export function completedJson(task: CreatedTask, info: IDataObject, urls: string[]): IDataObject {
+	return buildTaskOutput({
 		taskId: task.taskId,
 		taskType: task.taskType,
 		status: 'completed',
@@ -78,14 +70,20 @@ export async function finish(
 		info,
 		...task.summary,
 	});
-	let binaries: Array<INodeExecutionData['binary']> = urls.map(() => undefined);
-	if (options.download) {
-		try {
-			binaries = await downloadResults.call(this, task, urls, options, signal);
-		} catch (error) {
-			return { itemIndex: task.itemIndex, error, json };
-		}
-	}
+}
+
+/**
+ * The output of a finished task: one item, or one item per result URL with Split Into Items. With Download
+ * Results, `binaries` holds each URL's stored file (waiting/results.ts downloads them).
+ */
+export function finish(
+	task: CreatedTask,
+	info: IDataObject,
+	urls: string[],
+	options: WaitingOptions,
+	binaries: Array<INodeExecutionData['binary']> = [],
+): ItemOutcome {
+	const json = completedJson(task, info, urls);
 	if (!options.split) {
 		const binary = Object.assign({}, ...binaries.filter(Boolean)) as INodeExecutionData['binary'];
 		return { itemIndex: task.itemIndex, items: [{ json, ...(options.download ? { binary } : {}) }] };

@@ -6,7 +6,8 @@
  *   poll can come while later items are still being created, and a slow answer holds back no other poll:
  *   there are no rounds. At Max Wait a task gets one last poll before it times out.
  * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
- *   at least half of it, so neither starves the other. Downloads (result-file hosts) have their own lane.
+ *   at least half of it, so neither starves the other. Result files (file hosts, not the API) have a lane of
+ *   their own (results.ts): many small files at once, few huge ones, transient failures retried.
  * - Adaptive bound (AIMD, bound.ts): it starts at Max Concurrent Requests, halves on HTTP 429, grows back
  *   gradually. The refused request waits the server's Retry-After; when the bound is already 1, everything
  *   waits it.
@@ -14,10 +15,10 @@
  *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
  * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (alarm.ts).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { INFO_PATH, infoRequestBody, type TaskType } from '../models/endpoints';
-import { buildTaskOutput, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
+import type { ItemOutcome, RequestSummary } from '../output/taskOutput';
 import { apiJsonRequest, createdNothing, isRateLimited, isRetryableError, retryAfterMs } from '../transport';
 import {
 	cancelledOutcome,
@@ -36,6 +37,7 @@ import { Alarm } from './alarm';
 import { AdaptiveBound, MAX_RETRY_AFTER_MS } from './bound';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
+import { ResultLane } from './results';
 
 /** Longest pause between two polls of a task whose polls keep failing. */
 const MAX_POLL_BACKOFF_MS = 60_000;
@@ -49,9 +51,6 @@ const CREATE_RETRY_WINDOW_MS = 300_000;
 
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
 const MAX_POLLS_PER_TASK = 2;
-
-/** Result downloads in flight at once (they go to file hosts, not to the API, and are usually large). */
-const DOWNLOAD_LANE = 4;
 
 /** One item to create: `send` makes one attempt; the engine decides about repeating it. */
 export interface CreationJob {
@@ -108,12 +107,6 @@ interface PollTicket {
 	generation: number;
 }
 
-interface Finished {
-	task: CreatedTask;
-	info: IDataObject;
-	urls: string[];
-}
-
 class Engine {
 	private readonly options: WaitingOptions;
 
@@ -132,9 +125,10 @@ class Engine {
 	/** Tasks still waited on. */
 	private readonly active = new Set<Waiting>();
 
-	private readonly downloads: Finished[] = [];
+	/** Result files of finished tasks (Download Results). */
+	private readonly results: ResultLane;
 
-	private readonly inFlight = { create: 0, poll: 0, download: 0 };
+	private readonly inFlight = { create: 0, poll: 0 };
 
 	private readonly bound: AdaptiveBound;
 
@@ -153,6 +147,16 @@ class Engine {
 		this.options = input.options;
 		this.cancel = context.getExecutionCancelSignal();
 		this.bound = new AdaptiveBound(input.options.maxConcurrency);
+		this.results = new ResultLane(context, {
+			options: input.options,
+			continueOnFail: input.continueOnFail,
+			halted: this.halted.signal,
+			report: (outcome) => {
+				if ('items' in outcome) this.outcomes.push(outcome);
+				else this.fail(outcome);
+			},
+			wake: () => this.wake(),
+		});
 		const now = Date.now();
 		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
 		// Existing tasks may be done already: their first poll is due at once.
@@ -188,13 +192,13 @@ class Engine {
 
 	/** True when nothing is running and nothing more will start. */
 	private idle(): boolean {
-		if (this.apiInFlight || this.inFlight.download) return false;
+		if (this.apiInFlight || this.results.inFlight) return false;
 		if (this.cancelled || this.stopped) return true;
 		return (
 			this.nextCreation >= this.newCreations.length &&
 			!this.retryCreations.size &&
 			!this.active.size &&
-			!this.downloads.length
+			!this.results.queued
 		);
 	}
 
@@ -214,9 +218,7 @@ class Engine {
 	private dispatch(): void {
 		if (this.cancelled) return;
 		const now = Date.now();
-		while (this.downloads.length && this.inFlight.download < Math.min(DOWNLOAD_LANE, this.options.maxConcurrency)) {
-			void this.download(this.downloads.shift()!);
-		}
+		if (!this.stopped) this.results.dispatch(now);
 		const holding = now < this.bound.holdUntil;
 		while (this.apiInFlight < this.bound.slots) {
 			const creation = holding ? undefined : this.readyCreation(now);
@@ -262,6 +264,7 @@ class Engine {
 			consider(this.retryCreations.peek()?.notBefore);
 		}
 		if (this.bound.holdUntil > Date.now()) consider(this.bound.holdUntil);
+		consider(this.results.nextDueAt());
 		return at;
 	}
 
@@ -271,7 +274,7 @@ class Engine {
 	 */
 	private async pause(): Promise<void> {
 		const wakeAt = this.nextWakeAt();
-		const nothingRunning = !this.apiInFlight && !this.inFlight.download;
+		const nothingRunning = !this.apiInFlight && !this.results.inFlight;
 		await this.alarm.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
 	}
 
@@ -398,8 +401,8 @@ class Engine {
 				this.fail(verdict.outcome);
 			} else if (verdict.state === 'done') {
 				this.end(entry);
-				if (this.options.download) this.downloads.push({ task, info, urls: verdict.urls });
-				else this.outcomes.push(await finish.call(this.context, task, info, verdict.urls, this.options));
+				if (this.options.download) this.results.add(task, info, verdict.urls);
+				else this.outcomes.push(finish(task, info, verdict.urls, this.options));
 			} else if (this.input.checkOnly) {
 				this.end(entry, checkedOutcome(task, info));
 			} else if (final) {
@@ -450,34 +453,6 @@ class Engine {
 		}
 	}
 
-	// --- downloads ------------------------------------------------------------------------------------
-
-	private async download(done: Finished): Promise<void> {
-		this.inFlight.download++;
-		const { task, info, urls } = done;
-		let outcome: ItemOutcome;
-		try {
-			outcome = await finish.call(this.context, task, info, urls, this.options, this.halted.signal);
-		} catch (error) {
-			const json = buildTaskOutput({
-				taskId: task.taskId,
-				taskType: task.taskType,
-				status: 'completed',
-				urls,
-				info,
-				...task.summary,
-			});
-			outcome = { itemIndex: task.itemIndex, error, json };
-		} finally {
-			this.inFlight.download--;
-			this.wake();
-		}
-		if (!('error' in outcome)) this.outcomes.push(outcome);
-		// A download cut off because another item stopped the run: the task is listed, not blamed.
-		else if (this.stopped) this.outcomes.push({ itemIndex: task.itemIndex, items: [{ json: outcome.json ?? {} }] });
-		else this.fail(outcome);
-	}
-
 	/**
 	 * An item failed. Without Continue On Fail that ends the run now: nothing new starts, polls and downloads in
 	 * flight are abandoned (their tasks are reported as leftovers), creations in flight are let answer so that
@@ -493,58 +468,15 @@ class Engine {
 
 	/** After Stop or a stopping error: every task still waited on is reported with its id. */
 	private settleLeftovers(): void {
-		const leftovers = [
-			...[...this.active].map((entry) => ({ task: entry.task, lastStatus: entry.lastStatus })),
-			...this.downloads.splice(0).map((done) => ({ task: done.task, lastStatus: undefined })),
-		];
-		this.active.clear();
-		for (const { task, lastStatus } of leftovers) {
+		for (const { task, lastStatus } of this.active) {
 			this.outcomes.push(this.cancelled ? cancelledOutcome.call(this.context, task, lastStatus) : createdOutcome(task));
 		}
+		this.active.clear();
+		for (const outcome of this.results.leftovers()) this.outcomes.push(outcome);
 	}
 }
 
 /** Creates (optionally) and waits on tasks; one outcome per item that was started, in any order. */
 export async function runEngine(this: IExecuteFunctions, input: EngineInput): Promise<ItemOutcome[]> {
 	return await new Engine(this, input).run();
-}
-
-/** Polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
-export async function waitForTasks(
-	this: IExecuteFunctions,
-	tasks: CreatedTask[],
-	options: WaitingOptions,
-): Promise<ItemOutcome[]> {
-	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail: this.continueOnFail() });
-}
-
-/** Task → Get retries a failed status check until this long after the first try, then reports the last error. */
-const CHECK_RETRY_WINDOW_MS = 60_000;
-
-/** Task → Get's first pause before a retry (doubling per failure); it has no Poll Interval of its own. */
-const CHECK_RETRY_PAUSE_MS = 500;
-
-/** Task → Get: one status check per task, with the engine's bound on requests in flight and its retries. */
-export async function checkTasks(
-	this: IExecuteFunctions,
-	tasks: CreatedTask[],
-	options: WaitingOptions,
-): Promise<ItemOutcome[]> {
-	return await runEngine.call(this, {
-		creations: [],
-		existing: tasks,
-		// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
-		options: {
-			...options,
-			wait: true,
-			download: false,
-			split: false,
-			succeededCodes: [],
-			failedCodes: [],
-			maxWaitMs: CHECK_RETRY_WINDOW_MS,
-			pollIntervalMs: CHECK_RETRY_PAUSE_MS,
-		},
-		continueOnFail: this.continueOnFail(),
-		checkOnly: true,
-	});
 }

@@ -1,0 +1,277 @@
+/**
+ * The result lane: downloads of finished tasks' files into n8n's binary storage, next to the API's lanes and
+ * outside their bound (file hosts are not the API).
+ *
+ * - Every file is a job of its own: a task's files download side by side, and the task's outcome is built when
+ *   its last file has settled (in `urls` order).
+ * - Bounded by streams and by bytes in flight, not by a fixed count: up to RESULT_STREAMS files at once (never
+ *   more than Max Concurrent Requests) while the files are small; sizes are learnt from Content-Length as answers
+ *   arrive. While BYTE_BUDGET or more is in flight, no file starts unless fewer than MIN_STREAMS are in flight, so
+ *   huge files go two at a time: each gets a fair share of the bandwidth and finishes well inside its deadline,
+ *   and the next one's round trip overlaps the other's transfer. A file not yet answered counts as large as the
+ *   largest file seen in this run. A file whose answer announces a size that does not fit while MIN_STREAMS others
+ *   are in flight is put back before its body is read, and asked again with its size known when room frees.
+ * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a reset or refused connection, a body cut off)
+ *   are retried with backoff: a GET changes nothing on the server. All attempts of a file share one deadline,
+ *   Request Timeout from its first attempt; a 404, a refused scheme or an empty file is not retried.
+ * - Requests go through n8n's plain `httpRequest` without the credential (transport/download.ts). n8n builds a
+ *   new HTTP agent for every request, so connections are not reused; parallel streams make up for the round
+ *   trips instead.
+ * - No timers: a retry waits in the queue for its time; the engine's loop wakes for it (`nextDueAt`).
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { storeResultFile } from '../output/resultFiles';
+import type { ItemOutcome } from '../output/taskOutput';
+import { downloadResultFile, downloadRetryAfterMs, isTransientDownloadError, type DownloadedFile } from '../transport';
+import { cancelledOutcome, completedJson, finish, type CreatedTask } from './answers';
+import { MAX_RETRY_AFTER_MS } from './bound';
+import { MinHeap } from './heap';
+import type { WaitingOptions } from './options';
+
+/** Files in flight at once when they are small (images): enough to hide a round trip behind the others. */
+export const RESULT_STREAMS = 64;
+
+/** Bytes of files in flight (by their announced sizes) beyond which only MIN_STREAMS files run at once. */
+export const BYTE_BUDGET = 64 * 1024 * 1024;
+
+/** Files that may always run side by side, however large. */
+const MIN_STREAMS = 2;
+
+/** Attempts of one file: the first and up to three retries, all inside its deadline. */
+const MAX_ATTEMPTS = 4;
+
+/** First pause before a retry; it doubles per attempt up to the maximum. */
+const RETRY_BACKOFF_MS = 500;
+const MAX_RETRY_BACKOFF_MS = 8_000;
+
+/** How often one file may be put back because it did not fit (then it runs whatever is in flight). */
+const MAX_DEFERRALS = 3;
+
+/** A finished task whose files are being downloaded. */
+interface TaskFiles {
+	task: CreatedTask;
+	info: IDataObject;
+	urls: string[];
+	binaries: Array<INodeExecutionData['binary']>;
+	errors: unknown[];
+	/** Files not settled yet. */
+	remaining: number;
+	/** Its outcome has been reported. */
+	reported: boolean;
+}
+
+interface FileJob {
+	files: TaskFiles;
+	index: number;
+	/** Not started before this time (Date.now()); a new file's is the time it was queued. */
+	notBefore: number;
+	attempts: number;
+	deferrals: number;
+	/** All attempts end by then; set by the first attempt that is not put back. */
+	deadline?: number;
+	/** Announced by an earlier answer. */
+	size?: number;
+}
+
+export interface ResultLaneInput {
+	options: WaitingOptions;
+	continueOnFail: boolean;
+	/** Aborted when the run stops (an item failed without Continue On Fail): downloads in flight end. */
+	halted: AbortSignal;
+	/** A task's outcome, when every file of it is in (or the first failure without Continue On Fail). */
+	report: (outcome: ItemOutcome) => void;
+	/** A download ended: the engine's loop looks again. */
+	wake: () => void;
+}
+
+export class ResultLane {
+	private readonly queue = new MinHeap<FileJob>((job) => job.notBefore);
+
+	/** Tasks whose outcome is not reported yet. */
+	private readonly open = new Set<TaskFiles>();
+
+	private streams = 0;
+
+	/** Announced (or assumed) sizes of the files in flight. */
+	private bytesInFlight = 0;
+
+	/** The largest size announced in this run: what a file not answered yet is assumed to weigh. */
+	private largestSeen = 0;
+
+	private readonly maxStreams: number;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly input: ResultLaneInput,
+	) {
+		this.maxStreams = Math.max(1, Math.min(RESULT_STREAMS, input.options.maxConcurrency));
+	}
+
+	/** Files being downloaded now. */
+	get inFlight(): number {
+		return this.streams;
+	}
+
+	/** Files waiting to start (now or after a retry pause). */
+	get queued(): number {
+		return this.queue.size;
+	}
+
+	private get halted(): boolean {
+		return this.input.halted.aborted || this.context.getExecutionCancelSignal()?.aborted === true;
+	}
+
+	add(task: CreatedTask, info: IDataObject, urls: string[]): void {
+		const files: TaskFiles = { task, info, urls, binaries: [], errors: [], remaining: urls.length, reported: false };
+		this.open.add(files);
+		if (!urls.length) return this.settle(files);
+		const now = Date.now();
+		urls.forEach((_, index) => this.queue.push({ files, index, notBefore: now, attempts: 0, deferrals: 0 }));
+	}
+
+	/** Starts every file that may start now. */
+	dispatch(now: number): void {
+		if (this.halted) return;
+		for (;;) {
+			const job = this.queue.peek();
+			if (!job || job.notBefore > now || !this.fits(job.size ?? this.largestSeen)) return;
+			this.queue.pop();
+			void this.attempt(job);
+		}
+	}
+
+	/**
+	 * When the next queued file falls due, if it waits for a later time (a retry). A file due now that did not
+	 * start waits for room: the end of a download in flight wakes the loop.
+	 */
+	nextDueAt(): number | undefined {
+		const job = this.queue.peek();
+		return job && !this.halted && job.notBefore > Date.now() ? job.notBefore : undefined;
+	}
+
+	/**
+	 * Tasks not reported because the run stopped or was cancelled, each with its task id: completed (their files
+	 * were not all stored), or cancelled.
+	 */
+	leftovers(): ItemOutcome[] {
+		const cancelled = this.context.getExecutionCancelSignal()?.aborted === true;
+		const outcomes = [...this.open].map(({ task, info, urls }) =>
+			cancelled
+				? cancelledOutcome.call(this.context, task, undefined)
+				: { itemIndex: task.itemIndex, items: [{ json: completedJson(task, info, urls) }] },
+		);
+		this.open.clear();
+		return outcomes;
+	}
+
+	private fits(size: number): boolean {
+		if (this.streams >= this.maxStreams) return false;
+		return this.streams < MIN_STREAMS || this.bytesInFlight + size <= BYTE_BUDGET;
+	}
+
+	private async attempt(job: FileJob): Promise<void> {
+		const { files, index } = job;
+		const url = files.urls[index];
+		let weight = job.size ?? this.largestSeen;
+		this.streams++;
+		this.bytesInFlight += weight;
+		const startedAt = Date.now();
+		const deadline = job.deadline ?? startedAt + this.input.options.requestTimeoutMs;
+		const context = {
+			itemIndex: files.task.itemIndex,
+			taskId: files.task.taskId,
+			timeout: Math.max(1, deadline - startedAt),
+			signal: this.input.halted,
+		};
+		let file: DownloadedFile | undefined;
+		try {
+			file = await downloadResultFile.call(this.context, url, context);
+			if (file.size !== undefined) {
+				this.largestSeen = Math.max(this.largestSeen, file.size);
+				this.bytesInFlight += file.size - weight;
+				weight = file.size;
+				job.size = file.size;
+				if (this.putBack(job, file.size)) {
+					(file.body as { destroy?: () => void }).destroy?.();
+					return;
+				}
+			}
+			job.deadline = deadline;
+			job.attempts++;
+			files.binaries[index] = await storeResultFile.call(this.context, file, url, index, this.input.options, context);
+			this.settleFile(files);
+		} catch (error) {
+			job.deadline = deadline;
+			if (!file) job.attempts++;
+			if (!this.retry(job, error)) {
+				files.errors[index] = error;
+				this.settleFile(files);
+			}
+		} finally {
+			this.streams--;
+			this.bytesInFlight -= weight;
+			this.input.wake();
+		}
+	}
+
+	/**
+	 * A file whose announced size does not fit next to MIN_STREAMS others goes back to the head of the queue
+	 * unread; its next attempt gets a deadline of its own (waiting for room is not its fault).
+	 */
+	private putBack(job: FileJob, size: number): boolean {
+		const others = this.streams - 1;
+		if (this.halted || !size || job.deferrals >= MAX_DEFERRALS || others < MIN_STREAMS) return false;
+		if (this.bytesInFlight <= BYTE_BUDGET) return false; // this file's own size is already counted in it
+		job.deferrals++;
+		job.deadline = undefined;
+		this.queue.push(job); // its notBefore is its first queueing time: ahead of later files
+		return true;
+	}
+
+	/** Puts a transient failure back in the queue after a backoff, when an attempt can still start in time. */
+	private retry(job: FileJob, error: unknown): boolean {
+		if (this.halted || !isTransientDownloadError(error) || job.attempts >= MAX_ATTEMPTS) return false;
+		const backoff = Math.min(RETRY_BACKOFF_MS * 2 ** (job.attempts - 1), MAX_RETRY_BACKOFF_MS);
+		const retryAfter = Math.min(downloadRetryAfterMs(error) ?? 0, MAX_RETRY_AFTER_MS);
+		const at = Date.now() + Math.max(backoff, retryAfter);
+		if (job.deadline === undefined || at >= job.deadline) return false;
+		job.notBefore = at;
+		this.queue.push(job);
+		return true;
+	}
+
+	private settleFile(files: TaskFiles): void {
+		files.remaining--;
+		// Stopped or cancelled: the engine lists the task with its leftovers.
+		if (files.reported || this.halted) return;
+		// Without Continue On Fail the first failure ends the run at once: the other files are not awaited.
+		const failed = files.errors.findIndex((error) => error !== undefined);
+		if (failed >= 0 && !this.input.continueOnFail) return this.settle(files);
+		if (!files.remaining) this.settle(files);
+	}
+
+	/** Reports a task's outcome: its items, or an error per failed file (split) or for the item. */
+	private settle(files: TaskFiles): void {
+		files.reported = true;
+		this.open.delete(files);
+		const { task, info, urls, binaries, errors } = files;
+		const { options } = this.input;
+		const failed = errors.findIndex((error) => error !== undefined);
+		if (failed < 0) return this.input.report(finish(task, info, urls, options, binaries));
+		const json = completedJson(task, info, urls);
+		const errorOutcome = (index: number): ItemOutcome => ({
+			itemIndex: task.itemIndex,
+			error: errors[index] as never,
+			json: options.split ? { ...json, url: urls[index], resultIndex: index } : json,
+		});
+		// One item per task: one error. Split with Continue On Fail: the files that arrived are kept, each failed file
+		// is an error item of its own, in `urls` order.
+		if (!options.split || !this.input.continueOnFail) return this.input.report(errorOutcome(failed));
+		const items = finish(task, info, urls, options, binaries);
+		urls.forEach((_, index) => {
+			if (errors[index] !== undefined) this.input.report(errorOutcome(index));
+			else if ('items' in items) this.input.report({ itemIndex: task.itemIndex, items: [items.items[index]] });
+		});
+	}
+}
