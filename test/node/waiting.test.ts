@@ -2,14 +2,17 @@
  * The waiting engine, asserted on the simulator's record: per-task fixed-period polls that start during
  * creation, no head-of-line blocking, many tasks waited on together, the user's Succeeded/Failed Status Codes,
  * the last poll at Max Wait, On Timeout, Stop (during creation and while waiting), Task → Wait on existing task
- * ids, and the engine's queues at 300,000 pending tasks. What is retried after a fault is in
+ * ids, creations that ramp past 64 in flight while the API keeps up, and the engine's queues at 300,000 pending
+ * tasks. What is retried after a fault is in
  * resilience/faults.test.ts; Request Timeout in resilience/timeouts.test.ts.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../harness';
 import type { RecordedRequest } from '../simulator/server';
-import { allText, betav4Parameters, createTaskDirect, ideaItems, useSimulator } from '../support';
+import { sendJson } from '../hostile-server';
+import { allText, betav4Parameters, createTaskDirect, ideaItems, useHostileApi, useSimulator } from '../support';
+import { AdaptiveBound } from '../../nodes/MediaGen/waiting/bound';
 import { MinHeap } from '../../nodes/MediaGen/waiting/heap';
 
 const context = useSimulator();
@@ -286,5 +289,55 @@ describe('queues at 300,000 pending tasks', () => {
 		}
 		expect(outOfOrder).toBe(0);
 		expect(seen.size).toBe(count);
+	});
+});
+
+describe('creations ramp as fast as the API answers (slow start up to Max Concurrent Requests)', () => {
+	const hostile = useHostileApi();
+
+	it('the bound starts at 64, grows by one per success up to the cap, and halves from the first HTTP 429 on', () => {
+		const bound = new AdaptiveBound(256);
+		expect(bound.slots).toBe(64);
+		for (let i = 0; i < 64; i++) bound.onSuccess();
+		expect(bound.slots).toBe(128); // doubled in one round trip of answers
+		for (let i = 0; i < 500; i++) bound.onSuccess();
+		expect(bound.slots).toBe(256);
+		bound.onRateLimited(Date.now(), undefined);
+		expect(bound.slots).toBe(128);
+		for (let i = 0; i < 64; i++) bound.onSuccess();
+		expect(bound.slots).toBeLessThan(130); // after a 429: about one per bound's worth of answers
+		expect(new AdaptiveBound(10).slots).toBe(10);
+	});
+
+	/** Creations answered after 150 ms: the most that were in flight at once. */
+	async function mostCreationsAtOnce(count: number, options: INodeParameters): Promise<number> {
+		let open = 0;
+		let most = 0;
+		hostile.useApi({
+			create: (_request, response, index) => {
+				most = Math.max(most, ++open);
+				setTimeout(() => {
+					open--;
+					sendJson(response, { code: 1000, msg: 'ok', data: { taskid: `task-${index}` } });
+				}, 150);
+			},
+		});
+		const { output, error } = await hostile.run(
+			betav4Parameters({ pollInterval: 1, downloadResults: false }, options, false),
+			count,
+		);
+		expect(error).toBeUndefined();
+		expect(output).toHaveLength(count);
+		return most;
+	}
+
+	it('400 creations at the defaults: more than 64 in flight once the first answers are back, never more than 256', async () => {
+		const most = await mostCreationsAtOnce(400, {});
+		expect(most).toBeGreaterThan(64);
+		expect(most).toBeLessThanOrEqual(256);
+	});
+
+	it('Max Concurrent Requests stays a cap: 32 means 32', async () => {
+		expect(await mostCreationsAtOnce(200, { maxConcurrency: 32 })).toBe(32);
 	});
 });

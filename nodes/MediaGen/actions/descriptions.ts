@@ -246,7 +246,7 @@ export function optionsProperty(
 				typeOptions: { minValue: 1, numberPrecision: 0 },
 				default: DEFAULT_MAX_CONCURRENCY,
 				description:
-					'Most API requests in flight at once across all items; halved automatically while the API answers HTTP 429',
+					'Most API requests in flight at once across all items. A run starts with up to 64 and doubles while the API keeps up; halved automatically while the API answers HTTP 429.',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',

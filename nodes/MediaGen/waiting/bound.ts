@@ -1,7 +1,10 @@
 /**
- * The adaptive bound on API requests in flight (AIMD): it starts at Max Concurrent Requests, halves on HTTP 429
- * (at most once per generation of requests: requests started before the last cut do not cut again) and grows
- * back by about one per bound's worth of successes.
+ * The adaptive bound on API requests in flight. It starts at INITIAL_BOUND (or a lower Max Concurrent Requests),
+ * the burst an API sees before it has answered anything, and grows by one per success (it doubles per round trip:
+ * slow start) up to Max Concurrent Requests, so that creations ramp as fast as the API answers. The first HTTP 429
+ * ends the slow start: from then on (AIMD) it halves on HTTP 429 (at most once per generation of requests:
+ * requests started before the last cut do not cut again) and grows back by about one per bound's worth of
+ * successes.
  *
  * When the bound is already 1, a 429 holds every API request: for the server's Retry-After, and at least for a
  * floor that doubles with each refusal in a row (a server that answers Retry-After: 0 again and again is not
@@ -12,6 +15,9 @@
 /** Longest Retry-After honoured; a larger value is capped so that Max Wait and the retry window still hold. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
+/** The bound a run starts with (slow start grows it from there up to Max Concurrent Requests). */
+export const INITIAL_BOUND = 64;
+
 /** The hold after the first refusal at a bound of 1; it doubles with each further refusal in a row. */
 const FIRST_HOLD_MS = 250;
 
@@ -21,6 +27,9 @@ export class AdaptiveBound {
 
 	private lastDecreaseAt = 0;
 
+	/** Until the first HTTP 429: every success adds one (doubling per round trip). */
+	private slowStart = true;
+
 	/** Holds in a row without a success in between. */
 	private refusals = 0;
 
@@ -28,7 +37,7 @@ export class AdaptiveBound {
 	holdUntil = 0;
 
 	constructor(private readonly max: number) {
-		this.limit = max;
+		this.limit = Math.min(max, INITIAL_BOUND);
 	}
 
 	/** Requests that may be in flight now. */
@@ -38,12 +47,13 @@ export class AdaptiveBound {
 
 	onSuccess(): void {
 		this.refusals = 0;
-		this.limit = Math.min(this.max, this.limit + 1 / this.limit);
+		this.limit = Math.min(this.max, this.limit + (this.slowStart ? 1 : 1 / this.limit));
 	}
 
 	/** An answer to a request started before the last cut was already acted on: it changes nothing. */
 	onRateLimited(startedAt: number, retryAfter: number | undefined): void {
 		if (startedAt < this.lastDecreaseAt) return;
+		this.slowStart = false;
 		const now = Date.now();
 		if (this.limit <= 1) {
 			this.refusals++;

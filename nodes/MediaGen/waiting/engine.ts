@@ -8,9 +8,10 @@
  * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
  *   at least half of it, so neither starves the other. Result files (file hosts, not the API) have a lane of
  *   their own (results.ts): many small files at once, few huge ones, transient failures retried.
- * - Adaptive bound (AIMD, bound.ts): it starts at Max Concurrent Requests, halves on HTTP 429, grows back
- *   gradually. The refused request waits the server's Retry-After; when the bound is already 1, everything
- *   waits it.
+ * - Adaptive bound (bound.ts): it starts at 64 requests (or a lower Max Concurrent Requests) and doubles per
+ *   round trip of answers up to Max Concurrent Requests until the first HTTP 429; then it halves on each 429 and
+ *   grows back gradually (AIMD). The refused request waits the server's Retry-After; when the bound is already 1,
+ *   everything waits it.
  * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
  *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
  * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (alarm.ts).

@@ -6,13 +6,13 @@ import { invalidInput, toList } from '../request/validation';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
- * Default bound on API requests in flight at once, per node execution. Chosen with `npm run bench` at 150 ms
- * round trip: 500 tasks polled every 2 s need about 40 polls in flight plus the creations (with 5, the old
- * default, the 500 creations alone take 500 x 150 ms / 5 = 15 s); 128 measured no faster than 64 (the
- * client's CPU is the limit by then) and doubles the burst an API sees before its first 429. The bound halves
- * on every HTTP 429, so a rate-limited account is not flooded.
+ * Default cap on API requests in flight at once, per node execution. A run does not start there: the adaptive
+ * bound (bound.ts) starts at 64 and doubles per round trip of answers up to this cap until the API answers HTTP
+ * 429. Chosen with `npm run bench` at 150 ms round trip: a cap of 64 made 500 creations wait for each other (500 x
+ * 150 ms / 64 = 1.2 s, several seconds on a loaded machine, where every round trip grows) and starved polls (500
+ * tasks polled every 2 s need 250 answers a second), while n8n's HTTP Request node sends every item at once.
  */
-export const DEFAULT_MAX_CONCURRENCY = 64;
+export const DEFAULT_MAX_CONCURRENCY = 256;
 
 export interface WaitingOptions {
 	wait: boolean;
