@@ -14,7 +14,7 @@
  *   two pairs), and the node's peak RSS growth in its first run, before any loop run (sampled every 10 ms during
  *   the run: the process's own peak would also hold the loop's).
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
@@ -100,10 +100,14 @@ async function loopRun(
 	return wallMs;
 }
 
-/** Deletes the binary files the runs stored (a large-files run writes gigabytes into the temporary user folder). */
+/**
+ * Deletes the binary files the runs stored (a large-files run writes gigabytes into the temporary user folder):
+ * n8n-core's filesystem store, `<user folder>/.n8n/storage/workflows/<workflow>/executions/…`.
+ */
 function clearBinaryStorage(): void {
-	const folder = process.env.N8N_USER_FOLDER;
-	if (folder) rmSync(path.join(folder, '.n8n', 'binaryData', 'workflows'), { recursive: true, force: true });
+	const folder = path.join(process.env.N8N_USER_FOLDER ?? '', '.n8n', 'storage', 'workflows');
+	if (!existsSync(folder)) throw new Error(`no binary storage at ${folder}: the bench would fill the disk`);
+	rmSync(folder, { recursive: true, force: true });
 }
 
 /** Runs `work` while sampling this process's RSS every 10 ms; returns the highest sample. */
