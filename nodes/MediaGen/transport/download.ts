@@ -26,6 +26,9 @@ const RETRY_AFTER = 'mediaGenDownloadRetryAfterMs';
 /** Connection failures after which a new GET may well succeed (the host was busy, restarting or dropped us). */
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
+/** File system failures of n8n's binary storage (disk full, no permission, too many open files, …). */
+const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'EMFILE', 'ENFILE', 'EIO']);
+
 /** HTTP answers that say "not now" rather than "no": the same GET later may succeed. */
 function transientStatus(status: number): boolean {
 	return status === 408 || status === 429 || status >= 500;
@@ -245,7 +248,9 @@ export function downloadInterrupted(
 			? 'the execution was cancelled'
 			: closed
 				? 'the connection was closed before the whole file arrived'
-				: describeTransportFailure(cause).reason;
+				: typeof cause?.code === 'string' && STORAGE_CODES.has(cause.code)
+					? `n8n's binary storage could not take the file (${cause.code})`
+					: describeTransportFailure(cause).reason;
 	return downloadError.call(
 		this,
 		context,
