@@ -30,9 +30,9 @@ import {
 	loginOwner,
 	readBinary,
 	setupOwner,
+	waitForExecution,
 	type ExecutionItem,
 	type ExecutionRecord,
-	type RestSession,
 } from './lib/rest';
 import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
@@ -103,25 +103,6 @@ function testVariant(example: WorkflowFile): {
 
 function items(execution: ExecutionRecord, node: string): ExecutionItem[] {
 	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[0] ?? []);
-}
-
-async function waitForExecution(
-	session: () => RestSession,
-	workflowId: string,
-	id: string | undefined,
-	wanted: (status: string) => boolean,
-	timeoutMs: number,
-	what: string,
-): Promise<Omit<ExecutionRecord, 'data'>> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const executions = await listExecutions(session(), workflowId).catch(() => []);
-		const execution = id ? executions.find((candidate) => candidate.id === id) : executions[0];
-		if (execution && wanted(execution.status)) return execution;
-		if (Date.now() > deadline)
-			throw new Error(`${what}: not reached within ${timeoutMs / 1000} s (last status ${execution?.status ?? 'none'})`);
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-	}
 }
 
 async function main(): Promise<void> {
