@@ -39,7 +39,7 @@ import {
 	writeCredentials,
 	type N8nServer,
 } from './lib/n8n';
-import { logFolder } from './lib/paths';
+import { logFolder, ROOT } from './lib/paths';
 import { runMain, stopProcess, waitForLog } from './lib/process';
 import { check, log, stepTimer } from './lib/report';
 import {
@@ -183,6 +183,76 @@ function render(
 
 const noOp = (name: string) => ({ name, type: 'n8n-nodes-base.noOp', parameters: {} });
 
+/** How many rounds the durable example's IF node allows in this suite (100 in the example). */
+const DURABLE_ROUNDS = 3;
+
+/** The nodes of examples/durable-wait.json the durable check reads, found by their role. */
+interface DurableRoles {
+	create: string;
+	check: string;
+	condition: string;
+	done: string;
+	failed: string;
+}
+
+/**
+ * examples/durable-wait.json as it is, but for what makes it quick: a webhook instead of the manual trigger, a
+ * Wait of 1 s, Task → Wait checks of 1 s, and a round bound of DURABLE_ROUNDS instead of 100 (the IF node's
+ * own condition, its value only changed). Its scenes come from the webhook's body.
+ */
+function durableExampleCase(): Case & { roles: DurableRoles } {
+	const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'durable-wait.json'), 'utf8')) as Workflow;
+	const find = (test: (node: WorkflowNode) => boolean, what: string) => {
+		const node = workflow.nodes.find(test);
+		check(node, `examples/durable-wait.json has ${what}`);
+		return node;
+	};
+	const manual = find((node) => node.type === 'n8n-nodes-base.manualTrigger', 'a manual trigger');
+	const scenes = find((node) => typeof node.parameters.jsonOutput === 'string', 'a Scenes node');
+	const create = find((node) => node.type === NODE_TYPE && node.parameters.waitForCompletion === false, 'a creation');
+	const wait = find((node) => node.type === 'n8n-nodes-base.wait', 'a Wait node');
+	const taskWait = find((node) => node.type === NODE_TYPE && node.parameters.operation === 'wait', 'Task → Wait');
+	const condition = find((node) => node.type === 'n8n-nodes-base.if', 'an IF node');
+	const bound = (
+		condition.parameters.conditions as { conditions: Array<{ leftValue: string; rightValue: unknown }> }
+	).conditions.find((entry) => /\$runIndex/.test(entry.leftValue));
+	check(bound, 'the IF node bounds the rounds with {{ $runIndex }}');
+	bound.rightValue = DURABLE_ROUNDS;
+	const webhookPath = 'mediagen-mgsemdurable';
+	const webhook: WorkflowNode = {
+		id: nextId(),
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: manual.position,
+		parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
+		webhookId: nextId(),
+	};
+	workflow.nodes = workflow.nodes.map((node) => (node === manual ? webhook : node));
+	workflow.connections.Webhook = workflow.connections[manual.name];
+	delete workflow.connections[manual.name];
+	scenes.parameters = { ...scenes.parameters, jsonOutput: '={{ JSON.stringify({ scenes: $json.body.items }) }}' };
+	wait.parameters = { ...wait.parameters, amount: 1, unit: 'seconds' };
+	taskWait.parameters = {
+		...taskWait.parameters,
+		options: { ...(taskWait.parameters.options as object), pollInterval: 0.5, maxWait: 1 },
+	};
+	const outputs = (node: WorkflowNode) => workflow.connections[node.name].main;
+	const roles = {
+		create: create.name,
+		check: taskWait.name,
+		condition: condition.name,
+		done: outputs(condition)[1][0].node,
+		failed: outputs(taskWait)[1]?.[0]?.node,
+	};
+	check(roles.failed, "Task → Wait's error output leads somewhere");
+	return {
+		workflow: { ...workflow, id: 'mgSemDurableLoop', name: 'MediaGen semantics: the durable example' },
+		path: webhookPath,
+		roles,
+	};
+}
+
 const CASES = {
 	errorOutput: caseWorkflow(
 		'mgSemErrorOutput',
@@ -294,6 +364,7 @@ const CASES = {
 		[render('Render', { downloadResults: true }), noOp('Rendered')],
 		[['Render', 0, 'Rendered']],
 	),
+	durableExample: durableExampleCase(),
 };
 
 // --- helpers --------------------------------------------------------------------------------------------
@@ -498,11 +569,11 @@ async function stop(target: Target): Promise<string> {
 	const record = await simulatorRecord(target.simulator.url);
 	const polledBefore = record.filter((entry) => entry.at <= stoppedAt && isPoll(entry)).length;
 	check(polledBefore >= 3, `the tasks were being polled before the Stop (${polledBefore} polls)`);
-	const late = record.filter((entry) => entry.at > stoppedAt + 1500 && (entry.path === CREATE_PATH || isPoll(entry)));
-	check(
-		late.length === 0,
-		`no request for these tasks later than 1.5 s after the Stop: ${json(late.map((entry) => entry.path))}`,
-	);
+	// Retry On Fail calls the stopped node again 1 s after the Stop: it must create nothing.
+	const createdInAll = (await creations(target, tag)).count;
+	check(createdInAll === 3, `nothing was created after the Stop (${createdInAll} creations in all)`);
+	const late = record.filter((entry) => entry.at > stoppedAt + 1500 && isPoll(entry));
+	check(late.length === 0, `no poll later than 1.5 s after the Stop: ${late.length}`);
 	const logText = n8nLog(target);
 	for (const id of ids) {
 		check(
@@ -589,6 +660,64 @@ async function retryContinue(target: Target): Promise<string> {
 	);
 	check(succeeded.length === 1 && succeeded[0].json.taskid === catId, 'the success output holds the good task');
 	return `first item failed → n8n re-ran the node 3 times: the failed item was created 3 times (${dogIds.join(', ')}), the good task ${catId} once and resumed twice; error output: ${dogIds[2]}`;
+}
+
+/**
+ * The durable example's loop (examples/durable-wait.json) in both versions: a refused render leaves by Task →
+ * Wait's error output and its loop ends; a render that never finishes goes round until the IF node's bound and
+ * then leaves pending; a normal one completes.
+ */
+async function durableExample(target: Target): Promise<string> {
+	const { roles } = CASES.durableExample;
+	const tag = '(durable example)';
+	const items = [
+		{ prompt: `The boat sails out ${tag}`, image: 'https://example.com/harbour.png' },
+		{ prompt: `Waves roll in [sim:refuse] ${tag}`, image: 'https://example.com/beach.png' },
+		{ prompt: `Fog that never lifts [sim:never] ${tag}`, image: 'https://example.com/fog.png' },
+	];
+	const summary = await runCase(target, CASES.durableExample, items);
+	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const created = outputOf(execution, roles.create);
+	check(created.length === 3, `one render per scene (${created.length})`);
+	const idOf = (index: number) =>
+		String(created.find((item) => (item.json.request as Row).prompt === items[index].prompt)?.json.taskid);
+	const [good, refused, never] = [0, 1, 2].map(idOf);
+	const record = await simulatorRecord(target.simulator.url);
+	const creationCount = record.filter(
+		(entry) => entry.path === '/v1/tlvideo/alphav15pro' && entry.fields.prompt?.[0]?.includes(tag),
+	).length;
+	check(creationCount === 3, `the simulator saw one creation per scene (${creationCount})`);
+
+	const failed = outputOf(execution, roles.failed);
+	check(
+		failed.length === 1 && (failed[0].json.error as Row).taskid === refused,
+		`the refused render ${refused} left by the error output: ${json(failed.map((item) => item.json))}`,
+	);
+	const refusedPolls = record.filter(
+		(entry) => entry.path === '/v1/tlvideo/infobytaskid' && (entry.json as Row | undefined)?.taskid === refused,
+	);
+	check(
+		refusedPolls.at(-1)?.code === 9999,
+		`its refusal was the last check of it: the loop ended for it (${refusedPolls.map((entry) => entry.code).join(', ')})`,
+	);
+	const done = outputOf(execution, roles.done).map((item) => [item.json.taskid, item.json.status]);
+	check(
+		json(done.sort()) ===
+			json(
+				[
+					[good, 'completed'],
+					[never, 'pending'],
+				].sort(),
+			),
+		`the completed render and, after the bound, the never-ending one (still pending) reached the end: ${json(done)}`,
+	);
+	const conditionRuns = execution.data.resultData.runData[roles.condition]?.length ?? 0;
+	check(
+		conditionRuns === DURABLE_ROUNDS + 1,
+		`the IF node ran ${DURABLE_ROUNDS} rounds back plus the last one (${conditionRuns})`,
+	);
+	return `3 renders: ${good} completed; ${refused} refused → error output after ${refusedPolls.length} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
 }
 
 async function loop(target: Target): Promise<string> {
@@ -687,6 +816,7 @@ async function runVersion(version: string, tarball: string, logDir: string): Pro
 		await prove(target, 'retry on fail resumes', async () => await retryOnFail(target));
 		await prove(target, 'retry on fail + error output', async () => await retryContinue(target));
 		await prove(target, 'loop creates anew', async () => await loop(target));
+		await prove(target, 'durable example loop', async () => await durableExample(target));
 		await prove(target, 'retry execution (original workflow)', async () => await retryExecutionCase(target, false));
 		await prove(target, 'retry execution (current workflow)', async () => await retryExecutionCase(target, true));
 		step('checks');
