@@ -376,6 +376,8 @@ interface Target {
 	session: RestSession;
 	simulator: SimulatorProcess;
 	logFile: string;
+	/** The execution the Stop check stopped (retried by the next check). */
+	stopped?: string;
 }
 
 /** One row of the final table: what a check proved on a version, and how long it took. */
@@ -593,7 +595,71 @@ async function stop(target: Target): Promise<string> {
 		.join(', ');
 	const holds = `runData {${kept}}; resultData.error ${error ? `${error.name ?? ''} "${error.message}"` : 'none'}; status ${saved.status}, finished ${saved.finished}`;
 	log(SCOPE, `n8n ${target.version}: the stopped execution ${running.id} as saved: ${holds}`);
+	target.stopped = running.id;
 	return `canceled ${endedIn.toFixed(1)} s after the REST Stop; log lines for all 3 created tasks (${ids.join(', ')}); ${polledBefore} polls before the Stop, none after; saved: ${holds}`;
+}
+
+/**
+ * "Retry execution" of the execution the Stop check stopped: n8n saved too little of it to resume. n8n 2.x
+ * saved no run data, so the retry runs the workflow again from its trigger and the node creates its tasks
+ * anew (the retry is stopped here once the creations are seen); n8n 1.x saved the nodes before the stopped one
+ * and an empty execution stack, so the retry ends at once, "success", without running the node.
+ */
+async function retryStopped(target: Target): Promise<string> {
+	const tag = '(stop)';
+	const stopped = target.stopped;
+	check(stopped, 'the Stop check left a stopped execution');
+	const before = (await creations(target, tag)).count;
+	// n8n answers the retry request when the retried execution ends: do not wait for the answer here.
+	const answer = retryExecution(target.session, stopped, false).then(
+		() => 'answered',
+		(error: Error) => `refused (${error.message.split('\n')[0].slice(0, 120)})`,
+	);
+	const retried = await waitForExecution(
+		() => target.session,
+		CASES.stop.workflow.id,
+		(candidate) => String(candidate.retryOf ?? '') === stopped,
+		() => true,
+		30_000,
+		`retry of the stopped execution ${stopped}`,
+	);
+	const deadline = Date.now() + 15_000;
+	let status = retried.status;
+	let after = before;
+	while (!FINAL.includes(status) && after <= before && Date.now() < deadline) {
+		await new Promise((resolve) => setTimeout(resolve, 250));
+		after = (await creations(target, tag)).count;
+		status = (await listExecutions(target.session, CASES.stop.workflow.id)).find(
+			(candidate) => candidate.id === retried.id,
+		)!.status;
+	}
+	if (!FINAL.includes(status)) {
+		await stopExecution(target.session, retried.id);
+		await waitForExecution(
+			() => target.session,
+			CASES.stop.workflow.id,
+			retried.id,
+			(final) => FINAL.includes(final),
+			30_000,
+			`stopping the retry ${retried.id}`,
+		);
+	}
+	const answered = await answer;
+	const execution = await getExecution(target.install, target.session, retried.id);
+	const ran = Object.keys(execution.data.resultData.runData);
+	after = (await creations(target, tag)).count;
+	if (Number(target.version.split('.')[0]) >= 2) {
+		check(
+			after === before + 3,
+			`n8n ${target.version} runs a stopped execution again from its trigger: the node created its 3 tasks anew (${after - before})`,
+		);
+		return `retry ${retried.id} ran the workflow again from the trigger and created the 3 tasks anew (${before} → ${after} creations; stopped by the test); the REST call ${answered}`;
+	}
+	check(
+		status === 'success' && !ran.includes('Render') && after === before,
+		`n8n ${target.version} ends the retry of a stopped execution at once without running the node (status ${status}, ran ${ran.join(', ')}, ${after - before} new creations)`,
+	);
+	return `retry ${retried.id} ended at once "${status}" with run data of [${ran.join(', ')}] only: the node did not run, nothing created, nothing fetched; the REST call ${answered}`;
 }
 
 async function retryOnFail(target: Target): Promise<string> {
@@ -813,6 +879,7 @@ async function runVersion(version: string, tarball: string, logDir: string): Pro
 		await prove(target, 'error output', async () => await errorOutput(target));
 		await prove(target, 'continue (regular output)', async () => await continueRegular(target));
 		await prove(target, 'stop → canceled', async () => await stop(target));
+		await prove(target, 'retry execution of a stopped one', async () => await retryStopped(target));
 		await prove(target, 'retry on fail resumes', async () => await retryOnFail(target));
 		await prove(target, 'retry on fail + error output', async () => await retryContinue(target));
 		await prove(target, 'loop creates anew', async () => await loop(target));
