@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullR
 
 import {
 	abortReason,
+	clampRequestTimeout,
 	DEFAULT_REQUEST_TIMEOUT_MS,
 	requestSignal,
 	withRequestSignal,
@@ -79,7 +80,7 @@ async function send(
 ): Promise<unknown> {
 	const { apiKey, baseUrl } = await loadCredentials.call(this);
 	const multipart = body instanceof StreamingForm;
-	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	const timeout = clampRequestTimeout(context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
 	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
 	const options: IHttpRequestOptions = {
 		method: 'POST',

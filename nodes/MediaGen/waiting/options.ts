@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
 import { invalidInput, toList } from '../request/validation';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
+import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
  * Default bound on API requests in flight at once, per node execution. Chosen with `npm run bench` at 150 ms
@@ -71,7 +71,8 @@ export function readWaitingOptions(
 	return {
 		wait,
 		maxConcurrency: Math.max(1, Math.floor(seconds(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY))),
-		requestTimeoutMs: Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000,
+		// Whole milliseconds, at most 2^31 - 1 (about 24.8 days): 8.05 s or 30 days would break every request.
+		requestTimeoutMs: clampRequestTimeout(Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000),
 		pollIntervalMs: Math.max(0.05, seconds(options.pollInterval, defaults.pollInterval)) * 1000,
 		maxWaitMs: seconds(options.maxWait, defaults.maxWait) * 1000,
 		onTimeout: options.onTimeout === 'returnPending' ? 'returnPending' : 'error',
