@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import { holdsObjects, invalidInput } from './validation';
+import { holdsObjects, invalidInput, ItemProblems } from './validation';
 
 /** Task Type value that reads each input item's `taskType` field (set on every MediaGen output). */
 export const TASK_TYPE_FROM_INPUT = 'fromInput';
@@ -18,11 +18,14 @@ export interface TaskRef {
 
 /** The task of an item for Task → Get and Task → Wait: its type, id and the More Task Info switch of videos. */
 export function readTaskRef(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskRef {
-	const taskType = readTaskType.call(this, itemIndex, item);
-	const taskId = readTaskId.call(this, itemIndex);
+	// Both fields are checked, and reported together when both are wrong.
+	const problems = new ItemProblems(this, itemIndex);
+	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
+	const taskId = problems.check(() => readTaskId.call(this, itemIndex));
+	problems.throwIfAny();
 	const moreTaskInfo =
 		taskType === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
-	return { itemIndex, taskType, taskId, moreTaskInfo };
+	return { itemIndex, taskType: taskType!, taskId: taskId!, moreTaskInfo };
 }
 
 /** Reads the task id of an item, refusing an empty one before anything is sent. */

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { holdsObjects, invalidInput, toList } from '../../request/validation';
+import { holdsObjects, invalidInput, ItemProblems, toList } from '../../request/validation';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
@@ -64,20 +64,26 @@ interface DeleteItem {
 }
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {
-	const taskType = readTaskType.call(this, itemIndex, item);
+	// Task Type and Task IDs are checked, and reported together when both are wrong.
+	const problems = new ItemProblems(this, itemIndex);
+	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
 	const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
-	if (holdsObjects(raw))
-		throw invalidInput.call(
-			this,
-			itemIndex,
-			'Task IDs',
-			raw,
-			'must be comma-separated text or a list of task IDs (text)',
-		);
-	const taskIds = toList(raw);
-	if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
+	const taskIds = problems.check(() => {
+		if (holdsObjects(raw))
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				'Task IDs',
+				raw,
+				'must be comma-separated text or a list of task IDs (text)',
+			);
+		const list = toList(raw);
+		if (!list.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
+		return list;
+	});
+	problems.throwIfAny();
 	const uid = taskType === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
-	return { itemIndex, taskType, taskIds, uid };
+	return { itemIndex, taskType: taskType!, taskIds: taskIds!, uid };
 }
 
 export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise<ItemOutcome[]> {
