@@ -14,6 +14,8 @@ export interface TaskRef {
 	taskId: string;
 	/** Sent with video info requests. */
 	moreTaskInfo?: boolean;
+	/** Task operations: what to check when the API answers that the task does not exist (see taskTypeHint). */
+	notFoundHint?: string;
 }
 
 /** The task of an item for Task → Get and Task → Wait: its type, id and the More Task Info switch of videos. */
@@ -25,7 +27,22 @@ export function readTaskRef(this: IExecuteFunctions, itemIndex: number, item: IN
 	problems.throwIfAny();
 	const moreTaskInfo =
 		taskType === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
-	return { itemIndex, taskType: taskType!, taskId: taskId!, moreTaskInfo };
+	const notFoundHint = taskTypeHint.call(this, itemIndex, taskType!);
+	return { itemIndex, taskType: taskType!, taskId: taskId!, moreTaskInfo, notFoundHint };
+}
+
+/**
+ * The API keeps image and video tasks apart: an image task ID queried (or deleted) as a video task is "not found",
+ * and the reverse. Said with the error of such an answer, naming where the Task Type came from.
+ */
+export function taskTypeHint(this: IExecuteFunctions, itemIndex: number, taskType: TaskType): string {
+	const other = taskType === 'image' ? 'video' : 'image';
+	const chosen = this.getNodeParameter('taskType', itemIndex, TASK_TYPE_FROM_INPUT) as string;
+	const source =
+		chosen === TASK_TYPE_FROM_INPUT
+			? `Task Type is "From Input Item" and the item's taskType is "${taskType}"`
+			: `Task Type is ${taskType === 'image' ? 'Image' : 'Video'}`;
+	return `${source}: if this is ${other === 'image' ? 'an image' : 'a video'} task, choose Task Type ${other === 'image' ? 'Image' : 'Video'} (the API does not find ${other} tasks among ${taskType} tasks).`;
 }
 
 /** Reads the task id of an item, refusing an empty one before anything is sent. */

@@ -120,6 +120,11 @@ function namesTask(taskId: string, path: string): string {
 	return `The answer names task ${taskId}: it was created and may be charged. Follow it with Task → Get or Task → Wait (Task Type ${taskType}, Task ID ${taskId}) instead of running the node again.`;
 }
 
+/** Whether a refusal says that the task does not exist (the API documents no code for it: its message tells). */
+function saysNotFound(message: string | undefined): boolean {
+	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
+}
+
 async function send(
 	this: IExecuteFunctions,
 	path: string,
@@ -259,9 +264,10 @@ async function send(
 		});
 	}
 
+	const hint = !creation && context.notFoundHint && saysNotFound(envelope.msg) ? ` ${context.notFoundHint}` : '';
 	throw apiError.call(this, apiKey, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
-		description: `POST ${path} answered code ${envelope.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
+		description: `POST ${path} answered code ${envelope.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
 		retryable: false,
 		apiCode: envelope.code,
 		taskId,

@@ -26,6 +26,11 @@ export interface RequestContext {
 	 * the task, so the answer with its id is awaited, bounded by the timeout).
 	 */
 	survivesCancel?: boolean;
+	/**
+	 * Added to the error when the API answers that the task does not exist, for requests whose Task Type came from
+	 * the user or the item (an image task queried as a video, or the reverse, is not found).
+	 */
+	notFoundHint?: string;
 	/** Ends the request early when the caller no longer needs its answer. */
 	signal?: AbortSignal;
 }

@@ -404,6 +404,7 @@ class Engine {
 						taskId: task.taskId,
 						timeout: this.options.requestTimeoutMs,
 						signal: entry.done.signal,
+						notFoundHint: task.notFoundHint,
 					},
 				)) ?? {};
 			this.bound.onSuccess();

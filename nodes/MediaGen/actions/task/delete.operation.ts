@@ -4,7 +4,7 @@ import { holdsObjects, invalidInput, ItemProblems, toList } from '../../request/
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
-import { readTaskType, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 
@@ -43,6 +43,7 @@ interface DeleteRequest {
 	taskType: TaskType;
 	taskIds: string[];
 	uid: string;
+	notFoundHint: string;
 }
 
 async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Promise<IDataObject> {
@@ -50,6 +51,7 @@ async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Prom
 	if (request.taskType === 'image' && request.uid) body.uid = request.uid;
 	const data = await apiJsonRequest.call(this, DELETE_PATH[request.taskType], body, {
 		itemIndex: request.itemIndexes[0],
+		notFoundHint: request.notFoundHint,
 	});
 	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
 	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.taskType };
@@ -61,6 +63,7 @@ interface DeleteItem {
 	taskType: TaskType;
 	taskIds: string[];
 	uid: string;
+	notFoundHint: string;
 }
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {
@@ -83,14 +86,15 @@ export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExec
 	});
 	problems.throwIfAny();
 	const uid = taskType === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
-	return { itemIndex, taskType: taskType!, taskIds: taskIds!, uid };
+	const notFoundHint = taskTypeHint.call(this, itemIndex, taskType!);
+	return { itemIndex, taskType: taskType!, taskIds: taskIds!, uid, notFoundHint };
 }
 
 export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise<ItemOutcome[]> {
 	const outcomes: ItemOutcome[] = [];
 	const requests: DeleteRequest[] = [];
 	const combine = this.getNodeParameter('combineItems', 0, false) as boolean;
-	for (const { itemIndex, taskType, taskIds, uid } of items) {
+	for (const { itemIndex, taskType, taskIds, uid, notFoundHint } of items) {
 		const group = combine
 			? requests.find((request) => request.taskType === taskType && request.uid === uid)
 			: undefined;
@@ -98,7 +102,7 @@ export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise
 			group.itemIndexes.push(itemIndex);
 			group.taskIds.push(...taskIds.filter((id) => !group.taskIds.includes(id)));
 		} else {
-			requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid });
+			requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid, notFoundHint });
 		}
 	}
 	for (const request of requests) {
