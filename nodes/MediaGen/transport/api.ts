@@ -1,6 +1,7 @@
 /** The API call: credentials, the envelope, and every way an answer can fail. The only code that talks to the API. */
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
+import { invalidInput } from '../request/validation';
 import {
 	abortReason,
 	clampRequestTimeout,
@@ -37,12 +38,43 @@ export function normalizeBaseUrl(baseUrl: string): string {
 	return baseUrl.trim().replace(/\/+$/, '').replace(/\/v1$/i, '');
 }
 
-async function loadCredentials(this: IExecuteFunctions): Promise<Credentials> {
+/**
+ * What is wrong with a (normalised) Base URL, if anything: the paths are appended to it, so it must be an
+ * absolute http(s) address, and a query string or fragment would swallow them (the request would go to the root).
+ */
+export function baseUrlProblem(baseUrl: string): string | undefined {
+	if (!baseUrl) return 'is required';
+	let url: URL | undefined;
+	try {
+		url = new URL(baseUrl);
+	} catch {
+		url = undefined;
+	}
+	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !/^https?:\/\//i.test(baseUrl)) {
+		return 'must be an absolute address that starts with http:// or https://, e.g. https://api.example.com';
+	}
+	if (baseUrl.includes('?')) return 'must not contain a query string (?…): the API paths are appended to it';
+	if (baseUrl.includes('#')) return 'must not contain a fragment (#…): the API paths are appended to it';
+	return undefined;
+}
+
+async function loadCredentials(this: IExecuteFunctions, itemIndex: number): Promise<Credentials> {
 	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(CREDENTIAL_TYPE);
-	return {
-		apiKey: String(credentials.apiKey ?? ''),
-		baseUrl: normalizeBaseUrl(String(credentials.baseUrl ?? '')),
-	};
+	const apiKey = String(credentials.apiKey ?? '');
+	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
+	const problem = baseUrlProblem(baseUrl);
+	if (problem) {
+		// Refused before any request: the key goes nowhere but a well-formed Base URL.
+		throw invalidInput.call(
+			this,
+			itemIndex,
+			'Credential › Base URL',
+			redact(String(credentials.baseUrl ?? ''), apiKey),
+			problem,
+			'Correct the Base URL field of the MediaGen API credential.',
+		);
+	}
+	return { apiKey, baseUrl };
 }
 
 /** The body as JSON, when it is JSON. */
@@ -131,7 +163,7 @@ async function send(
 	body: IDataObject | StreamingForm,
 	context: RequestContext,
 ): Promise<unknown> {
-	const { apiKey, baseUrl } = await loadCredentials.call(this);
+	const { apiKey, baseUrl } = await loadCredentials.call(this, context.itemIndex);
 	const multipart = body instanceof StreamingForm;
 	// Every multipart request is a creation: any answer but a refusal may mean a task exists (and was charged).
 	const creation = multipart;
