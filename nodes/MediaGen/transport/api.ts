@@ -12,7 +12,7 @@ import {
 } from './context';
 import { apiError, describeTransportFailure, NEVER_CONNECTED, parseRetryAfter } from './errors';
 import { StreamingForm } from './multipart';
-import { redact, redactDeep, snippet } from './redaction';
+import { echo, redact, redactDeep, snippet } from './redaction';
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
@@ -131,13 +131,13 @@ function recoverTaskId(body: unknown, json: unknown, apiKey: string): string | u
 }
 
 /** "a redirect to <location>" for messages (the location resolved against the request URL). */
-function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string): string {
+function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, apiKey: string): string {
 	const location = response.headers.location;
 	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
 	try {
-		return `a redirect to ${new URL(location, requestUrl).href}`;
+		return `a redirect to ${echo(new URL(location, requestUrl).href, apiKey)}`;
 	} catch {
-		return `a redirect to ${location}`;
+		return `a redirect to ${echo(location, apiKey)}`;
 	}
 }
 
@@ -216,10 +216,10 @@ async function send(
 	const envelope = envelopeOf(json);
 	// Every id a creation answer names is kept, whatever its status: the task exists and may be charged.
 	const taskId = creation ? recoverTaskId(response.body, json, apiKey) : undefined;
-	const serverMessage = typeof envelope?.msg === 'string' && envelope.msg ? envelope.msg : undefined;
+	const serverMessage = typeof envelope?.msg === 'string' && envelope.msg ? echo(envelope.msg, apiKey) : undefined;
 
 	if (status >= 300 && status < 400) {
-		const target = redirectTarget(response, `${baseUrl}${path}`);
+		const target = redirectTarget(response, `${baseUrl}${path}`, apiKey);
 		const created = taskId
 			? ` ${namesTask(taskId, path)}`
 			: creation

@@ -60,6 +60,22 @@ export function redactDeep(value: unknown, apiKey: string): unknown {
 	return value;
 }
 
+/** Longest text an answer may put into an error message or description (a message can be megabytes long). */
+export const MAX_ECHO_CHARACTERS = 500;
+
+/**
+ * A text from an answer (a message, a location) for an error: redacted first, then cut, so that a key across the
+ * cut cannot leak in part.
+ */
+export function echo(text: string, apiKey: string, max = MAX_ECHO_CHARACTERS): string {
+	return clip(redact(text, apiKey), max);
+}
+
+/** Cuts an already redacted text to `max` characters, saying how long it was. */
+export function clip(text: string, max = MAX_ECHO_CHARACTERS): string {
+	return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
 /** The start of a body for a message: redacted first, then cut, so that a key across the cut cannot leak in part. */
 export function snippet(body: unknown, apiKey: string): string {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);

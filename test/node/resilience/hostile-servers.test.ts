@@ -213,6 +213,49 @@ describe('answers that may have charged (issue 18, point 7)', () => {
 	});
 });
 
+describe('a huge message is cut in errors (issue 18, point 11)', () => {
+	const huge = `${'m'.repeat(3_000_000)} end`;
+
+	it.each([
+		['a refusal (code 9999)', 200],
+		['an HTTP 500', 500],
+	])('%s with a 3 MB msg: the error item holds a few hundred characters of it, not 2 copies', async (_name, status) => {
+		useApi({
+			create: (request, response) => {
+				const text = JSON.stringify({ code: 9999, msg: `${String(request.headers.authorization)} ${huge}` });
+				response.writeHead(status, { 'content-type': 'application/json' });
+				response.end(text);
+			},
+		});
+		for (const onError of ['continueRegularOutput', 'continueErrorOutput'] as const) {
+			const result = await runNode({
+				parameters: betav4(),
+				items: [{ json: { idea: 'x' } }],
+				credentials: { apiKey: KEY, baseUrl: server.url },
+				onError,
+			});
+			const item = onError === 'continueErrorOutput' ? result.errorOutput[0] : result.output[0];
+			const text = JSON.stringify(item.json);
+			expect(text.length).toBeLessThan(5_000);
+			expect(text).toContain('[redacted] mmm'); // redacted first, then cut
+			expect(text).toContain('(3000015 characters)');
+			expect(text).not.toContain(KEY);
+		}
+	});
+
+	it('a failed task whose message is 3 MB: the error holds its start', async () => {
+		useApi({
+			info: (_request, response, taskId) =>
+				sendJson(response, { code: 1000, data: { taskid: taskId, image_status: 3, message: huge } }),
+		});
+		const result = await run(betav4({ failedStatusCodes: '3' }));
+		expect(result.error?.message.length).toBeLessThan(1_000);
+		expect(result.error?.message).toMatch(
+			/^Task task-0 failed with status 3: m{500}… \(3000004 characters\) \[item 0\]$/,
+		);
+	});
+});
+
 describe('only creation operations create', () => {
 	it('Task → Get: the stopping error does not call other items\' ids "created by this run"', async () => {
 		useApi();
