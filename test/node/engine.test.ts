@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../harness';
+import { NODE_TYPE } from '../nodeType';
 import { MediaGenSimulator, type RecordedRequest } from '../simulator/server';
 import { allText, betav4Parameters, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../support';
 import { readWaitingOptions, WAIT_DEFAULTS } from '../../nodes/MediaGen/waiting/options';
@@ -210,7 +211,7 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 	}, 20_000);
 
 	it('video operations default to a 300 s Request Timeout, images to 120 s, as the UI says', () => {
-		const fake = { getNodeParameter: () => ({}) } as never;
+		const fake = { getNodeParameter: () => ({}), getNode: () => ({ type: NODE_TYPE }) } as never;
 		expect(readWaitingOptions.call(fake, 'video', true).requestTimeoutMs).toBe(300_000);
 		expect(readWaitingOptions.call(fake, 'image', true).requestTimeoutMs).toBe(120_000);
 		for (const kind of ['image', 'video'] as const) {
