@@ -5,6 +5,8 @@ import * as image from './actions/image';
 import { router } from './actions/router';
 import * as task from './actions/task';
 import * as video from './actions/video';
+import { isToolCall } from './tool/mode';
+import { runAsTool } from './tool/result';
 
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
@@ -50,6 +52,6 @@ export class MediaGen implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		return isToolCall(this) ? await runAsTool.call(this, router) : await router.call(this);
 	}
 }

@@ -5,6 +5,8 @@ import * as image from './image';
 import type { ItemOutcome } from '../output/taskOutput';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import * as task from './task';
+import { isToolCall } from '../tool/mode';
+import { toolResultItems } from '../tool/result';
 import * as video from './video';
 
 /** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
@@ -49,7 +51,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	const continueOnFail = this.continueOnFail();
+	const tool = isToolCall(this);
+	// As an AI Agent's tool every failure is a result the model reads (tool/result.ts), never a thrown error.
+	const continueOnFail = tool || this.continueOnFail();
 	const outcomes: ItemOutcome[] = [];
 	const read: ReadItem[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -64,6 +68,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		for (const outcome of await module.run.call(this, read)) outcomes.push(outcome);
 	}
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
+	if (tool) return [toolResultItems(outcomes, { resource, operation })];
 	const output: INodeExecutionData[] = [];
 
 	for (const outcome of outcomes) {
