@@ -11,6 +11,7 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
+import { refuseFilesInTool } from '../tool/files';
 import { holdsObjects, invalidInput, toList } from './validation';
 
 export interface PreparedFile extends InputFile {
@@ -316,6 +317,7 @@ export async function prepareRequest(
 	const additional = (this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject) ?? {};
 	const maskProperty =
 		spec.mask && isSet(additional.maskBinaryProperty) ? String(additional.maskBinaryProperty).trim() : undefined;
+	refuseFilesInTool.call(this, itemIndex, spec, maskProperty);
 
 	const references = spec.references
 		? await readReferences.call(this, itemIndex, item, spec.references, additional, maskProperty)
