@@ -1,8 +1,14 @@
-/** Shared test plumbing: a simulator per test file and a raw client that does not go through the node. */
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+/**
+ * Shared test plumbing: a simulator per test file, a raw client that does not go through the node, parameter
+ * and item builders, and the purpose-built servers of the misbehaving-API tests.
+ */
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import FormData from 'form-data';
 import http from 'node:http';
 
+import type { RunResult } from './harness';
+import { HostileServer, sendJson, type HostileRequest } from './hostile-server';
+import { makePng } from './simulator/png';
 import { DEFAULT_SIM_KEY, MediaGenSimulator, type SimulatorOptions } from './simulator/server';
 
 export { DEFAULT_SIM_KEY };
@@ -139,4 +145,130 @@ export function createParameters(
 	parameters: INodeParameters = {},
 ): INodeParameters {
 	return { resource, operation, waitForCompletion: false, ...parameters };
+}
+
+// The builders below load the harness (and with it n8n-core) only when called, so that the simulator's own
+// tests, which use this file too, do not pay for loading n8n's engine.
+
+/** An item with one PNG per binary property, of the given width and height, named `<property>.png`. */
+export async function pngItem(
+	properties: Record<string, [number, number]>,
+	json: IDataObject = {},
+): Promise<INodeExecutionData> {
+	const { storeBinary } = await import('./harness');
+	const binary: INodeExecutionData['binary'] = {};
+	for (const [name, [width, height]] of Object.entries(properties)) {
+		binary[name] = await storeBinary(makePng(width, height), `${name}.png`, 'image/png');
+	}
+	return { json, binary };
+}
+
+/** An item with `count` 32x18 PNG frames in the binary properties frame0, frame1, … (video source images). */
+export async function framesItem(count: number): Promise<INodeExecutionData> {
+	const { storeBinary } = await import('./harness');
+	const binary: INodeExecutionData['binary'] = {};
+	for (let i = 0; i < count; i++)
+		binary[`frame${i}`] = await storeBinary(makePng(32, 18), `frame${i}.png`, 'image/png');
+	return { json: {}, binary };
+}
+
+/** The Binary Property Names of the first `count` frames of {@link framesItem}: "frame0,frame1,…". */
+export const frameNames = (count: number): string => Array.from({ length: count }, (_, i) => `frame${i}`).join(',');
+
+/** The key the hostile API servers are called with (not the simulator's). */
+export const HOSTILE_KEY = 'Zq9kHostileKey-0123456789abcdef';
+
+export interface ApiBehaviour {
+	/** Answers creation number `index` (0-based, in arrival order). */
+	create?: (request: HostileRequest, response: http.ServerResponse, index: number) => unknown;
+	info?: (request: HostileRequest, response: http.ServerResponse, taskId: string) => unknown;
+	file?: (request: HostileRequest, response: http.ServerResponse, name: string) => unknown;
+}
+
+/**
+ * Purpose-built servers for misbehaving-API tests: `server` is the Base URL, `other` a second host (a redirect
+ * target). Both start before the tests of the file (or describe block) that calls this and stop after them.
+ */
+export function useHostileApi(): {
+	server: HostileServer;
+	other: HostileServer;
+	/** A well-behaved API by default: tasks `task-<n>`, done at once, one PNG result each; `behaviour` overrides parts. */
+	useApi: (behaviour?: ApiBehaviour) => void;
+	/** Runs the node on `count` idea items against `server`, with {@link HOSTILE_KEY}. */
+	run: (parameters: INodeParameters, count?: number, continueOnFail?: boolean) => Promise<RunResult>;
+	/** A beta v4 creation with short waits, one request at a time. */
+	betav4: (options?: INodeParameters, wait?: boolean) => INodeParameters;
+} {
+	const server = new HostileServer(() => {});
+	const other = new HostileServer(() => {});
+
+	beforeAll(async () => {
+		await server.start();
+		await other.start();
+	});
+	afterAll(async () => {
+		await server.stop();
+		await other.stop();
+	});
+
+	function useApi(behaviour: ApiBehaviour = {}): void {
+		let created = 0;
+		server.requests.length = 0;
+		other.requests.length = 0;
+		server.setHandler((request, response) => {
+			if (request.path.startsWith('/v1/tl') && !request.path.endsWith('infobytaskid')) {
+				const index = created++;
+				if (behaviour.create) return behaviour.create(request, response, index);
+				return sendJson(response, { code: 1000, msg: 'ok', data: { taskid: `task-${index}` } });
+			}
+			if (request.path.endsWith('infobytaskid')) {
+				const taskId = String(request.json?.taskid ?? '');
+				if (behaviour.info) return behaviour.info(request, response, taskId);
+				if (!/^task-\d+$/.test(taskId)) return sendJson(response, { code: 9999, msg: 'task not found' });
+				return sendJson(response, {
+					code: 1000,
+					msg: 'ok',
+					data: { taskid: taskId, image_status: 2, url: [`${server.url}/files/${taskId}.png`] },
+				});
+			}
+			if (request.path.startsWith('/files/')) {
+				const name = request.path.slice('/files/'.length);
+				if (behaviour.file) return behaviour.file(request, response, name);
+				const png = makePng(8, 8);
+				response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+				return response.end(png);
+			}
+			response.writeHead(404);
+			return response.end();
+		});
+	}
+
+	const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
+		betav4Parameters({ pollInterval: 0.05, maxWait: 5, maxConcurrency: 1, requestTimeout: 5 }, options, wait);
+
+	async function run(parameters: INodeParameters, count = 1, continueOnFail = false): Promise<RunResult> {
+		const { runNode } = await import('./harness');
+		return await runNode({
+			parameters,
+			items: ideaItems(count),
+			credentials: { apiKey: HOSTILE_KEY, baseUrl: server.url },
+			continueOnFail,
+		});
+	}
+
+	return { server, other, useApi, run, betav4 };
+}
+
+/** A hostile-server handler that answers `status` with a Location header pointing at `target()`. */
+export const redirectTo =
+	(target: () => string, status = 307) =>
+	(_request: HostileRequest, response: http.ServerResponse) => {
+		response.writeHead(status, { location: target() });
+		response.end();
+	};
+
+/** A stopping error's message and description, one per line. */
+export function errorText(result: RunResult): string {
+	const error = result.error as { message?: string; description?: string } | undefined;
+	return `${error?.message ?? ''}\n${error?.description ?? ''}`;
 }

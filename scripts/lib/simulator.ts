@@ -37,9 +37,12 @@ export async function startSimulator(
 		SimulatorOptions,
 		'taskDurationMs' | 'maxRenderedSide' | 'latencyMs' | 'rateLimitPerSecond' | 'resultBlobBytes'
 	> = {},
+	/** More of the CLI's settings, by their environment names (e.g. SIM_FAIL_EVERY). */
+	settings: Record<string, string> = {},
 ): Promise<SimulatorProcess> {
 	const env: NodeJS.ProcessEnv = {
 		...process.env,
+		...settings,
 		PORT: '0',
 		SIM_KEY,
 		TASK_SECONDS: String((options.taskDurationMs ?? 1000) / 1000),

@@ -56,6 +56,25 @@ const { Container } = require(
 
 export const WORKFLOW_ID = 'mediagen-test-wf';
 
+/**
+ * n8n's logger, as nodes reach it (`this.logger`: n8n-core resolves Logger from its container): here it keeps the
+ * lines of level info and above, so tests can read what a node logged (e.g. the ids of the tasks it created).
+ */
+const logLines: string[] = [];
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Logger } = require(
+	require.resolve('@n8n/backend-common', { paths: [path.dirname(require.resolve('n8n-core'))] }),
+) as { Logger: new (...args: never[]) => unknown };
+const keep = (message: unknown) => void logLines.push(String(message));
+const capturingLogger: Record<string, unknown> = { info: keep, warn: keep, error: keep };
+capturingLogger.scoped = () => capturingLogger;
+Container.set(Logger, new Proxy(capturingLogger, { get: (target, name: string) => target[name] ?? (() => undefined) }));
+
+/** The lines logged so far (level info and above); `since` is an earlier length of this list. */
+export function loggedLines(since = 0): string[] {
+	return logLines.slice(since);
+}
+
 const credentialTypes: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
 
 /** Resolves `={{$credentials.name}}` the way n8n's expression engine would for a generic auth block. */
@@ -260,6 +279,10 @@ export interface NodeRunOptions {
 	items?: INodeExecutionData[];
 	credentials?: { apiKey: string; baseUrl: string };
 	continueOnFail?: boolean;
+	/** The node's On Error setting; overrides continueOnFail. */
+	onError?: INode['onError'];
+	/** The node's Retry On Fail settings (n8n clamps maxTries to 2–5 and the wait to 0–5000 ms). */
+	retryOnFail?: { maxTries: number; waitBetweenTries?: number };
 	/** Cancel the execution this many milliseconds after it starts. */
 	cancelAfterMs?: number;
 	/** Told the moment the cancel is sent (a loaded machine may send it later than asked). */
@@ -270,6 +293,8 @@ export interface NodeRunOptions {
 
 export interface RunResult {
 	output: INodeExecutionData[];
+	/** The error output (On Error "Continue (using error output)"). */
+	errorOutput: INodeExecutionData[];
 	error?: ExecutionError;
 	run: IRun;
 }
@@ -397,6 +422,14 @@ export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 		parameters: options.parameters,
 		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(options.onError ? { onError: options.onError } : {}),
+		...(options.retryOnFail
+			? {
+					retryOnFail: true,
+					maxTries: options.retryOnFail.maxTries,
+					waitBetweenTries: options.retryOnFail.waitBetweenTries ?? 0,
+				}
+			: {}),
 	};
 	const run = await runWorkflow(
 		{ nodes: [node], connections: {} },
@@ -410,6 +443,7 @@ export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 	const taskData = run.data.resultData.runData[node.name]?.[0];
 	return {
 		output: (taskData?.data?.main?.[0] as INodeExecutionData[] | undefined) ?? [],
+		errorOutput: (taskData?.data?.main?.[1] as INodeExecutionData[] | undefined) ?? [],
 		error: run.data.resultData.error ?? taskData?.error,
 		run,
 	};

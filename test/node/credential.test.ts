@@ -52,4 +52,13 @@ describe('MediaGen API credential', () => {
 		expect(output[0].json.taskid).toBe(taskId);
 		expect(context.sim.requests().map((request) => request.path)).toEqual(['/v1/tlimages/infobytaskid']);
 	});
+
+	it('a Base URL with a trailing slash still reaches the API', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'image');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId },
+			credentials: { apiKey: DEFAULT_SIM_KEY, baseUrl: `${context.sim.url}/` },
+		});
+		expect(error).toBeUndefined();
+	});
 });

@@ -1,8 +1,12 @@
-/** One output shape for every operation, the node's fields winning over the API's, and the durable waiting loop. */
+/**
+ * One output shape for every operation, the node's fields winning over the API's, result files as binary data,
+ * and creation items that go into the Task operations as they are (the durable waiting loop).
+ */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../harness';
-import { createTaskDirect, useSimulator } from '../support';
+import { readBinary, runNode } from '../harness';
+import { readPngSize } from '../simulator/png';
+import { allText, createTaskDirect, DEFAULT_SIM_KEY, useSimulator } from '../support';
 
 const context = useSimulator();
 
@@ -128,6 +132,76 @@ describe('One output shape everywhere', () => {
 	});
 });
 
+describe('Result files', () => {
+	it('downloads results into binary data (PNG of the delivered size) without sending the key to the file host', async () => {
+		const { output, error } = await runNode({
+			parameters: {
+				resource: 'image',
+				operation: 'betav45',
+				prompt: 'x',
+				waitForCompletion: true,
+				additionalFields: { batchsize: 2, resolution: '2560x1440' },
+				options: { pollInterval: 0.1, downloadResults: true, binaryPropertyPrefix: 'image' },
+			},
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		const binary = output[0].binary!;
+		expect(Object.keys(binary)).toEqual(['image', 'image_1']);
+		// Named after the task, not after the server's 0.png / 1.png, so merged items never collide.
+		const taskId = String(output[0].json.taskid);
+		expect(binary.image).toMatchObject({ mimeType: 'image/png', fileName: `${taskId}-0.png`, fileExtension: 'png' });
+		expect(binary.image_1.fileName).toBe(`${taskId}-1.png`);
+		expect(binary.image.id).toMatch(/^filesystem/); // stored by n8n's filesystem mode
+		expect(readPngSize(await readBinary(binary.image_1))).toEqual({ width: 2560, height: 1440 });
+		expect(context.sim.requests('/v1/tlimages/betav45')).toHaveLength(1);
+		const downloads = context.sim.requests(/^\/files\//);
+		expect(downloads).toHaveLength(2);
+		for (const download of downloads) expect(download.headers.authorization).toBeUndefined();
+		expect(allText(output)).not.toContain(DEFAULT_SIM_KEY);
+	});
+
+	it('downloads an MP4 for a video and splits results into items', async () => {
+		const frame = (await import('../harness')).storeBinary;
+		const png = (await import('../simulator/png')).makePng;
+		const item: INodeExecutionData = { json: {}, binary: { data: await frame(png(32, 18), 'f.png', 'image/png') } };
+		const { output, error } = await runNode({
+			parameters: {
+				resource: 'video',
+				operation: 'alphav2mini',
+				prompt: 'x',
+				imageInput: 'properties',
+				binaryPropertyNames: 'data',
+				waitForCompletion: true,
+				additionalFields: { returnLastFrame: true },
+				options: { pollInterval: 0.1, downloadResults: true, splitIntoItems: true },
+			},
+			items: [item],
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(context.sim.requests('/v1/tlvideo/alphav2mini')).toHaveLength(1);
+		expect(output).toHaveLength(2);
+		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
+		expect(output[0].binary!.data).toMatchObject({
+			mimeType: 'video/mp4',
+			fileName: `${String(output[0].json.taskid)}-0.mp4`,
+		});
+		const mp4 = await readBinary(output[0].binary!.data);
+		expect(mp4.subarray(4, 8).toString('ascii')).toBe('ftyp');
+		expect(output[1].binary!.data).toMatchObject({
+			mimeType: 'image/png',
+			fileName: `${String(output[0].json.taskid)}-1.png`,
+		});
+		expect(output[0].json).toMatchObject({
+			status: 'completed',
+			task_status: 2,
+			resultIndex: 0,
+			url: expect.stringMatching(/0\.mp4$/),
+		});
+	});
+});
+
 describe('Durable waiting loop: create without waiting → (Wait node) → Task → Wait → IF pending → back', () => {
 	it('items go round as they are, keep their task ids and pairing, and nothing is created twice', async () => {
 		context.sim.taskDurationMs = 1500;
@@ -162,18 +236,6 @@ describe('Durable waiting loop: create without waiting → (Wait node) → Task 
 		expect(context.sim.requests(IMAGE_CREATE)).toHaveLength(3);
 	});
 
-	it('Task Type "From Input Item" refuses an item without taskType, naming the field, and sends nothing', async () => {
-		const { error } = await runNode({
-			parameters: { resource: 'task', operation: 'get' },
-			items: [{ json: { taskid: 'img-1' } }],
-			credentials: context.credentials(),
-		});
-		expect(error?.message).toBe(
-			'Item 0: "Task Type" is "From Input Item", so the item needs a taskType field of "image" or "video"; got nothing',
-		);
-		expect(context.sim.requests()).toHaveLength(0);
-	});
-
 	it('Task → Delete takes the creation items as they are', async () => {
 		const created = await runNode({
 			parameters: betav4({ waitForCompletion: false }),
@@ -194,19 +256,4 @@ describe('Durable waiting loop: create without waiting → (Wait node) → Task 
 			},
 		]);
 	});
-});
-
-describe('Custom API Call', () => {
-	it.each([{ resource: '__CUSTOM_API_CALL__' }, { resource: 'image', operation: '__CUSTOM_API_CALL__' }])(
-		'%o points to the HTTP Request node with this credential and sends nothing',
-		async (parameters) => {
-			const { error } = await runNode({ parameters, credentials: context.credentials() });
-			expect(error?.name).toBe('NodeOperationError');
-			expect(error?.message).toBe('Custom API calls are made with the HTTP Request node, not with MediaGen');
-			expect((error as { description?: string }).description).toMatch(
-				/HTTP Request node.*Predefined Credential Type.*MediaGen API/,
-			);
-			expect(context.sim.requests()).toHaveLength(0);
-		},
-	);
 });

@@ -100,7 +100,7 @@ describe('as a tool, a failure is a result the model can act on, never a thrown 
 		expect(output[0].json.error).toBeUndefined();
 	});
 
-	it('a task the API refuses after creation: its taskid, the API’s reason, how to check it and that retrying is charged', async () => {
+	it('a task the API refuses after creation: its taskid, the API’s reason, and that a new creation is charged again', async () => {
 		context.sim.inject({
 			path: INFO,
 			action: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'rejected by moderation' }) },
@@ -113,8 +113,8 @@ describe('as a tool, a failure is a result the model can act on, never a thrown 
 			status: 'failed',
 			message: `The MediaGen API refused the request: rejected by moderation (task ${taskid})`,
 		});
-		expect(output[0].json.hint).toContain(`taskid "${taskid}" (an image task)`);
-		expect(output[0].json.hint).toMatch(/every new creation is charged/);
+		expect(output[0].json.hint).toContain(`Task ${taskid} failed on the server`);
+		expect(output[0].json.hint).toMatch(/a new creation .* is charged again/);
 	});
 
 	it('a task that fails on the server (Failed Status Codes): taskid, and that a new creation is charged again', async () => {
@@ -123,6 +123,18 @@ describe('as a tool, a failure is a result the model can act on, never a thrown 
 		expect(output[0].json).toMatchObject({ status: 'failed', taskid: expect.stringMatching(/^img-/) });
 		expect(output[0].json.message).toMatch(/failed with status 3/);
 		expect(output[0].json.hint).toMatch(/failed on the server.*charged again/);
+	});
+
+	it('a task still running when the call gives up (On Timeout "Error" set): its taskid and how to check it later', async () => {
+		context.sim.taskDurationMs = 3000;
+		const { output, error } = await runTool(betav45({}, { maxWait: 0.5, onTimeout: 'error' }));
+		expect(error).toBeUndefined();
+		const taskid = String(output[0].json.taskid);
+		expect(output[0].json).toMatchObject({ status: 'failed', message: `Task ${taskid} did not finish within 0.5 s` });
+		expect(output[0].json.hint).toContain(
+			`call the MediaGen tool that waits for tasks with taskid "${taskid}" (an image task)`,
+		);
+		expect(output[0].json.hint).toMatch(/Do not create it again unless the user asks: every new creation is charged/);
 	});
 
 	it('bad arguments from the model: what is wrong, and that nothing was sent', async () => {

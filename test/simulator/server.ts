@@ -24,7 +24,7 @@ export const DEFAULT_SIM_KEY = 'sim-key-5f1c0ffee';
 export type TaskOutcome = 'succeed' | 'fail' | 'never' | 'emptyUrls' | 'infoError' | 'partialUrls';
 
 export type FaultAction =
-	| { type: 'status'; status: number; body?: string; contentType?: string }
+	| { type: 'status'; status: number; body?: string; contentType?: string; headers?: Record<string, string> }
 	| { type: 'drop' }
 	| { type: 'html'; status?: number }
 	| { type: 'malformed' }
@@ -358,8 +358,11 @@ export class MediaGenSimulator {
 			if (error instanceof RuleError) return this.reply(response, entry, 200, { code: 9999, msg: error.message });
 			throw error;
 		}
+		const marked = promptMarkers(entry.fields.prompt?.[0] ?? '');
 		const balance = this.credits.get(key) ?? 0;
-		if (balance < 1) return this.reply(response, entry, 200, { code: 9000, msg: 'Insufficient credits' });
+		if (balance < 1 || marked.credits) {
+			return this.reply(response, entry, 200, { code: 9000, msg: 'Insufficient credits' });
+		}
 		this.credits.set(key, balance - 1);
 
 		const index = this.creations++;
@@ -372,8 +375,12 @@ export class MediaGenSimulator {
 			fields: entry.fields,
 			createdAt: Date.now(),
 			durationMs:
-				plan.kind === 'video' ? (this.options.videoTaskDurationMs ?? this.taskDurationMs) : this.taskDurationMs,
-			outcome: this.taskOutcome({ index, path: endpoint, fields: entry.fields }),
+				marked.seconds !== undefined
+					? marked.seconds * 1000
+					: plan.kind === 'video'
+						? (this.options.videoTaskDurationMs ?? this.taskDurationMs)
+						: this.taskDurationMs,
+			outcome: marked.outcome ?? this.taskOutcome({ index, path: endpoint, fields: entry.fields }),
 		};
 		this.tasks.set(task.taskid, task);
 		const data: Record<string, unknown> = { taskid: task.taskid };
@@ -602,7 +609,7 @@ export class MediaGenSimulator {
 				return;
 			case 'status':
 				entry.status = fault.status;
-				response.writeHead(fault.status, { 'Content-Type': fault.contentType ?? 'application/json' });
+				response.writeHead(fault.status, { 'Content-Type': fault.contentType ?? 'application/json', ...fault.headers });
 				response.end(fault.body ?? JSON.stringify({ code: 9999, msg: `simulated HTTP ${fault.status}` }));
 				return;
 			case 'trickle': {
@@ -634,6 +641,28 @@ export class MediaGenSimulator {
 		response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
 		response.end(text);
 	}
+}
+
+/**
+ * Markers a prompt can carry to decide its task's fate, so that users can try their error branches offline:
+ * `[sim:fail]` (the task ends with status 3), `[sim:refuse]` (its info is answered 9999 once it is done, as a
+ * moderation refusal), `[sim:never]` (it never finishes), `[sim:empty]` (done without result URLs),
+ * `[sim:credits]` (the creation is answered 9000, nothing is charged) and `[sim:seconds=N]` (it takes N seconds).
+ */
+export function promptMarkers(prompt: string): { outcome?: TaskOutcome; credits?: boolean; seconds?: number } {
+	const outcomes: Record<string, TaskOutcome> = {
+		fail: 'fail',
+		refuse: 'infoError',
+		never: 'never',
+		empty: 'emptyUrls',
+	};
+	const marked: { outcome?: TaskOutcome; credits?: boolean; seconds?: number } = {};
+	for (const [, name, value] of prompt.matchAll(/\[sim:(\w+)(?:=([\d.]+))?\]/g)) {
+		if (outcomes[name]) marked.outcome = outcomes[name];
+		else if (name === 'credits') marked.credits = true;
+		else if (name === 'seconds' && value !== undefined) marked.seconds = Number(value);
+	}
+	return marked;
 }
 
 function matches(pattern: string | RegExp | undefined, pathname: string): boolean {

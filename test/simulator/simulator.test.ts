@@ -1,6 +1,7 @@
 import http from 'node:http';
 
 import { allText, DEFAULT_SIM_KEY, postForm, postJson, useSimulator } from '../support';
+import { startSimulator } from '../../scripts/lib/simulator';
 import { makePng, readPngSize } from './png';
 
 const context = useSimulator();
@@ -627,5 +628,59 @@ describe('simulator: fault injection and the record', () => {
 			{ field: 'image', filename: 'two.jpg', contentType: 'image/jpeg' },
 		]);
 		expect(allText(context.sim.requests(P)[0].fields)).not.toContain(DEFAULT_SIM_KEY);
+	});
+});
+
+describe('switches for trying error branches offline', () => {
+	const create = async (prompt: string) =>
+		await postForm(context.sim.url, B4, [
+			['category', 'betav4'],
+			['prompt', prompt],
+		]);
+	const info = async (taskid: string) => await postJson(context.sim.url, '/v1/tlimages/infobytaskid', { taskid });
+
+	it('[sim:fail] ends the task with status 3, [sim:empty] without result URLs', async () => {
+		const failed = await create('a cat [sim:fail]');
+		const empty = await create('a cat [sim:empty]');
+		expect((await info(String(failed.body.data?.taskid))).body.data).toMatchObject({ image_status: 3, url: [] });
+		expect((await info(String(empty.body.data?.taskid))).body.data).toMatchObject({ image_status: 2, url: [] });
+	});
+
+	it('[sim:refuse] answers the info call 9999 once the task is done', async () => {
+		const refused = await create('a cat [sim:refuse]');
+		expect((await info(String(refused.body.data?.taskid))).body).toMatchObject({
+			code: 9999,
+			msg: expect.stringMatching(/content moderation/),
+		});
+	});
+
+	it('[sim:credits] answers the creation 9000 and charges nothing; [sim:never] and [sim:seconds=N] keep a task running', async () => {
+		const before = context.sim.credits.get(DEFAULT_SIM_KEY);
+		expect((await create('a cat [sim:credits]')).body).toEqual({ code: 9000, msg: 'Insufficient credits' });
+		expect(context.sim.credits.get(DEFAULT_SIM_KEY)).toBe(before);
+		const never = await create('a cat [sim:never]');
+		const slow = await create('a cat [sim:seconds=30]');
+		expect((await info(String(never.body.data?.taskid))).body.data).toMatchObject({ url: [] });
+		expect((await info(String(slow.body.data?.taskid))).body.data).toMatchObject({ image_status: 0, url: [] });
+	});
+
+	it('SIM_FAIL_EVERY, SIM_REFUSE_EVERY and SIM_NEVER_EVERY decide every n-th task of `npm run simulator`', async () => {
+		const simulator = await startSimulator({ taskDurationMs: 0 }, { SIM_FAIL_EVERY: '2', SIM_REFUSE_EVERY: '3' });
+		try {
+			const statuses: Array<number | string> = [];
+			for (let index = 0; index < 4; index++) {
+				const created = await postForm(simulator.url, B4, [['prompt', `task ${index}`]], simulator.credentials.apiKey);
+				const answer = await postJson(
+					simulator.url,
+					'/v1/tlimages/infobytaskid',
+					{ taskid: created.body.data?.taskid },
+					simulator.credentials.apiKey,
+				);
+				statuses.push(answer.body.code === 1000 ? Number(answer.body.data?.image_status) : 'refused');
+			}
+			expect(statuses).toEqual([2, 3, 'refused', 3]);
+		} finally {
+			simulator.child.kill();
+		}
 	});
 });

@@ -14,6 +14,7 @@ import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
 import type { CreatedTask } from '../waiting/answers';
 import { runEngine, type CreationJob } from '../waiting/engine';
+import { fingerprint, TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
 import { modelProperties, operationProperty, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
@@ -49,10 +50,23 @@ async function createTasks(
 		spec.taskType,
 		this.getNodeParameter('waitForCompletion', 0, true) as boolean,
 	);
-	const creations: CreationJob[] = prepared.map((request) => {
+	// Retry On Fail runs this again on the same items: tasks already created for an item's request are resumed.
+	const memory = TaskMemory.open(this);
+	const fingerprints = new Map<number, string>();
+	const resumed: CreatedTask[] = [];
+	const creations: CreationJob[] = [];
+	for (const request of prepared) {
 		const summary = requestSummary(request);
-		return {
+		const key = requestFingerprint(request);
+		fingerprints.set(request.itemIndex, key);
+		const known = memory.find(request.itemIndex, key);
+		if (known) {
+			resumed.push({ itemIndex: request.itemIndex, ...known, summary });
+			continue;
+		}
+		creations.push({
 			itemIndex: request.itemIndex,
+			taskType: spec.taskType,
 			summary,
 			// One attempt; the body is built per attempt (a multipart body can be sent only once).
 			send: async (): Promise<CreatedTask> => {
@@ -69,7 +83,33 @@ async function createTasks(
 					summary,
 				};
 			},
-		};
+		});
+	}
+	for (const task of resumed) {
+		this.logger.info(
+			`MediaGen node "${this.getNode().name}" resumes ${task.taskType} task ${task.taskId} for item ${task.itemIndex} instead of creating it again (execution ${this.getExecutionId()})`,
+		);
+	}
+	const remembered = {
+		created: (task: CreatedTask) =>
+			memory.remember(task.itemIndex, fingerprints.get(task.itemIndex)!, {
+				taskId: task.taskId,
+				taskType: task.taskType,
+				creation: task.creation,
+			}),
+		failed: (task: CreatedTask) => memory.forget(task.itemIndex, fingerprints.get(task.itemIndex)!),
+	};
+	return await runEngine.call(this, {
+		creations,
+		existing: resumed,
+		options,
+		continueOnFail: this.continueOnFail(),
+		memory: remembered,
 	});
-	return await runEngine.call(this, { creations, existing: [], options, continueOnFail: this.continueOnFail() });
+}
+
+/** What makes two tries of an item the same request: the model, the fields and the files sent. */
+function requestFingerprint(request: PreparedRequest): string {
+	const files = request.files.map((file) => [file.field, file.propertyName, file.fileName, file.mimeType]);
+	return fingerprint(JSON.stringify([request.spec.operation, request.fields, files]));
 }

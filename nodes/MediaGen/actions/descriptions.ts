@@ -186,10 +186,14 @@ export function operationProperty(resource: string, models: ModelSpec[]): INodeP
 }
 
 /**
- * The Options collection of every creation operation and of Task → Wait. `whenWaiting` hides the
- * waiting options until Wait for Completion is on (creation operations only).
+ * The Options collection of every creation operation and of Task → Wait and Task → Get. `whenWaiting` hides the
+ * waiting options until Wait for Completion is on (creation operations only); `only` keeps the named options.
  */
-export function optionsProperty(taskTypes: readonly TaskType[], whenWaiting: boolean): INodeProperties {
+export function optionsProperty(
+	taskTypes: readonly TaskType[],
+	whenWaiting: boolean,
+	only?: readonly string[],
+): INodeProperties {
 	const waiting = whenWaiting ? { displayOptions: { show: { '/waitForCompletion': [true] } } } : {};
 	const defaults = waitDefaults(taskTypes);
 	const defaultInterval = defaults.pollInterval;
@@ -201,7 +205,7 @@ export function optionsProperty(taskTypes: readonly TaskType[], whenWaiting: boo
 			? ` When not set: ${taskTypes.map((taskType) => `${pick(taskType)} s for ${taskType} tasks`).join(', ')}.`
 			: '';
 	const downloading = { show: { ...waiting.displayOptions?.show, downloadResults: [true] } };
-	return {
+	const property: INodeProperties = {
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
@@ -306,6 +310,20 @@ export function optionsProperty(taskTypes: readonly TaskType[], whenWaiting: boo
 			},
 		],
 	};
+	if (only) property.options = property.options!.filter((option) => only.includes(option.name));
+	return property;
+}
+
+/** Task → Get and Task → Wait: one Options collection per Task Type, so that the editor shows that type's defaults. */
+export function taskOptionsProperties(
+	operation: string,
+	typeChoices: Record<string, readonly TaskType[]>,
+	only?: readonly string[],
+): INodeProperties[] {
+	return Object.entries(typeChoices).map(([choice, taskTypes]) => ({
+		...optionsProperty(taskTypes, false, only),
+		displayOptions: { show: { resource: ['task'], operation: [operation], taskType: [choice] } },
+	}));
 }
 
 /** Wait for Completion and the Options collection, shared by every creation operation. */

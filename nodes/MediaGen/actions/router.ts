@@ -1,7 +1,14 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import {
+	ExecutionCancelledError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type NodeApiError,
+} from 'n8n-workflow';
 
 import * as image from './image';
+import { buildErrorItem, type FailedTaskJson } from '../output/errorItem';
 import type { ItemOutcome } from '../output/taskOutput';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import * as task from './task';
@@ -22,9 +29,10 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
  * Dispatches to the operation and owns error handling:
  * - every item is read and checked before anything is sent; bad input anywhere stops the node with nothing
  *   sent, unless Continue On Fail, where the valid items go ahead and the invalid ones become error items;
- * - with Continue On Fail an item's error becomes an output item that keeps its task id; otherwise the first
- *   failing item (in input order) stops the node, and the message still names every task this run already
- *   created so none is lost.
+ * - with Continue On Fail an item's error becomes an error item that keeps its task id, on the output the On
+ *   Error mode routes it to (output/errorItem.ts); otherwise the first failure stops the node (the waiting
+ *   engine ends the run as soon as it is known), and the message still names every task this run created;
+ * - after Stop the node ends with n8n's cancellation error, whose message lists the tasks this run created.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -54,6 +62,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const tool = isToolCall(this);
 	// As an AI Agent's tool every failure is a result the model reads (tool/result.ts), never a thrown error.
 	const continueOnFail = tool || this.continueOnFail();
+	const cancel = this.getExecutionCancelSignal();
+	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more.
+	if (cancel?.aborted) throw cancelledError.call(this, []);
+
 	const outcomes: ItemOutcome[] = [];
 	const read: ReadItem[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -68,9 +80,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		for (const outcome of await module.run.call(this, read)) outcomes.push(outcome);
 	}
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
+	const created = resource === 'task' ? [] : createdTasks(outcomes);
+	if (cancel?.aborted) throw cancelledError.call(this, created);
 	if (tool) return [toolResultItems(outcomes, { resource, operation })];
-	const output: INodeExecutionData[] = [];
 
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
+	const output: INodeExecutionData[] = [];
 	for (const outcome of outcomes) {
 		if ('items' in outcome) {
 			for (const item of outcome.items) {
@@ -78,34 +93,55 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 			continue;
 		}
-		if (!continueOnFail) throw resource === 'task' ? outcome.error : withCreatedTasks(outcome, outcomes);
-		output.push({
-			json: {
-				...outcome.json,
-				error: outcome.error.message,
-				...(outcome.error.description ? { errorDescription: outcome.error.description } : {}),
-			},
-			pairedItem: { item: outcome.itemIndex },
-		});
+		if (!continueOnFail) throw withCreatedTasks(outcome.error, created);
+		const json: FailedTaskJson = {
+			taskid: null,
+			taskType: resource === 'task' ? null : resource,
+			status: 'failed',
+			...(resource === 'task' ? {} : { model: operation }),
+			...outcome.json,
+		};
+		output.push(buildErrorItem(json, outcome.error, outcome.itemIndex, errorOutput));
 	}
 	return [output];
 }
 
-/**
- * A stopping error of a creation operation must not hide tasks that were paid for: list them all in its
- * description, the failing item's own task included. (Task operations create nothing: their errors stay as they are.)
- */
-function withCreatedTasks(failed: Extract<ItemOutcome, { error: unknown }>, outcomes: ItemOutcome[]) {
-	const created = outcomes
+/** "<taskid> (item <n>)" for every task the outcomes name, in input order. */
+function createdTasks(outcomes: ItemOutcome[]): string[] {
+	return outcomes
 		.map((outcome) => {
 			const json: IDataObject | undefined = 'items' in outcome ? outcome.items[0]?.json : outcome.json;
 			return json?.taskid ? `${String(json.taskid)} (item ${outcome.itemIndex})` : undefined;
 		})
 		.filter((entry): entry is string => entry !== undefined);
-	const { error } = failed;
+}
+
+function createdNote(created: string[]): string {
+	return `Tasks created by this run keep running on the server: ${created.join(', ')}. Use Task → Get or Task → Wait with these ids to fetch their results.`;
+}
+
+/**
+ * A stopping error of a creation operation must not hide tasks that were paid for: list them all in its
+ * description, the failing item's own task included. (Task operations create nothing: they list no tasks.)
+ */
+function withCreatedTasks(error: NodeApiError | NodeOperationError, created: string[]) {
 	if (created.length) {
-		const note = `Tasks created by this run keep running on the server: ${created.join(', ')}. Use Task → Get or Task → Wait with these ids to fetch their results.`;
+		const note = createdNote(created);
 		error.description = error.description ? `${error.description}\n\n${note}` : note;
 	}
+	return error;
+}
+
+/**
+ * Stop: n8n saves the execution as canceled and keeps none of what the node returns, so the ids of the tasks
+ * this run created are in this error's message (and in n8n's log, one line per task as it was created). The
+ * error is n8n's own cancellation error, which n8n recognises by its name.
+ */
+function cancelledError(this: IExecuteFunctions, created: string[]): ExecutionCancelledError {
+	// Declared abstract in n8n-workflow 2.x's types, yet constructible in 1.x and 2.x (its subclasses only fix the
+	// message); the Stop button and a workflow timeout both end here, so neither subclass's message fits.
+	const Cancelled = ExecutionCancelledError as unknown as new (executionId: string) => ExecutionCancelledError;
+	const error = new Cancelled(this.getExecutionId());
+	if (created.length) error.message = `${error.message}. ${createdNote(created)}`;
 	return error;
 }

@@ -28,10 +28,11 @@ export async function downloadResults(
 	task: { itemIndex: number; taskId: string },
 	urls: string[],
 	options: { binaryPrefix: string; split: boolean; requestTimeoutMs: number },
+	signal?: AbortSignal,
 ): Promise<Array<INodeExecutionData['binary']>> {
 	const binaries: Array<INodeExecutionData['binary']> = [];
 	for (let index = 0; index < urls.length; index++) {
-		const context = { itemIndex: task.itemIndex, taskId: task.taskId, timeout: options.requestTimeoutMs };
+		const context = { itemIndex: task.itemIndex, taskId: task.taskId, timeout: options.requestTimeoutMs, signal };
 		const file = await downloadResultFile.call(this, urls[index], context);
 		const mimeType =
 			file.mimeType && file.mimeType !== 'application/octet-stream'

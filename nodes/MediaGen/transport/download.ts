@@ -86,7 +86,7 @@ export async function downloadResultFile(
 	}
 	// One total deadline for the whole download, redirects included (Request Timeout).
 	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
-	const signal = requestSignal.call(this, timeout, false);
+	const signal = requestSignal.call(this, timeout, false, context.signal);
 	let target = url;
 	for (let redirects = 0; ; redirects++) {
 		let response: IN8nHttpFullResponse;

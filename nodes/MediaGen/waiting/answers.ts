@@ -39,12 +39,36 @@ export function pendingJson(task: CreatedTask, lastStatus: number | undefined): 
 	});
 }
 
+/** A task that was refused or failed (not a timeout: that one is pending). */
+export function failedJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
+	return buildTaskOutput({
+		taskId: task.taskId,
+		taskType: task.taskType,
+		status: 'failed',
+		lastStatus: lastStatus ?? null,
+		...task.summary,
+	});
+}
+
+/** A creation that failed: no task, unless the failing answer named one (it is kept: it may have been charged). */
+export function failedCreationJson(job: { summary: RequestSummary; taskType: TaskType }, error: unknown): IDataObject {
+	const taskId = (error as { context?: IDataObject })?.context?.taskId;
+	return {
+		taskid: typeof taskId === 'string' && taskId ? taskId : null,
+		status: 'failed',
+		taskType: job.taskType,
+		...job.summary,
+	};
+}
+
+/** The output of a finished task, with its files when Download Results is on (`signal` ends the downloads). */
 export async function finish(
 	this: IExecuteFunctions,
 	task: CreatedTask,
 	info: IDataObject,
 	urls: string[],
 	options: WaitingOptions,
+	signal?: AbortSignal,
 ): Promise<ItemOutcome> {
 	const json = buildTaskOutput({
 		taskId: task.taskId,
@@ -57,7 +81,7 @@ export async function finish(
 	let binaries: Array<INodeExecutionData['binary']> = urls.map(() => undefined);
 	if (options.download) {
 		try {
-			binaries = await downloadResults.call(this, task, urls, options);
+			binaries = await downloadResults.call(this, task, urls, options, signal);
 		} catch (error) {
 			return { itemIndex: task.itemIndex, error, json };
 		}
@@ -193,6 +217,18 @@ export function createdOutcome(task: CreatedTask): ItemOutcome {
 		status: 'pending',
 		urls: resultUrls(task.creation),
 		info: task.creation,
+		...task.summary,
+	});
+	return { itemIndex: task.itemIndex, items: [{ json }] };
+}
+
+/** Task → Get: a task that is not finished, as its answer describes it. */
+export function checkedOutcome(task: CreatedTask, info: IDataObject): ItemOutcome {
+	const json = buildTaskOutput({
+		taskId: task.taskId,
+		taskType: task.taskType,
+		status: 'pending',
+		info,
 		...task.summary,
 	});
 	return { itemIndex: task.itemIndex, items: [{ json }] };

@@ -16,15 +16,18 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { INFO_PATH, infoRequestBody } from '../models/endpoints';
+import { INFO_PATH, infoRequestBody, type TaskType } from '../models/endpoints';
 import { buildTaskOutput, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
 import { apiJsonRequest, createdNothing, isRateLimited, isRetryableError, retryAfterMs } from '../transport';
 import {
 	cancelledOutcome,
+	checkedOutcome,
 	createdOutcome,
 	finish,
 	judgeInfo,
 	pendingJson,
+	failedCreationJson,
+	failedJson,
 	statusOf,
 	timedOutOutcome,
 	type CreatedTask,
@@ -53,6 +56,7 @@ const DOWNLOAD_LANE = 4;
 /** One item to create: `send` makes one attempt; the engine decides about repeating it. */
 export interface CreationJob {
 	itemIndex: number;
+	taskType: TaskType;
 	summary: RequestSummary;
 	send: () => Promise<CreatedTask>;
 }
@@ -62,8 +66,12 @@ export interface EngineInput {
 	/** Tasks that already exist (Task → Wait). */
 	existing: CreatedTask[];
 	options: WaitingOptions;
-	/** Without Continue On Fail, a failed creation stops new creations and ends the run early. */
+	/** Without Continue On Fail, the first failure ends the run. */
 	continueOnFail: boolean;
+	/** Task → Get: one answer per task (retried when it fails), then the task is reported as it is. */
+	checkOnly?: boolean;
+	/** Told when a task is created and when it fails, so that Retry On Fail resumes it or creates anew (memory.ts). */
+	memory?: { created(task: CreatedTask): void; failed(task: CreatedTask): void };
 }
 
 interface PendingCreation {
@@ -130,8 +138,11 @@ class Engine {
 
 	private readonly bound: AdaptiveBound;
 
-	/** Set without Continue On Fail once a creation failed: nothing new starts. */
+	/** Set without Continue On Fail once an item failed: nothing new starts and polls and downloads end. */
 	private stopped = false;
+
+	/** Aborted with `stopped`: ends the downloads in flight. */
+	private readonly halted = new AbortController();
 
 	private readonly alarm = new Alarm();
 
@@ -145,7 +156,10 @@ class Engine {
 		const now = Date.now();
 		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
 		// Existing tasks may be done already: their first poll is due at once.
-		for (const task of input.existing) this.enqueue(task, now, now);
+		for (const task of input.existing) {
+			if (input.options.wait) this.enqueue(task, now, now);
+			else this.outcomes.push(createdOutcome(task));
+		}
 	}
 
 	async run(): Promise<ItemOutcome[]> {
@@ -275,6 +289,11 @@ class Engine {
 		try {
 			const task = await entry.job.send();
 			this.bound.onSuccess();
+			this.input.memory?.created(task);
+			// After Stop n8n keeps none of the node's output: n8n's log keeps every paid id.
+			this.context.logger.info(
+				`MediaGen node "${this.context.getNode().name}" created ${task.taskType} task ${task.taskId} for item ${task.itemIndex} (execution ${this.context.getExecutionId()})`,
+			);
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				this.enqueue(task, now, now + this.options.pollIntervalMs);
@@ -297,8 +316,7 @@ class Engine {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
 			} else {
-				this.outcomes.push({ itemIndex: entry.job.itemIndex, error, json: { ...entry.job.summary } });
-				if (!this.input.continueOnFail) this.stopped = true;
+				this.fail({ itemIndex: entry.job.itemIndex, error, json: failedCreationJson(entry.job, error) });
 			}
 		} finally {
 			this.inFlight.create--;
@@ -370,18 +388,23 @@ class Engine {
 					},
 				)) ?? {};
 			this.bound.onSuccess();
-			if (entry.ended) return; // another answer settled the task already
+			if (entry.ended || this.stopped) return; // another answer settled the task already, or the run stopped
 			entry.lastStatus = statusOf(task.taskType, info);
 			entry.lastError = undefined;
 			const verdict = judgeInfo.call(this.context, task, info, entry.lastStatus, this.options);
 			if (verdict.state === 'ended') {
-				this.end(entry, verdict.outcome);
+				this.end(entry);
+				this.input.memory?.failed(task);
+				this.fail(verdict.outcome);
 			} else if (verdict.state === 'done') {
 				this.end(entry);
 				if (this.options.download) this.downloads.push({ task, info, urls: verdict.urls });
 				else this.outcomes.push(await finish.call(this.context, task, info, verdict.urls, this.options));
+			} else if (this.input.checkOnly) {
+				this.end(entry, checkedOutcome(task, info));
 			} else if (final) {
-				this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+				this.end(entry);
+				this.fail(timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
 			} else if (entry.failures) {
 				// Back on the grid after a failure.
 				entry.failures = 0;
@@ -389,7 +412,7 @@ class Engine {
 				if (!entry.finalStarted) this.scheduleNext(entry, Date.now());
 			}
 		} catch (error) {
-			if (entry.ended || this.cancelled) {
+			if (entry.ended || this.cancelled || this.stopped) {
 				// Settled by another answer, or reported with the other waiting tasks when the run ends.
 			} else if (isRetryableError(error)) {
 				entry.failures++;
@@ -397,7 +420,12 @@ class Engine {
 				const retryAfter = retryAfterMs(error);
 				if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
 				if (final) {
-					this.end(entry, timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+					this.end(entry);
+					this.fail(
+						this.input.checkOnly
+							? { itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) }
+							: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
+					);
 				} else if (!entry.finalStarted) {
 					const interval = this.options.pollIntervalMs;
 					// Without Retry-After the pause doubles per failure; with one, it is at least the grid's interval.
@@ -410,7 +438,10 @@ class Engine {
 					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 				}
 			} else {
-				this.end(entry, { itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
+				// Refused (a 9999 answer, a moderation, an unknown task): the task has failed, it is not pending.
+				this.end(entry);
+				this.input.memory?.failed(task);
+				this.fail({ itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
 			}
 		} finally {
 			this.inFlight.poll--;
@@ -423,26 +454,41 @@ class Engine {
 
 	private async download(done: Finished): Promise<void> {
 		this.inFlight.download++;
+		const { task, info, urls } = done;
+		let outcome: ItemOutcome;
 		try {
-			this.outcomes.push(await finish.call(this.context, done.task, done.info, done.urls, this.options));
+			outcome = await finish.call(this.context, task, info, urls, this.options, this.halted.signal);
 		} catch (error) {
-			const { task, info, urls } = done;
-			this.outcomes.push({
-				itemIndex: task.itemIndex,
-				error,
-				json: buildTaskOutput({
-					taskId: task.taskId,
-					taskType: task.taskType,
-					status: 'completed',
-					urls,
-					info,
-					...task.summary,
-				}),
+			const json = buildTaskOutput({
+				taskId: task.taskId,
+				taskType: task.taskType,
+				status: 'completed',
+				urls,
+				info,
+				...task.summary,
 			});
+			outcome = { itemIndex: task.itemIndex, error, json };
 		} finally {
 			this.inFlight.download--;
 			this.wake();
 		}
+		if (!('error' in outcome)) this.outcomes.push(outcome);
+		// A download cut off because another item stopped the run: the task is listed, not blamed.
+		else if (this.stopped) this.outcomes.push({ itemIndex: task.itemIndex, items: [{ json: outcome.json ?? {} }] });
+		else this.fail(outcome);
+	}
+
+	/**
+	 * An item failed. Without Continue On Fail that ends the run now: nothing new starts, polls and downloads in
+	 * flight are abandoned (their tasks are reported as leftovers), creations in flight are let answer so that
+	 * their paid ids are listed in the stopping error.
+	 */
+	private fail(outcome: ItemOutcome): void {
+		this.outcomes.push(outcome);
+		if ('items' in outcome || this.input.continueOnFail || this.stopped) return;
+		this.stopped = true;
+		this.halted.abort();
+		for (const entry of this.active) entry.done.abort();
 	}
 
 	/** After Stop or a stopping error: every task still waited on is reported with its id. */
@@ -469,5 +515,36 @@ export async function waitForTasks(
 	tasks: CreatedTask[],
 	options: WaitingOptions,
 ): Promise<ItemOutcome[]> {
-	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail: true });
+	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail: this.continueOnFail() });
+}
+
+/** Task → Get retries a failed status check until this long after the first try, then reports the last error. */
+const CHECK_RETRY_WINDOW_MS = 60_000;
+
+/** Task → Get's first pause before a retry (doubling per failure); it has no Poll Interval of its own. */
+const CHECK_RETRY_PAUSE_MS = 500;
+
+/** Task → Get: one status check per task, with the engine's bound on requests in flight and its retries. */
+export async function checkTasks(
+	this: IExecuteFunctions,
+	tasks: CreatedTask[],
+	options: WaitingOptions,
+): Promise<ItemOutcome[]> {
+	return await runEngine.call(this, {
+		creations: [],
+		existing: tasks,
+		// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
+		options: {
+			...options,
+			wait: true,
+			download: false,
+			split: false,
+			succeededCodes: [],
+			failedCodes: [],
+			maxWaitMs: CHECK_RETRY_WINDOW_MS,
+			pollIntervalMs: CHECK_RETRY_PAUSE_MS,
+		},
+		continueOnFail: this.continueOnFail(),
+		checkOnly: true,
+	});
 }

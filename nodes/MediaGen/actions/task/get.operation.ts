@@ -1,11 +1,11 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { mapConcurrent } from '../../helpers/concurrency';
-import { INFO_PATH, infoRequestBody } from '../../models/endpoints';
-import { buildTaskOutput, resultUrls, type ItemOutcome } from '../../output/taskOutput';
-import { readTaskRef, TASK_TYPE_FROM_INPUT, type TaskRef } from '../../request/taskItem';
-import { apiJsonRequest } from '../../transport';
-import { DEFAULT_MAX_CONCURRENCY } from '../../waiting/options';
+import type { ItemOutcome } from '../../output/taskOutput';
+import { readTaskRef, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import type { CreatedTask } from '../../waiting/answers';
+import { checkTasks } from '../../waiting/engine';
+import { readWaitingOptions } from '../../waiting/options';
+import { taskOptionsProperties } from '../descriptions';
 
 // Task → Wait reads the same task parameters.
 const showForTaskQueries = { resource: ['task'], operation: ['get', 'wait'] };
@@ -30,27 +30,19 @@ export const description: INodeProperties[] = [
 		description: 'Whether to ask for extended information about video tasks (e.g. prompt and source image)',
 		displayOptions: { show: { ...showForTaskQueries, taskType: ['video', TASK_TYPE_FROM_INPUT] } },
 	},
+	// Task → Get waits for nothing: of the options only the bound on requests in flight and the timeout apply.
+	...taskOptionsProperties('get', { image: ['image'], video: ['video'], [TASK_TYPE_FROM_INPUT]: ['image', 'video'] }, [
+		'maxConcurrency',
+		'requestTimeout',
+	]),
 ];
 
-export const read = readTaskRef;
+export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): CreatedTask {
+	return { ...readTaskRef.call(this, itemIndex, item), creation: {}, summary: {} };
+}
 
-/** One status check per task, at most DEFAULT_MAX_CONCURRENCY in flight. */
-export async function run(this: IExecuteFunctions, tasks: TaskRef[]): Promise<ItemOutcome[]> {
-	return await mapConcurrent(tasks, DEFAULT_MAX_CONCURRENCY, async (task): Promise<ItemOutcome> => {
-		const { itemIndex, taskType, taskId, moreTaskInfo } = task;
-		try {
-			const info = await apiJsonRequest.call(
-				this,
-				INFO_PATH[taskType],
-				infoRequestBody(taskType, taskId, moreTaskInfo),
-				{ itemIndex, taskId },
-			);
-			const urls = resultUrls(info);
-			// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
-			const json = buildTaskOutput({ taskId, taskType, status: urls.length ? 'completed' : 'pending', urls, info });
-			return { itemIndex, items: [{ json }] };
-		} catch (error) {
-			return { itemIndex, error, json: { taskid: taskId } };
-		}
-	});
+/** One status check per task, through the waiting engine (its bound on requests in flight, its retries). */
+export async function run(this: IExecuteFunctions, tasks: CreatedTask[]): Promise<ItemOutcome[]> {
+	const options = readWaitingOptions.call(this, tasks.length ? tasks.map((task) => task.taskType) : ['image'], false);
+	return await checkTasks.call(this, tasks, options);
 }

@@ -5,19 +5,13 @@ import { readTaskRef, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
 import type { CreatedTask } from '../../waiting/answers';
 import { waitForTasks } from '../../waiting/engine';
 import { readWaitingOptions } from '../../waiting/options';
-import { optionsProperty } from '../descriptions';
+import { taskOptionsProperties } from '../descriptions';
 
-const showForWait = { resource: ['task'], operation: ['wait'] };
-
-// One Options collection per Task Type, so that the editor shows that type's defaults.
-export const description: INodeProperties[] = [
-	{ ...optionsProperty(['image'], false), displayOptions: { show: { ...showForWait, taskType: ['image'] } } },
-	{ ...optionsProperty(['video'], false), displayOptions: { show: { ...showForWait, taskType: ['video'] } } },
-	{
-		...optionsProperty(['image', 'video'], false),
-		displayOptions: { show: { ...showForWait, taskType: [TASK_TYPE_FROM_INPUT] } },
-	},
-];
+export const description: INodeProperties[] = taskOptionsProperties('wait', {
+	image: ['image'],
+	video: ['video'],
+	[TASK_TYPE_FROM_INPUT]: ['image', 'video'],
+});
 
 /** The task an item names, keeping the model and request of a MediaGen item of the same task. */
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): CreatedTask {

@@ -1,5 +1,9 @@
-import { runNode } from '../harness';
-import { allText, createTaskDirect, DEFAULT_SIM_KEY, useSimulator } from '../support';
+/**
+ * What Task → Get and Task → Delete send (the info and delete endpoints, moreTaskInfo, uid, one request per
+ * item or combined) and the fields they return. Task → Wait is in ../waiting.test.ts.
+ */
+import { runNode } from '../../harness';
+import { createTaskDirect, DEFAULT_SIM_KEY, useSimulator } from '../../support';
 
 const context = useSimulator();
 
@@ -65,16 +69,6 @@ describe('Task → Get (video)', () => {
 		expect(output[0].json.source).toBeUndefined();
 		expect(context.sim.requests()[0].json).toEqual({ taskid: taskId, moreTaskInfo: false });
 	});
-
-	it('refuses an empty task id with an error naming the field and the item, and sends nothing', async () => {
-		const { error } = await runNode({
-			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId: '  ' },
-			credentials: context.credentials(),
-		});
-		expect(error?.message).toBe('Item 0: "Task ID" is required; got "  "');
-		expect(error?.name).toBe('NodeOperationError');
-		expect(context.sim.requests()).toHaveLength(0);
-	});
 });
 
 describe('Task → Delete', () => {
@@ -130,91 +124,5 @@ describe('Task → Delete', () => {
 		expect(requests[0]).toMatchObject({ path: '/v1/tlvideo/deletevideotask', json: { taskids: [a, b] } });
 		expect(output).toHaveLength(1);
 		expect(output[0].pairedItem).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-	});
-});
-
-describe('API failures through the engine', () => {
-	const scenarios: Array<{ name: string; fault: Parameters<typeof context.sim.inject>[0]['action']; message: RegExp }> =
-		[
-			{
-				name: 'code 9000',
-				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }) },
-				message: /^Insufficient credits \(task [^)]+\) \[item 1\]$/,
-			},
-			{
-				name: 'code 9999',
-				fault: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'taskid is malformed' }) },
-				message: /^The MediaGen API refused the request: taskid is malformed \(task [^)]+\) \[item 1\]$/,
-			},
-			{
-				name: 'HTTP 500',
-				fault: { type: 'status', status: 500 },
-				message: /^The MediaGen API answered HTTP 500: simulated HTTP 500 .*\[item 1\]$/,
-			},
-			{
-				name: 'a dropped connection',
-				fault: { type: 'drop' },
-				message: /^Could not reach the MediaGen API: .*\[item 1\]$/,
-			},
-			{
-				name: 'an HTML body',
-				fault: { type: 'html' },
-				message: /^The MediaGen API answered with a body that is not a JSON envelope .*\[item 1\]$/,
-			},
-		];
-
-	for (const scenario of scenarios) {
-		it(`${scenario.name}: NodeApiError naming the item; with Continue On Fail an error item while others succeed`, async () => {
-			const ids = [
-				await createTaskDirect(context.sim.url, 'image'),
-				await createTaskDirect(context.sim.url, 'image'),
-				await createTaskDirect(context.sim.url, 'image'),
-			];
-			const parameters = { resource: 'task', operation: 'get', taskType: 'image', taskId: '={{ $json.id }}' };
-			const items = ids.map((id) => ({ json: { id } }));
-
-			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
-			const stopped = await runNode({ parameters, items, credentials: context.credentials() });
-			expect(stopped.error?.name).toBe('NodeApiError');
-			expect(stopped.error?.message).toMatch(scenario.message);
-			expect((stopped.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
-			expect(allText(stopped)).not.toContain(DEFAULT_SIM_KEY);
-
-			context.sim.clearFaults();
-			context.sim.inject({ path: '/v1/tlimages/infobytaskid', skip: 1, action: scenario.fault });
-			const continued = await runNode({ parameters, items, credentials: context.credentials(), continueOnFail: true });
-			expect(continued.error).toBeUndefined();
-			expect(continued.output).toHaveLength(3);
-			expect(continued.output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-			expect(continued.output[0].json.taskid).toBe(ids[0]);
-			expect(continued.output[0].json.error).toBeUndefined();
-			expect(continued.output[1].json).toMatchObject({
-				taskid: ids[1],
-				error: expect.stringMatching(scenario.message),
-			});
-			expect(continued.output[2].json).toMatchObject({ taskid: ids[2], image_status: 2 });
-			expect(allText(continued)).not.toContain(DEFAULT_SIM_KEY);
-		});
-	}
-
-	it('a wrong key gets HTTP 401 with a message pointing at the credential, and the key is not echoed', async () => {
-		const taskId = await createTaskDirect(context.sim.url, 'image');
-		const { error } = await runNode({
-			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId },
-			credentials: { apiKey: 'wrong-key-123456', baseUrl: context.sim.url },
-		});
-		expect(error?.message).toMatch(/HTTP 401/);
-		expect((error as { description?: string }).description).toMatch(/API Key of the MediaGen API credential/);
-		expect(context.sim.requests()[1].headers.authorization).toBe('wrong-key-123456');
-		expect(allText(error)).not.toContain('wrong-key-123456');
-	});
-
-	it('a Base URL with a trailing slash still reaches the API', async () => {
-		const taskId = await createTaskDirect(context.sim.url, 'image');
-		const { error } = await runNode({
-			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId },
-			credentials: { apiKey: DEFAULT_SIM_KEY, baseUrl: `${context.sim.url}/` },
-		});
-		expect(error).toBeUndefined();
 	});
 });

@@ -1,17 +1,19 @@
 /**
- * Bad-input suite: a sweep over every model's fields. Item 0 is valid and item 1 carries the bad value
- * (through an expression, as a workflow would); with Continue On Fail the simulator must record exactly
- * one creation (item 0's) and item 1 must come back as a NodeOperationError naming the field and item.
+ * Bad input is refused before anything is sent, with an error naming the field, the value, the rule and the
+ * item. The sweep covers every field of every model, generated from the model specs: item 0 is valid and item 1
+ * carries the bad value (through an expression, as a workflow would); with Continue On Fail the simulator must
+ * record exactly one creation (item 0's) and item 1 must come back as a NodeOperationError naming the field and
+ * item. Without Continue On Fail, one bad item stops the run before any request.
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { IMAGE_MODELS } from '../../nodes/MediaGen/models/image';
-import type { FieldSpec, ModelSpec } from '../../nodes/MediaGen/models/types';
-import { VIDEO_MODELS } from '../../nodes/MediaGen/models/video';
-import { parameterName } from '../../nodes/MediaGen/models/parameterNames';
-import { runNode, storeBinary } from '../harness';
-import { makePng } from '../simulator/png';
-import { useSimulator } from '../support';
+import { IMAGE_MODELS } from '../../../nodes/MediaGen/models/image';
+import type { FieldSpec, ModelSpec } from '../../../nodes/MediaGen/models/types';
+import { VIDEO_MODELS } from '../../../nodes/MediaGen/models/video';
+import { parameterName } from '../../../nodes/MediaGen/models/parameterNames';
+import { runNode, storeBinary } from '../../harness';
+import { makePng } from '../../simulator/png';
+import { createParameters, useSimulator } from '../../support';
 
 const context = useSimulator();
 
@@ -119,92 +121,39 @@ describe('every field of every model refuses bad values before sending', () => {
 	});
 });
 
-describe('binary input problems', () => {
-	const proimage = (extra: INodeParameters): INodeParameters => ({
-		resource: 'image',
-		operation: 'proimage',
-		model: 'proimg-2',
-		prompt: 'x',
-		waitForCompletion: false,
-		...extra,
-	});
+describe('Image: bad input among several items', () => {
+	const create = (operation: string, parameters: INodeParameters = {}): INodeParameters =>
+		createParameters('image', operation, parameters);
 
-	it.each([
-		[
-			'a missing binary property',
-			{ imageInput: 'properties', binaryPropertyNames: 'photo' },
-			/^Item 0: "Binary Property Names" names binary properties the item does not have \(photo\)/,
-		],
-		[
-			'a non-image file as reference',
-			{ imageInput: 'all' },
-			/^Item 0: "Reference Images \(binary property "doc"\)" must be PNG, WebP, JPG or JPEG/,
-		],
-		[
-			'a non-PNG mask',
-			{ imageUrls: 'https://example.com/a.png', additionalFields: { maskBinaryProperty: 'doc' } },
-			/^Item 0: "Mask Binary Property" must hold a PNG file/,
-		],
-		[
-			'a missing mask property',
-			{ imageUrls: 'https://example.com/a.png', additionalFields: { maskBinaryProperty: 'mask' } },
-			/^Item 0: "Mask Binary Property" names a binary property the item does not have/,
-		],
-		[
-			'an empty list of property names',
-			{ imageInput: 'properties', binaryPropertyNames: ' , ' },
-			/^Item 0: "Binary Property Names" must name at least one binary property/,
-		],
-		[
-			'an empty extra field name',
-			{ additionalFields: { extraFormFields: { field: [{ name: ' ', value: 'v' }] } } },
-			/^Item 0: "Extra Form Fields › Name" is required/,
-		],
-	] as const)('%s', async (_name, extra, message) => {
-		const item: INodeExecutionData = {
-			json: {},
-			binary: { doc: await storeBinary(Buffer.from('%PDF-1.7 not an image'), 'notes.pdf', 'application/pdf') },
-		};
-		const { error } = await runNode({
-			parameters: proimage(extra as INodeParameters),
-			items: [item],
-			credentials: context.credentials(),
-		});
-		expect(error?.name).toBe('NodeOperationError');
-		expect(error?.message).toMatch(message);
+	const items = [{ json: { n: 2 } }, { json: { n: 12 } }, { json: { n: 3 } }];
+	const parameters = create('proimage', { model: 'proimg-2', prompt: 'x', additionalFields: { n: '={{ $json.n }}' } });
+
+	it('stops before any request when one item is invalid', async () => {
+		const { error } = await runNode({ parameters, items, credentials: context.credentials() });
+		expect(error?.message).toBe('Item 1: "Number of Images" must be an integer from 1 to 10; got 12');
+		expect((error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
 		expect(context.sim.requests()).toHaveLength(0);
 	});
-});
 
-describe('task operations and options', () => {
-	it.each([
-		[
-			'Task → Get without an id',
-			{ resource: 'task', operation: 'get', taskType: 'image', taskId: '  ' },
-			/^Item 0: "Task ID" is required/,
-		],
-		[
-			'Task → Wait without an id',
-			{ resource: 'task', operation: 'wait', taskType: 'video', taskId: ' ' },
-			/^Item 0: "Task ID" is required/,
-		],
-		[
-			'Task → Delete without ids',
-			{ resource: 'task', operation: 'delete', taskType: 'image', taskIds: ' , ' },
-			/^Item 0: "Task IDs" must list at least one task ID/,
-		],
-		[
-			'Failed Status Codes that are not integers',
-			{ resource: 'image', operation: 'gammaimage', prompt: 'x', options: { failedStatusCodes: '3, failed' } },
-			/^Item 0: "Failed Status Codes" must be a comma-separated list of integers/,
-		],
-	] as const)('%s', async (_name, parameters, message) => {
-		const { error } = await runNode({
-			parameters: parameters as unknown as INodeParameters,
+	it('with Continue On Fail creates the valid items and returns an error item for the invalid one', async () => {
+		const { output, error } = await runNode({
+			parameters,
+			items,
 			credentials: context.credentials(),
+			continueOnFail: true,
 		});
-		expect(error?.name).toBe('NodeOperationError');
-		expect(error?.message).toMatch(message);
-		expect(context.sim.requests()).toHaveLength(0);
+		expect(error).toBeUndefined();
+		expect(context.sim.requests()).toHaveLength(2);
+		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(output[0].json.taskid).toEqual(expect.any(String));
+		expect(output[1].json).toEqual({
+			taskid: null,
+			taskType: 'image',
+			status: 'failed',
+			model: 'proimage',
+			error: 'Item 1: "Number of Images" must be an integer from 1 to 10; got 12',
+			errorDescription: 'Nothing was sent to the API for this item.',
+		});
+		expect(output[2].json.request).toMatchObject({ n: 3 });
 	});
 });

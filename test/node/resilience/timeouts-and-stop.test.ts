@@ -1,0 +1,133 @@
+/**
+ * Nothing waits forever: Request Timeout is a total deadline for every request (a body that trickles in ends
+ * there too), and Stop ends the execution, during creation (creations in flight finish and are reported,
+ * nothing new starts) and while waiting (no request after it).
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runNode } from '../../harness';
+import { NODE_TYPE } from '../../nodeType';
+import { allText, betav4Parameters, ideaItems, useSimulator } from '../../support';
+import { readWaitingOptions, WAIT_DEFAULTS } from '../../../nodes/MediaGen/waiting/options';
+import { optionsProperty } from '../../../nodes/MediaGen/actions/descriptions';
+
+const context = useSimulator();
+
+const CREATE = '/v1/tlimages/betav4';
+const INFO = '/v1/tlimages/infobytaskid';
+
+const items = ideaItems;
+
+// Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
+	betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
+
+/** Tasks the simulator created during this test, in creation order. */
+function createdSince(since: number) {
+	return [...context.sim.tasks.values()]
+		.filter((task) => task.createdAt >= since)
+		.sort((a, b) => a.createdAt - b.createdAt);
+}
+
+describe('every wait is bounded: Request Timeout is a total deadline', () => {
+	const trickle = { type: 'trickle', intervalMs: 200 } as const;
+
+	it('a creation answer that trickles one byte per 200 ms ends at Request Timeout', async () => {
+		context.sim.inject({ path: CREATE, action: trickle });
+		const { output } = await runNode({
+			parameters: betav4({ requestTimeout: 1 }, false),
+			items: items(2),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
+		expect(output[0].json.error).toBe('Could not reach the MediaGen API: the request timed out [item 0]');
+		expect(output[0].json.errorDescription).toMatch(/a task may have been created/);
+		expect(output[1].json.taskid).toEqual(expect.stringMatching(/^img-/));
+		expect(context.sim.requests(CREATE)).toHaveLength(2); // not retried
+	}, 20_000);
+
+	it('an info answer that trickles ends at Request Timeout and the poll is retried', async () => {
+		context.sim.inject({ path: INFO, action: trickle });
+		const { output, error } = await runNode({
+			parameters: betav4({ requestTimeout: 1 }),
+			items: items(1),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output[0].json.status).toBe('completed');
+		expect(context.sim.requests(INFO).filter((request) => request.fault === 'trickle')).toHaveLength(1);
+	}, 20_000);
+
+	it('a download that trickles ends at Request Timeout with an error item that keeps the task id', async () => {
+		context.sim.inject({ path: /^\/files\//, action: trickle });
+		const { output } = await runNode({
+			parameters: betav4({ requestTimeout: 1, downloadResults: true }),
+			items: items(1),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
+		expect(output[0].json).toMatchObject({
+			taskid: expect.stringMatching(/^img-/),
+			error: expect.stringMatching(
+				/^Could not download a result file: the request timed out \(task img-\S+\) \[item 0\]$/,
+			),
+		});
+	}, 20_000);
+
+	it('video operations default to a 300 s Request Timeout, images to 120 s, as the UI says', () => {
+		const fake = { getNodeParameter: () => ({}), getNode: () => ({ type: NODE_TYPE }) } as never;
+		expect(readWaitingOptions.call(fake, 'video', true).requestTimeoutMs).toBe(300_000);
+		expect(readWaitingOptions.call(fake, 'image', true).requestTimeoutMs).toBe(120_000);
+		for (const kind of ['image', 'video'] as const) {
+			const option = optionsProperty([kind], true).options!.find(
+				(entry) => 'name' in entry && entry.name === 'requestTimeout',
+			) as { default: number };
+			expect(option.default).toBe(WAIT_DEFAULTS[kind].requestTimeout);
+		}
+	});
+});
+
+describe('Stop during creation', () => {
+	it('creations in flight finish and their task ids are reported; nothing new starts', async () => {
+		const since = Date.now();
+		context.sim.taskDurationMs = 60_000;
+		context.sim.inject({ path: CREATE, times: 10, action: { type: 'delay', ms: 1200 } });
+		const result = await runNode({
+			parameters: betav4({ maxConcurrency: 2 }),
+			items: items(6),
+			credentials: context.credentials(),
+			cancelAfterMs: 400,
+		});
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		const created = createdSince(since);
+		expect(context.sim.requests(CREATE)).toHaveLength(2); // only those in flight at Stop
+		expect(created).toHaveLength(2);
+		const text =
+			allText(result.output) +
+			(result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
+		for (const task of created) expect(text).toContain(task.taskid);
+	});
+});
+
+describe('Stop while waiting', () => {
+	const betav4 = (options: INodeParameters = {}): INodeParameters =>
+		betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
+
+	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
+		context.sim.taskDurationMs = 60_000;
+		let cancelAt = Infinity;
+		await runNode({
+			parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }),
+			items: items(4),
+			credentials: context.credentials(),
+			cancelAfterMs: 700,
+			onCancel: (at) => (cancelAt = at),
+		});
+		expect(cancelAt).toBeLessThan(Infinity);
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
+		expect(late).toEqual([]);
+		expect(context.sim.requests(INFO).length).toBeGreaterThan(0);
+		expect(context.sim.requests(CREATE)).toHaveLength(4);
+	});
+});

@@ -1,0 +1,194 @@
+/**
+ * The API key never leaves the Base URL's origin and never appears in output or errors. API requests and the
+ * credential test follow no redirect (a 3xx is an error naming its target), result downloads are made without
+ * the key, and bodies, task messages and info fields that echo the key are redacted. Most scenarios run against
+ * purpose-built servers (test/hostile-server.ts); the wrong-key case runs against the simulator.
+ *
+ * Tests about something else check the same along the way: output.test.ts (a download request carries no
+ * Authorization), resilience/faults.test.ts (no key in API errors), credential.test.ts (a refused key is not
+ * echoed by the credential test).
+ */
+import { runNode, testCredential } from '../harness';
+import { sendJson } from '../hostile-server';
+import { makePng } from '../simulator/png';
+import {
+	allText,
+	createTaskDirect,
+	errorText,
+	HOSTILE_KEY as KEY,
+	redirectTo,
+	useHostileApi,
+	useSimulator,
+} from '../support';
+
+const CREATE = '/v1/tlimages/betav4';
+const INFO = '/v1/tlimages/infobytaskid';
+
+const { server, other, useApi, run, betav4 } = useHostileApi();
+
+describe('the key never leaves the Base URL origin', () => {
+	beforeEach(() => {
+		other.setHandler((request, response) => {
+			if (request.path.startsWith('/files/')) {
+				const png = makePng(8, 8);
+				response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+				response.end(png);
+				return;
+			}
+			sendJson(response, {
+				code: 1000,
+				msg: 'ok',
+				data: { taskid: 'stolen-task', image_status: 2, url: [`${other.url}/files/x.png`] },
+			});
+		});
+	});
+
+	it.each([307, 302, 308])(
+		'a creation answered %i to another host is refused; the key, prompt and files do not go there',
+		async (status) => {
+			useApi({ create: redirectTo(() => `${other.url}${CREATE}`, status) });
+			const { output, error } = await run(betav4(), 1, true);
+			expect(error).toBeUndefined();
+			expect(other.requests).toHaveLength(0);
+			expect(output[0].json.error).toBe(
+				`The MediaGen API answered HTTP ${status}, a redirect to ${other.url}${CREATE}, which the node does not follow [item 0]`,
+			);
+			expect(output[0].json.errorDescription).toMatch(/never sent anywhere but the Base URL/);
+			expect(allText(output)).not.toContain('stolen-task');
+		},
+	);
+
+	it('a redirect on the same origin is refused too, with the same clear error', async () => {
+		useApi({ create: redirectTo(() => `${server.url}/elsewhere${CREATE}`) });
+		const { output } = await run(betav4(), 1, true);
+		expect(output[0].json.error).toMatch(
+			/^The MediaGen API answered HTTP 307, a redirect to .*\/elsewhere\/v1\/tlimages\/betav4/,
+		);
+		expect(server.requestsTo(/elsewhere/)).toHaveLength(0);
+	});
+
+	it('an info poll answered 302 to another host ends that task with an error that keeps its id', async () => {
+		useApi({ info: redirectTo(() => `${other.url}${INFO}`, 302) });
+		const { output } = await run(betav4(), 1, true);
+		expect(other.requests).toHaveLength(0);
+		expect(output[0].json).toMatchObject({
+			taskid: 'task-0',
+			error: expect.stringMatching(/^The MediaGen API answered HTTP 302, a redirect to .* \(task task-0\) \[item 0\]$/),
+		});
+	});
+
+	it('Task → Get answered 307 to another host: no key there', async () => {
+		useApi({ info: redirectTo(() => `${other.url}${INFO}`) });
+		const result = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId: 'task-9' },
+			credentials: { apiKey: KEY, baseUrl: server.url },
+		});
+		expect(other.requests).toHaveLength(0);
+		expect(result.error?.message).toMatch(/answered HTTP 307, a redirect to/);
+	});
+
+	it('the credential test answered 307 to another host fails there, without sending the key', async () => {
+		useApi({ info: redirectTo(() => `${other.url}${INFO}`) });
+		const result = await testCredential({ apiKey: KEY, baseUrl: server.url });
+		expect(result.status).toBe('Error');
+		expect(server.requestsTo(INFO)).toHaveLength(1);
+		expect(other.requests).toHaveLength(0);
+	});
+
+	it('a result file may redirect to another http host (no key is ever sent with downloads)', async () => {
+		useApi({ file: redirectTo(() => `${other.url}/files/moved.png`, 302) });
+		const { output, error } = await run(betav4({ downloadResults: true }));
+		expect(error).toBeUndefined();
+		expect(output[0].binary?.data).toBeDefined();
+		expect(other.requests.map((request) => [request.path, request.headers.authorization])).toEqual([
+			['/files/moved.png', undefined],
+		]);
+	});
+});
+
+describe('the key never appears in messages or output', () => {
+	it('an error body that echoes the key across the 200-character cut does not leak any part of it', async () => {
+		for (const offset of [190, 195, 199, 200]) {
+			useApi({
+				create: (request, response) => {
+					const text = `${'a'.repeat(offset)}${String(request.headers.authorization)} and more text after the key`;
+					response.writeHead(400, { 'content-type': 'text/plain' });
+					response.end(text);
+				},
+			});
+			const result = await run(betav4(), 1, true);
+			const text = allText(result.output);
+			expect(text).toMatch(/HTTP 400/);
+			expect(text).not.toContain(KEY.slice(0, 4));
+			const stopped = await run(betav4(), 1, false);
+			expect(errorText(stopped)).toMatch(/HTTP 400/);
+			expect(allText(stopped.error)).not.toContain(KEY.slice(0, 4));
+		}
+	});
+
+	it('a non-JSON 200 body that echoes the key is redacted before it is cut', async () => {
+		useApi({
+			create: (request, response) => {
+				response.writeHead(200, { 'content-type': 'text/html' });
+				response.end(`<html>${'b'.repeat(190)}${String(request.headers.authorization)}</html>`);
+			},
+		});
+		const result = await run(betav4(), 1, true);
+		expect(result.output[0].json.error).toMatch(/not a JSON envelope/);
+		expect(allText(result.output)).not.toContain(KEY.slice(0, 4));
+	});
+
+	it('a failed task whose info message echoes the key: the error is redacted', async () => {
+		useApi({
+			info: (request, response, taskId) =>
+				sendJson(response, {
+					code: 1000,
+					data: {
+						taskid: taskId,
+						image_status: 3,
+						message: `rejected request with Authorization: ${String(request.headers.authorization)}`,
+					},
+				}),
+		});
+		const result = await run(betav4({ failedStatusCodes: '3' }));
+		expect(result.error?.message).toMatch(
+			/^Task task-0 failed with status 3: rejected request with Authorization: \[redacted\] \[item 0\]$/,
+		);
+		expect(allText(result.error)).not.toContain(KEY);
+	});
+
+	it('info fields that echo the key are redacted in the output data', async () => {
+		useApi({
+			info: (request, response, taskId) =>
+				sendJson(response, {
+					code: 1000,
+					data: {
+						taskid: taskId,
+						image_status: 2,
+						url: [`${server.url}/files/${taskId}.png`],
+						source: `header ${String(request.headers.authorization)}`,
+					},
+				}),
+		});
+		const { output, error } = await run(betav4());
+		expect(error).toBeUndefined();
+		expect(output[0].json.source).toBe('header [redacted]');
+		expect(allText(output)).not.toContain(KEY);
+	});
+});
+
+describe('a refused key', () => {
+	const context = useSimulator();
+
+	it('a wrong key gets HTTP 401 with a message pointing at the credential, and the key is not echoed', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'image');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId },
+			credentials: { apiKey: 'wrong-key-123456', baseUrl: context.sim.url },
+		});
+		expect(error?.message).toMatch(/HTTP 401/);
+		expect((error as { description?: string }).description).toMatch(/API Key of the MediaGen API credential/);
+		expect(context.sim.requests()[1].headers.authorization).toBe('wrong-key-123456');
+		expect(allText(error)).not.toContain('wrong-key-123456');
+	});
+});

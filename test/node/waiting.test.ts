@@ -1,0 +1,250 @@
+/**
+ * The waiting engine, asserted on the simulator's record: per-task fixed-period polls that start during
+ * creation, no head-of-line blocking, many tasks waited on together, the user's Succeeded/Failed Status Codes,
+ * the last poll at Max Wait, On Timeout, Task → Wait on existing task ids, and the engine's queues at 300,000
+ * pending tasks. What is retried after a fault is in resilience/faults.test.ts; Request Timeout and Stop in
+ * resilience/timeouts-and-stop.test.ts.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runNode } from '../harness';
+import type { RecordedRequest } from '../simulator/server';
+import { betav4Parameters, createTaskDirect, ideaItems, useSimulator } from '../support';
+import { MinHeap } from '../../nodes/MediaGen/waiting/heap';
+
+const context = useSimulator();
+
+const CREATE = '/v1/tlimages/betav4';
+const INFO = '/v1/tlimages/infobytaskid';
+
+const items = ideaItems;
+
+// Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
+const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
+	betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
+
+const taskIdOf = (request: RecordedRequest) => (request.json as { taskid: string }).taskid;
+
+/** Tasks the simulator created during this test, in creation order. */
+function createdSince(since: number) {
+	return [...context.sim.tasks.values()]
+		.filter((task) => task.createdAt >= since)
+		.sort((a, b) => a.createdAt - b.createdAt);
+}
+
+function pollsOf(taskId: string): RecordedRequest[] {
+	return context.sim.requests(INFO).filter((request) => taskIdOf(request) === taskId);
+}
+
+function infoCallsPerTask(): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const request of context.sim.requests(INFO)) {
+		const id = (request.json as { taskid: string }).taskid;
+		counts.set(id, (counts.get(id) ?? 0) + 1);
+	}
+	return counts;
+}
+
+describe('per-task schedule', () => {
+	it('with slow creations, item 0 is polled before the last creation of a 50-item run', async () => {
+		context.sim.taskDurationMs = 300;
+		context.sim.inject({ path: CREATE, times: 50, action: { type: 'delay', ms: 150 } });
+		const { output, error } = await runNode({
+			parameters: betav4({ maxConcurrency: 4 }),
+			items: items(50),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output.map((item) => item.json.status)).toEqual(Array(50).fill('completed'));
+		const creations = context.sim.requests(CREATE);
+		expect(creations).toHaveLength(50);
+		const firstTask = [...context.sim.tasks.values()].find((task) => task.fields.prompt?.[0] === 'idea 0')!;
+		const firstPollOfItem0 = pollsOf(firstTask.taskid)[0];
+		expect(firstPollOfItem0.seq).toBeLessThan(creations[creations.length - 1].seq);
+	});
+
+	it('a stalled info answer delays only its own task; the others keep a fixed period from their creation', async () => {
+		const since = Date.now();
+		context.sim.taskDurationMs = 2500;
+		context.sim.inject({ path: INFO, times: 1, action: { type: 'delay', ms: 2000 } });
+		const interval = 300;
+		const { output, error } = await runNode({
+			parameters: betav4({ pollInterval: interval / 1000 }),
+			items: items(6),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output.map((item) => item.json.status)).toEqual(Array(6).fill('completed'));
+		const stalled = context.sim.requests(INFO).find((request) => request.fault === 'delay')!;
+		const others = createdSince(since).filter((task) => task.taskid !== taskIdOf(stalled));
+		expect(others).toHaveLength(5);
+		for (const task of others) {
+			const polls = pollsOf(task.taskid);
+			// Polled all through the stall window, not held behind it.
+			expect(
+				polls.filter((poll) => poll.at > stalled.at + 200 && poll.at < stalled.at + 1800).length,
+			).toBeGreaterThanOrEqual(4);
+			// Poll k arrives at creation + k × interval (fixed period): no drift beyond a request's own time.
+			polls.forEach((poll, index) => {
+				const offset = poll.at - task.createdAt - (index + 1) * interval;
+				expect(offset).toBeGreaterThanOrEqual(-20);
+				expect(offset).toBeLessThan(150);
+			});
+		}
+	});
+});
+
+describe('waiting ends on the user’s status codes, and the last poll is kept', () => {
+	it('with Succeeded Status Codes set, a partial url list while processing does not end the wait', async () => {
+		context.sim.taskOutcome = () => 'partialUrls';
+		context.sim.taskDurationMs = 1200;
+		const { output, error } = await runNode({
+			parameters: { ...betav4({ succeededStatusCodes: '2' }), additionalFields: { batchsize: 2 } },
+			items: items(1),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ status: 'completed', image_status: 2 });
+		expect(output[0].json.urls).toHaveLength(2);
+	});
+
+	it('a backed-off poll still gets its last poll at Max Wait while another task downloads', async () => {
+		let created = 0;
+		context.sim.taskOutcome = () => (created++ === 0 ? 'never' : 'succeed');
+		context.sim.inject({ path: INFO, skip: 1, times: 2, action: { type: 'status', status: 503 } });
+		context.sim.inject({ path: /^\/files\//, action: { type: 'delay', ms: 2500 } });
+		const { output } = await runNode({
+			parameters: betav4({ maxWait: 1, pollInterval: 0.2, downloadResults: true, maxConcurrency: 1 }),
+			items: items(2),
+			credentials: context.credentials(),
+			continueOnFail: true,
+		});
+		const stuck = [...context.sim.tasks.values()].find(
+			(task) => task.outcome === 'never' && task.fields.prompt[0] === 'idea 0',
+		)!;
+		expect(output[0].json.error).toBe(`Task ${stuck.taskid} did not finish within 1 s [item 0]`);
+		const polls = pollsOf(stuck.taskid);
+		expect(polls[polls.length - 1].at).toBeGreaterThanOrEqual(stuck.createdAt + 1000 - 50);
+		expect(output[1].json.status).toBe('completed');
+	});
+});
+
+describe('Wait for completion', () => {
+	// Faster polls, and result downloads on (the default).
+	const betav4 = (options: INodeParameters = {}): INodeParameters =>
+		betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
+
+	it('waits on 20 tasks together: lifetimes overlap, few polls per task, order and pairedItem kept', async () => {
+		context.sim.taskDurationMs = 1000;
+		const { output, error } = await runNode({
+			parameters: betav4({ pollInterval: 0.5, maxConcurrency: 5 }),
+			items: items(20),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(context.sim.requests(CREATE)).toHaveLength(20);
+		const tasks = [...context.sim.tasks.values()].filter(
+			(task) => task.plan.model === 'betav4' && task.createdAt >= context.sim.record[0].at,
+		);
+		expect(tasks).toHaveLength(20);
+		const lastCreated = Math.max(...tasks.map((task) => task.createdAt));
+		const firstDone = Math.min(...tasks.map((task) => task.firstReportedDoneAt ?? Infinity));
+		expect(lastCreated).toBeLessThan(firstDone); // all 20 alive at once
+		const calls = infoCallsPerTask();
+		expect(calls.size).toBe(20);
+		expect(Math.max(...calls.values())).toBeLessThanOrEqual(Math.ceil(1 / 0.5) + 2);
+		expect(output).toHaveLength(20);
+		expect(output.map((item) => item.pairedItem)).toEqual(Array.from({ length: 20 }, (_, item) => ({ item })));
+		output.forEach((item, index) => {
+			expect(item.json).toMatchObject({ status: 'completed', image_status: 2, request: { prompt: `idea ${index}` } });
+			expect(item.json.urls).toEqual([expect.stringContaining(`/files/${String(item.json.taskid)}/0.png`)]);
+		});
+	});
+
+	it('with On Timeout "Return Pending Task" outputs the id and last status', async () => {
+		let created = 0;
+		context.sim.taskOutcome = () => (created++ === 0 ? 'never' : 'succeed');
+		const { output, error } = await runNode({
+			parameters: betav4({ maxWait: 0.4, onTimeout: 'returnPending' }),
+			items: items(2),
+			credentials: context.credentials(),
+		});
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({
+			taskid: expect.stringMatching(/^img-/),
+			status: 'pending',
+			lastStatus: 1,
+			model: 'betav4',
+		});
+		expect(output[1].json.status).toBe('completed');
+		expect(context.sim.requests(CREATE)).toHaveLength(2);
+	});
+});
+
+describe('Task → Wait', () => {
+	it('resumes waiting on existing image and video task ids', async () => {
+		context.sim.taskDurationMs = 300;
+		const image = await createTaskDirect(context.sim.url, 'image');
+		const video = await createTaskDirect(context.sim.url, 'video');
+		context.sim.resetRecord();
+		const waitFor = (taskType: string, taskId: string) =>
+			runNode({
+				parameters: {
+					resource: 'task',
+					operation: 'wait',
+					taskType,
+					taskId,
+					moreTaskInfo: true,
+					options: { pollInterval: 0.1 },
+				},
+				credentials: context.credentials(),
+			});
+		const imageRun = await waitFor('image', image);
+		const videoRun = await waitFor('video', video);
+		expect(imageRun.output[0].json).toMatchObject({
+			taskid: image,
+			status: 'completed',
+			taskType: 'image',
+			width: 1024,
+		});
+		expect(videoRun.output[0].json).toMatchObject({
+			taskid: video,
+			status: 'completed',
+			taskType: 'video',
+			source: 'api',
+		});
+		expect(
+			context.sim
+				.requests(/tlvideo\/infobytaskid/)
+				.every((r) => (r.json as { moreTaskInfo: boolean }).moreTaskInfo === true),
+		).toBe(true);
+		expect(context.sim.requests(/proimage|betav|gamma|alpha/)).toHaveLength(0);
+	});
+});
+
+describe('queues at 300,000 pending tasks', () => {
+	const count = 300_000;
+	const dueTimes = Array.from({ length: count }, (_, index) => ((index * 7_919) % count) + 0.5);
+
+	it('a spread over the list (the old way) overflows the stack at this size', () => {
+		expect(() => Math.min(...dueTimes)).toThrow(RangeError);
+	});
+
+	it('the engine heap hands every task back, earliest due first', () => {
+		const heap = new MinHeap<{ id: string; dueAt: number }>((entry) => entry.dueAt);
+		dueTimes.forEach((dueAt, index) => heap.push({ id: `task-${index}`, dueAt }));
+		expect(heap.size).toBe(count);
+		expect(heap.peek()?.dueAt).toBe(0.5);
+		let last = -Infinity;
+		let outOfOrder = 0;
+		const seen = new Set<string>();
+		while (heap.size) {
+			const entry = heap.pop()!;
+			if (entry.dueAt < last) outOfOrder++;
+			last = entry.dueAt;
+			seen.add(entry.id);
+		}
+		expect(outOfOrder).toBe(0);
+		expect(seen.size).toBe(count);
+	});
+});
