@@ -1,13 +1,13 @@
 /**
- * Nothing waits forever: Request Timeout is a total deadline for every request (a body that trickles in ends
- * there too), and Stop ends the execution, during creation (creations in flight finish and are reported,
- * nothing new starts) and while waiting (no request after it).
+ * Nothing waits forever: Request Timeout is a total deadline for every request, so a creation answer, an info
+ * answer or a download that trickles in one byte at a time ends there (and only the poll is retried); the
+ * default Request Timeout per task type is the one the editor shows.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../harness';
 import { NODE_TYPE } from '../../nodeType';
-import { allText, betav4Parameters, ideaItems, useSimulator } from '../../support';
+import { betav4Parameters, ideaItems, useSimulator } from '../../support';
 import { readWaitingOptions, WAIT_DEFAULTS } from '../../../nodes/MediaGen/waiting/options';
 import { optionsProperty } from '../../../nodes/MediaGen/actions/descriptions';
 
@@ -21,13 +21,6 @@ const items = ideaItems;
 // Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
 const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
 	betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
-
-/** Tasks the simulator created during this test, in creation order. */
-function createdSince(since: number) {
-	return [...context.sim.tasks.values()]
-		.filter((task) => task.createdAt >= since)
-		.sort((a, b) => a.createdAt - b.createdAt);
-}
 
 describe('every wait is bounded: Request Timeout is a total deadline', () => {
 	const trickle = { type: 'trickle', intervalMs: 200 } as const;
@@ -84,50 +77,5 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 			) as { default: number };
 			expect(option.default).toBe(WAIT_DEFAULTS[kind].requestTimeout);
 		}
-	});
-});
-
-describe('Stop during creation', () => {
-	it('creations in flight finish and their task ids are reported; nothing new starts', async () => {
-		const since = Date.now();
-		context.sim.taskDurationMs = 60_000;
-		context.sim.inject({ path: CREATE, times: 10, action: { type: 'delay', ms: 1200 } });
-		const result = await runNode({
-			parameters: betav4({ maxConcurrency: 2 }),
-			items: items(6),
-			credentials: context.credentials(),
-			cancelAfterMs: 400,
-		});
-		await new Promise((resolve) => setTimeout(resolve, 1500));
-		const created = createdSince(since);
-		expect(context.sim.requests(CREATE)).toHaveLength(2); // only those in flight at Stop
-		expect(created).toHaveLength(2);
-		const text =
-			allText(result.output) +
-			(result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
-		for (const task of created) expect(text).toContain(task.taskid);
-	});
-});
-
-describe('Stop while waiting', () => {
-	const betav4 = (options: INodeParameters = {}): INodeParameters =>
-		betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
-
-	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
-		context.sim.taskDurationMs = 60_000;
-		let cancelAt = Infinity;
-		await runNode({
-			parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }),
-			items: items(4),
-			credentials: context.credentials(),
-			cancelAfterMs: 700,
-			onCancel: (at) => (cancelAt = at),
-		});
-		expect(cancelAt).toBeLessThan(Infinity);
-		await new Promise((resolve) => setTimeout(resolve, 600));
-		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
-		expect(late).toEqual([]);
-		expect(context.sim.requests(INFO).length).toBeGreaterThan(0);
-		expect(context.sim.requests(CREATE)).toHaveLength(4);
 	});
 });
