@@ -121,3 +121,16 @@ export async function readBinary(session: RestSession, binaryId: string): Promis
 	const response = await restRequest(session, `/binary-data?id=${encodeURIComponent(binaryId)}&action=download`);
 	return Buffer.from(await response.arrayBuffer());
 }
+
+/**
+ * Publishes (activates) a workflow as the editor's Publish button does, so that its production triggers (webhooks,
+ * chat) are registered at once: n8n 1.x and 2.x both take the workflow's current versionId.
+ */
+export async function activateWorkflow(session: RestSession, workflowId: string): Promise<void> {
+	const { versionId } = await restJson<{ versionId: string }>(session, `/workflows/${workflowId}`);
+	await restRequest(session, `/workflows/${workflowId}/activate`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ versionId }),
+	});
+}

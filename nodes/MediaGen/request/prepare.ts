@@ -12,6 +12,7 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
+import { refuseFilesInTool } from '../tool/files';
 import { holdsObjects, invalidInput, ItemProblems, toList } from './validation';
 
 export interface PreparedFile extends InputFile {
@@ -355,6 +356,7 @@ export async function prepareRequest(
 	const additional = (this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject) ?? {};
 	const maskProperty =
 		spec.mask && isSet(additional.maskBinaryProperty) ? String(additional.maskBinaryProperty).trim() : undefined;
+	refuseFilesInTool.call(this, itemIndex, spec, maskProperty);
 
 	const references: References = spec.references
 		? await readReferences.call(this, problems, item, spec.references, additional, maskProperty)
