@@ -119,6 +119,19 @@ describe('as a tool, a failure is a result the model can act on, never a thrown 
 		expect(output[0].json.hint).toMatch(/a new creation .* is charged again/);
 	});
 
+	it('a creation whose error answer names a task: its taskid, and that it exists and may be charged (not "failed")', async () => {
+		context.sim.inject({
+			path: CREATE,
+			action: { type: 'status', status: 500, body: JSON.stringify({ code: 9999, data: { taskid: 'img-named' } }) },
+		});
+		const { output, error } = await runTool(betav45());
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ taskid: 'img-named', status: 'failed' });
+		expect(output[0].json.hint).toContain('The answer names task img-named: it was created and may be charged.');
+		expect(output[0].json.hint).toContain('Task img-named exists on the server and may have been charged.');
+		expect(output[0].json.hint).not.toContain('failed on the server');
+	});
+
 	it('a task that fails on the server (Failed Status Codes): taskid, and that a new creation is charged again', async () => {
 		context.sim.taskOutcome = () => 'fail';
 		const { output } = await runTool(betav45({}, { failedStatusCodes: '3' }));

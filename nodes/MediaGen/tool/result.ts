@@ -90,7 +90,9 @@ function taskResult(json: IDataObject, operation: ToolOperation): IDataObject {
 function failureHint(error: NodeApiError | NodeOperationError, json: IDataObject, taskid: string | undefined) {
 	const advice = error.description ? [forModel(error.description)] : [];
 	if (!taskid) return advice.join(' ');
-	if (json.status === 'failed') {
+	// A task that failed on the server has a last status (a poll said so). A failed creation whose error answer
+	// named a task (waiting/answers.ts, failedCreationJson) has none: that task exists, in a state nobody knows.
+	if (json.status === 'failed' && 'lastStatus' in json) {
 		advice.push(
 			`Task ${taskid} failed on the server and will not produce a result. Tell the user; a new creation (for example with a changed prompt) is charged again.`,
 		);
