@@ -288,7 +288,7 @@ async function send(
 			description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
 				taskId
 					? namesTask(taskId, path)
-					: 'Top up the account, or use a credential with credits. No task was created for this item; tasks that other items of this run created keep running and are charged: follow them with Task → Wait, and create again only the items that failed.'
+					: 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
 			}`,
 			retryable: false,
 			apiCode: envelope.code,
