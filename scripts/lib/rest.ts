@@ -129,6 +129,19 @@ export async function readBinary(session: RestSession, binaryId: string): Promis
 	return Buffer.from(await response.arrayBuffer());
 }
 
+/**
+ * Publishes (activates) a workflow as the editor's Publish button does, so that its production triggers (webhooks,
+ * chat) are registered at once: n8n 1.x and 2.x both take the workflow's current versionId.
+ */
+export async function activateWorkflow(session: RestSession, workflowId: string): Promise<void> {
+	const { versionId } = await restJson<{ versionId: string }>(session, `/workflows/${workflowId}`);
+	await restRequest(session, `/workflows/${workflowId}/activate`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ versionId }),
+	});
+}
+
 /** Sends a JSON body to a REST route and returns the `data` of its answer. */
 export async function restPost<T>(session: RestSession, pathAndQuery: string, body: object = {}): Promise<T> {
 	const response = await restRequest(session, pathAndQuery, {
@@ -137,15 +150,6 @@ export async function restPost<T>(session: RestSession, pathAndQuery: string, bo
 		body: JSON.stringify(body),
 	});
 	return ((await response.json()) as { data: T }).data;
-}
-
-/**
- * Activates (2.x: publishes) an imported workflow as the editor's toggle does, so that its triggers go live at
- * once on the running n8n; n8n 1.x and 2.x both take the version to activate.
- */
-export async function activateWorkflow(session: RestSession, id: string): Promise<void> {
-	const { versionId } = await restJson<{ versionId: string }>(session, `/workflows/${id}`);
-	await restPost(session, `/workflows/${id}/activate`, { versionId });
 }
 
 /** Stops a running execution as the editor's Stop button does (n8n 1.x and 2.x). */

@@ -1,15 +1,15 @@
 /**
  * The waiting engine, asserted on the simulator's record: per-task fixed-period polls that start during
  * creation, no head-of-line blocking, many tasks waited on together, the user's Succeeded/Failed Status Codes,
- * the last poll at Max Wait, On Timeout, Task → Wait on existing task ids, and the engine's queues at 300,000
- * pending tasks. What is retried after a fault is in resilience/faults.test.ts; Request Timeout and Stop in
- * resilience/timeouts-and-stop.test.ts.
+ * the last poll at Max Wait, On Timeout, Stop (during creation and while waiting), Task → Wait on existing task
+ * ids, and the engine's queues at 300,000 pending tasks. What is retried after a fault is in
+ * resilience/faults.test.ts; Request Timeout in resilience/timeouts.test.ts.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../harness';
 import type { RecordedRequest } from '../simulator/server';
-import { betav4Parameters, createTaskDirect, ideaItems, useSimulator } from '../support';
+import { allText, betav4Parameters, createTaskDirect, ideaItems, useSimulator } from '../support';
 import { MinHeap } from '../../nodes/MediaGen/waiting/heap';
 
 const context = useSimulator();
@@ -129,6 +129,28 @@ describe('waiting ends on the user’s status codes, and the last poll is kept',
 	});
 });
 
+describe('Stop during creation', () => {
+	it('creations in flight finish and their task ids are reported; nothing new starts', async () => {
+		const since = Date.now();
+		context.sim.taskDurationMs = 60_000;
+		context.sim.inject({ path: CREATE, times: 10, action: { type: 'delay', ms: 1200 } });
+		const result = await runNode({
+			parameters: betav4({ maxConcurrency: 2 }),
+			items: items(6),
+			credentials: context.credentials(),
+			cancelAfterMs: 400,
+		});
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		const created = createdSince(since);
+		expect(context.sim.requests(CREATE)).toHaveLength(2); // only those in flight at Stop
+		expect(created).toHaveLength(2);
+		const text =
+			allText(result.output) +
+			(result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
+		for (const task of created) expect(text).toContain(task.taskid);
+	});
+});
+
 describe('Wait for completion', () => {
 	// Faster polls, and result downloads on (the default).
 	const betav4 = (options: INodeParameters = {}): INodeParameters =>
@@ -178,6 +200,24 @@ describe('Wait for completion', () => {
 		});
 		expect(output[1].json.status).toBe('completed');
 		expect(context.sim.requests(CREATE)).toHaveLength(2);
+	});
+
+	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
+		context.sim.taskDurationMs = 60_000;
+		let cancelAt = Infinity;
+		await runNode({
+			parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }),
+			items: items(4),
+			credentials: context.credentials(),
+			cancelAfterMs: 700,
+			onCancel: (at) => (cancelAt = at),
+		});
+		expect(cancelAt).toBeLessThan(Infinity);
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
+		expect(late).toEqual([]);
+		expect(context.sim.requests(INFO).length).toBeGreaterThan(0);
+		expect(context.sim.requests(CREATE)).toHaveLength(4);
 	});
 });
 

@@ -8,7 +8,8 @@
  * - multipart.ts: streamed multipart bodies.
  */
 export { apiJsonRequest, apiMultipartRequest } from './api';
-export { DEFAULT_REQUEST_TIMEOUT_MS } from './context';
+export { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS } from './context';
 export { downloadInterrupted, downloadResultFile } from './download';
 export { createdNothing, isRateLimited, isRetryableError, retryAfterMs } from './errors';
+export { clip } from './redaction';
 export { StreamingForm, streamedFile, type StreamedFile } from './multipart';

@@ -316,12 +316,31 @@ class Engine {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
 			} else {
-				this.fail({ itemIndex: entry.job.itemIndex, error, json: failedCreationJson(entry.job, error) });
+				const json = failedCreationJson(entry.job, error);
+				if (typeof json.taskid === 'string') this.rememberNamedTask(entry.job, json.taskid);
+				this.fail({ itemIndex: entry.job.itemIndex, error, json });
 			}
 		} finally {
 			this.inFlight.create--;
 			this.wake();
 		}
+	}
+
+	/**
+	 * A failed creation whose answer named a task (an HTTP 5xx or 429, or a cut-off body, with a taskid): the task
+	 * exists and may be charged. It is logged, and remembered so that Retry On Fail follows it instead of paying again.
+	 */
+	private rememberNamedTask(job: CreationJob, taskId: string): void {
+		this.input.memory?.created({
+			itemIndex: job.itemIndex,
+			taskType: job.taskType,
+			taskId,
+			creation: { taskid: taskId },
+			summary: job.summary,
+		});
+		this.context.logger.info(
+			`MediaGen node "${this.context.getNode().name}" got an error answer that names ${job.taskType} task ${taskId} for item ${job.itemIndex} (execution ${this.context.getExecutionId()})`,
+		);
 	}
 
 	// --- polls ----------------------------------------------------------------------------------------
@@ -385,6 +404,7 @@ class Engine {
 						taskId: task.taskId,
 						timeout: this.options.requestTimeoutMs,
 						signal: entry.done.signal,
+						notFoundHint: task.notFoundHint,
 					},
 				)) ?? {};
 			this.bound.onSuccess();

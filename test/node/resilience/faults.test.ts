@@ -3,7 +3,7 @@
  * answers, code 9000, failing and endless tasks, 404 downloads): each ends in one clear error naming the item,
  * only what cannot have created a task is retried, no creation is sent twice, and every task the server created
  * is named in the node's output. Servers that misbehave in ways the simulator does not are in
- * hostile-servers.test.ts; Request Timeout and Stop in timeouts-and-stop.test.ts.
+ * hostile-servers.test.ts; Request Timeout in timeouts.test.ts, Stop in ../waiting.test.ts.
  */
 import { createServer } from 'node:net';
 import type { INodeParameters } from 'n8n-workflow';

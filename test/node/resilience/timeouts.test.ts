@@ -1,12 +1,14 @@
 /**
- * Nothing waits forever: Request Timeout is a total deadline for every request (a body that trickles in ends
- * there too), and Stop ends the execution, during creation (creations in flight finish and are reported,
- * nothing new starts) and while waiting (no request after it).
+ * Nothing waits forever: Request Timeout is a total deadline for every request, so a creation answer, an info
+ * answer or a download that trickles in one byte at a time ends there (and only the poll is retried); the
+ * default Request Timeout per task type is the one the editor shows; every value the numeric options accept
+ * (fractions of a millisecond, days beyond the timers' limit) works.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../harness';
-import { allText, betav4Parameters, ideaItems, useSimulator } from '../../support';
+import { NODE_TYPE } from '../../nodeType';
+import { betav4Parameters, ideaItems, useSimulator } from '../../support';
 import { readWaitingOptions, WAIT_DEFAULTS } from '../../../nodes/MediaGen/waiting/options';
 import { optionsProperty } from '../../../nodes/MediaGen/actions/descriptions';
 
@@ -20,13 +22,6 @@ const items = ideaItems;
 // Downloads off unless a test needs them: the in-process simulator renders PNGs on the test's event loop.
 const betav4 = (options: INodeParameters = {}, wait = true): INodeParameters =>
 	betav4Parameters({ pollInterval: 0.2, maxWait: 20, downloadResults: false }, options, wait);
-
-/** Tasks the simulator created during this test, in creation order. */
-function createdSince(since: number) {
-	return [...context.sim.tasks.values()]
-		.filter((task) => task.createdAt >= since)
-		.sort((a, b) => a.createdAt - b.createdAt);
-}
 
 describe('every wait is bounded: Request Timeout is a total deadline', () => {
 	const trickle = { type: 'trickle', intervalMs: 200 } as const;
@@ -74,7 +69,7 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 	}, 20_000);
 
 	it('video operations default to a 300 s Request Timeout, images to 120 s, as the UI says', () => {
-		const fake = { getNodeParameter: () => ({}) } as never;
+		const fake = { getNodeParameter: () => ({}), getNode: () => ({ type: NODE_TYPE }) } as never;
 		expect(readWaitingOptions.call(fake, 'video', true).requestTimeoutMs).toBe(300_000);
 		expect(readWaitingOptions.call(fake, 'image', true).requestTimeoutMs).toBe(120_000);
 		for (const kind of ['image', 'video'] as const) {
@@ -86,47 +81,53 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 	});
 });
 
-describe('Stop during creation', () => {
-	it('creations in flight finish and their task ids are reported; nothing new starts', async () => {
-		const since = Date.now();
-		context.sim.taskDurationMs = 60_000;
-		context.sim.inject({ path: CREATE, times: 10, action: { type: 'delay', ms: 1200 } });
-		const result = await runNode({
-			parameters: betav4({ maxConcurrency: 2 }),
-			items: items(6),
-			credentials: context.credentials(),
-			cancelAfterMs: 400,
-		});
-		await new Promise((resolve) => setTimeout(resolve, 1500));
-		const created = createdSince(since);
-		expect(context.sim.requests(CREATE)).toHaveLength(2); // only those in flight at Stop
-		expect(created).toHaveLength(2);
-		const text =
-			allText(result.output) +
-			(result.error ? `${result.error.message} ${(result.error as { description?: string }).description}` : '');
-		for (const task of created) expect(text).toContain(task.taskid);
+describe('every value the numeric options accept works (issue 18, point 6)', () => {
+	// 8.05 s is 8050.000000000001 ms; 3,000,000 s overflows the HTTP client's socket timer (2^31 - 1 ms), which then
+	// fires at once; 5,000,000 s is beyond what AbortSignal.timeout takes (2^32 - 1 ms).
+	it.each([8.05, 0.5, 3_000_000, 5_000_000, 1e30])(
+		'Request Timeout %p s: requests are sent and answered',
+		async (requestTimeout) => {
+			const { output, error } = await runNode({
+				parameters: betav4({ requestTimeout }),
+				items: items(1),
+				credentials: context.credentials(),
+			});
+			expect(error).toBeUndefined();
+			expect(output[0].json.status).toBe('completed');
+		},
+	);
+
+	it('Request Timeout is read as whole milliseconds up to 2^31 - 1 (about 24.8 days)', () => {
+		const read = (requestTimeout: unknown) =>
+			readWaitingOptions.call(
+				{ getNodeParameter: () => ({ requestTimeout }), getNode: () => ({ type: NODE_TYPE }) } as never,
+				'image',
+				true,
+			).requestTimeoutMs;
+		expect(read(8.05)).toBe(8050);
+		expect(read(0.0004)).toBe(1000);
+		expect(read(3_000_000)).toBe(2 ** 31 - 1);
+		expect(read(Number.MAX_VALUE)).toBe(2 ** 31 - 1);
+		expect(read('not a number')).toBe(120_000);
 	});
-});
 
-describe('Stop while waiting', () => {
-	const betav4 = (options: INodeParameters = {}): INodeParameters =>
-		betav4Parameters({ pollInterval: 0.1, maxWait: 10 }, options);
-
-	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
+	it('a Poll Interval and Max Wait beyond the timers’ limit wait without a busy loop', async () => {
 		context.sim.taskDurationMs = 60_000;
-		let cancelAt = Infinity;
-		await runNode({
-			parameters: betav4({ pollInterval: 0.2, maxConcurrency: 2 }),
-			items: items(4),
-			credentials: context.credentials(),
-			cancelAfterMs: 700,
-			onCancel: (at) => (cancelAt = at),
-		});
-		expect(cancelAt).toBeLessThan(Infinity);
-		await new Promise((resolve) => setTimeout(resolve, 600));
-		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
-		expect(late).toEqual([]);
-		expect(context.sim.requests(INFO).length).toBeGreaterThan(0);
-		expect(context.sim.requests(CREATE)).toHaveLength(4);
+		const timeout = jest.spyOn(global, 'setTimeout');
+		try {
+			const result = await runNode({
+				parameters: betav4({ pollInterval: 3_000_000, maxWait: 6_000_000 }),
+				items: items(1),
+				credentials: context.credentials(),
+				cancelAfterMs: 600,
+			});
+			expect(result.error?.message).toMatch(/cancel/i);
+			const delays = timeout.mock.calls.map(([, delay]) => Number(delay ?? 0));
+			// No timer that Node would cut to 1 ms (a loop that wakes every millisecond), and only a few timers.
+			expect(delays.filter((delay) => delay > 2 ** 31 - 1)).toEqual([]);
+			expect(delays.length).toBeLessThan(100);
+		} finally {
+			timeout.mockRestore();
+		}
 	});
 });
