@@ -9,14 +9,19 @@
  *   with `$json.error.taskid` the created ids and the input item's fields merged in by n8n; a Set node on the
  *   error branch reads the id with an expression.
  * - continue: On Error "Continue": every item on the one output, failed ones flat with taskid/status "failed".
- * - stop: three renders that never finish; once the simulator has seen the three creations, the execution is
+ * - stop: three renders that never finish (Retry On Fail on); once each has been polled, the execution is
  *   stopped through the REST API (the editor's Stop); it ends "canceled", n8n's log has a "created … task <id>"
- *   line for every task the simulator created, and no task is polled after the Stop. What the saved execution
- *   holds afterwards is printed.
+ *   line for every task the simulator created, nothing is created and no task polled after the Stop. What the
+ *   saved execution holds afterwards is printed.
+ * - retry of the stopped execution: n8n 2.x runs it again and creates anew; 1.x ends it without running the node.
  * - retry on fail: Retry On Fail (3 tries, 1 s apart); the first result download answers 404, so the first try
  *   fails after creating its tasks; the execution succeeds with exactly one creation per item, and n8n's log
  *   says the second try resumed them.
+ * - retry on fail with the error output: a failed first item makes n8n run the node again per try; the failed
+ *   task is created anew each time, the good one resumed.
  * - loop: the node runs twice in one execution (an IF node sends its items back): a new run index creates anew.
+ * - durable example: examples/durable-wait.json's loop (round bound 3): a refused render leaves by the error
+ *   output, one that never finishes leaves pending by the IF bound, a normal one completes.
  * - retry execution: an execution fails on the same 404 (no Retry On Fail); "Retry execution" from the
  *   executions list, with the original and with the current workflow, finishes it without a new creation.
  *
