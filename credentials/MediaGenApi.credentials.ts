@@ -6,6 +6,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+/**
+ * A Base URL the node refuses (transport/api.ts, baseUrlProblem): not empty, yet not an http(s) address without a
+ * query string or fragment.
+ */
+const MALFORMED_BASE_URL = '^(?!\\s*$)(?!\\s*https?://[^\\s?#]+\\s*$)';
+
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';
 
@@ -34,6 +40,15 @@ export class MediaGenApi implements ICredentialType {
 			placeholder: 'https://api.example.com',
 			description: 'Root address of the API, e.g. https://api.example.com. A trailing /v1 or slash is ignored.',
 		},
+		{
+			// Shown under the field while the Base URL is not usable (the test cannot explain it: see `test`).
+			displayName:
+				'The Base URL must start with http:// or https:// and have no query string (?…) or fragment (#…): the API paths are appended to it.',
+			name: 'baseUrlNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { baseUrl: [{ _cnd: { regex: MALFORMED_BASE_URL } }] } },
+		},
 	];
 
 	// The API takes the key itself as the header value: no "Bearer" prefix.
@@ -50,10 +65,15 @@ export class MediaGenApi implements ICredentialType {
 	// "task not found" envelope): the test passes. A wrong key is refused with an HTTP error (401 on the
 	// simulator). n8n shows a failed test request with the rule's message for its status code, or else only
 	// the HTTP reason phrase ("Unauthorized"); it cannot show the body's msg, so the rules say what to fix.
-	// The base URL is normalised as in transport/normalizeBaseUrl (trailing slashes, then a trailing /v1).
+	// The base URL is normalised as in transport/normalizeBaseUrl (trailing slashes, then a trailing /v1). A Base URL
+	// with a query string or fragment would send the test to the API's root with the key: it becomes an address that
+	// cannot be parsed, so nothing is sent and the test fails. (n8n shows a failure without an HTTP answer as the
+	// error's code or text, e.g. "Invalid URL" or "ECONNREFUSED"; a declarative test cannot reword it, and a test
+	// function would need the deprecated request helper. The notice above says what is wrong.)
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/v1$/i, "")}}',
+			baseURL:
+				'={{/[?#]/.test($credentials.baseUrl) ? "Base URL with a query string or fragment" : $credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/v1$/i, "")}}',
 			url: '/v1/tlimages/infobytaskid',
 			method: 'POST',
 			body: { taskid: 'n8n-credential-test' },

@@ -100,8 +100,13 @@ async function main(): Promise<void> {
 		const name = file.replace(/\.json$/, '');
 		console.log(`\n▶ ${workflow.name}`);
 		if (!harnessCanRun(workflow)) {
-			// Its Wait and IF nodes are n8n's own: this one runs in real n8n (npm run test:durable, or import it).
-			console.log("  skipped here: it needs n8n's own Wait and IF nodes; `npm run test:durable` runs it in real n8n");
+			// n8n's own nodes (Wait and IF, or the chat trigger and the AI Agent): this one runs in real n8n.
+			const agent = workflow.nodes.some((node) => node.type.startsWith('@n8n/n8n-nodes-langchain.'));
+			console.log(
+				agent
+					? "  skipped here: it needs n8n's Chat Trigger and AI Agent; `npm run test:agent` runs it in real n8n"
+					: "  skipped here: it needs n8n's own Wait and IF nodes; `npm run test:durable` runs it in real n8n",
+			);
 			continue;
 		}
 		const started = Date.now();

@@ -5,13 +5,15 @@
  * whose renders take longer than n8n's 65 s threshold for keeping a Wait node in memory, so the execution is
  * parked in the database (status "waiting"). While it waits, n8n is killed with SIGKILL (process group, task
  * runner included) and started again on the same user folder. Asserted: the same execution resumes and
- * succeeds; every scene has its completed task (status, urls, a video file readable through n8n); the loop
- * went round (a pending check sent the items back to the Wait node); the simulator saw exactly one creation
+ * succeeds; every scene but one has its completed task (status, urls, a video file readable through n8n); the
+ * loop went round (a pending check sent the items back to the Wait node); the one scene whose render the API
+ * refuses (`[sim:refuse]`: its info is answered 9999) leaves by Task → Wait's error output with its task id and
+ * is never checked again (the loop ends for it), while the others go on; the simulator saw exactly one creation
  * per scene; no other execution exists.
  *
- * Two changes to the example keep it testable and quick, and leave its pattern as it is: a Webhook trigger
- * replaces the Manual Trigger (a running n8n starts it), and the Wait node waits 70 s (just above 65 s)
- * instead of 2 minutes.
+ * Three changes to the example keep it testable and quick, and leave its pattern as it is: a Webhook trigger
+ * replaces the Manual Trigger (a running n8n starts it), the Wait node waits 70 s (just above 65 s) instead of
+ * 2 minutes, and a third scene is added whose render is refused.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,9 +32,9 @@ import {
 	loginOwner,
 	readBinary,
 	setupOwner,
+	waitForExecution,
 	type ExecutionItem,
 	type ExecutionRecord,
-	type RestSession,
 } from './lib/rest';
 import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
@@ -41,6 +43,11 @@ const VERSION = '2.41.1';
 const TASK_SECONDS = 110;
 const WAIT_SECONDS = 70;
 const WEBHOOK_PATH = 'mediagen-durable';
+/** The scene the test adds: the simulator refuses its render once it is done (an info answer 9999). */
+const REFUSED_SCENE = {
+	prompt: 'The lighthouse beam sweeps through the fog [sim:refuse]',
+	image: 'https://example.com/fog.png',
+};
 
 interface WorkflowNode {
 	name: string;
@@ -56,13 +63,18 @@ interface WorkflowFile {
 	[key: string]: unknown;
 }
 
-/** The example, started by a webhook instead of by hand, with the shortest Wait that is still parked in the database. */
+/**
+ * The example, started by a webhook instead of by hand, with the shortest Wait that is still parked in the
+ * database and one more scene, whose render is refused.
+ */
 function testVariant(example: WorkflowFile): {
 	workflow: WorkflowFile;
 	waitNode: string;
 	createNode: string;
 	checkNode: string;
 	doneNode: string;
+	failedNode: string;
+	scenes: number;
 } {
 	const workflow = JSON.parse(JSON.stringify(example)) as WorkflowFile;
 	const manual = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
@@ -84,6 +96,28 @@ function testVariant(example: WorkflowFile): {
 	);
 	const options = taskWait.parameters.options as Record<string, unknown>;
 	check(options.onTimeout === 'returnPending', 'Task → Wait returns pending tasks instead of failing');
+	check(taskWait.onError === 'continueErrorOutput', 'Task → Wait sends failed tasks to its error output');
+	const failed = workflow.connections[taskWait.name].main[1]?.[0]?.node;
+	check(failed && failed !== wait.name, 'the error output of Task → Wait leads out of the loop');
+	const ifParameters = condition.parameters.conditions as {
+		combinator: string;
+		conditions: Array<{ leftValue: string; rightValue: unknown; operator: { type: string; operation: string } }>;
+	};
+	check(
+		ifParameters.combinator === 'and' &&
+			ifParameters.conditions.some(
+				(entry) =>
+					/\$runIndex/.test(entry.leftValue) &&
+					entry.operator.operation === 'lt' &&
+					typeof entry.rightValue === 'number',
+			),
+		'the IF node bounds the rounds: status is pending AND {{ $runIndex }} < a number',
+	);
+	const scenesNode = workflow.nodes.find((node) => typeof node.parameters.jsonOutput === 'string');
+	check(scenesNode, 'the example has a Scenes node with its scenes as JSON');
+	const data = JSON.parse(scenesNode.parameters.jsonOutput as string) as { scenes: object[] };
+	data.scenes.push(REFUSED_SCENE);
+	scenesNode.parameters = { ...scenesNode.parameters, jsonOutput: JSON.stringify(data, null, 2) };
 
 	const webhook: WorkflowNode = {
 		parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'onReceived', options: {} },
@@ -98,30 +132,19 @@ function testVariant(example: WorkflowFile): {
 	workflow.connections[webhook.name] = workflow.connections[manual.name];
 	delete workflow.connections[manual.name];
 	wait.parameters = { ...wait.parameters, amount: WAIT_SECONDS, unit: 'seconds' };
-	return { workflow, waitNode: wait.name, createNode: create.name, checkNode: taskWait.name, doneNode: done };
+	return {
+		workflow,
+		waitNode: wait.name,
+		createNode: create.name,
+		checkNode: taskWait.name,
+		doneNode: done,
+		failedNode: failed,
+		scenes: data.scenes.length,
+	};
 }
 
-function items(execution: ExecutionRecord, node: string): ExecutionItem[] {
-	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[0] ?? []);
-}
-
-async function waitForExecution(
-	session: () => RestSession,
-	workflowId: string,
-	id: string | undefined,
-	wanted: (status: string) => boolean,
-	timeoutMs: number,
-	what: string,
-): Promise<Omit<ExecutionRecord, 'data'>> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const executions = await listExecutions(session(), workflowId).catch(() => []);
-		const execution = id ? executions.find((candidate) => candidate.id === id) : executions[0];
-		if (execution && wanted(execution.status)) return execution;
-		if (Date.now() > deadline)
-			throw new Error(`${what}: not reached within ${timeoutMs / 1000} s (last status ${execution?.status ?? 'none'})`);
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-	}
+function items(execution: ExecutionRecord, node: string, output = 0): ExecutionItem[] {
+	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[output] ?? []);
 }
 
 async function main(): Promise<void> {
@@ -132,7 +155,7 @@ async function main(): Promise<void> {
 	const tarball = packPackage();
 	step('build and pack');
 	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'durable-wait.json'), 'utf8')) as WorkflowFile;
-	const { workflow, waitNode, createNode, checkNode, doneNode } = testVariant(example);
+	const { workflow, waitNode, createNode, checkNode, doneNode, failedNode, scenes } = testVariant(example);
 
 	const userFolder = mkdtempSync(path.join(tmpdir(), 'mediagen-durable-'));
 	const logDir = logFolder('durable');
@@ -232,21 +255,59 @@ async function main(): Promise<void> {
 		const runs = (node: string) => execution.data.resultData.runData[node]?.length ?? 0;
 		const created = items(execution, createNode);
 		const results = items(execution, doneNode);
+		const failed = items(execution, failedNode);
 		const checks = items(execution, checkNode);
 		log(
 			'durable',
-			`runs per node: ${[createNode, waitNode, checkNode, doneNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
+			`runs per node: ${[createNode, waitNode, checkNode, doneNode, failedNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
 		);
-		check(created.length >= 1, 'renders were created');
+		check(created.length === scenes, `one render per scene was created (${created.length} of ${scenes})`);
 		check(
 			checks.some((item) => item.json.status === 'pending'),
 			'a check found a render still pending and the loop sent it back to the Wait node',
 		);
-		check(
-			results.length === created.length,
-			`every created render reached the end (${results.length} of ${created.length})`,
+
+		// The refused render: out by the error output with its task id, never checked again.
+		const refusedId = String(
+			created.find((item) => (item.json.request as { prompt?: string } | undefined)?.prompt === REFUSED_SCENE.prompt)
+				?.json.taskid,
 		);
-		const createdIds = created.map((item) => String(item.json.taskid)).sort();
+		check(failed.length === 1, `one render left by the error output (${failed.length})`);
+		const failure = failed[0].json as {
+			error?: Record<string, unknown>;
+			message?: string;
+			taskid?: unknown;
+			status?: unknown;
+		};
+		check(
+			failure.error?.taskid === refusedId &&
+				failure.error.status === 'failed' &&
+				/content moderation/.test(String(failure.message)),
+			`the refused render ${refusedId} is on the error output as failed, with its task id at $json.error.taskid: ${JSON.stringify(failure)}`,
+		);
+		// n8n merges the item that went into Task → Wait (the pending one) into the error item.
+		check(
+			failure.taskid === refusedId && failure.status === 'pending',
+			`the error item also carries the input item's taskid and status: ${JSON.stringify(failure)}`,
+		);
+		const record = await simulatorRecord(simulator.url);
+		const refusedPolls = record.filter(
+			(entry) =>
+				entry.path === '/v1/tlvideo/infobytaskid' &&
+				(entry.json as { taskid?: string } | undefined)?.taskid === refusedId,
+		);
+		check(
+			refusedPolls.at(-1)?.code === 9999 && refusedPolls.filter((entry) => entry.code === 9999).length === 1,
+			`the loop ended for the refused render: its refusal was the last status check of it (${refusedPolls.map((entry) => entry.code).join(', ')})`,
+		);
+		check(
+			results.length === created.length - 1 && results.every((item) => item.json.taskid !== refusedId),
+			`every other render reached the end (${results.length} of ${created.length - 1})`,
+		);
+		const createdIds = created
+			.map((item) => String(item.json.taskid))
+			.filter((id) => id !== refusedId)
+			.sort();
 		const resultIds = results.map((item) => String(item.json.taskid)).sort();
 		check(
 			JSON.stringify(createdIds) === JSON.stringify(resultIds),
@@ -271,7 +332,6 @@ async function main(): Promise<void> {
 			);
 		}
 
-		const record = await simulatorRecord(simulator.url);
 		const creations = record.filter((entry) => entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha'));
 		const prompts = creations.map((entry) => entry.fields.prompt?.[0]);
 		check(
@@ -284,7 +344,7 @@ async function main(): Promise<void> {
 		log('durable', `results: ${files.join('; ')}`);
 		log(
 			'durable',
-			`PASS: execution ${finished.id} survived a SIGKILL of n8n while waiting and finished after the restart; ${created.length} renders, ${creations.length} creations, ${polls} status checks`,
+			`PASS: execution ${finished.id} survived a SIGKILL of n8n while waiting and finished after the restart; ${created.length} renders (${results.length} completed, ${refusedId} refused and out by the error output after ${refusedPolls.length} checks), ${creations.length} creations, ${polls} status checks`,
 		);
 		passed = true;
 	} finally {

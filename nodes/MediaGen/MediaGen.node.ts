@@ -5,6 +5,9 @@ import * as image from './actions/image';
 import { router } from './actions/router';
 import * as task from './actions/task';
 import * as video from './actions/video';
+import { withToolProperties } from './tool/description';
+import { isToolCall } from './tool/mode';
+import { runAsTool } from './tool/result';
 
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,7 +33,8 @@ export class MediaGen implements INodeType {
 				required: true,
 			},
 		],
-		properties: [
+		// As an AI Agent's tool the node shows its own description per operation and its own defaults (tool/).
+		properties: withToolProperties([
 			{
 				displayName: 'Resource',
 				name: 'resource',
@@ -46,10 +50,10 @@ export class MediaGen implements INodeType {
 			...image.description,
 			...video.description,
 			...task.description,
-		],
+		]),
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		return isToolCall(this) ? await runAsTool.call(this, router) : await router.call(this);
 	}
 }

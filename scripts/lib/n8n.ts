@@ -1,7 +1,7 @@
 /**
  * Runs an installed n8n (from installer.ts): the environment every suite gives it, its CLI commands
- * (`n8nCommand`: import, publish, execute), long-running processes (`spawnN8n`: start, worker; `startN8nServer`:
- * `n8n start` on a free port, ready), waiting for a published webhook, and the simulator credential to import.
+ * (`n8nCommand`: import, publish, execute), long-running processes (`spawnN8n`: start, worker; `startN8nServer`: `n8n start` on a free port, ready), waiting for and
+ * calling a published webhook, and the simulator credential to import.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -117,6 +117,19 @@ export async function waitForWebhook(baseUrl: string, webhookPath: string, timeo
 			);
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 	}
+}
+
+/** Calls a production webhook with a JSON body; throws unless n8n accepted it. */
+export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
+	const response = await fetch(`${baseUrl}/webhook/${webhookPath}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!response.ok)
+		throw new Error(
+			`webhook ${webhookPath} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
+		);
 }
 
 /** Credential file for `n8n import:credentials` pointing at a simulator. */

@@ -1,6 +1,7 @@
 /**
  * A client for a running n8n's REST API (the editor's API): set up or log in the owner and keep the auth
- * cookie, then read executions (with their run data) and binary files the way the editor does.
+ * cookie, then read executions (with their run data) and binary files the way the editor does, wait for an
+ * execution to reach a status, and stop or retry one as the editor's buttons do.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -81,15 +82,21 @@ export interface ExecutionRecord {
 	status: string;
 	finished: boolean;
 	mode: string;
+	/** Set on an execution started by "Retry execution": the id of the execution it retries. */
+	retryOf?: string | null;
 	waitTill?: string | null;
 	startedAt?: string;
 	stoppedAt?: string;
 	data: {
 		resultData: {
-			error?: { message: string };
+			error?: { message: string; name?: string; description?: string };
 			lastNodeExecuted?: string;
-			runData: Record<string, Array<{ data?: { main: Array<ExecutionItem[] | null> }; error?: { message: string } }>>;
+			runData: Record<
+				string,
+				Array<{ data?: { main: Array<ExecutionItem[] | null> }; error?: { message: string; description?: string } }>
+			>;
 		};
+		executionData?: { contextData?: Record<string, unknown> };
 	};
 }
 
@@ -120,4 +127,69 @@ export async function listExecutions(
 export async function readBinary(session: RestSession, binaryId: string): Promise<Buffer> {
 	const response = await restRequest(session, `/binary-data?id=${encodeURIComponent(binaryId)}&action=download`);
 	return Buffer.from(await response.arrayBuffer());
+}
+
+/**
+ * Publishes (activates) a workflow as the editor's Publish button does, so that its production triggers (webhooks,
+ * chat) are registered at once: n8n 1.x and 2.x both take the workflow's current versionId.
+ */
+export async function activateWorkflow(session: RestSession, workflowId: string): Promise<void> {
+	const { versionId } = await restJson<{ versionId: string }>(session, `/workflows/${workflowId}`);
+	await restRequest(session, `/workflows/${workflowId}/activate`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ versionId }),
+	});
+}
+
+/** Sends a JSON body to a REST route and returns the `data` of its answer. */
+export async function restPost<T>(session: RestSession, pathAndQuery: string, body: object = {}): Promise<T> {
+	const response = await restRequest(session, pathAndQuery, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	return ((await response.json()) as { data: T }).data;
+}
+
+/** Stops a running execution as the editor's Stop button does (n8n 1.x and 2.x). */
+export async function stopExecution(session: RestSession, id: string): Promise<unknown> {
+	return await restPost(session, `/executions/${id}/stop`);
+}
+
+/**
+ * "Retry execution" from the executions list: with the original workflow (`loadWorkflow` false) or the
+ * current one (true). n8n runs it as a new execution (mode "retry", `retryOf` the failed one's id).
+ */
+export async function retryExecution(session: RestSession, id: string, loadWorkflow: boolean): Promise<unknown> {
+	return await restPost(session, `/executions/${id}/retry`, { loadWorkflow });
+}
+
+/**
+ * Waits until an execution of the workflow satisfies `wanted` and returns it (without data). `which` picks
+ * the execution: an id, or a filter over the list (newest first; e.g. "not one of the ids known before the
+ * trigger"). `session` is a getter, so that a caller can log in again after restarting n8n meanwhile.
+ */
+export async function waitForExecution(
+	session: () => RestSession,
+	workflowId: string,
+	which: string | ((execution: Omit<ExecutionRecord, 'data'>) => boolean) | undefined,
+	wanted: (status: string) => boolean,
+	timeoutMs: number,
+	what: string,
+): Promise<Omit<ExecutionRecord, 'data'>> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const executions = await listExecutions(session(), workflowId).catch(() => []);
+		const execution =
+			which === undefined
+				? executions[0]
+				: typeof which === 'string'
+					? executions.find((candidate) => candidate.id === which)
+					: executions.find(which);
+		if (execution && wanted(execution.status)) return execution;
+		if (Date.now() > deadline)
+			throw new Error(`${what}: not reached within ${timeoutMs / 1000} s (last status ${execution?.status ?? 'none'})`);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
 }

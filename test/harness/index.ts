@@ -204,12 +204,24 @@ export function harnessCanRun(definition: WorkflowDefinition): boolean {
 	return definition.nodes.every((node) => node.type === NODE_TYPE || STAND_IN_TYPES.includes(node.type));
 }
 
+/**
+ * The node as n8n offers it to an AI Agent (`usableAsTool`): the type `<type>Tool`, whose description name ends
+ * in "Tool" (n8n's display rules and the node see that), running the same `execute`. Unlike n8n's conversion its
+ * output stays `main`, so that a test reads what the tool returns like any node output.
+ */
+function asToolType(nodeType: INodeType): INodeType {
+	const description = { ...nodeType.description, name: `${nodeType.description.name}Tool` };
+	return { description, execute: nodeType.execute } as INodeType;
+}
+
 class TestNodeTypes implements INodeTypes {
 	private readonly types: Record<string, INodeType>;
 
 	constructor(source: NodeSource, extraNodeTypes: Record<string, INodeType> = {}) {
+		const mediaGen = loadMediaGen(source);
 		this.types = {
-			[NODE_TYPE]: loadMediaGen(source),
+			[NODE_TYPE]: mediaGen,
+			[`${NODE_TYPE}Tool`]: asToolType(mediaGen),
 			'n8n-nodes-base.manualTrigger': new ManualTriggerStandIn(),
 			'n8n-nodes-base.stickyNote': new StickyNoteStandIn(),
 		};
@@ -275,6 +287,8 @@ export interface NodeRunOptions {
 	cancelAfterMs?: number;
 	/** Told the moment the cancel is sent (a loaded machine may send it later than asked). */
 	onCancel?: (at: number) => void;
+	/** Run the node as an AI Agent's tool (node type `<type>Tool`). */
+	asTool?: boolean;
 }
 
 export interface RunResult {
@@ -402,7 +416,7 @@ export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 	const node: INode = {
 		id: 'mediagen-node',
 		name: 'MediaGen',
-		type: NODE_TYPE,
+		type: options.asTool ? `${NODE_TYPE}Tool` : NODE_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: options.parameters,

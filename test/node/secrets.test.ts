@@ -177,6 +177,51 @@ describe('the key never appears in messages or output', () => {
 	});
 });
 
+describe('the key as the server received it is redacted too (issue 18, point 8)', () => {
+	// The HTTP client drops control characters from a header value and trims spaces and tabs around it: a key pasted
+	// with a trailing newline, CRLF or spaces reaches the server, and comes back in its answers, trimmed.
+	const pasted: Array<[string, string]> = [
+		['a trailing newline', `${KEY}\n`],
+		['a trailing CRLF', `${KEY}\r\n`],
+		['spaces around it', `  ${KEY}  `],
+		['a tab and a newline', `\t${KEY}\n`],
+		['a newline inside', `${KEY.slice(0, 10)}\n${KEY.slice(10)}`],
+	];
+
+	it.each(pasted)('a key pasted with %s: echoes in errors and output are redacted', async (_name, apiKey) => {
+		useApi({
+			create: (request, response, index) => {
+				if (index === 0) {
+					response.writeHead(400, { 'content-type': 'application/json' });
+					response.end(JSON.stringify({ code: 9999, msg: `bad key ${String(request.headers.authorization)}` }));
+					return;
+				}
+				sendJson(response, { code: 1000, msg: 'ok', data: { taskid: `task-${index}` } });
+			},
+			info: (request, response, taskId) =>
+				sendJson(response, {
+					code: 1000,
+					data: {
+						taskid: taskId,
+						image_status: 2,
+						url: [`${server.url}/files/${taskId}.png`],
+						source: `header ${String(request.headers.authorization)}`,
+					},
+				}),
+		});
+		const result = await runNode({
+			parameters: betav4(),
+			items: [{ json: { idea: 'one' } }, { json: { idea: 'two' } }],
+			credentials: { apiKey, baseUrl: server.url },
+			continueOnFail: true,
+		});
+		expect(server.requests[0].headers.authorization).toBe(KEY); // what the server got: the key, trimmed
+		expect(result.output[0].json.error).toBe('The MediaGen API answered HTTP 400: bad key [redacted] [item 0]');
+		expect(result.output[1].json.source).toBe('header [redacted]');
+		expect(allText(result)).not.toContain(KEY.slice(10));
+	});
+});
+
 describe('a refused key', () => {
 	const context = useSimulator();
 

@@ -4,6 +4,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { TaskType } from '../models/endpoints';
 import { parameterName, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec } from '../models/types';
+import { MAX_REQUEST_TIMEOUT_MS } from '../transport';
 import { DEFAULT_MAX_CONCURRENCY, waitDefaults } from '../waiting/options';
 
 function fieldProperty(field: FieldSpec): INodeProperties {
@@ -286,9 +287,10 @@ export function optionsProperty(
 				displayName: 'Request Timeout (Seconds)',
 				name: 'requestTimeout',
 				type: 'number',
-				typeOptions: { minValue: 1 },
+				// Timers take at most 2^31 - 1 ms; a larger value from an expression counts as this (waiting/options.ts).
+				typeOptions: { minValue: 1, maxValue: Math.floor(MAX_REQUEST_TIMEOUT_MS / 1000) },
 				default: defaultTimeout,
-				description: `How long one request may take before it is abandoned.${perType((taskType) => waitDefaults([taskType]).requestTimeout)}`,
+				description: `How long one request may take before it is abandoned (at most about 24.8 days).${perType((taskType) => waitDefaults([taskType]).requestTimeout)}`,
 			},
 			{
 				displayName: 'Split Into Items',

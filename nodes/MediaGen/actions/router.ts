@@ -12,6 +12,8 @@ import { buildErrorItem, type FailedTaskJson } from '../output/errorItem';
 import type { ItemOutcome } from '../output/taskOutput';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import * as task from './task';
+import { isToolCall } from '../tool/mode';
+import { toolResultItems } from '../tool/result';
 import * as video from './video';
 
 /** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
@@ -57,7 +59,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	const continueOnFail = this.continueOnFail();
+	const tool = isToolCall(this);
+	// As an AI Agent's tool every failure is a result the model reads (tool/result.ts), never a thrown error.
+	const continueOnFail = tool || this.continueOnFail();
 	const cancel = this.getExecutionCancelSignal();
 	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more.
 	if (cancel?.aborted) throw cancelledError.call(this, []);
@@ -78,6 +82,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
 	const created = resource === 'task' ? [] : createdTasks(outcomes);
 	if (cancel?.aborted) throw cancelledError.call(this, created);
+	if (tool) return [toolResultItems(outcomes, { resource, operation })];
 
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const output: INodeExecutionData[] = [];

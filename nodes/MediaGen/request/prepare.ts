@@ -1,7 +1,8 @@
 /**
  * Reads one item's parameters for a model, validates every documented limit, and only then builds the
- * multipart body. Preparation touches no network; the form is built right before sending so that file
- * bytes are held for one request at a time.
+ * multipart body. Every broken field of the item is reported at once (one error that lists them all).
+ * Preparation touches no network; the form is built right before sending so that file bytes are held for one
+ * request at a time.
  */
 
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
@@ -11,7 +12,8 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
-import { holdsObjects, invalidInput, toList } from './validation';
+import { refuseFilesInTool } from '../tool/files';
+import { holdsObjects, invalidInput, ItemProblems, toList } from './validation';
 
 export interface PreparedFile extends InputFile {
 	field: string;
@@ -115,103 +117,133 @@ function fieldValue(
 	}
 }
 
+/** The references of an item; `complete` is false when some of them could not be read as given (bad input). */
+interface References {
+	files: PreparedFile[];
+	fields: Array<[string, string]>;
+	count: number;
+	complete: boolean;
+	/** Fields given wrongly: not sent now, but once corrected (an extra field may not take their names). */
+	broken: string[];
+}
+
 async function readReferences(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	problems: ItemProblems,
 	item: INodeExecutionData,
 	references: ReferenceSpec,
 	additional: IDataObject,
 	maskProperty: string | undefined,
-): Promise<{ files: PreparedFile[]; fields: Array<[string, string]>; count: number }> {
+): Promise<References> {
+	const { itemIndex } = problems;
+	const before = problems.count;
 	const mode = this.getNodeParameter('imageInput', itemIndex) as string;
 	let names: string[] = [];
 	if (mode === REFERENCE_INPUT.properties) {
 		const raw = this.getNodeParameter('binaryPropertyNames', itemIndex, '') as unknown;
 		names = toList(raw);
-		if (!names.length)
-			throw invalidInput.call(this, itemIndex, 'Binary Property Names', raw, 'must name at least one binary property');
 		const available = binaryPropertiesOf(item);
 		const missing = names.filter((name) => !available.includes(name));
-		if (missing.length) {
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				'Binary Property Names',
-				raw,
-				`names binary properties the item does not have (${missing.join(', ')})`,
-				availableHint(item),
+		if (!names.length) {
+			problems.note(
+				invalidInput.call(this, itemIndex, 'Binary Property Names', raw, 'must name at least one binary property'),
+			);
+		} else if (missing.length) {
+			problems.note(
+				invalidInput.call(
+					this,
+					itemIndex,
+					'Binary Property Names',
+					raw,
+					`names binary properties the item does not have (${missing.join(', ')})`,
+					availableHint(item),
+				),
 			);
 		}
+		names = names.filter((name) => available.includes(name));
 	} else if (mode === REFERENCE_INPUT.all) {
 		names = binaryPropertiesOf(item).filter((name) => name !== maskProperty);
 	}
 
-	const files = names.map((propertyName) => {
+	const files: PreparedFile[] = [];
+	for (const propertyName of names) {
 		const file = describeInputFile(item.binary![propertyName], propertyName);
 		const accepted = references.acceptedTypes
 			? references.acceptedTypes.includes(file.mimeType)
 			: file.mimeType.startsWith('image/');
 		if (!accepted) {
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				`${references.label} (binary property "${propertyName}")`,
-				`${file.fileName} (${file.mimeType})`,
-				`must be ${references.acceptedTypesLabel ?? 'an image file'}`,
+			problems.note(
+				invalidInput.call(
+					this,
+					itemIndex,
+					`${references.label} (binary property "${propertyName}")`,
+					`${file.fileName} (${file.mimeType})`,
+					`must be ${references.acceptedTypesLabel ?? 'an image file'}`,
+				),
 			);
 		}
-		return { ...file, field: references.fileField };
-	});
+		files.push({ ...file, field: references.fileField });
+	}
 
 	const fields: Array<[string, string]> = [];
+	const broken: string[] = [];
 	let count = files.length;
 	if (references.urlField) {
+		const urlField = references.urlField;
 		const raw = this.getNodeParameter('imageUrls', itemIndex, '') as unknown;
-		if (!references.urlField.list && isSet(raw) && typeof raw !== 'string') {
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				references.urlField.displayName,
-				raw,
-				'must be one URL (this model takes a single source image URL)',
-			);
-		}
-		if (references.urlField.list && holdsObjects(raw)) {
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				references.urlField.displayName,
-				raw,
-				'must be comma-separated URLs or a list of URLs (text)',
-			);
-		}
-		const urls = references.urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
-		const bad = urls.find((url) => !HTTP_URL.test(url));
-		if (bad !== undefined)
-			throw invalidInput.call(this, itemIndex, references.urlField.displayName, bad, 'must hold http(s) URLs');
-		if (urls.length) fields.push([references.urlField.wire, urls.join(',')]);
-		count += urls.length;
+		const urls = problems.check(() => {
+			if (!urlField.list && isSet(raw) && typeof raw !== 'string') {
+				throw invalidInput.call(
+					this,
+					itemIndex,
+					urlField.displayName,
+					raw,
+					'must be one URL (this model takes a single source image URL)',
+				);
+			}
+			if (urlField.list && holdsObjects(raw)) {
+				throw invalidInput.call(
+					this,
+					itemIndex,
+					urlField.displayName,
+					raw,
+					'must be comma-separated URLs or a list of URLs (text)',
+				);
+			}
+			const list = urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
+			const bad = list.find((url) => !HTTP_URL.test(url));
+			if (bad !== undefined)
+				throw invalidInput.call(this, itemIndex, urlField.displayName, bad, 'must hold http(s) URLs');
+			return list;
+		});
+		if (urls === undefined) broken.push(urlField.wire);
+		if (urls?.length) fields.push([urlField.wire, urls.join(',')]);
+		count += urls?.length ?? 0;
 	}
 	if (references.valueField) {
 		const raw = additional[parameterName(references.valueField.wire)];
 		if (isSet(raw) && typeof raw !== 'string' && typeof raw !== 'number') {
-			throw invalidInput.call(this, itemIndex, references.valueField.displayName, raw, 'must be text');
-		}
-		if (isSet(raw)) {
+			problems.note(invalidInput.call(this, itemIndex, references.valueField.displayName, raw, 'must be text'));
+			broken.push(references.valueField.wire);
+		} else if (isSet(raw)) {
 			fields.push([references.valueField.wire, String(raw).trim()]);
-			if (references.valueField.counts) count += 1;
 		}
+		if (isSet(raw) && references.valueField.counts) count += 1;
 	}
+	// The total is known only when every reference could be read as given.
+	const complete = problems.count === before;
 	const tooFew = references.minTotal !== undefined && count < references.minTotal;
 	const tooMany = references.maxTotal !== undefined && count > references.maxTotal;
-	if (tooFew || tooMany) {
+	if (complete && (tooFew || tooMany)) {
 		const bounds =
 			references.minTotal !== undefined
 				? `${references.minTotal} to ${references.maxTotal}`
 				: `at most ${references.maxTotal}`;
-		throw invalidInput.call(this, itemIndex, references.label, count, `must total ${bounds} (${references.totalRule})`);
+		problems.note(
+			invalidInput.call(this, itemIndex, references.label, count, `must total ${bounds} (${references.totalRule})`),
+		);
 	}
-	return { files, fields, count };
+	return { files, fields, count, complete, broken };
 }
 
 /**
@@ -234,8 +266,7 @@ async function readMask(
 	itemIndex: number,
 	item: INodeExecutionData,
 	propertyName: string,
-	references: PreparedFile[],
-	referenceCount: number,
+	references: References,
 ): Promise<InputFile> {
 	const field = 'Mask Binary Property';
 	const binary = item.binary?.[propertyName];
@@ -253,9 +284,11 @@ async function readMask(
 	const size = pngSize(await readFileHeader.call(this, itemIndex, propertyName, PNG_HEADER_BYTES));
 	if (!size)
 		throw invalidInput.call(this, itemIndex, field, `${mask.fileName} (${mask.mimeType})`, 'must hold a PNG file');
-	if (referenceCount === 0)
+	// References given wrongly are reported on their own: the mask is not compared with them.
+	if (!references.complete) return { ...mask, mimeType: 'image/png' };
+	if (references.count === 0)
 		throw invalidInput.call(this, itemIndex, field, propertyName, 'needs at least one reference image (file or URL)');
-	const first = references[0];
+	const first = references.files[0];
 	if (first) {
 		const firstSize = await referenceSize.call(this, itemIndex, first.propertyName);
 		if (firstSize && (firstSize.width !== size.width || firstSize.height !== size.height)) {
@@ -273,38 +306,44 @@ async function readMask(
 
 function readExtraFields(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	problems: ItemProblems,
 	additional: IDataObject,
 	taken: Set<string>,
 ): Array<[string, string]> {
+	const { itemIndex } = problems;
 	const entries = ((additional.extraFormFields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
-	return entries.map((entry) => {
-		const name = String(entry.name ?? '').trim();
-		if (!name) throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', entry.name, 'is required');
-		if (taken.has(name)) {
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				'Extra Form Fields › Name',
-				name,
-				'is already sent by a field of this operation',
-				'Set that field instead, or leave it unset.',
-			);
-		}
-		taken.add(name);
-		const value = entry.value;
-		if (value !== null && typeof value === 'object') {
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				'Extra Form Fields › Value',
-				value,
-				`of "${name}" must be text, a number or true/false`,
-				'A form field carries one text value; send each part as its own field.',
-			);
-		}
-		return [name, String(value ?? '')];
-	});
+	const fields: Array<[string, string]> = [];
+	for (const entry of entries) {
+		const field = problems.check((): [string, string] => {
+			const name = String(entry.name ?? '').trim();
+			if (!name) throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', entry.name, 'is required');
+			if (taken.has(name)) {
+				throw invalidInput.call(
+					this,
+					itemIndex,
+					'Extra Form Fields › Name',
+					name,
+					'is already sent by a field of this operation',
+					'Set that field instead, or leave it unset.',
+				);
+			}
+			taken.add(name);
+			const value = entry.value;
+			if (value !== null && typeof value === 'object') {
+				throw invalidInput.call(
+					this,
+					itemIndex,
+					'Extra Form Fields › Value',
+					value,
+					`of "${name}" must be text, a number or true/false`,
+					'A form field carries one text value; send each part as its own field.',
+				);
+			}
+			return [name, String(value ?? '')];
+		});
+		if (field) fields.push(field);
+	}
+	return fields;
 }
 
 export async function prepareRequest(
@@ -313,30 +352,40 @@ export async function prepareRequest(
 	itemIndex: number,
 	item: INodeExecutionData,
 ): Promise<PreparedRequest> {
+	const problems = new ItemProblems(this, itemIndex);
 	const additional = (this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject) ?? {};
 	const maskProperty =
 		spec.mask && isSet(additional.maskBinaryProperty) ? String(additional.maskBinaryProperty).trim() : undefined;
+	refuseFilesInTool.call(this, itemIndex, spec, maskProperty);
 
-	const references = spec.references
-		? await readReferences.call(this, itemIndex, item, spec.references, additional, maskProperty)
-		: { files: [], fields: [], count: 0 };
+	const references: References = spec.references
+		? await readReferences.call(this, problems, item, spec.references, additional, maskProperty)
+		: { files: [], fields: [], count: 0, complete: true, broken: [] };
 
 	const fields: Array<[string, string]> = Object.entries(spec.constants ?? {});
+	// Names this operation sends, the broken fields included (they are sent once corrected).
+	const taken = new Set<string>();
 	for (const field of spec.fields) {
 		const name = parameterName(field.wire);
 		const raw = field.placement === 'main' ? this.getNodeParameter(name, itemIndex, undefined) : additional[name];
-		const value = fieldValue.call(this, itemIndex, field, raw, references.count);
+		const before = problems.count;
+		const value = problems.check(() => fieldValue.call(this, itemIndex, field, raw, references.count));
 		if (value !== undefined) fields.push([field.wire, value]);
+		else if (problems.count > before) taken.add(field.wire);
 	}
 	fields.push(...references.fields);
 
 	const files = [...references.files];
 	if (spec.mask && maskProperty) {
-		const mask = await readMask.call(this, itemIndex, item, maskProperty, references.files, references.count);
-		files.push({ ...mask, field: spec.mask.wire });
+		const mask = await problems.checkAsync(
+			async () => await readMask.call(this, itemIndex, item, maskProperty, references),
+		);
+		if (mask) files.push({ ...mask, field: spec.mask.wire });
 	}
 
-	const taken = new Set([...fields.map(([name]) => name), ...files.map((file) => file.field)]);
-	fields.push(...readExtraFields.call(this, itemIndex, additional, taken));
+	for (const name of [...fields.map(([wire]) => wire), ...files.map((file) => file.field), ...references.broken])
+		taken.add(name);
+	fields.push(...readExtraFields.call(this, problems, additional, taken));
+	problems.throwIfAny();
 	return { itemIndex, spec, fields, files };
 }

@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import { holdsObjects, invalidInput } from './validation';
+import { holdsObjects, invalidInput, ItemProblems } from './validation';
 
 /** Task Type value that reads each input item's `taskType` field (set on every MediaGen output). */
 export const TASK_TYPE_FROM_INPUT = 'fromInput';
@@ -14,15 +14,35 @@ export interface TaskRef {
 	taskId: string;
 	/** Sent with video info requests. */
 	moreTaskInfo?: boolean;
+	/** Task operations: what to check when the API answers that the task does not exist (see taskTypeHint). */
+	notFoundHint?: string;
 }
 
 /** The task of an item for Task → Get and Task → Wait: its type, id and the More Task Info switch of videos. */
 export function readTaskRef(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskRef {
-	const taskType = readTaskType.call(this, itemIndex, item);
-	const taskId = readTaskId.call(this, itemIndex);
+	// Both fields are checked, and reported together when both are wrong.
+	const problems = new ItemProblems(this, itemIndex);
+	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
+	const taskId = problems.check(() => readTaskId.call(this, itemIndex));
+	problems.throwIfAny();
 	const moreTaskInfo =
 		taskType === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
-	return { itemIndex, taskType, taskId, moreTaskInfo };
+	const notFoundHint = taskTypeHint.call(this, itemIndex, taskType!);
+	return { itemIndex, taskType: taskType!, taskId: taskId!, moreTaskInfo, notFoundHint };
+}
+
+/**
+ * The API keeps image and video tasks apart: an image task ID queried (or deleted) as a video task is "not found",
+ * and the reverse. Said with the error of such an answer, naming where the Task Type came from.
+ */
+export function taskTypeHint(this: IExecuteFunctions, itemIndex: number, taskType: TaskType): string {
+	const other = taskType === 'image' ? 'video' : 'image';
+	const chosen = this.getNodeParameter('taskType', itemIndex, TASK_TYPE_FROM_INPUT) as string;
+	const source =
+		chosen === TASK_TYPE_FROM_INPUT
+			? `Task Type is "From Input Item" and the item's taskType is "${taskType}"`
+			: `Task Type is ${taskType === 'image' ? 'Image' : 'Video'}`;
+	return `${source}: if this is ${other === 'image' ? 'an image' : 'a video'} task, choose Task Type ${other === 'image' ? 'Image' : 'Video'} (the API does not find ${other} tasks among ${taskType} tasks).`;
 }
 
 /** Reads the task id of an item, refusing an empty one before anything is sent. */

@@ -1,13 +1,50 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+
+/** Longest value an error shows (a value can be a whole document). */
+const MAX_SHOWN_CHARACTERS = 60;
 
 function show(value: unknown): string {
 	if (typeof value === 'string') {
-		const clipped = value.length > 60 ? `${value.slice(0, 60)}… (${value.length} characters)` : value;
+		const clipped =
+			value.length > MAX_SHOWN_CHARACTERS
+				? `${value.slice(0, MAX_SHOWN_CHARACTERS)}… (${value.length} characters)`
+				: value;
 		return JSON.stringify(clipped);
 	}
 	if (value === undefined) return 'nothing';
-	return JSON.stringify(value) ?? String(value);
+	const text = JSON.stringify(value) ?? String(value);
+	return text.length > MAX_SHOWN_CHARACTERS
+		? `${text.slice(0, MAX_SHOWN_CHARACTERS)}… (${text.length} characters)`
+		: text;
+}
+
+/** One broken field of an item: which field, the value it got (as shown), the rule it breaks. */
+interface InputProblem {
+	field: string;
+	shown: string;
+	rule: string;
+	hint?: string;
+}
+
+/** The problems behind each bad-input error, so that the errors of one item's fields can be joined into one. */
+const problemsOfError = new WeakMap<Error, InputProblem[]>();
+
+function inputError(node: INode, itemIndex: number, problems: InputProblem[]): NodeOperationError {
+	const hints = [...new Set(problems.map((problem) => problem.hint).filter(Boolean))];
+	const description = `${hints.map((hint) => `${hint} `).join('')}Nothing was sent to the API for this item.`;
+	const entry = (problem: InputProblem) => `"${problem.field}" ${problem.rule}; got ${problem.shown}`;
+	// One field keeps the one-line shape; several are numbered in one message (n8n shows the message as the
+	// error's title and renders the description as HTML, where line breaks would be lost).
+	const message =
+		problems.length === 1
+			? `Item ${itemIndex}: ${entry(problems[0])}`
+			: `Item ${itemIndex}: ${problems.length} fields are invalid. ${problems
+					.map((problem, index) => `(${index + 1}) ${entry(problem)}.`)
+					.join(' ')}`;
+	const error = new NodeOperationError(node, message, { itemIndex, description });
+	problemsOfError.set(error, problems);
+	return error;
 }
 
 /**
@@ -22,10 +59,56 @@ export function invalidInput(
 	rule: string,
 	hint?: string,
 ): NodeOperationError {
-	return new NodeOperationError(this.getNode(), `Item ${itemIndex}: "${field}" ${rule}; got ${show(value)}`, {
-		itemIndex,
-		description: `${hint ? `${hint} ` : ''}Nothing was sent to the API for this item.`,
-	});
+	return inputError(this.getNode(), itemIndex, [{ field, shown: show(value), rule, hint }]);
+}
+
+/**
+ * Every broken field of one item, reported at once: each independent check runs, its bad-input error is noted,
+ * and `throwIfAny` throws one error that lists them all (one broken field: the same error as on its own).
+ * Any other error (a file that cannot be read) is thrown at once.
+ */
+export class ItemProblems {
+	private readonly problems: InputProblem[] = [];
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		readonly itemIndex: number,
+	) {}
+
+	/** How many problems are noted so far. */
+	get count(): number {
+		return this.problems.length;
+	}
+
+	/** Notes a bad-input error; rethrows anything else. */
+	note(error: unknown): void {
+		const problems = error instanceof Error ? problemsOfError.get(error) : undefined;
+		if (!problems) throw error;
+		this.problems.push(...problems);
+	}
+
+	/** Runs one check: its result, or undefined when it found bad input (noted). */
+	check<T>(run: () => T): T | undefined {
+		try {
+			return run();
+		} catch (error) {
+			this.note(error);
+			return undefined;
+		}
+	}
+
+	async checkAsync<T>(run: () => Promise<T>): Promise<T | undefined> {
+		try {
+			return await run();
+		} catch (error) {
+			this.note(error);
+			return undefined;
+		}
+	}
+
+	throwIfAny(): void {
+		if (this.problems.length) throw inputError(this.context.getNode(), this.itemIndex, this.problems);
+	}
 }
 
 /** Splits a comma-separated list (or takes an array from an expression) into trimmed, non-empty strings. */

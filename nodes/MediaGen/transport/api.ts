@@ -1,8 +1,10 @@
 /** The API call: credentials, the envelope, and every way an answer can fail. The only code that talks to the API. */
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
+import { invalidInput } from '../request/validation';
 import {
 	abortReason,
+	clampRequestTimeout,
 	DEFAULT_REQUEST_TIMEOUT_MS,
 	requestSignal,
 	withRequestSignal,
@@ -10,7 +12,7 @@ import {
 } from './context';
 import { apiError, describeTransportFailure, NEVER_CONNECTED, parseRetryAfter } from './errors';
 import { StreamingForm } from './multipart';
-import { redactDeep, snippet } from './redaction';
+import { echo, redact, redactDeep, snippet } from './redaction';
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
@@ -36,39 +38,123 @@ export function normalizeBaseUrl(baseUrl: string): string {
 	return baseUrl.trim().replace(/\/+$/, '').replace(/\/v1$/i, '');
 }
 
-async function loadCredentials(this: IExecuteFunctions): Promise<Credentials> {
-	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(CREDENTIAL_TYPE);
-	return {
-		apiKey: String(credentials.apiKey ?? ''),
-		baseUrl: normalizeBaseUrl(String(credentials.baseUrl ?? '')),
-	};
+/**
+ * What is wrong with a (normalised) Base URL, if anything: the paths are appended to it, so it must be an
+ * absolute http(s) address, and a query string or fragment would swallow them (the request would go to the root).
+ */
+export function baseUrlProblem(baseUrl: string): string | undefined {
+	if (!baseUrl) return 'is required';
+	let url: URL | undefined;
+	try {
+		url = new URL(baseUrl);
+	} catch {
+		url = undefined;
+	}
+	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !/^https?:\/\//i.test(baseUrl)) {
+		return 'must be an absolute address that starts with http:// or https://, e.g. https://api.example.com';
+	}
+	if (baseUrl.includes('?')) return 'must not contain a query string (?…): the API paths are appended to it';
+	if (baseUrl.includes('#')) return 'must not contain a fragment (#…): the API paths are appended to it';
+	return undefined;
 }
 
-function parseBody(body: unknown): ApiEnvelope<unknown> | undefined {
+async function loadCredentials(this: IExecuteFunctions, itemIndex: number): Promise<Credentials> {
+	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(CREDENTIAL_TYPE);
+	const apiKey = String(credentials.apiKey ?? '');
+	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
+	const problem = baseUrlProblem(baseUrl);
+	if (problem) {
+		// Refused before any request: the key goes nowhere but a well-formed Base URL.
+		throw invalidInput.call(
+			this,
+			itemIndex,
+			'Credential › Base URL',
+			redact(String(credentials.baseUrl ?? ''), apiKey),
+			problem,
+			'Correct the Base URL field of the MediaGen API credential.',
+		);
+	}
+	return { apiKey, baseUrl };
+}
+
+/** The body as JSON, when it is JSON. */
+function parseJson(body: unknown): unknown {
 	let value = body;
 	if (Buffer.isBuffer(value)) value = value.toString('utf8');
-	if (typeof value === 'string') {
-		try {
-			value = JSON.parse(value);
-		} catch {
-			return undefined;
-		}
+	if (typeof value !== 'string') return value;
+	try {
+		return JSON.parse(value);
+	} catch {
+		return undefined;
 	}
+}
+
+function envelopeOf(value: unknown): ApiEnvelope<unknown> | undefined {
 	if (value && typeof value === 'object' && typeof (value as ApiEnvelope<unknown>).code === 'number') {
 		return value as ApiEnvelope<unknown>;
 	}
 	return undefined;
 }
 
+/** A task id as the API may send it: a non-empty string, or a number (kept as its digits). */
+function taskIdOf(value: unknown): string | undefined {
+	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	return undefined;
+}
+
+/**
+ * `"taskid": "<id>"` with its closing quote, or `"taskid": <digits>` followed by a delimiter: an id cut off by the
+ * end of the body is not taken for a whole one.
+ */
+const TASK_ID_IN_TEXT = /"taskid"\s*:\s*(?:"([^"\\\s]{1,200})"|(\d{1,40})(?=\s*[,}\]]))/;
+
+/**
+ * The id of a task an answer names, whatever its status: in `data.taskid` (or `taskid`) of a JSON body, or, in a
+ * body that is not JSON (cut off, or wrapped in a page), by a strict pattern. Creation answers only: an answer
+ * that names a task means the task exists and may be charged.
+ */
+function recoverTaskId(body: unknown, json: unknown, apiKey: string): string | undefined {
+	let taskId: string | undefined;
+	if (json && typeof json === 'object') {
+		const data = (json as { data?: unknown }).data;
+		taskId =
+			(data && typeof data === 'object' ? taskIdOf((data as IDataObject).taskid) : undefined) ??
+			taskIdOf((json as IDataObject).taskid);
+	}
+	if (taskId === undefined) {
+		const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : undefined;
+		const match = text ? TASK_ID_IN_TEXT.exec(text) : null;
+		taskId = match ? (match[1] ?? match[2]).trim() || undefined : undefined;
+	}
+	return taskId === undefined ? undefined : redact(taskId, apiKey);
+}
+
 /** "a redirect to <location>" for messages (the location resolved against the request URL). */
-function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string): string {
+function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, apiKey: string): string {
 	const location = response.headers.location;
 	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
 	try {
-		return `a redirect to ${new URL(location, requestUrl).href}`;
+		return `a redirect to ${echo(new URL(location, requestUrl).href, apiKey)}`;
 	} catch {
-		return `a redirect to ${location}`;
+		return `a redirect to ${echo(location, apiKey)}`;
 	}
+}
+
+/** The advice of an answer to a creation that may have created a task; nothing in it invites a paid re-run. */
+function mayHaveCreated(reason: string): string {
+	return `${reason} a task may have been created (and charged) anyway: check your tasks before running the node again.`;
+}
+
+/** The advice of an answer to a creation that names a task: it exists, and is followed rather than paid for again. */
+function namesTask(taskId: string, path: string): string {
+	const taskType = path.startsWith('/v1/tlvideo/') ? 'video' : 'image';
+	return `The answer names task ${taskId}: it was created and may be charged. Follow it with Task → Get or Task → Wait (Task Type ${taskType}, Task ID ${taskId}) instead of running the node again.`;
+}
+
+/** Whether a refusal says that the task does not exist (the API documents no code for it: its message tells). */
+function saysNotFound(message: string | undefined): boolean {
+	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }
 
 async function send(
@@ -77,9 +163,11 @@ async function send(
 	body: IDataObject | StreamingForm,
 	context: RequestContext,
 ): Promise<unknown> {
-	const { apiKey, baseUrl } = await loadCredentials.call(this);
+	const { apiKey, baseUrl } = await loadCredentials.call(this, context.itemIndex);
 	const multipart = body instanceof StreamingForm;
-	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	// Every multipart request is a creation: any answer but a refusal may mean a task exists (and was charged).
+	const creation = multipart;
+	const timeout = clampRequestTimeout(context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
 	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
@@ -108,74 +196,113 @@ async function send(
 		const failure = describeTransportFailure(error as { message?: string });
 		const reason = abortReason(signal) ?? failure.reason;
 		const code = failure.code;
+		const nothingSent = code !== undefined && NEVER_CONNECTED.has(code);
 		// A creation that got no answer may still have reached the server: it is never retried automatically.
-		const creationNote = multipart
-			? ' If the request reached the server, a task may have been created (and charged) anyway: check your tasks before running the node again.'
-			: '';
+		const advice = !creation
+			? ' Check the Base URL of the credential and that the service is up, then run the node again.'
+			: nothingSent
+				? ' The connection never opened, so no task was created. Check the Base URL of the credential and that the service is up.'
+				: ` Check the Base URL of the credential and that the service is up. ${mayHaveCreated('If the request reached the server,')}`;
 		throw apiError.call(this, apiKey, context, {
 			message: `Could not reach the MediaGen API: ${reason}`,
-			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}. Check the Base URL of the credential and that the service is up, then run the node again.${creationNote}`,
+			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}.${advice}`,
 			retryable: true,
-			nothingSent: code !== undefined && NEVER_CONNECTED.has(code),
+			nothingSent,
 		});
 	}
 
 	const status = response.statusCode;
+	const json = parseJson(response.body);
+	const envelope = envelopeOf(json);
+	// Every id a creation answer names is kept, whatever its status: the task exists and may be charged.
+	const taskId = creation ? recoverTaskId(response.body, json, apiKey) : undefined;
+	const serverMessage = typeof envelope?.msg === 'string' && envelope.msg ? echo(envelope.msg, apiKey) : undefined;
+
 	if (status >= 300 && status < 400) {
+		const target = redirectTarget(response, `${baseUrl}${path}`, apiKey);
+		const created = taskId
+			? ` ${namesTask(taskId, path)}`
+			: creation
+				? ` ${mayHaveCreated('The server answered, so')}`
+				: '';
 		throw apiError.call(this, apiKey, context, {
-			message: `The MediaGen API answered HTTP ${status}, ${redirectTarget(response, `${baseUrl}${path}`)}, which the node does not follow`,
-			description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.`,
+			message: `The MediaGen API answered HTTP ${status}, ${target}, which the node does not follow`,
+			description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${created}`,
 			httpCode: String(status),
 			retryable: false,
+			taskId,
 		});
 	}
-	const envelope = parseBody(response.body);
 
 	if (status < 200 || status >= 300) {
-		const serverMessage = envelope?.msg ? `: ${envelope.msg}` : '';
 		const retryable = status === 429 || status >= 500;
+		const refusedKey = status === 401 || status === 403;
+		const advice = taskId
+			? namesTask(taskId, path)
+			: refusedKey
+				? 'The API refused the key. Check the API Key of the MediaGen API credential.'
+				: status === 429
+					? 'The API is limiting the rate of requests; a refused request created nothing.'
+					: status >= 500 && creation
+						? `The service is failing. ${mayHaveCreated('The request reached the server, so')}`
+						: status >= 500
+							? 'The service is busy or failing. Try again later.'
+							: `POST ${path} was rejected.`;
+		const response_ =
+			status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(response.body, apiKey)}`;
 		throw apiError.call(this, apiKey, context, {
-			message: `The MediaGen API answered HTTP ${status}${serverMessage}`,
-			description:
-				status === 401 || status === 403
-					? 'The API refused the key. Check the API Key of the MediaGen API credential.'
-					: retryable
-						? 'The service is busy or failing. Try again later.'
-						: `POST ${path} was rejected. Response: ${snippet(response.body, apiKey)}`,
+			message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
+			description: `${advice}${response_}`,
 			httpCode: String(status),
 			retryable,
 			apiCode: envelope?.code,
-			// A 429 is the server refusing before it does any work: nothing was created.
-			nothingSent: status === 429,
+			// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
+			nothingSent: status === 429 && taskId === undefined,
 			retryAfterMs: status === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
+			taskId,
 		});
 	}
 
 	if (!envelope) {
+		// The advice comes first: the body's start follows, and may end anywhere.
+		const created = taskId
+			? `${namesTask(taskId, path)} `
+			: creation
+				? `${mayHaveCreated('The request reached the server, so')} `
+				: '';
 		throw apiError.call(this, apiKey, context, {
 			message: 'The MediaGen API answered with a body that is not a JSON envelope',
-			description: `POST ${path} returned HTTP ${status} with: ${snippet(response.body, apiKey)}`,
+			description: `${created}POST ${path} returned HTTP ${status} with: ${snippet(response.body, apiKey)}`,
 			httpCode: String(status),
 			retryable: true,
+			taskId,
 		});
 	}
 
 	if (envelope.code === RESPONSE_CODE.success) return redactDeep(envelope.data, apiKey);
 
+	const quoted = serverMessage ? ` ("${serverMessage}")` : '';
 	if (envelope.code === RESPONSE_CODE.insufficientCredits) {
 		throw apiError.call(this, apiKey, context, {
 			message: 'Insufficient credits',
-			description: `The API answered code 9000${envelope.msg ? ` ("${envelope.msg}")` : ''}: the account behind this API key has no credits left for this request. Top up the account, or use a credential with credits, then run the node again.`,
+			description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
+				taskId
+					? namesTask(taskId, path)
+					: 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
+			}`,
 			retryable: false,
 			apiCode: envelope.code,
+			taskId,
 		});
 	}
 
+	const hint = !creation && context.notFoundHint && saysNotFound(envelope.msg) ? ` ${context.notFoundHint}` : '';
 	throw apiError.call(this, apiKey, context, {
-		message: `The MediaGen API refused the request: ${envelope.msg || 'no message given'}`,
-		description: `POST ${path} answered code ${envelope.code}${envelope.msg ? ` with message "${envelope.msg}"` : ''}.`,
+		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
+		description: `POST ${path} answered code ${envelope.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
 		retryable: false,
 		apiCode: envelope.code,
+		taskId,
 	});
 }
 
@@ -187,13 +314,6 @@ export async function apiJsonRequest(
 	context: RequestContext,
 ): Promise<IDataObject | undefined> {
 	return (await send.call(this, path, body, context)) as IDataObject | undefined;
-}
-
-/** A task id as the API may send it: a non-empty string, or a number (kept as its digits). */
-function taskIdOf(value: unknown): string | undefined {
-	if (typeof value === 'string' && value.trim() !== '') return value.trim();
-	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-	return undefined;
 }
 
 /**

@@ -3,6 +3,18 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
+/**
+ * Longest Request Timeout a request can have: 2^31 - 1 ms (about 24.8 days). The HTTP client's socket timeout
+ * overflows above it (and then fires at once), and `AbortSignal.timeout` takes only an integer number of ms.
+ */
+export const MAX_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** A timeout as the timers take it: a whole number of ms from 1 to MAX_REQUEST_TIMEOUT_MS. */
+export function clampRequestTimeout(ms: number): number {
+	if (Number.isNaN(ms)) return DEFAULT_REQUEST_TIMEOUT_MS;
+	return Math.min(MAX_REQUEST_TIMEOUT_MS, Math.max(1, Math.round(ms)));
+}
+
 export interface RequestContext {
 	itemIndex: number;
 	/** Milliseconds before the request is abandoned. */
@@ -14,6 +26,11 @@ export interface RequestContext {
 	 * the task, so the answer with its id is awaited, bounded by the timeout).
 	 */
 	survivesCancel?: boolean;
+	/**
+	 * Added to the error when the API answers that the task does not exist, for requests whose Task Type came from
+	 * the user or the item (an image task queried as a video, or the reverse, is not found).
+	 */
+	notFoundHint?: string;
 	/** Ends the request early when the caller no longer needs its answer. */
 	signal?: AbortSignal;
 }

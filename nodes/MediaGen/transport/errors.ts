@@ -59,9 +59,12 @@ export function apiError(
 		apiCode?: number;
 		nothingSent?: boolean;
 		retryAfterMs?: number;
+		/** A task the answer names (a creation answer that failed): kept in the message and in `context.taskId`. */
+		taskId?: string;
 	},
 ): NodeApiError {
-	const taskNote = context.taskId ? ` (task ${context.taskId})` : '';
+	const taskId = details.taskId ?? context.taskId;
+	const taskNote = taskId ? ` (task ${taskId})` : '';
 	const message = redact(`${details.message}${taskNote} [item ${context.itemIndex}]`, apiKey);
 	const description = redact(details.description, apiKey);
 	const error = new NodeApiError(
@@ -74,7 +77,8 @@ export function apiError(
 	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
 	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
-	if (context.taskId) error.context.taskId = context.taskId;
+	// The waiting engine keeps it in the item's output (waiting/answers.ts, failedCreationJson).
+	if (taskId) error.context.taskId = taskId;
 	return error;
 }
 

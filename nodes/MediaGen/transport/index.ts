@@ -8,7 +8,12 @@
  * - multipart.ts: streamed multipart bodies.
  */
 export { apiJsonRequest, apiMultipartRequest } from './api';
-export { DEFAULT_REQUEST_TIMEOUT_MS, type RequestContext } from './context';
+export {
+	clampRequestTimeout,
+	DEFAULT_REQUEST_TIMEOUT_MS,
+	MAX_REQUEST_TIMEOUT_MS,
+	type RequestContext,
+} from './context';
 export {
 	downloadInterrupted,
 	downloadResultFile,
@@ -18,4 +23,5 @@ export {
 	type DownloadedFile,
 } from './download';
 export { createdNothing, isRateLimited, isRetryableError, retryAfterMs } from './errors';
+export { clip } from './redaction';
 export { StreamingForm, streamedFile, type StreamedFile } from './multipart';

@@ -1,8 +1,50 @@
 /** The API key never reaches a message or output data, whatever a server echoes back. */
 
-/** The key must never reach a message, even if a server or a library echoes it back. */
+/** The key as the HTTP client puts it into a header: it drops C0 control characters (but tab) and DEL anywhere. */
+function withoutControlCharacters(text: string): string {
+	return [...text].filter((char) => !isControl(char.codePointAt(0)!)).join('');
+}
+
+function isControl(code: number): boolean {
+	return (code <= 0x1f && code !== 0x09) || code === 0x7f;
+}
+
+/** What a header value can carry on the wire: tab and Latin-1 text; the HTTP client drops anything else. */
+function withinLatin1(text: string): string {
+	return [...text]
+		.filter((char) => {
+			const code = char.codePointAt(0)!;
+			return code === 0x09 || (code >= 0x20 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
+		})
+		.join('');
+}
+
+/** Spaces and tabs around a header value: the HTTP client and servers trim them. */
+const trimHeaderSpace = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
+
+/**
+ * Every form of the key that can reach the server, and so come back in an answer: as typed, and as the
+ * Authorization header carries it (a key pasted with a trailing newline, CRLF or spaces is sent and echoed
+ * trimmed). Longest first, so that a longer form is replaced whole before a shorter one inside it.
+ */
+export function keyForms(apiKey: string): string[] {
+	if (!apiKey) return [];
+	if (lastForms.apiKey === apiKey) return lastForms.forms;
+	const header = trimHeaderSpace(withoutControlCharacters(apiKey));
+	const onTheWire = trimHeaderSpace(withinLatin1(header));
+	const forms = new Set([apiKey, apiKey.trim(), header, onTheWire].filter((form) => form.length > 0));
+	lastForms = { apiKey, forms: [...forms].sort((a, b) => b.length - a.length) };
+	return lastForms.forms;
+}
+
+/** The forms of the last key asked about (a run redacts every answer with the same key). */
+let lastForms: { apiKey: string; forms: string[] } = { apiKey: '', forms: [] };
+
+/** The key must never reach a message, even if a server or a library echoes it back (in any form it was sent). */
 export function redact(text: string, apiKey: string): string {
-	return apiKey ? text.split(apiKey).join('[redacted]') : text;
+	let result = text;
+	for (const form of keyForms(apiKey)) result = result.split(form).join('[redacted]');
+	return result;
 }
 
 /** The same for answer data, which becomes output data and error messages (e.g. a failed task's message). */
@@ -16,6 +58,22 @@ export function redactDeep(value: unknown, apiKey: string): unknown {
 		);
 	}
 	return value;
+}
+
+/** Longest text an answer may put into an error message or description (a message can be megabytes long). */
+export const MAX_ECHO_CHARACTERS = 500;
+
+/**
+ * A text from an answer (a message, a location) for an error: redacted first, then cut, so that a key across the
+ * cut cannot leak in part.
+ */
+export function echo(text: string, apiKey: string, max = MAX_ECHO_CHARACTERS): string {
+	return clip(redact(text, apiKey), max);
+}
+
+/** Cuts an already redacted text to `max` characters, saying how long it was. */
+export function clip(text: string, max = MAX_ECHO_CHARACTERS): string {
+	return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 }
 
 /** The start of a body for a message: redacted first, then cut, so that a key across the cut cannot leak in part. */

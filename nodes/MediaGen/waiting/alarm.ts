@@ -11,6 +11,20 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
+ * Longest single sleep: timers take at most 2^31 - 1 ms (about 24.8 days); a longer one fires after 1 ms, which
+ * would turn a long Poll Interval or Max Wait into a busy loop. A longer wait is several sleeps: the loop wakes,
+ * finds nothing due, and sleeps again.
+ */
+export const MAX_SLEEP_MS = 2 ** 31 - 1;
+
+/** The sleep until `at`, as a timer can take it. */
+export function sleepMs(at: number, now: number): number {
+	const ms = at - now;
+	if (Number.isNaN(ms)) return MAX_SLEEP_MS;
+	return Math.min(MAX_SLEEP_MS, Math.max(0, Math.ceil(ms)));
+}
+
+/**
  * How the engine's loop sleeps without timers of its own: until a time, or until `wake()` (a request ended,
  * the execution was cancelled). A wake that comes while the loop is not sleeping makes the next sleep return
  * at once, so no event is missed.
@@ -40,7 +54,7 @@ export class Alarm {
 			await woken;
 		} else {
 			const timer = new AbortController();
-			await Promise.race([abortableSleep(Math.max(0, at - Date.now()), timer.signal).catch(() => undefined), woken]);
+			await Promise.race([abortableSleep(sleepMs(at, Date.now()), timer.signal).catch(() => undefined), woken]);
 			timer.abort();
 		}
 		this.wakeUp = undefined;

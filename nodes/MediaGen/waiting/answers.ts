@@ -5,6 +5,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { TaskType } from '../models/endpoints';
 import { buildTaskOutput, resultUrls, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
 import type { TaskRef } from '../request/taskItem';
+import { clip } from '../transport';
 import type { WaitingOptions } from './options';
 
 /** A task that exists on the server: created by this run, or named by an item (Task → Wait). */
@@ -115,7 +116,8 @@ export function judgeInfo(
 	options: WaitingOptions,
 ): InfoVerdict {
 	if (status !== undefined && options.failedCodes.includes(status)) {
-		const detail = typeof info.message === 'string' && info.message ? `: ${info.message}` : '';
+		// The info was redacted when it arrived (transport); a long message is cut for the error.
+		const detail = typeof info.message === 'string' && info.message ? `: ${clip(info.message)}` : '';
 		return {
 			state: 'ended',
 			outcome: {

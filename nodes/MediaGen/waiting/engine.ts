@@ -8,10 +8,9 @@
  * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
  *   at least half of it, so neither starves the other. Result files (file hosts, not the API) have a lane of
  *   their own (results.ts): many small files at once, few huge ones, transient failures retried.
- * - Adaptive bound (bound.ts): it starts at 64 requests (or a lower Max Concurrent Requests) and doubles per
- *   round trip of answers up to Max Concurrent Requests until the first HTTP 429; then it halves on each 429 and
- *   grows back gradually (AIMD). The refused request waits the server's Retry-After; when the bound is already 1,
- *   everything waits it.
+ * - Adaptive bound (bound.ts): from 64 requests it doubles per round trip up to Max Concurrent Requests until the
+ *   first HTTP 429, then halves on each 429 and grows back gradually (AIMD). The refused request waits the server's
+ *   Retry-After; when the bound is already 1, everything waits it.
  * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
  *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
  * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (alarm.ts).
@@ -152,10 +151,7 @@ class Engine {
 			options: input.options,
 			continueOnFail: input.continueOnFail,
 			halted: this.halted.signal,
-			report: (outcome) => {
-				if ('items' in outcome) this.outcomes.push(outcome);
-				else this.fail(outcome);
-			},
+			report: (outcome) => ('items' in outcome ? void this.outcomes.push(outcome) : this.fail(outcome)),
 			wake: () => this.wake(),
 		});
 		const now = Date.now();
@@ -320,12 +316,31 @@ class Engine {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
 			} else {
-				this.fail({ itemIndex: entry.job.itemIndex, error, json: failedCreationJson(entry.job, error) });
+				const json = failedCreationJson(entry.job, error);
+				if (typeof json.taskid === 'string') this.rememberNamedTask(entry.job, json.taskid);
+				this.fail({ itemIndex: entry.job.itemIndex, error, json });
 			}
 		} finally {
 			this.inFlight.create--;
 			this.wake();
 		}
+	}
+
+	/**
+	 * A failed creation whose answer named a task (an HTTP 5xx or 429, or a cut-off body, with a taskid): the task
+	 * exists and may be charged. It is logged, and remembered so that Retry On Fail follows it instead of paying again.
+	 */
+	private rememberNamedTask(job: CreationJob, taskId: string): void {
+		this.input.memory?.created({
+			itemIndex: job.itemIndex,
+			taskType: job.taskType,
+			taskId,
+			creation: { taskid: taskId },
+			summary: job.summary,
+		});
+		this.context.logger.info(
+			`MediaGen node "${this.context.getNode().name}" got an error answer that names ${job.taskType} task ${taskId} for item ${job.itemIndex} (execution ${this.context.getExecutionId()})`,
+		);
 	}
 
 	// --- polls ----------------------------------------------------------------------------------------
@@ -389,6 +404,7 @@ class Engine {
 						taskId: task.taskId,
 						timeout: this.options.requestTimeoutMs,
 						signal: entry.done.signal,
+						notFoundHint: task.notFoundHint,
 					},
 				)) ?? {};
 			this.bound.onSuccess();

@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
 import { invalidInput, toList } from '../request/validation';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
+import { isToolCall } from '../tool/mode';
+import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
  * Default cap on API requests in flight at once, per node execution. A run does not start there: the adaptive
@@ -37,6 +38,13 @@ export const WAIT_DEFAULTS: Record<TaskType, { pollInterval: number; maxWait: nu
 
 type WaitDefaults = (typeof WAIT_DEFAULTS)[TaskType];
 
+/**
+ * Max Wait of a tool call of the AI Agent, for images and videos alike: long enough for most images, short
+ * enough that the agent (and a chat behind it, often cut off by proxies after about a minute of silence) is not
+ * blocked. A longer render comes back pending, with its task id, for a Task → Wait tool to pick up.
+ */
+export const TOOL_MAX_WAIT_SECONDS = 60;
+
 /** Defaults that suit every given task type (shortest interval, longest waits): one type gives its own. */
 export function waitDefaults(taskTypes: readonly TaskType[]): WaitDefaults {
 	const list = taskTypes.length ? taskTypes.map((taskType) => WAIT_DEFAULTS[taskType]) : [WAIT_DEFAULTS.image];
@@ -64,6 +72,9 @@ export function readWaitingOptions(
 ): WaitingOptions {
 	const options = (this.getNodeParameter('options', 0, {}) as IDataObject) ?? {};
 	const defaults = waitDefaults(typeof taskType === 'string' ? [taskType] : [...new Set(taskType)]);
+	// As an AI Agent's tool (tool/description.ts shows the same defaults): the model reads only JSON, so no
+	// downloads unless switched on; a short wait that ends in a pending task the model can come back for.
+	const tool = isToolCall(this);
 	const seconds = (value: unknown, fallback: number) => {
 		const number = Number(value ?? fallback);
 		return Number.isFinite(number) && number >= 0 ? number : fallback;
@@ -71,14 +82,16 @@ export function readWaitingOptions(
 	return {
 		wait,
 		maxConcurrency: Math.max(1, Math.floor(seconds(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY))),
-		requestTimeoutMs: Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000,
+		// Whole milliseconds, at most 2^31 - 1 (about 24.8 days): 8.05 s or 30 days would break every request.
+		requestTimeoutMs: clampRequestTimeout(Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000),
 		pollIntervalMs: Math.max(0.05, seconds(options.pollInterval, defaults.pollInterval)) * 1000,
-		maxWaitMs: seconds(options.maxWait, defaults.maxWait) * 1000,
-		onTimeout: options.onTimeout === 'returnPending' ? 'returnPending' : 'error',
+		maxWaitMs: seconds(options.maxWait, tool ? TOOL_MAX_WAIT_SECONDS : defaults.maxWait) * 1000,
+		onTimeout:
+			options.onTimeout === 'returnPending' || (tool && options.onTimeout === undefined) ? 'returnPending' : 'error',
 		succeededCodes: statusCodes.call(this, options.succeededStatusCodes, 'Succeeded Status Codes'),
 		failedCodes: statusCodes.call(this, options.failedStatusCodes, 'Failed Status Codes'),
 		// On unless switched off: an image node should return images (URLs stay in the JSON either way).
-		download: options.downloadResults !== false,
+		download: tool ? options.downloadResults === true : options.downloadResults !== false,
 		binaryPrefix: String(options.binaryPropertyPrefix ?? 'data').trim() || 'data',
 		split: options.splitIntoItems === true,
 	};

@@ -102,6 +102,160 @@ describe('a success envelope without a task id', () => {
 	});
 });
 
+describe('answers that may have charged (issue 18, point 7)', () => {
+	const CREATE = '/v1/tlimages/betav4';
+	const ADVICE_OF_A_PAID_RERUN = /try again later|then run the node again/i;
+
+	const answer =
+		(status: number, body: string, headers: Record<string, string> = {}) =>
+		(_request: unknown, response: import('node:http').ServerResponse) => {
+			response.writeHead(status, { 'content-type': 'application/json', ...headers });
+			response.end(body);
+		};
+
+	it.each([500, 502, 503])(
+		'a creation answered HTTP %i says a task may have been created, and invites no re-run',
+		async (status) => {
+			useApi({ create: answer(status, JSON.stringify({ code: 9999, msg: 'internal error' })) });
+			const { output } = await run(betav4(), 1, true);
+			expect(output[0].json.error).toBe(`The MediaGen API answered HTTP ${status}: internal error [item 0]`);
+			expect(output[0].json.errorDescription).toMatch(/a task may have been created \(and charged\) anyway/);
+			expect(output[0].json.errorDescription).not.toMatch(ADVICE_OF_A_PAID_RERUN);
+			expect(server.requestsTo(CREATE)).toHaveLength(1);
+		},
+	);
+
+	it.each([
+		['HTTP 500', 500],
+		['HTTP 429', 429],
+		['HTTP 400', 400],
+		['HTTP 307', 307],
+	])('a creation answered %s whose body names a task keeps its id, and is not repeated', async (_name, status) => {
+		useApi({
+			create: answer(status, JSON.stringify({ code: 9999, msg: 'queue full', data: { taskid: 'task-77' } }), {
+				'retry-after': '0',
+				location: `${server.url}/elsewhere`,
+			}),
+		});
+		const { output } = await run(betav4(), 1, true);
+		expect(output[0].json).toMatchObject({
+			taskid: 'task-77',
+			status: 'failed',
+			error: expect.stringMatching(/\(task task-77\) \[item 0\]$/),
+		});
+		expect(output[0].json.errorDescription).toMatch(/names task task-77: it was created and may be charged/);
+		expect(output[0].json.errorDescription).not.toMatch(ADVICE_OF_A_PAID_RERUN);
+		expect(server.requestsTo(CREATE)).toHaveLength(1); // a 429 that names a task created it: never repeated
+	});
+
+	it('the stopping error of such an answer names the task among the tasks this run created', async () => {
+		useApi({
+			create: (request, response, index) =>
+				index === 1
+					? answer(503, JSON.stringify({ code: 9999, data: { taskid: 'task-paid' } }))(request, response)
+					: sendJson(response, { code: 1000, data: { taskid: `task-${index}` } }),
+		});
+		const result = await run(betav4({ maxConcurrency: 1 }), 2);
+		expect(result.error?.message).toBe('The MediaGen API answered HTTP 503 (task task-paid) [item 1]');
+		expect(errorText(result)).toMatch(/Tasks created by this run keep running on the server: .*task-paid \(item 1\)/);
+	});
+
+	it('an HTTP 200 with cut-off JSON: the id it holds is recovered, and the error says the task may be charged', async () => {
+		useApi({ create: answer(200, '{"code":1000,"msg":"ok","data":{"taskid":"task-cut","url":"http://files.exam') });
+		const { output } = await run(betav4(), 1, true);
+		expect(output[0].json).toMatchObject({
+			taskid: 'task-cut',
+			error: 'The MediaGen API answered with a body that is not a JSON envelope (task task-cut) [item 0]',
+		});
+		expect(output[0].json.errorDescription).toMatch(/names task task-cut: it was created and may be charged/);
+	});
+
+	it.each([
+		['cut inside the id', '{"code":1000,"data":{"taskid":"task-c'],
+		['cut before the id', '{"code":1000,"data":{"tas'],
+		['an HTML page', '<html><body>502 Bad Gateway</body></html>'],
+	])('an HTTP 200 %s names no task, and says one may have been created', async (_name, body) => {
+		useApi({ create: answer(200, body) });
+		const { output } = await run(betav4(), 1, true);
+		expect(output[0].json.taskid).toBeNull();
+		expect(output[0].json.errorDescription).toMatch(/a task may have been created \(and charged\) anyway/);
+	});
+
+	it('Retry On Fail follows a task an error answer named instead of creating (and paying for) it again', async () => {
+		useApi({
+			create: (request, response, index) =>
+				index === 0
+					? answer(500, JSON.stringify({ code: 9999, msg: 'timeout upstream', data: { taskid: 'task-0' } }))(
+							request,
+							response,
+						)
+					: sendJson(response, { code: 1000, data: { taskid: `task-${index}` } }),
+		});
+		const result = await runNode({
+			parameters: betav4(),
+			items: [{ json: { idea: 'one' } }],
+			credentials: { apiKey: KEY, baseUrl: server.url },
+			retryOnFail: { maxTries: 2 },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output[0].json).toMatchObject({ taskid: 'task-0', status: 'completed' });
+		expect(server.requestsTo(CREATE)).toHaveLength(1);
+	});
+
+	it('insufficient credits (code 9000) does not advise running the node again', async () => {
+		useApi({
+			create: (_request, response) => sendJson(response, { code: 9000, msg: 'insufficient credits' }),
+		});
+		const { output } = await run(betav4(), 1, true);
+		expect(output[0].json.error).toBe('Insufficient credits [item 0]');
+		expect(output[0].json.errorDescription).not.toMatch(/run the node again/i);
+		expect(output[0].json.errorDescription).toMatch(/create again only the items that failed/);
+	});
+});
+
+describe('a huge message is cut in errors (issue 18, point 11)', () => {
+	const huge = `${'m'.repeat(3_000_000)} end`;
+
+	it.each([
+		['a refusal (code 9999)', 200],
+		['an HTTP 500', 500],
+	])('%s with a 3 MB msg: the error item holds a few hundred characters of it, not 2 copies', async (_name, status) => {
+		useApi({
+			create: (request, response) => {
+				const text = JSON.stringify({ code: 9999, msg: `${String(request.headers.authorization)} ${huge}` });
+				response.writeHead(status, { 'content-type': 'application/json' });
+				response.end(text);
+			},
+		});
+		for (const onError of ['continueRegularOutput', 'continueErrorOutput'] as const) {
+			const result = await runNode({
+				parameters: betav4(),
+				items: [{ json: { idea: 'x' } }],
+				credentials: { apiKey: KEY, baseUrl: server.url },
+				onError,
+			});
+			const item = onError === 'continueErrorOutput' ? result.errorOutput[0] : result.output[0];
+			const text = JSON.stringify(item.json);
+			expect(text.length).toBeLessThan(5_000);
+			expect(text).toContain('[redacted] mmm'); // redacted first, then cut
+			expect(text).toContain('(3000015 characters)');
+			expect(text).not.toContain(KEY);
+		}
+	});
+
+	it('a failed task whose message is 3 MB: the error holds its start', async () => {
+		useApi({
+			info: (_request, response, taskId) =>
+				sendJson(response, { code: 1000, data: { taskid: taskId, image_status: 3, message: huge } }),
+		});
+		const result = await run(betav4({ failedStatusCodes: '3' }));
+		expect(result.error?.message.length).toBeLessThan(1_000);
+		expect(result.error?.message).toMatch(
+			/^Task task-0 failed with status 3: m{500}… \(3000004 characters\) \[item 0\]$/,
+		);
+	});
+});
+
 describe('only creation operations create', () => {
 	it('Task → Get: the stopping error does not call other items\' ids "created by this run"', async () => {
 		useApi();

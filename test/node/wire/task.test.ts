@@ -126,3 +126,57 @@ describe('Task → Delete', () => {
 		expect(output[0].pairedItem).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	});
 });
+
+describe('a task of the other type: "not found" says to check Task Type (issue 18, point 11)', () => {
+	it.each([
+		['Task → Get', 'get', {}],
+		['Task → Wait', 'wait', { options: { pollInterval: 0.1, maxWait: 2 } }],
+	])('%s of an image task with Task Type Video: the error says to choose Image', async (_name, operation, extra) => {
+		const taskId = await createTaskDirect(context.sim.url, 'image');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation, taskType: 'video', taskId, ...extra },
+			credentials: context.credentials(),
+		});
+		expect(error?.message).toBe(
+			`The MediaGen API refused the request: task ${taskId} not found (task ${taskId}) [item 0]`,
+		);
+		expect((error as { description?: string }).description).toMatch(
+			/Task Type is Video: if this is an image task, choose Task Type Image/,
+		);
+	});
+
+	it('Task → Get with Task Type From Input Item names the item’s taskType', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'video');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'get', taskType: 'fromInput', taskId },
+			items: [{ json: { taskid: taskId, taskType: 'image' } }],
+			credentials: context.credentials(),
+		});
+		expect((error as { description?: string }).description).toMatch(
+			/Task Type is "From Input Item" and the item's taskType is "image": if this is a video task, choose Task Type Video/,
+		);
+	});
+
+	it('Task → Delete of an image task as a video task: the error says to choose Image', async () => {
+		const taskId = await createTaskDirect(context.sim.url, 'image');
+		const { error } = await runNode({
+			parameters: { resource: 'task', operation: 'delete', taskType: 'video', taskIds: taskId },
+			credentials: context.credentials(),
+		});
+		expect(error?.message).toMatch(/^The MediaGen API refused the request: unknown task ids/);
+		expect((error as { description?: string }).description).toMatch(/choose Task Type Image/);
+	});
+
+	it('a task a creation just made is not second-guessed: its failed poll names no Task Type', async () => {
+		context.sim.inject({
+			path: '/v1/tlimages/infobytaskid',
+			action: { type: 'status', status: 200, body: JSON.stringify({ code: 9999, msg: 'task not found' }) },
+		});
+		const { error } = await runNode({
+			parameters: { resource: 'image', operation: 'betav4', prompt: 'a lighthouse', options: { pollInterval: 0.1 } },
+			credentials: context.credentials(),
+		});
+		expect(error?.message).toMatch(/task not found/);
+		expect((error as { description?: string }).description).not.toMatch(/Task Type/);
+	});
+});

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { holdsObjects, invalidInput, toList } from '../../request/validation';
+import { holdsObjects, invalidInput, ItemProblems, toList } from '../../request/validation';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
-import { readTaskType, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 
@@ -43,6 +43,7 @@ interface DeleteRequest {
 	taskType: TaskType;
 	taskIds: string[];
 	uid: string;
+	notFoundHint: string;
 }
 
 async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Promise<IDataObject> {
@@ -50,6 +51,7 @@ async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Prom
 	if (request.taskType === 'image' && request.uid) body.uid = request.uid;
 	const data = await apiJsonRequest.call(this, DELETE_PATH[request.taskType], body, {
 		itemIndex: request.itemIndexes[0],
+		notFoundHint: request.notFoundHint,
 	});
 	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
 	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.taskType };
@@ -61,30 +63,38 @@ interface DeleteItem {
 	taskType: TaskType;
 	taskIds: string[];
 	uid: string;
+	notFoundHint: string;
 }
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {
-	const taskType = readTaskType.call(this, itemIndex, item);
+	// Task Type and Task IDs are checked, and reported together when both are wrong.
+	const problems = new ItemProblems(this, itemIndex);
+	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
 	const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
-	if (holdsObjects(raw))
-		throw invalidInput.call(
-			this,
-			itemIndex,
-			'Task IDs',
-			raw,
-			'must be comma-separated text or a list of task IDs (text)',
-		);
-	const taskIds = toList(raw);
-	if (!taskIds.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
+	const taskIds = problems.check(() => {
+		if (holdsObjects(raw))
+			throw invalidInput.call(
+				this,
+				itemIndex,
+				'Task IDs',
+				raw,
+				'must be comma-separated text or a list of task IDs (text)',
+			);
+		const list = toList(raw);
+		if (!list.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
+		return list;
+	});
+	problems.throwIfAny();
 	const uid = taskType === 'image' ? String(this.getNodeParameter('uid', itemIndex, '') ?? '').trim() : '';
-	return { itemIndex, taskType, taskIds, uid };
+	const notFoundHint = taskTypeHint.call(this, itemIndex, taskType!);
+	return { itemIndex, taskType: taskType!, taskIds: taskIds!, uid, notFoundHint };
 }
 
 export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise<ItemOutcome[]> {
 	const outcomes: ItemOutcome[] = [];
 	const requests: DeleteRequest[] = [];
 	const combine = this.getNodeParameter('combineItems', 0, false) as boolean;
-	for (const { itemIndex, taskType, taskIds, uid } of items) {
+	for (const { itemIndex, taskType, taskIds, uid, notFoundHint } of items) {
 		const group = combine
 			? requests.find((request) => request.taskType === taskType && request.uid === uid)
 			: undefined;
@@ -92,7 +102,7 @@ export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise
 			group.itemIndexes.push(itemIndex);
 			group.taskIds.push(...taskIds.filter((id) => !group.taskIds.includes(id)));
 		} else {
-			requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid });
+			requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid, notFoundHint });
 		}
 	}
 	for (const request of requests) {

@@ -1,0 +1,203 @@
+/**
+ * What the AI Agent's model is told about the MediaGen tool, and the tool's own defaults in the editor.
+ *
+ * n8n describes a tool to the model with its `toolDescription` parameter; when a node has none, n8n adds one
+ * that defaults to "<the operation's action> in MediaGen" ("Create an image with beta v4.5 in MediaGen"), which
+ * says nothing about what comes back or the limits. So the node brings its own, one per operation, shown only on
+ * the tool (`@tool` in displayOptions, n8n's own switch for tool-only parameters): it says what the operation
+ * does, what it returns (JSON with URLs and the task id, never files), what "pending" and "failed" mean, what
+ * costs credits, and each documented limit, from the model specs. The user can edit it in the tool's panel.
+ *
+ * The tool also shows its own defaults: Download Results off, On Timeout "Return Pending Task", a short Max
+ * Wait (waiting/options.ts applies the same defaults at run time), and no binary reference input, since a
+ * tool call carries no files.
+ */
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { IMAGE_MODELS } from '../models/image';
+import { REFERENCE_INPUT } from '../models/parameterNames';
+import type { FieldSpec, ModelSpec } from '../models/types';
+import { VIDEO_MODELS } from '../models/video';
+import { TOOL_MAX_WAIT_SECONDS } from '../waiting/options';
+
+const RETURNS = 'Returns JSON, never files: taskid, status, urls, taskType, model.';
+const FAILED = 'status "failed": nothing more comes of this call; read message (what happened) and hint (what to do).';
+const WAITED = `this tool's Max Wait (${TOOL_MAX_WAIT_SECONDS} s unless the workflow sets another)`;
+
+/** A field's help text inside a sentence: first letter lower-case, no full stop. */
+function inSentence(text: string): string {
+	return (text.charAt(0).toLowerCase() + text.slice(1)).replace(/\.$/, '');
+}
+
+/** One documented limit of a field, in a model's words (fields without limits say nothing). */
+function fieldLimit(field: FieldSpec): string | undefined {
+	const name = field.displayName;
+	const required = field.required ? ' (required)' : '';
+	switch (field.kind) {
+		case 'string':
+			if (field.maxLength !== undefined) return `${name}${required}: at most ${field.maxLength} characters`;
+			if (field.check) return `${name}${required}: ${inSentence(field.description)}`;
+			return field.required ? `${name} (required)` : undefined;
+		case 'integer':
+			if (field.min !== undefined && field.max !== undefined) return `${name}: ${field.min} to ${field.max}`;
+			return undefined;
+		case 'options':
+			return `${name}: one of ${field.values.join(', ')}`;
+		case 'switch':
+			return undefined;
+	}
+}
+
+function referenceLimit(spec: ModelSpec): string | undefined {
+	const references = spec.references;
+	if (!references) return undefined;
+	const label = references.label.toLowerCase();
+	const count =
+		references.minTotal !== undefined
+			? `${references.minTotal} to ${references.maxTotal} ${label}`
+			: references.maxTotal !== undefined
+				? `at most ${references.maxTotal} ${label}`
+				: label;
+	if (references.urlField) {
+		const how = references.urlField.list ? 'http(s) URLs, comma-separated,' : 'one http(s) URL';
+		return `${count} only as ${how} in "${references.urlField.displayName}", never as files (this tool cannot receive files)`;
+	}
+	const asText = references.valueField
+		? ` "${references.valueField.displayName}" is the only way to give them here`
+		: '';
+	return `${count}: this tool cannot receive files;${asText}`;
+}
+
+/** The default description of a creation operation's tool. */
+export function creationToolDescription(spec: ModelSpec): string {
+	const noun = spec.taskType === 'video' ? 'video' : 'images';
+	const limits = [...spec.fields.map(fieldLimit), referenceLimit(spec)].filter(Boolean).join('; ');
+	return [
+		`${spec.description} (MediaGen API, model ${spec.operation}).`,
+		RETURNS,
+		`status "completed": urls are links to the ${noun}; show them to the user.`,
+		`status "pending": the ${spec.taskType} is still being made after ${WAITED}; call the MediaGen tool that waits for tasks with its taskid, now or later, instead of creating it again.`,
+		FAILED,
+		'Every call creates a new task, which costs credits.',
+		limits ? `Limits: ${limits}.` : '',
+	]
+		.filter(Boolean)
+		.join(' ');
+}
+
+/** The default descriptions of the Task operations' tools. */
+export const TASK_TOOL_DESCRIPTIONS: Record<string, string> = {
+	wait: [
+		'Waits for MediaGen image or video tasks that were created earlier, for example one that another MediaGen tool returned with status "pending"; give it that taskid.',
+		RETURNS,
+		'status "completed": urls are the result links; show them to the user.',
+		`status "pending": still not finished after ${WAITED}; call again later with the same taskid, or tell the user the taskid so they can ask later.`,
+		FAILED,
+		'Creates nothing and costs no credits.',
+	].join(' '),
+	get: [
+		'Checks once, without waiting, a MediaGen image or video task created earlier, by its taskid.',
+		RETURNS,
+		'status "completed": urls are the result links. status "pending": not finished yet; check again later.',
+		FAILED,
+		'Creates nothing and costs no credits.',
+	].join(' '),
+	delete: [
+		'Deletes MediaGen image or video tasks by taskid (several ids comma-separated); their results are gone afterwards, so only delete when the user asks.',
+		'Returns JSON: status "deleted", message, taskids. status "failed": read message and hint.',
+	].join(' '),
+};
+
+function withTool(displayOptions: INodeProperties['displayOptions'], tool: boolean) {
+	return { ...displayOptions, show: { ...displayOptions?.show, '@tool': [tool] } };
+}
+
+function toolDescriptionProperty(resource: string, operation: string, text: string): INodeProperties {
+	return {
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 6 },
+		default: text,
+		required: true,
+		description:
+			'What the AI Agent’s model reads about this tool. The default says what this operation does, what it returns and its limits; adjust it to your agent.',
+		displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+	};
+}
+
+/** The Options collection as the tool shows it: its own defaults, which waiting/options.ts applies at run time. */
+function toolOptions(property: INodeProperties): INodeProperties {
+	const options = (property.options as INodeProperties[]).map((option): INodeProperties => {
+		switch (option.name) {
+			case 'downloadResults':
+				return {
+					...option,
+					default: false,
+					description:
+						'Whether to download the result files into binary data. Off in a tool: the model reads only JSON (the URLs), so the files would be downloaded for nothing.',
+				};
+			case 'onTimeout':
+				return {
+					...option,
+					default: 'returnPending',
+					description:
+						'What to do with a task that has not finished within Max Wait (it keeps running on the server). In a tool, Return Pending Task gives the model the task ID and how to come back for it.',
+				};
+			case 'maxWait':
+				return {
+					...option,
+					default: TOOL_MAX_WAIT_SECONDS,
+					description: `How long one tool call waits for each task; then On Timeout applies. ${TOOL_MAX_WAIT_SECONDS} s by default in a tool, so that the agent is not blocked: the model can come back for the task with a Task → Wait tool.`,
+				};
+			default:
+				return option;
+		}
+	});
+	return { ...property, options, displayOptions: withTool(property.displayOptions, true) };
+}
+
+/** The binary reference input as the tool shows it: None by default, since a tool call carries no files. */
+function toolImageInput(property: INodeProperties): INodeProperties {
+	return {
+		...property,
+		default: REFERENCE_INPUT.none,
+		description:
+			'Leave at None in a tool: a tool call carries no files. Let the model give images as URLs in the URL field instead.',
+		displayOptions: withTool(property.displayOptions, true),
+	};
+}
+
+/**
+ * The node's properties with the tool's own: a Description per operation, and tool twins of the Options
+ * collections and the binary reference input (each original shown only outside the tool).
+ */
+export function withToolProperties(properties: INodeProperties[]): INodeProperties[] {
+	const descriptions = [
+		...[...IMAGE_MODELS, ...VIDEO_MODELS].map((spec) =>
+			toolDescriptionProperty(spec.taskType, spec.operation, creationToolDescription(spec)),
+		),
+		...Object.entries(TASK_TOOL_DESCRIPTIONS).map(([operation, text]) =>
+			toolDescriptionProperty('task', operation, text),
+		),
+	];
+	const adapted = properties.flatMap((property): INodeProperties[] => {
+		const original = { ...property, displayOptions: withTool(property.displayOptions, false) };
+		if (property.name === 'options' && property.type === 'collection') return [original, toolOptions(property)];
+		if (property.name === 'imageInput') return [original, toolImageInput(property)];
+		return [property];
+	});
+	return [...descriptions, ...adapted];
+}
+
+/** The option values of the operation selectors, for tests that check every operation has a description. */
+export function operationValues(properties: INodeProperties[]): Array<{ resource: string; operation: string }> {
+	return properties
+		.filter((property) => property.name === 'operation')
+		.flatMap((property) =>
+			(property.options as INodePropertyOptions[]).map((option) => ({
+				resource: String(property.displayOptions?.show?.resource?.[0]),
+				operation: String(option.value),
+			})),
+		);
+}

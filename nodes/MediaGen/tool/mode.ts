@@ -1,0 +1,12 @@
+/**
+ * Whether the node runs as a tool of n8n's AI Agent. n8n offers every `usableAsTool` node to the agent under a
+ * second node type, `<package>.<name>Tool` (here `n8n-nodes-mediagen.mediaGenTool`), and runs that node's own
+ * `execute` with it; the node type is the one signal that holds in every n8n version and every way a tool is
+ * called (the agent's engine requests, sub-agents, the MCP Server Trigger). n8n's own Airtop node tells tool
+ * calls apart the same way; `isToolExecution()` is missing in n8n 1.x and false on the agent's main path in 2.x.
+ */
+import type { INode } from 'n8n-workflow';
+
+export function isToolCall(context: { getNode(): INode }): boolean {
+	return context.getNode().type.endsWith('Tool');
+}

@@ -1,0 +1,176 @@
+/**
+ * What an AI Agent's model reads when it calls MediaGen as a tool. n8n hands the model the JSON of the tool's
+ * output items as text and drops their binary data, so the result is written for a model:
+ *
+ * - compact: taskid, status, urls, taskType, model and the result's size (width/height, duration, resolution,
+ *   ratio); not the request (a prompt of up to 32,000 characters would come back into the model's context), not
+ *   raw status values or timestamps;
+ * - `status: "pending"` carries a `hint` that says how to come back for the task (the Task → Wait tool, with
+ *   its taskid) instead of creating it again;
+ * - a failure is an item, never a thrown error (n8n 1.x fails the whole workflow on a thrown tool error, and
+ *   2.x passes on the bare message only): `status: "failed"`, the task's id when one exists, `message` (what
+ *   happened, without n8n's "[item 0]") and `hint` (the node's own advice, plus what to do with the task).
+ *   There is no top-level `error` key: with Retry On Fail, n8n runs a node again when its first item has one.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
+
+import type { ItemOutcome } from '../output/taskOutput';
+
+/** The fields of a task's output a model needs. */
+const MODEL_FIELDS = [
+	'taskid',
+	'status',
+	'urls',
+	'url',
+	'resultIndex',
+	'taskType',
+	'model',
+	'width',
+	'height',
+	'duration',
+	'resolution',
+	'ratio',
+];
+
+/** Which operation produced the outcomes: a failure item names its task type and model from it. */
+export interface ToolOperation {
+	resource: string;
+	operation: string;
+}
+
+function pick(json: IDataObject, keys: readonly string[]): IDataObject {
+	const picked: IDataObject = {};
+	for (const key of keys) {
+		const value = json[key];
+		if (value === undefined || value === null || value === '') continue;
+		if (Array.isArray(value) && !value.length && key !== 'urls') continue;
+		picked[key] = value;
+	}
+	return picked;
+}
+
+/** n8n's item markers mean nothing to a model: "… [item 0]" and "Item 0: …". */
+export function forModel(text: string): string {
+	return text
+		.replace(/\s*\[item \d+\]/g, '')
+		.replace(/^Item \d+: /, '')
+		.replace(/\brun the node again\b/g, 'call this tool again')
+		.trim();
+}
+
+/** " (an image task)": which Task → Wait tool fits, when an agent has one per task type. */
+function kind(taskType: unknown): string {
+	return taskType === 'image' ? ' (an image task)' : taskType === 'video' ? ' (a video task)' : '';
+}
+
+function noun(taskType: unknown): string {
+	return taskType === 'video' ? 'video' : taskType === 'image' ? 'images' : 'result';
+}
+
+/** How to come back for a task that is not finished. */
+export function pendingHint(json: IDataObject): string {
+	const id = String(json.taskid);
+	return `Task ${id} is not finished yet. It keeps running on the server and is not charged again. To get the ${noun(json.taskType)}, call the MediaGen tool that waits for tasks with taskid "${id}"${kind(json.taskType)}, now or later; if it is still pending, tell the user the taskid so they can ask for the result later. Do not create the task again.`;
+}
+
+function taskResult(json: IDataObject, operation: ToolOperation): IDataObject {
+	// Task → Delete answers {status: "deleted", message, taskids, taskType}: already what a model needs.
+	if (operation.resource === 'task' && operation.operation === 'delete') return json;
+	const result = pick(json, MODEL_FIELDS);
+	if (result.status === 'pending') result.hint = pendingHint(json);
+	return result;
+}
+
+function failureHint(error: NodeApiError | NodeOperationError, json: IDataObject, taskid: string | undefined) {
+	const advice = error.description ? [forModel(error.description)] : [];
+	if (!taskid) return advice.join(' ');
+	// A task that failed on the server has a last status (a poll said so). A failed creation whose error answer
+	// named a task (waiting/answers.ts, failedCreationJson) has none: that task exists, in a state nobody knows.
+	if (json.status === 'failed' && 'lastStatus' in json) {
+		advice.push(
+			`Task ${taskid} failed on the server and will not produce a result. Tell the user; a new creation (for example with a changed prompt) is charged again.`,
+		);
+	} else {
+		advice.push(
+			`Task ${taskid} exists on the server and may have been charged. To check it again, call the MediaGen tool that waits for tasks with taskid "${taskid}"${kind(json.taskType)}. Do not create it again unless the user asks: every new creation is charged.`,
+		);
+	}
+	return advice.join(' ');
+}
+
+function failureResult(outcome: Extract<ItemOutcome, { error: unknown }>, operation: ToolOperation): IDataObject {
+	const json: IDataObject = {
+		...(operation.resource === 'task' ? {} : { taskType: operation.resource, model: operation.operation }),
+		...(outcome.json ?? {}),
+	};
+	const taskid = json.taskid ? String(json.taskid) : undefined;
+	const known = pick(json, ['taskid', 'taskType', 'model']);
+	const urls = Array.isArray(json.urls) ? (json.urls as string[]) : [];
+	// A finished task whose files could not be downloaded (Download Results on): its URLs are the result.
+	if (json.status === 'completed' && urls.length) {
+		return { ...known, status: 'completed', urls, message: forModel(outcome.error.message) };
+	}
+	return {
+		...known,
+		status: 'failed',
+		message: forModel(outcome.error.message),
+		hint: failureHint(outcome.error, json, taskid),
+	};
+}
+
+/** The items the model reads, one per output item (or failure), each paired with the item it came from. */
+export function toolResultItems(outcomes: ItemOutcome[], operation: ToolOperation): INodeExecutionData[] {
+	const items: INodeExecutionData[] = [];
+	for (const outcome of outcomes) {
+		if ('items' in outcome) {
+			for (const item of outcome.items) {
+				// Binary data stays with the item (Download Results switched on by the user); the model never sees it.
+				items.push({
+					json: taskResult(item.json, operation),
+					...(item.binary ? { binary: item.binary } : {}),
+					pairedItem: item.pairedItem ?? { item: outcome.itemIndex },
+				});
+			}
+		} else {
+			items.push({ json: failureResult(outcome, operation), pairedItem: { item: outcome.itemIndex } });
+		}
+	}
+	return items;
+}
+
+/** A failure outside any item (e.g. a setting the node cannot use), as the one result the model reads. */
+export function toolFailureItem(error: Error & { description?: string | null }): INodeExecutionData {
+	const hint = error.description ? forModel(error.description) : undefined;
+	return {
+		json: {
+			status: 'failed',
+			message: forModel(error.message),
+			...(hint ? { hint } : {}),
+		},
+		pairedItem: { item: 0 },
+	};
+}
+
+/**
+ * Runs the node for the agent: whatever fails outside the items (a setting the node cannot use) becomes the one
+ * result the model reads too. Only a Stop of the execution still ends the node with n8n's cancellation error.
+ */
+export async function runAsTool(
+	this: IExecuteFunctions,
+	run: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>,
+): Promise<INodeExecutionData[][]> {
+	const ended = await run.call(this).then(
+		(output) => ({ output }),
+		(error: Error & { description?: string | null }) => ({ error }),
+	);
+	if ('output' in ended) return ended.output;
+	// n8n recognises its cancellation error by its name: it must reach n8n as it is.
+	if (this.getExecutionCancelSignal()?.aborted || /Cancel/.test(String(ended.error?.name))) throw ended.error;
+	return [[toolFailureItem(ended.error)]];
+}

@@ -1,0 +1,594 @@
+/**
+ * `npm run test:agent`: the MediaGen tool inside n8n's AI Agent, in real n8n, offline.
+ *
+ * Real n8n (`n8n start`, from the shared installer) with the packed tarball installed as a community package
+ * runs examples/agent-images.json: Chat Trigger → AI Agent with the OpenAI Chat Model, Simple Memory and two
+ * MediaGen tools ("Create images", beta v4.5, and "Wait for images", Task → Wait). The model is a scripted
+ * OpenAI-compatible server (scripts/lib/model-server.ts) that the OpenAI credential's Base URL points at; the
+ * MediaGen credential points at the API simulator. Each scenario posts a chat message to the Chat Trigger's
+ * public URL, as the hosted chat page does; the scripted model calls a tool with chosen arguments and then
+ * answers with text that repeats what the tool returned.
+ *
+ * Asserted, on the simulator's record (what reached the API) and on the model server's record (what the model
+ * read): one creation carrying the model's prompt; the tool result is compact JSON with the task id, status and
+ * result URLs, no echo of the prompt, and no result file is downloaded; a 9000 answer and a task the API refuses
+ * reach the model as a failure with the API's message, the node's advice and (for the refused task) the task id;
+ * a render longer than the tool's Max Wait comes back "pending" with its task id and instructions, and the model
+ * gets the result through the Task → Wait tool. The example runs as it is (Responses API, streamed chat), and in
+ * variants for Chat Completions and for a chat that is not streamed.
+ *
+ * MEDIAGEN_AGENT_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './lib/installer';
+import {
+	startModelServer,
+	type ModelRequest,
+	type ModelScript,
+	type ModelServer,
+	type OfferedTool,
+} from './lib/model-server';
+import { n8nCommand, n8nEnv, startN8nServer, writeCredentials, type N8nServer } from './lib/n8n';
+import { logFolder, ROOT } from './lib/paths';
+import { run, runMain, stopProcess, waitForLog } from './lib/process';
+import { check, log, stepTimer } from './lib/report';
+import {
+	activateWorkflow,
+	getExecution,
+	listExecutions,
+	setupOwner,
+	type ExecutionRecord,
+	type RestSession,
+} from './lib/rest';
+import { injectFault, resetSimulator, simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
+import type { RecordedRequestSummary } from '../test/simulator/server';
+
+const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
+const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
+const CREATE_PATH = '/v1/tlimages/betav45';
+const INFO_PATH = '/v1/tlimages/infobytaskid';
+/** Renders take this long in the simulator: longer than the short-wait variant's Max Wait (1 s). */
+const TASK_SECONDS = 4;
+
+interface WorkflowNode {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	parameters: Record<string, unknown>;
+	webhookId?: string;
+	credentials?: Record<string, { id: string; name: string }>;
+	[key: string]: unknown;
+}
+interface WorkflowFile {
+	id: string;
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
+	[key: string]: unknown;
+}
+
+/** One workflow the suite runs: the example itself, or a variant of it. */
+interface Variant {
+	label: string;
+	workflow: WorkflowFile;
+	webhookId: string;
+	api: 'chat' | 'responses';
+	streamed: boolean;
+}
+
+/** n8n's tool name for a node: characters outside [A-Za-z0-9_-] become "_" (nodeNameToToolName). */
+function toolName(nodeName: string): string {
+	return nodeName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+}
+
+function node(workflow: WorkflowFile, predicate: (candidate: WorkflowNode) => boolean, what: string): WorkflowNode {
+	const found = workflow.nodes.find(predicate);
+	check(found, `the example has ${what}`);
+	return found;
+}
+
+/** The example's parts the suite drives, checked to be there. */
+function exampleParts(workflow: WorkflowFile) {
+	const trigger = node(workflow, (candidate) => candidate.type === CHAT_TRIGGER, 'a Chat Trigger');
+	const model = node(workflow, (candidate) => candidate.type.endsWith('.lmChatOpenAi'), 'an OpenAI Chat Model');
+	const create = node(
+		workflow,
+		(candidate) => candidate.type === TOOL_TYPE && candidate.parameters.resource === 'image',
+		'a MediaGen image tool',
+	);
+	const wait = node(
+		workflow,
+		(candidate) =>
+			candidate.type === TOOL_TYPE &&
+			candidate.parameters.resource === 'task' &&
+			candidate.parameters.operation === 'wait',
+		'a MediaGen Task → Wait tool',
+	);
+	check(trigger.parameters.public === true && trigger.webhookId, 'the Chat Trigger is public and has a webhook id');
+	for (const tool of [create, wait])
+		check(
+			workflow.connections[tool.name]?.ai_tool?.[0]?.[0]?.node,
+			`"${tool.name}" is connected to the agent as a tool`,
+		);
+	return { trigger, model, create, wait };
+}
+
+/**
+ * The example as it is, and variants that differ in one setting each: the model API (Chat Completions instead of
+ * Responses), the chat's response mode (not streamed), or the creation tool's Max Wait (1 s, so that a render
+ * comes back pending). Every variant gets its own workflow id, name and chat URL.
+ */
+function variants(example: WorkflowFile, version: string): Variant[] {
+	const made: Variant[] = [];
+	const add = (label: string, change: (workflow: WorkflowFile) => void) => {
+		const workflow = JSON.parse(JSON.stringify(example)) as WorkflowFile;
+		const index = made.length;
+		if (index > 0) {
+			workflow.id = `${example.id.slice(0, 15)}Var${index}`;
+			workflow.name = `${example.name} [${label}]`;
+		}
+		change(workflow);
+		const { trigger, model } = exampleParts(workflow);
+		if (index > 0) trigger.webhookId = `${trigger.webhookId!.slice(0, -4)}${String(index).padStart(4, '0')}`;
+		const options = (trigger.parameters.options ?? {}) as Record<string, unknown>;
+		made.push({
+			label,
+			workflow,
+			webhookId: trigger.webhookId!,
+			api: model.parameters.responsesApiEnabled === false ? 'chat' : 'responses',
+			streamed: options.responseMode === 'streaming',
+		});
+	};
+	const setResponseMode = (workflow: WorkflowFile, mode: string) => {
+		const { trigger } = exampleParts(workflow);
+		trigger.parameters.options = { ...(trigger.parameters.options as object), responseMode: mode };
+	};
+	const useChatCompletions = (workflow: WorkflowFile) => {
+		exampleParts(workflow).model.parameters.responsesApiEnabled = false;
+	};
+	add('the example', () => {});
+	add('Chat Completions, not streamed', (workflow) => {
+		useChatCompletions(workflow);
+		setResponseMode(workflow, 'lastNode');
+	});
+	add('Responses, not streamed', (workflow) => setResponseMode(workflow, 'lastNode'));
+	add('Chat Completions, streamed', (workflow) => {
+		useChatCompletions(workflow);
+		// The AI Agent that n8n 2.x adds by default (3.1) besides the example's 3, which n8n 1.x also has.
+		if (!version.startsWith('1.')) {
+			const agent = node(workflow, (candidate) => candidate.type.endsWith('.agent'), 'an AI Agent');
+			agent.typeVersion = 3.1;
+		}
+	});
+	add('Max Wait 1 s', (workflow) => {
+		const { create } = exampleParts(workflow);
+		create.parameters.options = { ...(create.parameters.options as object), maxWait: 1 };
+	});
+	return made;
+}
+
+/** Sends a chat message as the hosted chat page does and returns the agent's reply text. */
+async function chat(server: N8nServer, variant: Variant, sessionId: string, chatInput: string): Promise<string> {
+	const response = await fetch(`${server.url}/webhook/${variant.webhookId}/chat`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
+		signal: AbortSignal.timeout(180_000),
+	});
+	const text = await response.text();
+	check(response.ok, `chat answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	if (!variant.streamed) {
+		const body = JSON.parse(text) as { output?: string } | Array<{ output?: string }>;
+		const output = Array.isArray(body) ? body[0]?.output : body.output;
+		check(typeof output === 'string', `the chat answer has an output: ${text.slice(0, 300)}`);
+		return output;
+	}
+	// Streamed: one JSON object per line; the reply is the content of the "item" chunks.
+	const chunks = text
+		.split('\n')
+		.filter((line) => line.trim())
+		.map((line) => JSON.parse(line) as { type: string; content?: string });
+	check(
+		chunks.some((chunk) => chunk.type === 'begin') && chunks.some((chunk) => chunk.type === 'end'),
+		`the chat answer was streamed: ${text.slice(0, 300)}`,
+	);
+	return chunks
+		.filter((chunk) => chunk.type === 'item')
+		.map((chunk) => chunk.content ?? '')
+		.join('');
+}
+
+/** Waits for a chat trigger's production URL (the hosted chat page answers GET once the workflow is active). */
+async function waitForChat(server: N8nServer, webhookId: string, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const status = await fetch(`${server.url}/webhook/${webhookId}/chat`)
+			.then((response) => response.status)
+			.catch(() => 0);
+		if (status === 200) return;
+		if (Date.now() > deadline) throw new Error(`chat ${webhookId} not registered within ${timeoutMs / 1000} s`);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+	}
+}
+
+async function finishedExecution(
+	install: N8nInstall,
+	session: RestSession,
+	workflowId: string,
+	seen: Set<string>,
+): Promise<ExecutionRecord> {
+	const deadline = Date.now() + 60_000;
+	for (;;) {
+		const fresh = (await listExecutions(session, workflowId)).find((execution) => !seen.has(execution.id));
+		if (fresh && !['new', 'running', 'waiting'].includes(fresh.status)) {
+			seen.add(fresh.id);
+			return await getExecution(install, session, fresh.id);
+		}
+		if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} (last: ${fresh?.status})`);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
+
+/** A tool result as the model read it: n8n sends the JSON of the tool's output items, as text. */
+function parsedResult(output: string): Array<Record<string, unknown>> {
+	const value = JSON.parse(output) as unknown;
+	check(Array.isArray(value), `the tool result is a JSON array: ${output.slice(0, 300)}`);
+	return value as Array<Record<string, unknown>>;
+}
+
+interface ScenarioResult {
+	answer: string;
+	requests: ModelRequest[];
+	/** Every tool result the model read in this scenario, in call order (from the last request). */
+	results: Array<{ name?: string; output: string; items: Array<Record<string, unknown>> }>;
+	record: RecordedRequestSummary[];
+	execution: ExecutionRecord;
+}
+
+interface Context {
+	install: N8nInstall;
+	server: N8nServer;
+	session: RestSession;
+	simulator: SimulatorProcess;
+	model: ModelServer;
+	seen: Set<string>;
+	version: string;
+}
+
+async function runScenario(
+	context: Context,
+	variant: Variant,
+	name: string,
+	chatInput: string,
+	script: ModelScript,
+	before?: () => Promise<void>,
+): Promise<ScenarioResult> {
+	const { simulator, model } = context;
+	await resetSimulator(simulator.url);
+	model.reset();
+	model.setScript(script);
+	if (before) await before();
+	const started = Date.now();
+	const answer = await chat(context.server, variant, `${name}-${context.version}`, chatInput);
+	const execution = await finishedExecution(context.install, context.session, variant.workflow.id, context.seen);
+	const requests = [...model.requests];
+	const record = await simulatorRecord(simulator.url);
+	check(requests.length > 0, `${name}: the model was asked`);
+	for (const request of requests) {
+		check(
+			request.api === variant.api && request.stream === variant.streamed,
+			`${name}: n8n called the ${variant.api} API ${variant.streamed ? 'streamed' : 'not streamed'} (got ${request.api}, stream ${request.stream})`,
+		);
+	}
+	const last = requests[requests.length - 1];
+	const results = last.toolResults.map((result) => ({ ...result, items: parsedResult(result.output) }));
+	log(
+		'agent',
+		`${variant.label} / ${name}: ${requests.length} model requests (${variant.api}, ${variant.streamed ? 'streamed' : 'not streamed'}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+	);
+	for (const result of results) log('agent', `  the model read from ${result.name}: ${result.output}`);
+	return { answer, requests, results, record, execution };
+}
+
+/** A script that calls one tool with the given arguments, then answers with text that repeats its result. */
+function callThenRepeat(tool: string, args: Record<string, unknown>): ModelScript {
+	return (request) => {
+		requireTool(request, tool);
+		if (!request.toolResults.length) return { call: { name: tool, arguments: args } };
+		return { text: `The tool returned: ${request.toolResults[request.toolResults.length - 1].output}` };
+	};
+}
+
+function requireTool(request: ModelRequest, tool: string): OfferedTool {
+	const offered = request.tools.find((candidate) => candidate.name === tool);
+	if (!offered) throw new Error(`no tool ${tool} offered (${request.tools.map((entry) => entry.name).join(', ')})`);
+	return offered;
+}
+
+const creations = (record: RecordedRequestSummary[]) =>
+	record.filter((entry) => entry.method === 'POST' && entry.path === CREATE_PATH);
+const downloads = (record: RecordedRequestSummary[]) =>
+	record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
+
+/** What every scenario asserts about n8n and the API: the run succeeded, one creation with the model's prompt. */
+function checkCommon(name: string, result: ScenarioResult, prompt: string, createNode: string): void {
+	check(result.execution.status === 'success', `${name}: the execution succeeded (${result.execution.status})`);
+	const made = creations(result.record);
+	check(made.length === 1, `${name}: exactly one creation reached the API (${made.length})`);
+	check(made[0].fields.prompt?.[0] === prompt, `${name}: the creation carries the model's prompt`);
+	check(downloads(result.record).length === 0, `${name}: no result file was downloaded in tool mode`);
+	for (const run of result.execution.data.resultData.runData[createNode] ?? []) {
+		const items = Object.values(run.data ?? {}).flatMap((output) => output.flat().filter(Boolean));
+		check(
+			items.every((item) => item && !item.binary),
+			`${name}: the tool's output items carry no binary data`,
+		);
+	}
+}
+
+async function runVersion(version: string, tarball: string, example: WorkflowFile): Promise<void> {
+	const { step, summary } = stepTimer();
+	const install = ensureN8n(version, 'agent');
+	step('n8n install');
+	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-agent-${version}-`));
+	const logFile = path.join(logFolder(`agent-${version}`), 'n8n.log');
+	let simulator: SimulatorProcess | undefined;
+	let model: ModelServer | undefined;
+	let server: N8nServer | undefined;
+	let passed = false;
+	try {
+		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
+		model = await startModelServer();
+		installCommunityPackage(userFolder, tarball);
+		const env = await n8nEnv(install, userFolder);
+		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
+		const { version: installed } = JSON.parse(
+			readFileSync(path.join(path.dirname(install.n8nBin), '..', 'package.json'), 'utf8'),
+		) as { version: string };
+		log('agent', `n8n ${installed} on Node ${run(install.nodeBin, ['--version']).trim()}`);
+
+		const all = variants(example, version);
+		const { create, wait } = exampleParts(example);
+		const openAiCredential = exampleParts(example).model.credentials?.openAiApi;
+		check(openAiCredential, 'the example names an OpenAI credential');
+		// Both credentials in one import: the simulator's MediaGen credential and an OpenAI one for the model server.
+		const credentialsFile = writeCredentials(userFolder, simulator.url);
+		const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as object[];
+		credentials.push({ ...openAiCredential, type: 'openAiApi', data: { apiKey: 'sk-agent-test', url: model.baseUrl } });
+		writeFileSync(credentialsFile, JSON.stringify(credentials));
+		n8n('import:credentials', `--input=${credentialsFile}`);
+		const folder = path.join(userFolder, 'workflows');
+		mkdirSync(folder);
+		for (const variant of all)
+			writeFileSync(path.join(folder, `${variant.workflow.id}.json`), JSON.stringify(variant.workflow));
+		n8n('import:workflow', '--separate', `--input=${folder}`);
+		step('simulator, model server, package and import');
+
+		server = await startN8nServer(install, env, logFile);
+		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
+		const session = await setupOwner(server.url);
+		// Published as the editor's Publish button does; then the chat URLs answer.
+		for (const variant of all) await activateWorkflow(session, variant.workflow.id);
+		for (const variant of all) await waitForChat(server, variant.webhookId, 120_000);
+		step('n8n started, workflows published');
+		const context: Context = { install, server, session, simulator, model, seen: new Set(), version };
+		const createTool = toolName(create.name);
+		const waitTool = toolName(wait.name);
+		const [exampleVariant, ...others] = all;
+		const shortWait = others[others.length - 1];
+
+		// 1. A successful creation, in every API × streaming combination the variants cover.
+		for (const variant of all.filter((candidate) => candidate !== shortWait)) {
+			const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
+			const args = {
+				prompt,
+				referenceImageUrl: 'https://images.example.com/lighthouse.jpg',
+				count: 2,
+				aspectRatio: '16:9',
+			};
+			const result = await runScenario(
+				context,
+				variant,
+				'success',
+				'Paint me a lighthouse at dawn, two versions, wide format.',
+				callThenRepeat(createTool, args),
+			);
+			checkCommon('success', result, prompt, create.name);
+			const created = creations(result.record)[0];
+			check(
+				created.fields.imageUrl?.[0] === args.referenceImageUrl,
+				'success: the reference image URL the model chose reached the API',
+			);
+			check(
+				created.fields.batchsize?.[0] === '2' && created.fields.resolution?.[0] === '16:9',
+				'success: the count and aspect ratio the model chose reached the API',
+			);
+			check(result.results.length === 1, 'success: the model read one tool result');
+			const [item, ...more] = result.results[0].items;
+			check(!more.length, 'success: the tool result holds one item for the one task');
+			check(item.status === 'completed', `success: status completed (${String(item.status)})`);
+			const urls = item.urls as string[];
+			check(
+				Array.isArray(urls) && urls.length === 2 && urls.every((url) => url.startsWith(`${simulator!.url}/files/`)),
+				'success: the model read the two result URLs',
+			);
+			check(typeof item.taskid === 'string' && urls[0].includes(item.taskid), 'success: the model read the task id');
+			check(item.request === undefined, 'success: the tool result does not echo the request');
+			check(!result.results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
+			check(
+				urls.every((url) => result.answer.includes(url)),
+				'success: the final chat answer carries the URLs',
+			);
+			// What the model is told about the tool, by default and by the example's $fromAI descriptions.
+			const offered = requireTool(result.requests[0], createTool);
+			check(
+				/url/i.test(offered.description) && /taskid/.test(offered.description) && /pending/.test(offered.description),
+				`success: the tool description says what comes back (URLs, taskid, pending): ${offered.description}`,
+			);
+			check(
+				/^What the picture shows/.test(offered.parameters.properties?.prompt?.description ?? ''),
+				'success: the prompt argument carries the example description',
+			);
+			check(
+				/taskid/.test(requireTool(result.requests[0], waitTool).description),
+				'success: the Task → Wait tool says it takes the taskid',
+			);
+		}
+		step('success: 4 combinations');
+
+		// 2. Insufficient credits (9000): nothing was created; the model reads the message and the advice.
+		{
+			const prompt = 'A red fox in the snow';
+			const result = await runScenario(
+				context,
+				exampleVariant,
+				'credits',
+				'Draw a red fox in the snow.',
+				callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '1:1' }),
+				async () =>
+					await injectFault(simulator!.url, {
+						path: CREATE_PATH,
+						action: {
+							type: 'status',
+							status: 200,
+							contentType: 'application/json',
+							body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }),
+						},
+					}),
+			);
+			checkCommon('credits', result, prompt, create.name);
+			const [item] = result.results[0].items;
+			check(item.status === 'failed', `credits: status failed (${String(item.status)})`);
+			check(item.error === undefined, 'credits: no top-level "error" key (it would trigger Retry On Fail)');
+			check(
+				typeof item.message === 'string' && /insufficient credits/i.test(item.message) && !/\[item/.test(item.message),
+				`credits: the model read what happened, without "[item N]" (${String(item.message)})`,
+			);
+			check(
+				typeof item.hint === 'string' && /top up/i.test(item.hint),
+				`credits: the model read the advice (${String(item.hint)})`,
+			);
+			check(item.taskid === undefined, 'credits: no task id, since nothing was created');
+			check(
+				result.answer.includes(result.results[0].output),
+				'credits: the final chat answer repeats the tool result, advice included',
+			);
+		}
+
+		// 3. A task the API refuses after it was created: the model reads the task id, the API's reason, the advice.
+		{
+			const prompt = 'A portrait of a famous singer';
+			const reason = 'task refused: the prompt violates the content policy';
+			const result = await runScenario(
+				context,
+				others[0],
+				'refused',
+				'Make a portrait of a famous singer.',
+				callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '3:4' }),
+				async () =>
+					await injectFault(simulator!.url, {
+						path: INFO_PATH,
+						action: {
+							type: 'status',
+							status: 200,
+							contentType: 'application/json',
+							body: JSON.stringify({ code: 9999, msg: reason }),
+						},
+					}),
+			);
+			checkCommon('refused', result, prompt, create.name);
+			const [item] = result.results[0].items;
+			const taskid = (result.record.find((entry) => entry.path === INFO_PATH)?.json as { taskid?: string })?.taskid;
+			check(item.status === 'failed', `refused: status failed (${String(item.status)})`);
+			check(taskid && item.taskid === taskid, `refused: the model read the task id ${taskid}`);
+			check(String(item.message).includes(reason), 'refused: the model read the API’s reason');
+			check(
+				typeof item.hint === 'string' && item.hint.includes(taskid) && /charged/.test(item.hint),
+				`refused: the advice names the task and says a new creation is charged (${String(item.hint)})`,
+			);
+		}
+		step('errors: 9000 and a refused task');
+
+		// 4. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait.
+		{
+			const prompt = 'A slow render of a mountain lake';
+			const result = await runScenario(context, shortWait, 'pending', 'Paint a mountain lake.', (request) => {
+				requireTool(request, waitTool);
+				const results = request.toolResults;
+				if (results.length === 0)
+					return {
+						call: {
+							name: createTool,
+							arguments: { prompt, referenceImageUrl: '', count: 1, aspectRatio: '4:3' },
+						},
+					};
+				if (results.length === 1) {
+					const [pending] = parsedResult(results[0].output);
+					if (pending.status !== 'pending') return { text: `expected pending: ${results[0].output}` };
+					return { call: { name: waitTool, arguments: { taskid: pending.taskid } } };
+				}
+				return { text: `The tool returned: ${results[results.length - 1].output}` };
+			});
+			checkCommon('pending', result, prompt, create.name);
+			check(result.results.length === 2, `pending: the model read two tool results (${result.results.length})`);
+			const [first, second] = result.results;
+			const [pending] = first.items;
+			check(first.name === createTool && pending.status === 'pending', 'pending: the creation came back pending');
+			check(typeof pending.taskid === 'string' && pending.taskid, 'pending: with its task id');
+			check(
+				typeof pending.hint === 'string' && pending.hint.includes(String(pending.taskid)),
+				`pending: the hint says how to come back for the task (${String(pending.hint)})`,
+			);
+			const [done] = second.items;
+			check(second.name === waitTool, 'pending: the model called the Task → Wait tool');
+			check(
+				done.status === 'completed' && done.taskid === pending.taskid,
+				`pending: Task → Wait returned the same task completed (${second.output})`,
+			);
+			const urls = done.urls as string[];
+			check(
+				Array.isArray(urls) && urls.length === 1 && urls.every((url) => result.answer.includes(url)),
+				'pending: the final answer carries the URL',
+			);
+		}
+		step('pending, then Task → Wait');
+		log('agent', `PASS on n8n ${version}`);
+		passed = true;
+	} finally {
+		if (!passed) {
+			try {
+				console.error(`--- n8n log (tail)\n${readFileSync(logFile, 'utf8').split('\n').slice(-60).join('\n')}`);
+			} catch {
+				// not started
+			}
+		}
+		await stopProcess(server?.child, 20_000);
+		await stopProcess(simulator?.child);
+		await model?.close();
+		rmSync(userFolder, { recursive: true, force: true });
+		step('shutdown');
+		log('agent', `n8n ${version}: ${summary()}`);
+	}
+}
+
+async function main(): Promise<void> {
+	const versions = (process.env.MEDIAGEN_AGENT_VERSIONS ?? '2.41.1,1.123.81')
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean);
+	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as WorkflowFile;
+	const tarball = packPackage();
+	log('agent', `packed ${path.basename(tarball)}`);
+	try {
+		for (const version of versions) await runVersion(version, tarball, example);
+	} finally {
+		rmSync(path.dirname(tarball), { recursive: true, force: true });
+	}
+	log('agent', `passed on n8n ${versions.join(' and ')}`);
+}
+
+runMain('agent', main);

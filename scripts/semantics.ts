@@ -1,0 +1,927 @@
+/**
+ * `npm run test:semantics`: n8n's own semantics, proved in the real n8n application (2.41.1 and 1.123.81) with
+ * the packed tarball installed as a community package, against the API simulator. One `n8n start` per version
+ * runs every case; each workflow is started by its production webhook, whose body carries the items, and the
+ * run data is read back through the REST API the editor uses.
+ *
+ * - error output: On Error "Continue (using error output)": the completed task leaves by the success output,
+ *   the failed (`[sim:fail]`, Failed Status Codes 3) and refused (`[sim:refuse]`) tasks by the error output,
+ *   with `$json.error.taskid` the created ids and the input item's fields merged in by n8n; a Set node on the
+ *   error branch reads the id with an expression.
+ * - continue: On Error "Continue": every item on the one output, failed ones flat with taskid/status "failed".
+ * - stop: three renders that never finish (Retry On Fail on); once each has been polled, the execution is
+ *   stopped through the REST API (the editor's Stop); it ends "canceled", n8n's log has a "created … task <id>"
+ *   line for every task the simulator created, nothing is created and no task polled after the Stop. What the
+ *   saved execution holds afterwards is printed.
+ * - retry of the stopped execution: n8n 2.x runs it again and creates anew; 1.x ends it without running the node.
+ * - retry on fail: Retry On Fail (3 tries, 1 s apart); the first result download answers 404, so the first try
+ *   fails after creating its tasks; the execution succeeds with exactly one creation per item, and n8n's log
+ *   says the second try resumed them.
+ * - retry on fail with the error output: a failed first item makes n8n run the node again per try; the failed
+ *   task is created anew each time, the good one resumed.
+ * - loop: the node runs twice in one execution (an IF node sends its items back): a new run index creates anew.
+ * - durable example: examples/durable-wait.json's loop (round bound 3): a refused render leaves by the error
+ *   output, one that never finishes leaves pending by the IF bound, a normal one completes.
+ * - retry execution: an execution fails on the same 404 (no Retry On Fail); "Retry execution" from the
+ *   executions list, with the original and with the current workflow, finishes it without a new creation.
+ *
+ * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { NODE_TYPE } from '../test/nodeType';
+import type { RecordedRequestSummary } from '../test/simulator/server';
+import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './lib/installer';
+import {
+	callWebhook,
+	CREDENTIAL_REF,
+	n8nCommand,
+	n8nEnv,
+	startN8nServer,
+	waitForWebhook,
+	writeCredentials,
+	type N8nServer,
+} from './lib/n8n';
+import { logFolder, ROOT } from './lib/paths';
+import { runMain, stopProcess, waitForLog } from './lib/process';
+import { check, log, stepTimer } from './lib/report';
+import {
+	activateWorkflow,
+	getExecution,
+	listExecutions,
+	retryExecution,
+	setupOwner,
+	stopExecution,
+	waitForExecution,
+	type ExecutionItem,
+	type ExecutionRecord,
+	type RestSession,
+} from './lib/rest';
+import { injectFault, simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './lib/simulator';
+
+const SCOPE = 'semantics';
+const CREATE_PATH = '/v1/tlimages/betav4';
+const FINAL = ['success', 'error', 'canceled', 'crashed'];
+/** Simulated renders take 1 s unless a prompt says otherwise. */
+const TASK_SECONDS = 1;
+
+// --- workflows ------------------------------------------------------------------------------------------
+
+interface WorkflowNode {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	[setting: string]: unknown;
+}
+interface Connection {
+	node: string;
+	type: 'main';
+	index: number;
+}
+interface Workflow {
+	id: string;
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, { main: Connection[][] }>;
+	active: boolean;
+	settings: { executionOrder: 'v1' };
+	pinData: Record<string, never>;
+}
+/** A node as the cases give it: its place and id are filled in by caseWorkflow; typeVersion defaults to 1. */
+interface NodeSpec {
+	name: string;
+	type: string;
+	typeVersion?: number;
+	parameters: Record<string, unknown>;
+	[setting: string]: unknown;
+}
+/** A test workflow and the production webhook that starts it. */
+interface Case {
+	workflow: Workflow;
+	path: string;
+}
+
+let uuid = 0;
+const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')}`;
+
+/**
+ * Webhook → "Items" (Split Out of the body's `items`, so every call brings its own items) → the nodes given,
+ * wired by `links` ([from, output, to]).
+ */
+function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Array<[string, number, string]>): Case {
+	const webhookPath = `mediagen-${id.toLowerCase()}`;
+	const all: WorkflowNode[] = [
+		{
+			id: nextId(),
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
+			webhookId: nextId(),
+		},
+		{
+			id: nextId(),
+			name: 'Items',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [220, 0],
+			parameters: { fieldToSplitOut: 'body.items', options: {} },
+		},
+		...nodes.map(
+			(node, index): WorkflowNode => ({
+				...node,
+				typeVersion: node.typeVersion ?? 1,
+				id: nextId(),
+				position: [440 + 220 * index, 0],
+			}),
+		),
+	];
+	const connections: Workflow['connections'] = {};
+	for (const [from, output, to] of [['Webhook', 0, 'Items'], ['Items', 0, nodes[0].name], ...links] as Array<
+		[string, number, string]
+	>) {
+		const outputs = (connections[from] ??= { main: [] }).main;
+		while (outputs.length <= output) outputs.push([]);
+		outputs[output].push({ node: to, type: 'main', index: 0 });
+	}
+	return {
+		workflow: {
+			id,
+			name: `MediaGen semantics: ${name}`,
+			nodes: all,
+			connections,
+			active: false,
+			settings: { executionOrder: 'v1' },
+			pinData: {},
+		},
+		path: webhookPath,
+	};
+}
+
+/** A beta v4 creation that waits; `options` go into the node's Options, `settings` onto the node (On Error, …). */
+function render(
+	name: string,
+	options: Record<string, unknown>,
+	settings: Record<string, unknown> = {},
+	prompt = '={{ $json.prompt }}',
+): NodeSpec {
+	return {
+		name,
+		type: NODE_TYPE,
+		parameters: {
+			resource: 'image',
+			operation: 'betav4',
+			prompt,
+			waitForCompletion: true,
+			options: { pollInterval: 0.5, maxWait: 60, downloadResults: false, ...options },
+		},
+		credentials: CREDENTIAL_REF,
+		...settings,
+	};
+}
+
+const noOp = (name: string) => ({ name, type: 'n8n-nodes-base.noOp', parameters: {} });
+
+/** How many rounds the durable example's IF node allows in this suite (100 in the example). */
+const DURABLE_ROUNDS = 3;
+
+/** The nodes of examples/durable-wait.json the durable check reads, found by their role. */
+interface DurableRoles {
+	create: string;
+	check: string;
+	condition: string;
+	done: string;
+	failed: string;
+}
+
+/**
+ * examples/durable-wait.json as it is, but for what makes it quick: a webhook instead of the manual trigger, a
+ * Wait of 1 s, Task → Wait checks of 1 s, and a round bound of DURABLE_ROUNDS instead of 100 (the IF node's
+ * own condition, its value only changed). Its scenes come from the webhook's body.
+ */
+function durableExampleCase(): Case & { roles: DurableRoles } {
+	const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'durable-wait.json'), 'utf8')) as Workflow;
+	const find = (test: (node: WorkflowNode) => boolean, what: string) => {
+		const node = workflow.nodes.find(test);
+		check(node, `examples/durable-wait.json has ${what}`);
+		return node;
+	};
+	const manual = find((node) => node.type === 'n8n-nodes-base.manualTrigger', 'a manual trigger');
+	const scenes = find((node) => typeof node.parameters.jsonOutput === 'string', 'a Scenes node');
+	const create = find((node) => node.type === NODE_TYPE && node.parameters.waitForCompletion === false, 'a creation');
+	const wait = find((node) => node.type === 'n8n-nodes-base.wait', 'a Wait node');
+	const taskWait = find((node) => node.type === NODE_TYPE && node.parameters.operation === 'wait', 'Task → Wait');
+	const condition = find((node) => node.type === 'n8n-nodes-base.if', 'an IF node');
+	const bound = (
+		condition.parameters.conditions as { conditions: Array<{ leftValue: string; rightValue: unknown }> }
+	).conditions.find((entry) => /\$runIndex/.test(entry.leftValue));
+	check(bound, 'the IF node bounds the rounds with {{ $runIndex }}');
+	bound.rightValue = DURABLE_ROUNDS;
+	const webhookPath = 'mediagen-mgsemdurable';
+	const webhook: WorkflowNode = {
+		id: nextId(),
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: manual.position,
+		parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
+		webhookId: nextId(),
+	};
+	workflow.nodes = workflow.nodes.map((node) => (node === manual ? webhook : node));
+	workflow.connections.Webhook = workflow.connections[manual.name];
+	delete workflow.connections[manual.name];
+	scenes.parameters = { ...scenes.parameters, jsonOutput: '={{ JSON.stringify({ scenes: $json.body.items }) }}' };
+	wait.parameters = { ...wait.parameters, amount: 1, unit: 'seconds' };
+	taskWait.parameters = {
+		...taskWait.parameters,
+		options: { ...(taskWait.parameters.options as object), pollInterval: 0.5, maxWait: 1 },
+	};
+	const outputs = (node: WorkflowNode) => workflow.connections[node.name].main;
+	const roles = {
+		create: create.name,
+		check: taskWait.name,
+		condition: condition.name,
+		done: outputs(condition)[1][0].node,
+		failed: outputs(taskWait)[1]?.[0]?.node,
+	};
+	check(roles.failed, "Task → Wait's error output leads somewhere");
+	return {
+		workflow: { ...workflow, id: 'mgSemDurableLoop', name: 'MediaGen semantics: the durable example' },
+		path: webhookPath,
+		roles,
+	};
+}
+
+const CASES = {
+	errorOutput: caseWorkflow(
+		'mgSemErrorOutput',
+		'error output',
+		[
+			render('Render', { failedStatusCodes: '3' }, { onError: 'continueErrorOutput' }),
+			noOp('Rendered'),
+			noOp('Failed Renders'),
+			{
+				name: 'Failed Task Id',
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				parameters: {
+					assignments: {
+						assignments: [
+							{ id: nextId(), name: 'failedTask', value: '={{ $json.error.taskid }}', type: 'string' },
+							{ id: nextId(), name: 'scene', value: '={{ $json.scene }}', type: 'string' },
+						],
+					},
+					options: {},
+				},
+			},
+		],
+		[
+			['Render', 0, 'Rendered'],
+			['Render', 1, 'Failed Renders'],
+			['Failed Renders', 0, 'Failed Task Id'],
+		],
+	),
+	continueRegular: caseWorkflow(
+		'mgSemContinue',
+		'continue (regular output)',
+		[render('Render', { failedStatusCodes: '3' }, { onError: 'continueRegularOutput' }), noOp('All Renders')],
+		[['Render', 0, 'All Renders']],
+	),
+	stop: caseWorkflow(
+		'mgSemStop',
+		'stop',
+		// Retry On Fail on: n8n calls a stopped node again after the wait between tries; it must create nothing.
+		[
+			render('Render', { pollInterval: 1, maxWait: 600 }, { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 }),
+			noOp('Rendered'),
+		],
+		[['Render', 0, 'Rendered']],
+	),
+	retryOnFail: caseWorkflow(
+		'mgSemRetryOnFail',
+		'retry on fail',
+		[
+			render('Render', { downloadResults: true }, { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 }),
+			noOp('Rendered'),
+		],
+		[['Render', 0, 'Rendered']],
+	),
+	retryContinue: caseWorkflow(
+		'mgSemRetryContinue',
+		'retry on fail with the error output',
+		[
+			render(
+				'Render',
+				{ failedStatusCodes: '3' },
+				{ onError: 'continueErrorOutput', retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 },
+			),
+			noOp('Rendered'),
+			noOp('Failed Renders'),
+		],
+		[
+			['Render', 0, 'Rendered'],
+			['Render', 1, 'Failed Renders'],
+		],
+	),
+	loop: caseWorkflow(
+		'mgSemLoop',
+		'loop',
+		[
+			// The same request in both rounds (a fixed prompt), and Retry On Fail on: only the run index differs.
+			render('Render', {}, { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 }, 'a lighthouse at dusk (loop)'),
+			{
+				name: 'Again?',
+				type: 'n8n-nodes-base.if',
+				typeVersion: 2,
+				parameters: {
+					conditions: {
+						options: { caseSensitive: true, leftValue: '', typeValidation: 'strict' },
+						conditions: [
+							{
+								id: nextId(),
+								leftValue: '={{ $runIndex }}',
+								rightValue: 1,
+								operator: { type: 'number', operation: 'lt' },
+							},
+						],
+						combinator: 'and',
+					},
+					options: {},
+				},
+			},
+			noOp('Done'),
+		],
+		[
+			['Render', 0, 'Again?'],
+			['Again?', 0, 'Render'],
+			['Again?', 1, 'Done'],
+		],
+	),
+	retryExecution: caseWorkflow(
+		'mgSemRetryExec',
+		'retry execution',
+		[render('Render', { downloadResults: true }), noOp('Rendered')],
+		[['Render', 0, 'Rendered']],
+	),
+	durableExample: durableExampleCase(),
+};
+
+// --- helpers --------------------------------------------------------------------------------------------
+
+interface Target {
+	version: string;
+	install: N8nInstall;
+	server: N8nServer;
+	session: RestSession;
+	simulator: SimulatorProcess;
+	logFile: string;
+	/** The execution the Stop check stopped (retried by the next check). */
+	stopped?: string;
+}
+
+/** One row of the final table: what a check proved on a version, and how long it took. */
+interface Proof {
+	version: string;
+	check: string;
+	proved: string;
+	seconds: number;
+}
+const proofs: Proof[] = [];
+
+async function prove(target: Target, name: string, body: () => Promise<string>): Promise<void> {
+	const started = Date.now();
+	const proved = await body();
+	const seconds = (Date.now() - started) / 1000;
+	proofs.push({ version: target.version, check: name, proved, seconds });
+	log(SCOPE, `n8n ${target.version}: ${name}: PASS (${seconds.toFixed(1)} s): ${proved}`);
+}
+
+type Row = Record<string, unknown>;
+
+/** Starts a case's workflow through its webhook and returns the new execution once it has ended. */
+async function runCase(target: Target, item: Case, items: Row[], wanted = (status: string) => FINAL.includes(status)) {
+	const known = new Set((await listExecutions(target.session, item.workflow.id)).map((execution) => execution.id));
+	await callWebhook(target.server.url, item.path, { items });
+	const execution = await waitForExecution(
+		() => target.session,
+		item.workflow.id,
+		(candidate) => !known.has(candidate.id),
+		wanted,
+		120_000,
+		`${item.workflow.name} (n8n ${target.version})`,
+	);
+	return execution;
+}
+
+/** The items of a node's output `output` over all its runs. */
+function outputOf(execution: ExecutionRecord, node: string, output = 0): ExecutionItem[] {
+	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[output] ?? []);
+}
+
+/** The simulator's creations whose prompt contains `tag`, and the id of each created task by prompt. */
+async function creations(target: Target, tag: string): Promise<{ count: number; idOf: (prompt: string) => string }> {
+	const record = await simulatorRecord(target.simulator.url);
+	const count = record.filter(
+		(entry) => entry.method === 'POST' && entry.path === CREATE_PATH && entry.fields.prompt?.[0]?.includes(tag),
+	).length;
+	const tasks = await simulatorTasks(target.simulator.url);
+	return {
+		count,
+		idOf: (prompt) => {
+			const matching = tasks.filter((task) => task.prompt === prompt);
+			check(matching.length === 1, `one task for the prompt "${prompt}" (found ${matching.length})`);
+			return matching[0].taskid;
+		},
+	};
+}
+
+function n8nLog(target: Target): string {
+	return readFileSync(target.logFile, 'utf8');
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+// --- the checks -----------------------------------------------------------------------------------------
+
+async function errorOutput(target: Target): Promise<string> {
+	const tag = '(error output)';
+	const items = [
+		{ row: 1, scene: 'harbour', prompt: `a cat ${tag}` },
+		{ row: 2, scene: 'beach', prompt: `a dog [sim:fail] ${tag}` },
+		{ row: 3, scene: 'forest', prompt: `a fox [sim:refuse] ${tag}` },
+	];
+	const summary = await runCase(target, CASES.errorOutput, items);
+	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const { count, idOf } = await creations(target, tag);
+	check(count === 3, `three creations (${count})`);
+	const [cat, dog, fox] = items.map((item) => idOf(item.prompt));
+
+	const succeeded = outputOf(execution, 'Render', 0);
+	check(
+		succeeded.length === 1 && succeeded[0].json.taskid === cat && succeeded[0].json.status === 'completed',
+		`the success output holds the completed task ${cat} only: ${json(succeeded.map((item) => item.json))}`,
+	);
+	check(outputOf(execution, 'Rendered').length === 1, 'the success branch ran with one item');
+	const failed = outputOf(execution, 'Render', 1);
+	check(failed.length === 2, `two items on the error output (${failed.length})`);
+	for (const [item, id, input, cause] of [
+		[failed[0], dog, items[1], /failed with status 3/],
+		[failed[1], fox, items[2], /content moderation/],
+	] as const) {
+		const error = item.json.error as Row | undefined;
+		check(error?.taskid === id, `$json.error.taskid is the created id ${id}: ${json(item.json)}`);
+		check(
+			error.status === 'failed' && error.taskType === 'image' && error.model === 'betav4',
+			`error holds status, taskType and model: ${json(error)}`,
+		);
+		check(cause.test(String(item.json.message)) && cause.test(String(error.message)), `message: ${json(item.json)}`);
+		check(
+			item.json.row === input.row && item.json.scene === input.scene && item.json.prompt === input.prompt,
+			`n8n merged the input item's fields into the error item: ${json(item.json)}`,
+		);
+	}
+	check(outputOf(execution, 'Failed Renders').length === 2, 'the error branch ran with both failed items');
+	const read = outputOf(execution, 'Failed Task Id').map((item) => item.json);
+	check(
+		json(read) ===
+			json([
+				{ failedTask: dog, scene: 'beach' },
+				{ failedTask: fox, scene: 'forest' },
+			]),
+		`an expression on the error branch reads {{ $json.error.taskid }}: ${json(read)}`,
+	);
+	return `success output [${cat} completed]; error output [${dog} status 3, ${fox} refused] with $json.error.taskid, input fields row/scene/prompt merged in; Set on the error branch read ${dog}, ${fox}`;
+}
+
+async function continueRegular(target: Target): Promise<string> {
+	const tag = '(continue)';
+	const items = [
+		{ row: 1, scene: 'harbour', prompt: `a cat ${tag}` },
+		{ row: 2, scene: 'beach', prompt: `a dog [sim:fail] ${tag}` },
+		{ row: 3, scene: 'forest', prompt: `a fox [sim:refuse] ${tag}` },
+	];
+	const summary = await runCase(target, CASES.continueRegular, items);
+	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const { count, idOf } = await creations(target, tag);
+	check(count === 3, `three creations (${count})`);
+	const ids = items.map((item) => idOf(item.prompt));
+	const output = outputOf(execution, 'Render', 0);
+	check(
+		json(output.map((item) => [item.json.taskid, item.json.status])) ===
+			json([
+				[ids[0], 'completed'],
+				[ids[1], 'failed'],
+				[ids[2], 'failed'],
+			]),
+		`one output, in item order, failed ones with their taskid and status "failed": ${json(output.map((item) => item.json))}`,
+	);
+	check(outputOf(execution, 'Render', 1).length === 0, 'nothing on a second output');
+	for (const item of output.slice(1)) {
+		check(
+			typeof item.json.error === 'string' &&
+				typeof item.json.errorDescription === 'string' &&
+				item.json.taskType === 'image' &&
+				item.json.model === 'betav4' &&
+				(item.json.request as Row | undefined)?.prompt !== undefined,
+			`flat error item: ${json(item.json)}`,
+		);
+		check(item.json.row === undefined, `a Continue error item is kept as the node returned it: ${json(item.json)}`);
+	}
+	check(outputOf(execution, 'All Renders').length === 3, 'the next node got all three items');
+	return `one output: ${ids[0]} completed, ${ids[1]} failed, ${ids[2]} failed (flat: taskid, status, taskType, model, request, error, errorDescription; input fields not merged)`;
+}
+
+async function stop(target: Target): Promise<string> {
+	const tag = '(stop)';
+	const items = [1, 2, 3].map((row) => ({ row, prompt: `render ${row} [sim:never] ${tag}` }));
+	const running = await runCase(target, CASES.stop, items, (status) => status === 'running');
+	const deadline = Date.now() + 30_000;
+	while ((await creations(target, tag)).count < 3) {
+		check(Date.now() < deadline, 'the simulator saw three creations within 30 s');
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+	const { idOf } = await creations(target, tag);
+	const ids = items.map((item) => idOf(item.prompt));
+	const isPoll = (entry: RecordedRequestSummary) =>
+		entry.path.includes('infobytaskid') && ids.includes(String((entry.json as Row | undefined)?.taskid));
+	// Stop while the node polls: every task has had at least one poll.
+	while (
+		new Set((await simulatorRecord(target.simulator.url)).filter(isPoll).map((entry) => json(entry.json))).size < 3
+	) {
+		check(Date.now() < deadline, 'each task was polled within 30 s');
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+	const stoppedAt = Date.now();
+	await stopExecution(target.session, running.id);
+	const ended = await waitForExecution(
+		() => target.session,
+		CASES.stop.workflow.id,
+		running.id,
+		(status) => FINAL.includes(status),
+		30_000,
+		`stopped execution ${running.id}`,
+	);
+	const endedIn = (Date.now() - stoppedAt) / 1000;
+	check(ended.status === 'canceled', `the stopped execution is "canceled" (status ${ended.status})`);
+	// Polls in flight at the Stop may still arrive; nothing may start after it.
+	await new Promise((resolve) => setTimeout(resolve, 3000));
+	const record = await simulatorRecord(target.simulator.url);
+	const polledBefore = record.filter((entry) => entry.at <= stoppedAt && isPoll(entry)).length;
+	check(polledBefore >= 3, `the tasks were being polled before the Stop (${polledBefore} polls)`);
+	// Retry On Fail calls the stopped node again 1 s after the Stop: it must create nothing.
+	const createdInAll = (await creations(target, tag)).count;
+	check(createdInAll === 3, `nothing was created after the Stop (${createdInAll} creations in all)`);
+	const late = record.filter((entry) => entry.at > stoppedAt + 1500 && isPoll(entry));
+	check(late.length === 0, `no poll later than 1.5 s after the Stop: ${late.length}`);
+	const logText = n8nLog(target);
+	for (const id of ids) {
+		check(
+			new RegExp(`MediaGen node "Render" created image task ${id} for item \\d \\(execution ${running.id}\\)`).test(
+				logText,
+			),
+			`n8n's log has the line "created image task ${id}" for execution ${running.id}`,
+		);
+	}
+	const saved = await getExecution(target.install, target.session, running.id);
+	const { runData, error } = saved.data.resultData;
+	const kept = Object.entries(runData)
+		.map(
+			([node, runs]) =>
+				`${node} ×${runs.length}${runs.some((run) => run.error) ? ` (error: ${runs.find((run) => run.error)!.error!.message})` : ''}`,
+		)
+		.join(', ');
+	const holds = `runData {${kept}}; resultData.error ${error ? `${error.name ?? ''} "${error.message}"` : 'none'}; status ${saved.status}, finished ${saved.finished}`;
+	log(SCOPE, `n8n ${target.version}: the stopped execution ${running.id} as saved: ${holds}`);
+	target.stopped = running.id;
+	return `canceled ${endedIn.toFixed(1)} s after the REST Stop; log lines for all 3 created tasks (${ids.join(', ')}); ${polledBefore} polls before the Stop, none after; saved: ${holds}`;
+}
+
+/**
+ * "Retry execution" of the execution the Stop check stopped: n8n saved too little of it to resume. n8n 2.x
+ * saved no run data, so the retry runs the workflow again from its trigger and the node creates its tasks
+ * anew (the retry is stopped here once the creations are seen); n8n 1.x saved the nodes before the stopped one
+ * and an empty execution stack, so the retry ends at once, "success", without running the node.
+ */
+async function retryStopped(target: Target): Promise<string> {
+	const tag = '(stop)';
+	const stopped = target.stopped;
+	check(stopped, 'the Stop check left a stopped execution');
+	const before = (await creations(target, tag)).count;
+	// n8n answers the retry request when the retried execution ends: do not wait for the answer here.
+	const answer = retryExecution(target.session, stopped, false).then(
+		() => 'answered',
+		(error: Error) => `refused (${error.message.split('\n')[0].slice(0, 120)})`,
+	);
+	const retried = await waitForExecution(
+		() => target.session,
+		CASES.stop.workflow.id,
+		(candidate) => String(candidate.retryOf ?? '') === stopped,
+		() => true,
+		30_000,
+		`retry of the stopped execution ${stopped}`,
+	);
+	const deadline = Date.now() + 15_000;
+	let status = retried.status;
+	let after = before;
+	while (!FINAL.includes(status) && after <= before && Date.now() < deadline) {
+		await new Promise((resolve) => setTimeout(resolve, 250));
+		after = (await creations(target, tag)).count;
+		status = (await listExecutions(target.session, CASES.stop.workflow.id)).find(
+			(candidate) => candidate.id === retried.id,
+		)!.status;
+	}
+	if (!FINAL.includes(status)) {
+		await stopExecution(target.session, retried.id);
+		await waitForExecution(
+			() => target.session,
+			CASES.stop.workflow.id,
+			retried.id,
+			(final) => FINAL.includes(final),
+			30_000,
+			`stopping the retry ${retried.id}`,
+		);
+	}
+	const answered = await answer;
+	const execution = await getExecution(target.install, target.session, retried.id);
+	const ran = Object.keys(execution.data.resultData.runData);
+	after = (await creations(target, tag)).count;
+	if (Number(target.version.split('.')[0]) >= 2) {
+		check(
+			after === before + 3,
+			`n8n ${target.version} runs a stopped execution again from its trigger: the node created its 3 tasks anew (${after - before})`,
+		);
+		return `retry ${retried.id} ran the workflow again from the trigger and created the 3 tasks anew (${before} → ${after} creations; stopped by the test); the REST call ${answered}`;
+	}
+	check(
+		status === 'success' && !ran.includes('Render') && after === before,
+		`n8n ${target.version} ends the retry of a stopped execution at once without running the node (status ${status}, ran ${ran.join(', ')}, ${after - before} new creations)`,
+	);
+	return `retry ${retried.id} ended at once "${status}" with run data of [${ran.join(', ')}] only: the node did not run, nothing created, nothing fetched; the REST call ${answered}`;
+}
+
+async function retryOnFail(target: Target): Promise<string> {
+	const tag = '(retry on fail)';
+	const items = [1, 2, 3].map((row) => ({ row, prompt: `a boat ${row} ${tag}` }));
+	await injectFault(target.simulator.url, {
+		pathPattern: '^/files/',
+		times: 1,
+		action: { type: 'status', status: 404 },
+	});
+	const summary = await runCase(target, CASES.retryOnFail, items);
+	check(summary.status === 'success', `the execution succeeded after a retry (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const { count, idOf } = await creations(target, tag);
+	check(count === 3, `exactly one creation per item (${count})`);
+	const ids = items.map((item) => idOf(item.prompt));
+	const record = await simulatorRecord(target.simulator.url);
+	const refused = record.filter((entry) => entry.path.startsWith('/files/') && entry.status === 404);
+	check(refused.length === 1, `the first download was answered 404 (${refused.length})`);
+	const output = outputOf(execution, 'Render');
+	check(
+		json(output.map((item) => [item.json.taskid, item.json.status, Boolean(item.binary?.data)])) ===
+			json(ids.map((id) => [id, 'completed', true])),
+		`three completed items with their files: ${json(output.map((item) => item.json))}`,
+	);
+	const resumed = ids.filter((id) =>
+		new RegExp(`MediaGen node "Render" resumes image task ${id} for item \\d .*\\(execution ${summary.id}\\)`).test(
+			n8nLog(target),
+		),
+	);
+	check(resumed.length >= 1, `n8n's log says a later try resumed the tasks (${resumed.length})`);
+	return `first try failed on a 404 download after creating 3 tasks; the retry resumed ${resumed.length} of them (log "resumes image task"); execution success with 3 files; 3 creations in all`;
+}
+
+/**
+ * n8n's Retry On Fail also re-runs a node whose first output item holds `json.error` (n8n-core's
+ * WorkflowExecute; the research report's "soft retry"), which an error item of either Continue mode does: each
+ * try resumes the tasks still good and creates the failed one anew, until the tries run out.
+ */
+async function retryContinue(target: Target): Promise<string> {
+	const tag = '(retry on fail, error output)';
+	const items = [
+		{ row: 1, prompt: `a dog [sim:fail] ${tag}` },
+		{ row: 2, prompt: `a cat ${tag}` },
+	];
+	const summary = await runCase(target, CASES.retryContinue, items);
+	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const record = await simulatorRecord(target.simulator.url);
+	const created = (prompt: string) =>
+		record.filter((entry) => entry.path === CREATE_PATH && entry.fields.prompt?.[0] === prompt).length;
+	const [dogs, cats] = items.map((item) => created(item.prompt));
+	const tasks = await simulatorTasks(target.simulator.url);
+	const dogIds = tasks.filter((task) => task.prompt === items[0].prompt).map((task) => task.taskid);
+	const catId = tasks.find((task) => task.prompt === items[1].prompt)?.taskid;
+	const failed = outputOf(execution, 'Render', 1);
+	const succeeded = outputOf(execution, 'Render', 0);
+	const resumedCat = (n8nLog(target).match(new RegExp(`resumes image task ${catId} `, 'g')) ?? []).length;
+	check(dogs === 3 && cats === 1, `3 tries: the failed item created 3 times, the good one once (${dogs}, ${cats})`);
+	check(resumedCat === 2, `the good task was resumed by tries 2 and 3 (${resumedCat})`);
+	check(
+		failed.length === 1 && (failed[0].json.error as Row).taskid === dogIds[2],
+		`the error output holds the last try's failed task ${dogIds[2]}: ${json(failed.map((item) => item.json))}`,
+	);
+	check(succeeded.length === 1 && succeeded[0].json.taskid === catId, 'the success output holds the good task');
+	return `first item failed → n8n re-ran the node 3 times: the failed item was created 3 times (${dogIds.join(', ')}), the good task ${catId} once and resumed twice; error output: ${dogIds[2]}`;
+}
+
+/**
+ * The durable example's loop (examples/durable-wait.json) in both versions: a refused render leaves by Task →
+ * Wait's error output and its loop ends; a render that never finishes goes round until the IF node's bound and
+ * then leaves pending; a normal one completes.
+ */
+async function durableExample(target: Target): Promise<string> {
+	const { roles } = CASES.durableExample;
+	const tag = '(durable example)';
+	const items = [
+		{ prompt: `The boat sails out ${tag}`, image: 'https://example.com/harbour.png' },
+		{ prompt: `Waves roll in [sim:refuse] ${tag}`, image: 'https://example.com/beach.png' },
+		{ prompt: `Fog that never lifts [sim:never] ${tag}`, image: 'https://example.com/fog.png' },
+	];
+	const summary = await runCase(target, CASES.durableExample, items);
+	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const created = outputOf(execution, roles.create);
+	check(created.length === 3, `one render per scene (${created.length})`);
+	const idOf = (index: number) =>
+		String(created.find((item) => (item.json.request as Row).prompt === items[index].prompt)?.json.taskid);
+	const [good, refused, never] = [0, 1, 2].map(idOf);
+	const record = await simulatorRecord(target.simulator.url);
+	const creationCount = record.filter(
+		(entry) => entry.path === '/v1/tlvideo/alphav15pro' && entry.fields.prompt?.[0]?.includes(tag),
+	).length;
+	check(creationCount === 3, `the simulator saw one creation per scene (${creationCount})`);
+
+	const failed = outputOf(execution, roles.failed);
+	check(
+		failed.length === 1 && (failed[0].json.error as Row).taskid === refused,
+		`the refused render ${refused} left by the error output: ${json(failed.map((item) => item.json))}`,
+	);
+	const refusedPolls = record.filter(
+		(entry) => entry.path === '/v1/tlvideo/infobytaskid' && (entry.json as Row | undefined)?.taskid === refused,
+	);
+	check(
+		refusedPolls.at(-1)?.code === 9999,
+		`its refusal was the last check of it: the loop ended for it (${refusedPolls.map((entry) => entry.code).join(', ')})`,
+	);
+	const done = outputOf(execution, roles.done).map((item) => [item.json.taskid, item.json.status]);
+	check(
+		json(done.sort()) ===
+			json(
+				[
+					[good, 'completed'],
+					[never, 'pending'],
+				].sort(),
+			),
+		`the completed render and, after the bound, the never-ending one (still pending) reached the end: ${json(done)}`,
+	);
+	const conditionRuns = execution.data.resultData.runData[roles.condition]?.length ?? 0;
+	check(
+		conditionRuns === DURABLE_ROUNDS + 1,
+		`the IF node ran ${DURABLE_ROUNDS} rounds back plus the last one (${conditionRuns})`,
+	);
+	return `3 renders: ${good} completed; ${refused} refused → error output after ${refusedPolls.length} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
+}
+
+async function loop(target: Target): Promise<string> {
+	const prompt = 'a lighthouse at dusk (loop)';
+	const summary = await runCase(target, CASES.loop, [{ row: 1 }, { row: 2 }]);
+	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const runs = execution.data.resultData.runData.Render?.length ?? 0;
+	check(runs === 2, `the node ran twice (run index 0 and 1): ${runs}`);
+	const { count } = await creations(target, prompt);
+	check(count === 4, `each run created its own tasks: 2 items × 2 runs = 4 creations (${count})`);
+	const ids = new Set(outputOf(execution, 'Render').map((item) => item.json.taskid));
+	check(ids.size === 4, `four distinct task ids over the two runs (${ids.size})`);
+	check(outputOf(execution, 'Done').length === 2, 'the loop ended with both items');
+	return 'the same request in a loop (run index 0 and 1, Retry On Fail on): 4 creations, 4 distinct ids';
+}
+
+async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promise<string> {
+	const tag = loadWorkflow ? '(retry execution, current workflow)' : '(retry execution, original workflow)';
+	const items = [1, 2].map((row) => ({ row, prompt: `a kite ${row} ${tag}` }));
+	await injectFault(target.simulator.url, {
+		pathPattern: '^/files/',
+		times: 1,
+		action: { type: 'status', status: 404 },
+	});
+	const failed = await runCase(target, CASES.retryExecution, items);
+	check(failed.status === 'error', `the execution failed on the 404 download (status ${failed.status})`);
+	const before = (await creations(target, tag)).count;
+	check(before === 2, `two creations before the retry (${before})`);
+	const failedData = await getExecution(target.install, target.session, failed.id);
+	const stored = Object.keys(failedData.data.executionData?.contextData ?? {});
+	await retryExecution(target.session, failed.id, loadWorkflow);
+	const retried = await waitForExecution(
+		() => target.session,
+		CASES.retryExecution.workflow.id,
+		(candidate) => String(candidate.retryOf ?? '') === failed.id,
+		(status) => FINAL.includes(status),
+		60_000,
+		`retry of execution ${failed.id}`,
+	);
+	check(retried.status === 'success', `the retry succeeded (status ${retried.status}, mode ${retried.mode})`);
+	const { count, idOf } = await creations(target, tag);
+	check(count === 2, `the retry created nothing (${count} creations in all)`);
+	const ids = items.map((item) => idOf(item.prompt));
+	const execution = await getExecution(target.install, target.session, retried.id);
+	const output = outputOf(execution, 'Render');
+	check(
+		json(output.map((item) => [item.json.taskid, item.json.status, Boolean(item.binary?.data)])) ===
+			json(ids.map((id) => [id, 'completed', true])),
+		`the retry output has the first execution's tasks, completed, with files: ${json(output.map((item) => item.json))}`,
+	);
+	const resumed = ids.filter((id) =>
+		new RegExp(`resumes image task ${id} for item \\d .*\\(execution ${retried.id}\\)`).test(n8nLog(target)),
+	);
+	check(resumed.length === 2, `n8n's log says the retry resumed both tasks (${resumed.length})`);
+	return `execution ${failed.id} failed (404) after 2 creations, its saved context holds [${stored.join(', ')}]; retry ${retried.id} (mode ${retried.mode}) resumed both, success, no new creation`;
+}
+
+// --- one version ----------------------------------------------------------------------------------------
+
+async function runVersion(version: string, tarball: string, logDir: string): Promise<void> {
+	const { step, summary } = stepTimer();
+	const install = ensureN8n(version, SCOPE);
+	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-semantics-${version}-`));
+	const logFile = path.join(logDir, `n8n-${version}.log`);
+	let simulator: SimulatorProcess | undefined;
+	let server: N8nServer | undefined;
+	try {
+		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
+		installCommunityPackage(userFolder, tarball);
+		step('simulator and package');
+		const env = await n8nEnv(install, userFolder);
+		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
+		const folder = path.join(userFolder, 'workflows');
+		mkdirSync(folder);
+		for (const item of Object.values(CASES))
+			writeFileSync(path.join(folder, `${item.workflow.id}.json`), JSON.stringify(item.workflow));
+		n8n('import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
+		n8n('import:workflow', '--separate', `--input=${folder}`);
+		step('import');
+
+		server = await startN8nServer(install, env, logFile);
+		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
+		const session = await setupOwner(server.url);
+		step('n8n start');
+		// As the editor's Activate (1.x) / Publish (2.x) does: the webhooks go live at once.
+		for (const item of Object.values(CASES)) await activateWorkflow(session, item.workflow.id);
+		for (const item of Object.values(CASES)) await waitForWebhook(server.url, item.path, 60_000);
+		step('activate');
+		const target: Target = { version, install, server, session, simulator, logFile };
+		log(SCOPE, `n8n ${version} started at ${server.url} (log ${path.relative(process.cwd(), logFile)})`);
+
+		await prove(target, 'error output', async () => await errorOutput(target));
+		await prove(target, 'continue (regular output)', async () => await continueRegular(target));
+		await prove(target, 'stop → canceled', async () => await stop(target));
+		await prove(target, 'retry execution of a stopped one', async () => await retryStopped(target));
+		await prove(target, 'retry on fail resumes', async () => await retryOnFail(target));
+		await prove(target, 'retry on fail + error output', async () => await retryContinue(target));
+		await prove(target, 'loop creates anew', async () => await loop(target));
+		await prove(target, 'durable example loop', async () => await durableExample(target));
+		await prove(target, 'retry execution (original workflow)', async () => await retryExecutionCase(target, false));
+		await prove(target, 'retry execution (current workflow)', async () => await retryExecutionCase(target, true));
+		step('checks');
+	} finally {
+		await stopProcess(server?.child, 20_000);
+		await stopProcess(simulator?.child);
+		rmSync(userFolder, { recursive: true, force: true });
+		step('shutdown');
+		log(SCOPE, `n8n ${version}: ${summary()}`);
+	}
+}
+
+async function main(): Promise<void> {
+	const started = Date.now();
+	const versions = (process.env.MEDIAGEN_E2E_VERSIONS ?? '2.41.1,1.123.81')
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean);
+	const logDir = logFolder(SCOPE);
+	const tarball = packPackage();
+	log(SCOPE, `packed ${path.basename(tarball)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+	try {
+		for (const version of versions) await runVersion(version, tarball, logDir);
+	} finally {
+		rmSync(path.dirname(tarball), { recursive: true, force: true });
+		if (proofs.length) {
+			console.log('\n| n8n | check | s | proved |\n|---|---|---|---|');
+			for (const proof of proofs)
+				console.log(`| ${proof.version} | ${proof.check} | ${proof.seconds.toFixed(1)} | ${proof.proved} |`);
+			console.log('');
+		}
+	}
+	log(SCOPE, `passed on n8n ${versions.join(' and ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+runMain(SCOPE, main);
