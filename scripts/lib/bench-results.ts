@@ -104,9 +104,10 @@ async function loopRun(
  * Deletes the binary files the runs stored (a large-files run writes gigabytes into the temporary user folder):
  * n8n-core's filesystem store, `<user folder>/.n8n/storage/workflows/<workflow>/executions/…`.
  */
-function clearBinaryStorage(): void {
+function clearBinaryStorage(filesStored = true): void {
 	const folder = path.join(process.env.N8N_USER_FOLDER ?? '', '.n8n', 'storage', 'workflows');
-	if (!existsSync(folder)) throw new Error(`no binary storage at ${folder}: the bench would fill the disk`);
+	if (filesStored && !existsSync(folder))
+		throw new Error(`no binary storage at ${folder}: the bench would fill the disk`);
 	rmSync(folder, { recursive: true, force: true });
 }
 
@@ -137,12 +138,12 @@ async function pairRun(
 	let since = Date.now();
 	const loop = await loopRun(sim, prompts, intervalMs, download);
 	const loopLastCreated = await lastCreated(since);
-	clearBinaryStorage();
+	clearBinaryStorage(download);
 	await resetSimulator(sim.url);
 	since = Date.now();
 	const node = await nodeRun(sim, prompts, intervalMs, download);
 	const nodeLastCreated = await lastCreated(since);
-	clearBinaryStorage();
+	clearBinaryStorage(download);
 	return { node, loop, nodeLastCreated, loopLastCreated };
 }
 
