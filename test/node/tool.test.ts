@@ -170,6 +170,18 @@ describe('as a tool, a failure is a result the model can act on, never a thrown 
 	});
 });
 
+describe('as a tool, one failed task does not end the others', () => {
+	it('of two tasks in one call, a refused one is failed and the other still completes (the run is not stopped)', async () => {
+		const { output, error } = await runTool({ ...betav45(), prompt: '={{ $json.idea }}', additionalFields: {} }, [
+			{ json: { idea: 'a fox [sim:refuse]' } },
+			{ json: { idea: 'a cat [sim:seconds=0.6]' } },
+		]);
+		expect(error).toBeUndefined();
+		expect(output.map((item) => item.json.status)).toEqual(['failed', 'completed']);
+		expect(output[1].json.urls).toEqual([expect.stringContaining('/files/')]);
+	});
+});
+
 describe('as a tool, a long render comes back pending, and Task → Wait picks it up', () => {
 	it('Max Wait ends in status pending with the taskid and how to come back (On Timeout defaults to pending)', async () => {
 		context.sim.taskDurationMs = 3000;

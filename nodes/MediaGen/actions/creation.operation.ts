@@ -18,6 +18,7 @@ import { fingerprint, TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
 import { modelProperties, operationProperty, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
+import { failuresContinue } from '../tool/mode';
 
 function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {
@@ -103,7 +104,7 @@ async function createTasks(
 		creations,
 		existing: resumed,
 		options,
-		continueOnFail: this.continueOnFail(),
+		continueOnFail: failuresContinue(this),
 		memory: remembered,
 	});
 }

@@ -12,7 +12,7 @@ import { buildErrorItem, type FailedTaskJson } from '../output/errorItem';
 import type { ItemOutcome } from '../output/taskOutput';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import * as task from './task';
-import { isToolCall } from '../tool/mode';
+import { failuresContinue, isToolCall } from '../tool/mode';
 import { toolResultItems } from '../tool/result';
 import * as video from './video';
 
@@ -61,7 +61,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	const tool = isToolCall(this);
 	// As an AI Agent's tool every failure is a result the model reads (tool/result.ts), never a thrown error.
-	const continueOnFail = tool || this.continueOnFail();
+	const continueOnFail = failuresContinue(this);
 	const cancel = this.getExecutionCancelSignal();
 	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more.
 	if (cancel?.aborted) throw cancelledError.call(this, []);

@@ -5,8 +5,16 @@
  * called (the agent's engine requests, sub-agents, the MCP Server Trigger). n8n's own Airtop node tells tool
  * calls apart the same way; `isToolExecution()` is missing in n8n 1.x and false on the agent's main path in 2.x.
  */
-import type { INode } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 export function isToolCall(context: { getNode(): INode }): boolean {
 	return context.getNode().type.endsWith('Tool');
+}
+
+/**
+ * Whether an item's failure lets the other items go on: with Continue On Fail, and always as a tool, where every
+ * failure is a result the model reads (tool/result.ts) and one failed task must not end its siblings' waits.
+ */
+export function failuresContinue(context: IExecuteFunctions): boolean {
+	return isToolCall(context) || context.continueOnFail();
 }

@@ -5,6 +5,7 @@ import type { ItemOutcome } from '../output/taskOutput';
 import type { CreatedTask } from './answers';
 import { runEngine } from './engine';
 import type { WaitingOptions } from './options';
+import { failuresContinue } from '../tool/mode';
 
 /** Polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
 export async function waitForTasks(
@@ -12,7 +13,12 @@ export async function waitForTasks(
 	tasks: CreatedTask[],
 	options: WaitingOptions,
 ): Promise<ItemOutcome[]> {
-	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail: this.continueOnFail() });
+	return await runEngine.call(this, {
+		creations: [],
+		existing: tasks,
+		options,
+		continueOnFail: failuresContinue(this),
+	});
 }
 
 /** Task → Get retries a failed status check until this long after the first try, then reports the last error. */
@@ -41,7 +47,7 @@ export async function checkTasks(
 			maxWaitMs: CHECK_RETRY_WINDOW_MS,
 			pollIntervalMs: CHECK_RETRY_PAUSE_MS,
 		},
-		continueOnFail: this.continueOnFail(),
+		continueOnFail: failuresContinue(this),
 		checkOnly: true,
 	});
 }

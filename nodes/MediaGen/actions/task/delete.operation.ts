@@ -5,6 +5,7 @@ import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { apiJsonRequest } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
+import { failuresContinue } from '../../tool/mode';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 
@@ -113,7 +114,7 @@ export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise
 			outcomes.push({ itemIndex, items: [{ json, pairedItem }] });
 		} catch (error) {
 			outcomes.push({ itemIndex, error, json: { taskids: request.taskIds } });
-			if (!this.continueOnFail()) break;
+			if (!failuresContinue(this)) break;
 		}
 	}
 	return outcomes;
