@@ -66,9 +66,12 @@ const { Logger } = require(
 	require.resolve('@n8n/backend-common', { paths: [path.dirname(require.resolve('n8n-core'))] }),
 ) as { Logger: new (...args: never[]) => unknown };
 const keep = (message: unknown) => void logLines.push(String(message));
-const capturingLogger: Record<string, unknown> = { info: keep, warn: keep, error: keep };
-capturingLogger.scoped = () => capturingLogger;
-Container.set(Logger, new Proxy(capturingLogger, { get: (target, name: string) => target[name] ?? (() => undefined) }));
+const levels: Record<string, unknown> = { info: keep, warn: keep, error: keep };
+// Every other method (debug, verbose…) is a no-op; scoped loggers (n8n-core's services ask for them) are this one.
+const capturingLogger: object = new Proxy(levels, {
+	get: (target, name: string) => (name === 'scoped' ? () => capturingLogger : (target[name] ?? (() => undefined))),
+});
+Container.set(Logger, capturingLogger);
 
 /** The lines logged so far (level info and above); `since` is an earlier length of this list. */
 export function loggedLines(since = 0): string[] {
