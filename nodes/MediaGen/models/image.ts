@@ -1,4 +1,5 @@
 /** The API's five image models: each model's fields and limits, once. */
+import { SEED } from './fields';
 import type { FieldSpec, ModelSpec, ReferenceSpec, StringField } from './types';
 
 const PROIMAGE_RATIOS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9', '5:4', '4:5'];
@@ -221,14 +222,7 @@ export const GAMMAIMAGE: ModelSpec = {
 			placeholder: 'e.g. 1024*768',
 			check: (value) => (/^\d+\*\d+$/.test(value) ? undefined : 'must be width*height, e.g. 1024*768'),
 		},
-		{
-			kind: 'integer',
-			wire: 'seed',
-			displayName: 'Seed',
-			description: 'Random seed, for repeatable results',
-			placement: 'additional',
-			default: 0,
-		},
+		SEED,
 	],
 };
 

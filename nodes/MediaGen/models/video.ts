@@ -1,4 +1,5 @@
 /** The API's two video models: each model's fields and limits, once. */
+import { SEED } from './fields';
 import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
@@ -42,14 +43,6 @@ const common = {
 		values,
 		default: values[0],
 	}),
-	seed: {
-		kind: 'integer',
-		wire: 'seed',
-		displayName: 'Seed',
-		description: 'Random seed, for repeatable results',
-		placement: 'additional',
-		default: 0,
-	} as FieldSpec,
 	fps: {
 		kind: 'integer',
 		wire: 'fps',
@@ -105,7 +98,7 @@ export const ALPHAV2MINI: ModelSpec = {
 		common.prompt(8192),
 		common.ratio,
 		common.duration([5, 10, 15]),
-		common.seed,
+		SEED,
 		common.resolution(['480p', '720p']),
 		common.fps,
 		{
@@ -136,7 +129,7 @@ export const ALPHAV15PRO: ModelSpec = {
 		common.prompt(),
 		common.ratio,
 		common.duration([5, 10]),
-		common.seed,
+		SEED,
 		common.resolution(['480p', '720p', '1080p']),
 		common.fps,
 		switchField('camera_fixed', 'Fixed Camera', 'keep the camera fixed'),

@@ -118,39 +118,45 @@ export function judgeInfo(
 	if (status !== undefined && options.failedCodes.includes(status)) {
 		// The info was redacted when it arrived (transport); a long message is cut for the error.
 		const detail = typeof info.message === 'string' && info.message ? `: ${clip(info.message)}` : '';
-		return {
-			state: 'ended',
-			outcome: {
+		return failedVerdict(
+			task,
+			info,
+			status,
+			new NodeApiError(this.getNode(), { message: `Task ${task.taskId} failed`, status } as never, {
+				message: `Task ${task.taskId} failed with status ${status}${detail} [item ${task.itemIndex}]`,
+				description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
 				itemIndex: task.itemIndex,
-				error: new NodeApiError(this.getNode(), { message: `Task ${task.taskId} failed`, status } as never, {
-					message: `Task ${task.taskId} failed with status ${status}${detail} [item ${task.itemIndex}]`,
-					description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
-					itemIndex: task.itemIndex,
-				}),
-				json: buildTaskOutput({
-					taskId: task.taskId,
-					taskType: task.taskType,
-					status: 'failed',
-					lastStatus: status,
-					info,
-					...task.summary,
-				}),
-			},
-		};
+			}),
+		);
 	}
 	const urls = resultUrls(info);
 	if (!options.succeededCodes.length) return urls.length ? { state: 'done', urls } : { state: 'waiting' };
 	if (status === undefined || !options.succeededCodes.includes(status)) return { state: 'waiting' };
 	if (urls.length) return { state: 'done', urls };
+	return failedVerdict(
+		task,
+		info,
+		status,
+		new NodeApiError(this.getNode(), { message: 'no result URLs', status } as never, {
+			message: `Task ${task.taskId} finished with status ${status} but returned no result URLs [item ${task.itemIndex}]`,
+			description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
+			itemIndex: task.itemIndex,
+		}),
+	);
+}
+
+/** A task the answer ended as failed: the error, and the output that keeps its id and the last info. */
+function failedVerdict(
+	task: CreatedTask,
+	info: IDataObject,
+	status: number | undefined,
+	error: NodeApiError,
+): InfoVerdict {
 	return {
 		state: 'ended',
 		outcome: {
 			itemIndex: task.itemIndex,
-			error: new NodeApiError(this.getNode(), { message: 'no result URLs', status } as never, {
-				message: `Task ${task.taskId} finished with status ${status} but returned no result URLs [item ${task.itemIndex}]`,
-				description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
-				itemIndex: task.itemIndex,
-			}),
+			error,
 			json: buildTaskOutput({
 				taskId: task.taskId,
 				taskType: task.taskType,
