@@ -19,7 +19,20 @@ import path from 'node:path';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, runWorkflow, storeBinary } from '../test/harness';
-import { anchorRun, items, maxOf, MB, mean, peakRss, RTT_MS, s, settle, sleep, type Figure } from './lib/bench-common';
+import {
+	anchorRun,
+	anchorWorkflowNode,
+	items,
+	maxOf,
+	MB,
+	mean,
+	peakRss,
+	RTT_MS,
+	s,
+	settle,
+	sleep,
+	type Figure,
+} from './lib/bench-common';
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
 import { largeFilesCase, spreadCase } from './lib/bench-results';
 import { ROOT } from './lib/paths';
@@ -264,15 +277,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			prompt: '={{ $json.idea }}',
 			waitForCompletion: false,
 		};
-		const floorNode = {
-			id: 'floor',
-			name: 'HTTP Floor',
-			type: HTTP_FLOOR_TYPE,
-			typeVersion: 1,
-			position: [0, 0] as [number, number],
-			parameters: {},
-			credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
-		};
+		const floorNode = anchorWorkflowNode('floor', 'HTTP Floor', HTTP_FLOOR_TYPE);
 		const floorRun = async (list: INodeExecutionData[]) => {
 			const run = await runWorkflow(
 				{ nodes: [floorNode], connections: {} },

@@ -5,11 +5,40 @@
  */
 import http from 'node:http';
 
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import type { SimulatorProcess } from './simulator';
 
 export const MB = 1024 * 1024;
+
+/** The editor description of a node the bench runs beside MediaGen as an anchor (one input, one output). */
+export function anchorDescription(displayName: string, name: string, description: string): INodeType['description'] {
+	return {
+		displayName,
+		name,
+		group: ['transform'],
+		version: 1,
+		description,
+		defaults: { name: displayName },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'mediaGenApi', required: true }],
+		properties: [],
+	} as unknown as INodeType['description'];
+}
+
+/** An anchor node, placed alone in a workflow, with the MediaGen credential the harness provides. */
+export function anchorWorkflowNode(id: string, name: string, type: string) {
+	return {
+		id,
+		name,
+		type,
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: {},
+		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
+	};
+}
 
 /** Added by the simulator to every answer (API and files): a remote service's round trip. */
 export const RTT_MS = 150;

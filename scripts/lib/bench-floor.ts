@@ -6,21 +6,12 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
+import { anchorDescription } from './bench-common';
+
 export const HTTP_FLOOR_TYPE = 'test.httpFloor';
 
 export class HttpFloorNode implements INodeType {
-	description = {
-		displayName: 'HTTP Floor',
-		name: 'httpFloor',
-		group: ['transform'],
-		version: 1,
-		description: 'Benchmark floor',
-		defaults: { name: 'HTTP Floor' },
-		inputs: ['main'],
-		outputs: ['main'],
-		credentials: [{ name: 'mediaGenApi', required: true }],
-		properties: [],
-	} as unknown as INodeType['description'];
+	description = anchorDescription('HTTP Floor', 'httpFloor', 'Benchmark floor');
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();

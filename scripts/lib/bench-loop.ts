@@ -24,6 +24,8 @@ import type {
 	IRequestOptions,
 } from 'n8n-workflow';
 
+import { anchorDescription } from './bench-common';
+
 export const HTTP_LOOP_TYPE = 'test.httpRequestLoop';
 
 /** What the loop is told through its one input item's json (the bench sets it). */
@@ -40,18 +42,11 @@ const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(re
 const DEFAULTS: Partial<IRequestOptions> = { gzip: true, rejectUnauthorized: true, timeout: 300_000 };
 
 export class HttpRequestLoopNode implements INodeType {
-	description = {
-		displayName: 'HTTP Request Loop',
-		name: 'httpRequestLoop',
-		group: ['transform'],
-		version: 1,
-		description: 'Benchmark anchor: the HTTP Request node loop',
-		defaults: { name: 'HTTP Request Loop' },
-		inputs: ['main'],
-		outputs: ['main'],
-		credentials: [{ name: 'mediaGenApi', required: true }],
-		properties: [],
-	} as unknown as INodeType['description'];
+	description = anchorDescription(
+		'HTTP Request Loop',
+		'httpRequestLoop',
+		'Benchmark anchor: the HTTP Request node loop',
+	);
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const settings = this.getInputData()[0].json as unknown as LoopSettings;

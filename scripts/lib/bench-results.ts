@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, runWorkflow } from '../../test/harness';
-import { anchorRun, MB, median, RTT_MS, s, settle, type Figure } from './bench-common';
+import { anchorRun, anchorWorkflowNode, MB, median, RTT_MS, s, settle, type Figure } from './bench-common';
 import { HTTP_LOOP_TYPE, HttpRequestLoopNode, type LoopSettings } from './bench-loop';
 import { resetSimulator, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
 
@@ -66,15 +66,7 @@ async function nodeRun(
 	return wallMs;
 }
 
-const loopNode = {
-	id: 'loop',
-	name: 'HTTP Request Loop',
-	type: HTTP_LOOP_TYPE,
-	typeVersion: 1,
-	position: [0, 0] as [number, number],
-	parameters: {},
-	credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
-};
+const loopNode = anchorWorkflowNode('loop', 'HTTP Request Loop', HTTP_LOOP_TYPE);
 
 async function loopRun(
 	sim: SimulatorProcess,
