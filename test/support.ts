@@ -118,6 +118,10 @@ export function allText(value: unknown): string {
 	);
 }
 
+/** The wire paths most tests watch: the beta v4 creation and the image info call. */
+export const BETAV4_PATH = '/v1/tlimages/betav4';
+export const INFO_PATH = '/v1/tlimages/infobytaskid';
+
 /** Input items whose `idea` field feeds the `={{ $json.idea }}` prompt of the parameter builders below. */
 export function ideaItems(count: number): INodeExecutionData[] {
 	return Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));

@@ -8,11 +8,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeParameters, INodeType 
 
 import { loggedLines, runNode, runWorkflow } from '../harness';
 import { NODE_TYPE } from '../nodeType';
-import { betav4Parameters, useSimulator } from '../support';
+import { BETAV4_PATH, betav4Parameters, useSimulator } from '../support';
 
 const context = useSimulator({ taskDurationMs: 200 });
-
-const CREATE = '/v1/tlimages/betav4';
 
 const betav4 = (options: INodeParameters = {}): INodeParameters =>
 	betav4Parameters({ pollInterval: 0.1, maxWait: 20, downloadResults: false }, options);
@@ -30,7 +28,7 @@ describe('On Error', () => {
 			onError: 'continueErrorOutput',
 		});
 		expect(error).toBeUndefined();
-		const created = context.sim.requests(CREATE).map((request) => request.fields.prompt[0]);
+		const created = context.sim.requests(BETAV4_PATH).map((request) => request.fields.prompt[0]);
 		expect(created).toHaveLength(3);
 		const idOf = (prompt: string) =>
 			[...context.sim.tasks.values()].find((task) => task.fields.prompt[0] === prompt)!.taskid;
@@ -165,7 +163,7 @@ describe('Retry On Fail', () => {
 			retryOnFail: retry,
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(3);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(3);
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
 		expect(output.every((item) => item.binary?.data)).toBe(true);
 		expect(loggedLines(logged).filter((line) => /resumes image task/.test(line)).length).toBeGreaterThanOrEqual(1);
@@ -179,7 +177,7 @@ describe('Retry On Fail', () => {
 			retryOnFail: retry,
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(2);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(2);
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed']);
 	});
 
@@ -193,7 +191,7 @@ describe('Retry On Fail', () => {
 			retryOnFail: retry,
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(2);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(2);
 		expect(output[0].json.status).toBe('completed');
 	});
 
@@ -237,6 +235,6 @@ describe('Retry On Fail', () => {
 		);
 		expect(run.data.resultData.error).toBeUndefined();
 		expect(run.data.resultData.runData.MediaGen).toHaveLength(2);
-		expect(context.sim.requests(CREATE)).toHaveLength(4);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(4);
 	});
 });

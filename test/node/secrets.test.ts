@@ -13,16 +13,15 @@ import { sendJson } from '../hostile-server';
 import { makePng } from '../simulator/png';
 import {
 	allText,
+	BETAV4_PATH,
 	createTaskDirect,
 	errorText,
 	HOSTILE_KEY as KEY,
+	INFO_PATH,
 	redirectTo,
 	useHostileApi,
 	useSimulator,
 } from '../support';
-
-const CREATE = '/v1/tlimages/betav4';
-const INFO = '/v1/tlimages/infobytaskid';
 
 const { server, other, useApi, run, betav4 } = useHostileApi();
 
@@ -46,12 +45,12 @@ describe('the key never leaves the Base URL origin', () => {
 	it.each([307, 302, 308])(
 		'a creation answered %i to another host is refused; the key, prompt and files do not go there',
 		async (status) => {
-			useApi({ create: redirectTo(() => `${other.url}${CREATE}`, status) });
+			useApi({ create: redirectTo(() => `${other.url}${BETAV4_PATH}`, status) });
 			const { output, error } = await run(betav4(), 1, true);
 			expect(error).toBeUndefined();
 			expect(other.requests).toHaveLength(0);
 			expect(output[0].json.error).toBe(
-				`The MediaGen API answered HTTP ${status}, a redirect to ${other.url}${CREATE}, which the node does not follow [item 0]`,
+				`The MediaGen API answered HTTP ${status}, a redirect to ${other.url}${BETAV4_PATH}, which the node does not follow [item 0]`,
 			);
 			expect(output[0].json.errorDescription).toMatch(/never sent anywhere but the Base URL/);
 			expect(allText(output)).not.toContain('stolen-task');
@@ -59,7 +58,7 @@ describe('the key never leaves the Base URL origin', () => {
 	);
 
 	it('a redirect on the same origin is refused too, with the same clear error', async () => {
-		useApi({ create: redirectTo(() => `${server.url}/elsewhere${CREATE}`) });
+		useApi({ create: redirectTo(() => `${server.url}/elsewhere${BETAV4_PATH}`) });
 		const { output } = await run(betav4(), 1, true);
 		expect(output[0].json.error).toMatch(
 			/^The MediaGen API answered HTTP 307, a redirect to .*\/elsewhere\/v1\/tlimages\/betav4/,
@@ -68,7 +67,7 @@ describe('the key never leaves the Base URL origin', () => {
 	});
 
 	it('an info poll answered 302 to another host ends that task with an error that keeps its id', async () => {
-		useApi({ info: redirectTo(() => `${other.url}${INFO}`, 302) });
+		useApi({ info: redirectTo(() => `${other.url}${INFO_PATH}`, 302) });
 		const { output } = await run(betav4(), 1, true);
 		expect(other.requests).toHaveLength(0);
 		expect(output[0].json).toMatchObject({
@@ -78,7 +77,7 @@ describe('the key never leaves the Base URL origin', () => {
 	});
 
 	it('Task → Get answered 307 to another host: no key there', async () => {
-		useApi({ info: redirectTo(() => `${other.url}${INFO}`) });
+		useApi({ info: redirectTo(() => `${other.url}${INFO_PATH}`) });
 		const result = await runNode({
 			parameters: { resource: 'task', operation: 'get', taskType: 'image', taskId: 'task-9' },
 			credentials: { apiKey: KEY, baseUrl: server.url },
@@ -88,10 +87,10 @@ describe('the key never leaves the Base URL origin', () => {
 	});
 
 	it('the credential test answered 307 to another host fails there, without sending the key', async () => {
-		useApi({ info: redirectTo(() => `${other.url}${INFO}`) });
+		useApi({ info: redirectTo(() => `${other.url}${INFO_PATH}`) });
 		const result = await testCredential({ apiKey: KEY, baseUrl: server.url });
 		expect(result.status).toBe('Error');
-		expect(server.requestsTo(INFO)).toHaveLength(1);
+		expect(server.requestsTo(INFO_PATH)).toHaveLength(1);
 		expect(other.requests).toHaveLength(0);
 	});
 

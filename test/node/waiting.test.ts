@@ -11,14 +11,20 @@ import type { INodeParameters } from 'n8n-workflow';
 import { runNode } from '../harness';
 import type { RecordedRequest } from '../simulator/server';
 import { sendJson } from '../hostile-server';
-import { allText, betav4Parameters, createTaskDirect, ideaItems, useHostileApi, useSimulator } from '../support';
+import {
+	allText,
+	BETAV4_PATH,
+	betav4Parameters,
+	createTaskDirect,
+	ideaItems,
+	INFO_PATH,
+	useHostileApi,
+	useSimulator,
+} from '../support';
 import { AdaptiveBound } from '../../nodes/MediaGen/waiting/bound';
 import { MinHeap } from '../../nodes/MediaGen/waiting/heap';
 
 const context = useSimulator();
-
-const CREATE = '/v1/tlimages/betav4';
-const INFO = '/v1/tlimages/infobytaskid';
 
 const items = ideaItems;
 
@@ -36,12 +42,12 @@ function createdSince(since: number) {
 }
 
 function pollsOf(taskId: string): RecordedRequest[] {
-	return context.sim.requests(INFO).filter((request) => taskIdOf(request) === taskId);
+	return context.sim.requests(INFO_PATH).filter((request) => taskIdOf(request) === taskId);
 }
 
 function infoCallsPerTask(): Map<string, number> {
 	const counts = new Map<string, number>();
-	for (const request of context.sim.requests(INFO)) {
+	for (const request of context.sim.requests(INFO_PATH)) {
 		const id = (request.json as { taskid: string }).taskid;
 		counts.set(id, (counts.get(id) ?? 0) + 1);
 	}
@@ -51,7 +57,7 @@ function infoCallsPerTask(): Map<string, number> {
 describe('per-task schedule', () => {
 	it('with slow creations, item 0 is polled before the last creation of a 50-item run', async () => {
 		context.sim.taskDurationMs = 300;
-		context.sim.inject({ path: CREATE, times: 50, action: { type: 'delay', ms: 150 } });
+		context.sim.inject({ path: BETAV4_PATH, times: 50, action: { type: 'delay', ms: 150 } });
 		const { output, error } = await runNode({
 			parameters: betav4({ maxConcurrency: 4 }),
 			items: items(50),
@@ -59,7 +65,7 @@ describe('per-task schedule', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(output.map((item) => item.json.status)).toEqual(Array(50).fill('completed'));
-		const creations = context.sim.requests(CREATE);
+		const creations = context.sim.requests(BETAV4_PATH);
 		expect(creations).toHaveLength(50);
 		const firstTask = [...context.sim.tasks.values()].find((task) => task.fields.prompt?.[0] === 'idea 0')!;
 		const firstPollOfItem0 = pollsOf(firstTask.taskid)[0];
@@ -69,7 +75,7 @@ describe('per-task schedule', () => {
 	it('a stalled info answer delays only its own task; the others keep a fixed period from their creation', async () => {
 		const since = Date.now();
 		context.sim.taskDurationMs = 2500;
-		context.sim.inject({ path: INFO, times: 1, action: { type: 'delay', ms: 2000 } });
+		context.sim.inject({ path: INFO_PATH, times: 1, action: { type: 'delay', ms: 2000 } });
 		const interval = 300;
 		const { output, error } = await runNode({
 			parameters: betav4({ pollInterval: interval / 1000 }),
@@ -78,7 +84,7 @@ describe('per-task schedule', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(output.map((item) => item.json.status)).toEqual(Array(6).fill('completed'));
-		const stalled = context.sim.requests(INFO).find((request) => request.fault === 'delay')!;
+		const stalled = context.sim.requests(INFO_PATH).find((request) => request.fault === 'delay')!;
 		const others = createdSince(since).filter((task) => task.taskid !== taskIdOf(stalled));
 		expect(others).toHaveLength(5);
 		for (const task of others) {
@@ -114,7 +120,7 @@ describe('waiting ends on the user’s status codes, and the last poll is kept',
 	it('a backed-off poll still gets its last poll at Max Wait while another task downloads', async () => {
 		let created = 0;
 		context.sim.taskOutcome = () => (created++ === 0 ? 'never' : 'succeed');
-		context.sim.inject({ path: INFO, skip: 1, times: 2, action: { type: 'status', status: 503 } });
+		context.sim.inject({ path: INFO_PATH, skip: 1, times: 2, action: { type: 'status', status: 503 } });
 		context.sim.inject({ path: /^\/files\//, action: { type: 'delay', ms: 2500 } });
 		const { output } = await runNode({
 			parameters: betav4({ maxWait: 1, pollInterval: 0.2, downloadResults: true, maxConcurrency: 1 }),
@@ -136,7 +142,7 @@ describe('Stop during creation', () => {
 	it('creations in flight finish and their task ids are reported; nothing new starts', async () => {
 		const since = Date.now();
 		context.sim.taskDurationMs = 60_000;
-		context.sim.inject({ path: CREATE, times: 10, action: { type: 'delay', ms: 1200 } });
+		context.sim.inject({ path: BETAV4_PATH, times: 10, action: { type: 'delay', ms: 1200 } });
 		const result = await runNode({
 			parameters: betav4({ maxConcurrency: 2 }),
 			items: items(6),
@@ -145,7 +151,7 @@ describe('Stop during creation', () => {
 		});
 		await new Promise((resolve) => setTimeout(resolve, 1500));
 		const created = createdSince(since);
-		expect(context.sim.requests(CREATE)).toHaveLength(2); // only those in flight at Stop
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(2); // only those in flight at Stop
 		expect(created).toHaveLength(2);
 		const text =
 			allText(result.output) +
@@ -167,7 +173,7 @@ describe('Wait for completion', () => {
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(20);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(20);
 		const tasks = [...context.sim.tasks.values()].filter(
 			(task) => task.plan.model === 'betav4' && task.createdAt >= context.sim.record[0].at,
 		);
@@ -202,7 +208,7 @@ describe('Wait for completion', () => {
 			model: 'betav4',
 		});
 		expect(output[1].json.status).toBe('completed');
-		expect(context.sim.requests(CREATE)).toHaveLength(2);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(2);
 	});
 
 	it('cancelling the execution stops polling: no new info or creation request afterwards', async () => {
@@ -219,8 +225,8 @@ describe('Wait for completion', () => {
 		await new Promise((resolve) => setTimeout(resolve, 600));
 		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
 		expect(late).toEqual([]);
-		expect(context.sim.requests(INFO).length).toBeGreaterThan(0);
-		expect(context.sim.requests(CREATE)).toHaveLength(4);
+		expect(context.sim.requests(INFO_PATH).length).toBeGreaterThan(0);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(4);
 	});
 });
 

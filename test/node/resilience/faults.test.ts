@@ -10,12 +10,18 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode, type RunResult } from '../../harness';
 import { MediaGenSimulator, type FaultAction } from '../../simulator/server';
-import { allText, betav4Parameters, createTaskDirect, DEFAULT_SIM_KEY, ideaItems, useSimulator } from '../../support';
+import {
+	allText,
+	BETAV4_PATH,
+	betav4Parameters,
+	createTaskDirect,
+	DEFAULT_SIM_KEY,
+	ideaItems,
+	INFO_PATH,
+	useSimulator,
+} from '../../support';
 
 const context = useSimulator();
-
-const CREATE = '/v1/tlimages/betav4';
-const INFO = '/v1/tlimages/infobytaskid';
 
 const items = ideaItems;
 
@@ -35,7 +41,7 @@ async function runChecked(
 		credentials: { apiKey: extra.apiKey ?? DEFAULT_SIM_KEY, baseUrl: context.sim.url },
 		continueOnFail: extra.continueOnFail ?? true,
 	});
-	const creations = context.sim.requests(CREATE);
+	const creations = context.sim.requests(BETAV4_PATH);
 	expect(creations.length).toBeLessThanOrEqual(count);
 	expect(new Set(creations.map((request) => request.fields.prompt[0])).size).toBe(creations.length); // no item sent twice
 	const created = [...context.sim.tasks.values()].filter((task) => task.createdAt >= since).map((task) => task.taskid);
@@ -82,10 +88,10 @@ async function freePort(): Promise<number> {
 
 describe('faults on creation that may have created a task: one clear error, never retried, other items go on', () => {
 	it.each(CREATE_FAULTS)('%s', async (_name, action, message) => {
-		context.sim.inject({ path: CREATE, skip: 1, action });
+		context.sim.inject({ path: BETAV4_PATH, skip: 1, action });
 		const { output, error } = await runChecked(3, betav4());
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(3);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(3);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json.status).toBe('completed');
 		expect(output[1].json.error).toMatch(message);
@@ -95,7 +101,7 @@ describe('faults on creation that may have created a task: one clear error, neve
 	});
 
 	it('a slow answer past the request timeout fails that item, is not retried, and warns that a task may exist', async () => {
-		context.sim.inject({ path: CREATE, skip: 1, action: { type: 'delay', ms: 1500 } });
+		context.sim.inject({ path: BETAV4_PATH, skip: 1, action: { type: 'delay', ms: 1500 } });
 		const started = Date.now();
 		const { output } = await runNode({
 			parameters: betav4({ requestTimeout: 0.4 }),
@@ -109,7 +115,7 @@ describe('faults on creation that may have created a task: one clear error, neve
 		expect(output[0].json.status).toBe('completed');
 		expect(output[2].json.status).toBe('completed');
 		await new Promise((resolve) => setTimeout(resolve, 1200)); // let the delayed request land
-		expect(context.sim.requests(CREATE)).toHaveLength(3);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(3);
 	});
 });
 
@@ -125,11 +131,11 @@ describe('faults on polls: retried within Max Wait, then success', () => {
 		['a slow answer past the request timeout', { type: 'delay', ms: 1200 }],
 	];
 	it.each(INFO_FAULTS)('%s', async (_name, action) => {
-		context.sim.inject({ path: INFO, times: 2, action });
+		context.sim.inject({ path: INFO_PATH, times: 2, action });
 		const { output, error } = await runChecked(2, betav4({ requestTimeout: 0.5 }));
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(2);
-		expect(context.sim.requests(INFO).filter((request) => request.fault)).toHaveLength(2);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(2);
+		expect(context.sim.requests(INFO_PATH).filter((request) => request.fault)).toHaveLength(2);
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed']);
 	});
 });
@@ -140,19 +146,19 @@ describe('different faults on successive polls', () => {
 
 	it('survives a 503, a 429 and a dropped connection on polls without re-creating anything', async () => {
 		context.sim.taskDurationMs = 300;
-		context.sim.inject({ path: INFO, action: { type: 'status', status: 503 } });
-		context.sim.inject({ path: INFO, action: { type: 'status', status: 429 } });
-		context.sim.inject({ path: INFO, action: { type: 'drop' } });
+		context.sim.inject({ path: INFO_PATH, action: { type: 'status', status: 503 } });
+		context.sim.inject({ path: INFO_PATH, action: { type: 'status', status: 429 } });
+		context.sim.inject({ path: INFO_PATH, action: { type: 'drop' } });
 		const { output, error } = await runNode({
 			parameters: betav4(),
 			items: items(3),
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(3);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(3);
 		expect(
 			context.sim
-				.requests(INFO)
+				.requests(INFO_PATH)
 				.filter((r) => r.fault)
 				.map((r) => r.fault),
 		).toEqual(['status', 'status', 'drop']);
@@ -167,14 +173,14 @@ describe('creation retries only when nothing was created', () => {
 
 	it('HTTP 429 on creation is retried and then succeeds, with exactly one task per item', async () => {
 		const since = Date.now();
-		context.sim.inject({ path: CREATE, times: 3, action: { type: 'status', status: 429 } });
+		context.sim.inject({ path: BETAV4_PATH, times: 3, action: { type: 'status', status: 429 } });
 		const { output, error } = await runNode({
 			parameters: betav4({}, false),
 			items: items(3),
 			credentials: context.credentials(),
 		});
 		expect(error).toBeUndefined();
-		const creations = context.sim.requests(CREATE);
+		const creations = context.sim.requests(BETAV4_PATH);
 		expect(creations.filter((request) => request.status === 429)).toHaveLength(3);
 		expect(creations.filter((request) => request.code === 1000)).toHaveLength(3);
 		const tasks = createdSince(since);
@@ -213,7 +219,7 @@ describe('creation retries only when nothing was created', () => {
 		try {
 			const { output, error } = await run;
 			expect(error).toBeUndefined();
-			expect(server.requests(CREATE)).toHaveLength(2);
+			expect(server.requests(BETAV4_PATH)).toHaveLength(2);
 			expect(server.tasks.size).toBe(2);
 			expect(output.map((item) => item.json.taskid).sort()).toEqual([...server.tasks.keys()].sort());
 		} finally {
@@ -222,14 +228,14 @@ describe('creation retries only when nothing was created', () => {
 	});
 
 	it('a connection reset after the request was sent is not retried (a task may exist)', async () => {
-		context.sim.inject({ path: CREATE, action: { type: 'drop' } });
+		context.sim.inject({ path: BETAV4_PATH, action: { type: 'drop' } });
 		const { output } = await runNode({
 			parameters: betav4({}, false),
 			items: items(1),
 			credentials: context.credentials(),
 			continueOnFail: true,
 		});
-		expect(context.sim.requests(CREATE)).toHaveLength(1);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(1);
 		expect(output[0].json.errorDescription).toMatch(/a task may have been created \(and charged\) anyway/);
 	});
 });
@@ -239,7 +245,7 @@ describe('code 9000 mid-batch', () => {
 
 	it('earlier tasks keep their ids, later items get the credits error (Continue On Fail)', async () => {
 		const { output } = await runChecked(4, betav4(), { apiKey: 'two-credits' });
-		expect(context.sim.requests(CREATE)).toHaveLength(4);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(4);
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'failed', 'failed']);
 		expect(output[2].json.error).toBe('Insufficient credits [item 2]');
 		expect(output[2].json.errorDescription).toMatch(/no credits left.*Top up the account/);
@@ -251,7 +257,7 @@ describe('code 9000 mid-batch', () => {
 		expect((error as { description?: string }).description).toMatch(
 			/Tasks created by this run keep running on the server: img-\S+ \(item 0\), img-\S+ \(item 1\)/,
 		);
-		expect(context.sim.requests(CREATE)).toHaveLength(3); // item 3 was never sent
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(3); // item 3 was never sent
 	});
 });
 
@@ -261,7 +267,7 @@ describe('tasks that go wrong', () => {
 		context.sim.taskOutcome = () => (['succeed', 'fail', 'infoError', 'succeed'] as const)[created++];
 		const { output, error } = await runChecked(4, betav4({ failedStatusCodes: '3, 4' }));
 		expect(error).toBeUndefined();
-		expect(context.sim.requests(CREATE)).toHaveLength(4);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(4);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
 		expect(output[1].json).toMatchObject({
 			taskid: expect.any(String),
@@ -287,7 +293,7 @@ describe('tasks that go wrong', () => {
 		expect((error as { description?: string }).description).toMatch(
 			new RegExp(`keeps running on the server. Resume with Task → Wait .*"${stuck.taskid}"`),
 		);
-		expect(context.sim.requests(CREATE)).toHaveLength(3);
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(3);
 	});
 
 	it('an empty url list on a "succeeded" status is an error that keeps the task id', async () => {
@@ -339,7 +345,7 @@ describe('API failures on Task → Get', () => {
 	for (const scenario of refusals) {
 		it(`${scenario.name}: with Continue On Fail a failed error item while others succeed; otherwise a NodeApiError naming the item`, async () => {
 			const { ids, parameters, items } = await threeTasks();
-			context.sim.inject({ path: INFO, skip: 1, action: scenario.fault });
+			context.sim.inject({ path: INFO_PATH, skip: 1, action: scenario.fault });
 			const continued = await runNode({ parameters, items, credentials: context.credentials(), continueOnFail: true });
 			expect(continued.error).toBeUndefined();
 			expect(continued.output).toHaveLength(3);
@@ -356,7 +362,7 @@ describe('API failures on Task → Get', () => {
 			expect(allText(continued)).not.toContain(DEFAULT_SIM_KEY);
 
 			context.sim.clearFaults();
-			context.sim.inject({ path: INFO, skip: 1, action: scenario.fault });
+			context.sim.inject({ path: INFO_PATH, skip: 1, action: scenario.fault });
 			const stopped = await runNode({ parameters, items, credentials: context.credentials() });
 			expect(stopped.error?.name).toBe('NodeApiError');
 			expect(stopped.error?.message).toMatch(scenario.message);
@@ -374,14 +380,14 @@ describe('API failures on Task → Get', () => {
 	];
 	it.each(transient)('%s: retried, and every item is answered', async (_name, fault) => {
 		const { ids, parameters, items } = await threeTasks();
-		context.sim.inject({ path: INFO, skip: 1, action: fault });
+		context.sim.inject({ path: INFO_PATH, skip: 1, action: fault });
 		const { output, error } = await runNode({ parameters, items, credentials: context.credentials() });
 		expect(error).toBeUndefined();
 		expect(output.map((item) => item.json.taskid)).toEqual(ids);
 		expect(output.map((item) => item.json.status)).toEqual(['completed', 'completed', 'completed']);
 		// (A run that stopped early in an earlier test may still have a poll landing: count these tasks' only.)
 		const polls = context.sim
-			.requests(INFO)
+			.requests(INFO_PATH)
 			.filter((request) => ids.includes((request.json as { taskid: string }).taskid));
 		expect(polls).toHaveLength(4);
 	});
@@ -391,7 +397,7 @@ describe('rate limits: holds are bounded, refusals are paced', () => {
 	it('a poll answered 429 with Retry-After: 3600 at a bound of 1 holds no longer than Max Wait: the last poll still goes out', async () => {
 		context.sim.taskDurationMs = 60_000;
 		context.sim.inject({
-			path: INFO,
+			path: INFO_PATH,
 			times: 1000,
 			action: { type: 'status', status: 429, headers: { 'Retry-After': '3600' } },
 		});
@@ -403,8 +409,8 @@ describe('rate limits: holds are bounded, refusals are paced', () => {
 		expect(error).toBeUndefined();
 		expect(Date.now() - started).toBeLessThan(8000);
 		expect(output[0].json).toMatchObject({ status: 'pending', taskid: expect.any(String) });
-		const created = context.sim.requests(CREATE)[0].at;
-		const polls = context.sim.requests(INFO).map((request) => request.at - created);
+		const created = context.sim.requests(BETAV4_PATH)[0].at;
+		const polls = context.sim.requests(INFO_PATH).map((request) => request.at - created);
 		expect(polls[0]).toBeLessThan(1000);
 		// The promised last poll at Max Wait went out although the server asked for an hour.
 		expect(Math.max(...polls)).toBeGreaterThanOrEqual(1900);
@@ -412,7 +418,7 @@ describe('rate limits: holds are bounded, refusals are paced', () => {
 
 	it('creations answered 429 with Retry-After: 0 again and again are paced by a growing floor, not repeated at once', async () => {
 		context.sim.inject({
-			path: CREATE,
+			path: BETAV4_PATH,
 			times: 10_000,
 			action: { type: 'status', status: 429, headers: { 'Retry-After': '0' } },
 		});
@@ -424,7 +430,7 @@ describe('rate limits: holds are bounded, refusals are paced', () => {
 		});
 		expect(error?.name).toBe('ExecutionCancelledError');
 		// At once would be hundreds in 3 s; a floor that doubles from 250 ms allows a handful.
-		expect(context.sim.requests(CREATE).length).toBeLessThanOrEqual(12);
-		expect(context.sim.requests(CREATE).every((request) => request.status === 429)).toBe(true);
+		expect(context.sim.requests(BETAV4_PATH).length).toBeLessThanOrEqual(12);
+		expect(context.sim.requests(BETAV4_PATH).every((request) => request.status === 429)).toBe(true);
 	});
 });

@@ -8,14 +8,11 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../harness';
 import { NODE_TYPE } from '../../nodeType';
-import { betav4Parameters, ideaItems, useSimulator } from '../../support';
+import { BETAV4_PATH, betav4Parameters, ideaItems, INFO_PATH, useSimulator } from '../../support';
 import { readWaitingOptions, WAIT_DEFAULTS } from '../../../nodes/MediaGen/waiting/options';
 import { optionsProperty } from '../../../nodes/MediaGen/actions/descriptions';
 
 const context = useSimulator();
-
-const CREATE = '/v1/tlimages/betav4';
-const INFO = '/v1/tlimages/infobytaskid';
 
 const items = ideaItems;
 
@@ -27,7 +24,7 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 	const trickle = { type: 'trickle', intervalMs: 200 } as const;
 
 	it('a creation answer that trickles one byte per 200 ms ends at Request Timeout', async () => {
-		context.sim.inject({ path: CREATE, action: trickle });
+		context.sim.inject({ path: BETAV4_PATH, action: trickle });
 		const { output } = await runNode({
 			parameters: betav4({ requestTimeout: 1 }, false),
 			items: items(2),
@@ -37,11 +34,11 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 		expect(output[0].json.error).toBe('Could not reach the MediaGen API: the request timed out [item 0]');
 		expect(output[0].json.errorDescription).toMatch(/a task may have been created/);
 		expect(output[1].json.taskid).toEqual(expect.stringMatching(/^img-/));
-		expect(context.sim.requests(CREATE)).toHaveLength(2); // not retried
+		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(2); // not retried
 	}, 20_000);
 
 	it('an info answer that trickles ends at Request Timeout and the poll is retried', async () => {
-		context.sim.inject({ path: INFO, action: trickle });
+		context.sim.inject({ path: INFO_PATH, action: trickle });
 		const { output, error } = await runNode({
 			parameters: betav4({ requestTimeout: 1 }),
 			items: items(1),
@@ -49,7 +46,7 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(output[0].json.status).toBe('completed');
-		expect(context.sim.requests(INFO).filter((request) => request.fault === 'trickle')).toHaveLength(1);
+		expect(context.sim.requests(INFO_PATH).filter((request) => request.fault === 'trickle')).toHaveLength(1);
 	}, 20_000);
 
 	it('a download that trickles ends at Request Timeout with an error item that keeps the task id', async () => {
