@@ -9,7 +9,9 @@
  * echoed by the credential test).
  */
 import { runNode, testCredential } from '../harness';
-import { sendJson } from '../hostile-server';
+import type http from 'node:http';
+
+import { sendJson, type HostileRequest } from '../hostile-server';
 import { makePng } from '../simulator/png';
 import {
 	allText,
@@ -24,6 +26,18 @@ import {
 } from '../support';
 
 const { server, other, useApi, run, betav4 } = useHostileApi();
+
+/** An info answer for a finished task whose `source` field echoes the Authorization header the server received. */
+const finishedEchoingKey = (request: HostileRequest, response: http.ServerResponse, taskId: string) =>
+	sendJson(response, {
+		code: 1000,
+		data: {
+			taskid: taskId,
+			image_status: 2,
+			url: [`${server.url}/files/${taskId}.png`],
+			source: `header ${String(request.headers.authorization)}`,
+		},
+	});
 
 describe('the key never leaves the Base URL origin', () => {
 	beforeEach(() => {
@@ -158,16 +172,7 @@ describe('the key never appears in messages or output', () => {
 
 	it('info fields that echo the key are redacted in the output data', async () => {
 		useApi({
-			info: (request, response, taskId) =>
-				sendJson(response, {
-					code: 1000,
-					data: {
-						taskid: taskId,
-						image_status: 2,
-						url: [`${server.url}/files/${taskId}.png`],
-						source: `header ${String(request.headers.authorization)}`,
-					},
-				}),
+			info: finishedEchoingKey,
 		});
 		const { output, error } = await run(betav4());
 		expect(error).toBeUndefined();
@@ -197,16 +202,7 @@ describe('the key as the server received it is redacted too (issue 18, point 8)'
 				}
 				sendJson(response, { code: 1000, msg: 'ok', data: { taskid: `task-${index}` } });
 			},
-			info: (request, response, taskId) =>
-				sendJson(response, {
-					code: 1000,
-					data: {
-						taskid: taskId,
-						image_status: 2,
-						url: [`${server.url}/files/${taskId}.png`],
-						source: `header ${String(request.headers.authorization)}`,
-					},
-				}),
+			info: finishedEchoingKey,
 		});
 		const result = await runNode({
 			parameters: betav4(),
