@@ -8,9 +8,9 @@
  * Authorization), resilience/faults.test.ts (no key in API errors), credential.test.ts (a refused key is not
  * echoed by the credential test).
  */
-import { runNode, testCredential } from '../harness';
 import type http from 'node:http';
 
+import { runNode, testCredential } from '../harness';
 import { sendJson, type HostileRequest } from '../hostile-server';
 import { makePng } from '../simulator/png';
 import {
