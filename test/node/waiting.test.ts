@@ -93,12 +93,15 @@ describe('per-task schedule', () => {
 			expect(
 				polls.filter((poll) => poll.at > stalled.at + 200 && poll.at < stalled.at + 1800).length,
 			).toBeGreaterThanOrEqual(4);
-			// Poll k arrives at creation + k × interval (fixed period): no drift beyond a request's own time.
-			polls.forEach((poll, index) => {
-				const offset = poll.at - task.createdAt - (index + 1) * interval;
+			// Poll k arrives at creation + k × interval (fixed period): late by a request's own time and the test
+			// process's scheduling on a loaded machine, never by a period; the median poll is on time.
+			const offsets = polls.map((poll, index) => poll.at - task.createdAt - (index + 1) * interval);
+			for (const offset of offsets) {
 				expect(offset).toBeGreaterThanOrEqual(-20);
-				expect(offset).toBeLessThan(150);
-			});
+				expect(offset).toBeLessThan(interval * 0.8);
+			}
+			const sorted = [...offsets].sort((a, b) => a - b);
+			expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(150);
 		}
 	});
 });
@@ -222,8 +225,10 @@ describe('Wait for completion', () => {
 			onCancel: (at) => (cancelAt = at),
 		});
 		expect(cancelAt).toBeLessThan(Infinity);
-		await new Promise((resolve) => setTimeout(resolve, 600));
-		const late = context.sim.record.filter((request) => request.at > cancelAt + 50);
+		// A request already on its way at the cancel may arrive a little later on a loaded machine; polling that
+		// went on would send one every 200 ms per task, well inside the window watched.
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		const late = context.sim.record.filter((request) => request.at > cancelAt + 150);
 		expect(late).toEqual([]);
 		expect(context.sim.requests(INFO_PATH).length).toBeGreaterThan(0);
 		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(4);
