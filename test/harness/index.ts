@@ -73,6 +73,12 @@ const capturingLogger: object = new Proxy(levels, {
 });
 Container.set(Logger, capturingLogger);
 
+/** How often n8n asked the credentials helper for the decrypted credential (in n8n: a database read each time). */
+let credentialReads = 0;
+export function credentialReadCount(): number {
+	return credentialReads;
+}
+
 /** The lines logged so far (level info and above); `since` is an earlier length of this list. */
 export function loggedLines(since = 0): string[] {
 	return logLines.slice(since);
@@ -134,6 +140,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		_nodeCredentials: unknown,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
+		credentialReads++;
 		return { ...(this.credentials[type] ?? {}) };
 	}
 

@@ -3,12 +3,12 @@
  * creation, no head-of-line blocking, many tasks waited on together, the user's Succeeded/Failed Status Codes,
  * the last poll at Max Wait, On Timeout, Stop (during creation and while waiting), Task → Wait on existing task
  * ids, creations that ramp past 64 in flight while the API keeps up, and the engine's queues at 300,000 pending
- * tasks. What is retried after a fault is in
+ * tasks, and the credential read once per run. What is retried after a fault is in
  * resilience/faults.test.ts; Request Timeout in resilience/timeouts.test.ts.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../harness';
+import { credentialReadCount, runNode } from '../harness';
 import type { RecordedRequest } from '../simulator/server';
 import { sendJson } from '../hostile-server';
 import {
@@ -232,6 +232,40 @@ describe('Wait for completion', () => {
 		expect(late).toEqual([]);
 		expect(context.sim.requests(INFO_PATH).length).toBeGreaterThan(0);
 		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(4);
+	});
+});
+
+describe('the credential is read once per run, not per request', () => {
+	// In n8n each read is a database query and a decryption; a run sends a creation and several polls per item.
+	it('a creation run with polls, Task → Get and Task → Delete each read it once', async () => {
+		context.sim.taskDurationMs = 500;
+		let before = credentialReadCount();
+		const created = await runNode({
+			parameters: betav4({ pollInterval: 0.1 }),
+			items: items(5),
+			credentials: context.credentials(),
+		});
+		expect(created.error).toBeUndefined();
+		expect(context.sim.requests(INFO_PATH).length).toBeGreaterThanOrEqual(15);
+		expect(credentialReadCount() - before).toBe(1);
+		const taskItems = created.output.map((item) => ({ json: { taskid: item.json.taskid } }));
+		for (const operation of ['get', 'delete']) {
+			before = credentialReadCount();
+			const { output, error } = await runNode({
+				parameters: {
+					resource: 'task',
+					operation,
+					taskType: 'image',
+					taskId: '={{ $json.taskid }}',
+					taskIds: '={{ $json.taskid }}',
+				},
+				items: taskItems,
+				credentials: context.credentials(),
+			});
+			expect(error).toBeUndefined();
+			expect(output).toHaveLength(5);
+			expect(credentialReadCount() - before).toBe(1);
+		}
 	});
 });
 

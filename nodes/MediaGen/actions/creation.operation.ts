@@ -70,11 +70,12 @@ async function createTasks(
 			taskType: spec.taskType,
 			summary,
 			// One attempt; the body is built per attempt (a multipart body can be sent only once).
-			send: async (): Promise<CreatedTask> => {
+			send: async (session): Promise<CreatedTask> => {
 				const data = await apiMultipartRequest.call(this, spec.path, await buildForm.call(this, request), {
 					itemIndex: request.itemIndex,
 					timeout: options.requestTimeoutMs,
 					survivesCancel: true,
+					session,
 				});
 				return {
 					itemIndex: request.itemIndex,

@@ -1,5 +1,11 @@
 /** The API call: credentials, the envelope, and every way an answer can fail. The only code that talks to the API. */
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+} from 'n8n-workflow';
 
 import { invalidInput } from '../request/validation';
 import {
@@ -58,8 +64,40 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
 	return undefined;
 }
 
-async function loadCredentials(this: IExecuteFunctions, itemIndex: number): Promise<Credentials> {
-	const credentials = await this.getCredentials<{ apiKey?: string; baseUrl?: string }>(CREDENTIAL_TYPE);
+/**
+ * The credential as one node run reads it: once, for all its requests. In n8n every `getCredentials` is a
+ * database read and a decryption, and `httpRequestWithAuthentication` makes one more of its own unless it is
+ * handed the decrypted credential; a run of 500 items sends thousands of requests. Made per run by whoever
+ * starts the run's requests (the waiting engine, Task → Delete), never kept beyond it.
+ */
+export class ApiSession {
+	private loaded?: Promise<ICredentialDataDecryptedObject>;
+
+	constructor(private readonly context: IExecuteFunctions) {}
+
+	async credentials(): Promise<ICredentialDataDecryptedObject> {
+		if (!this.loaded) {
+			const loading = this.context.getCredentials(CREDENTIAL_TYPE);
+			// A failed read is not kept: a later request reads again, as it would have without the session.
+			loading.catch(() => {
+				if (this.loaded === loading) this.loaded = undefined;
+			});
+			this.loaded = loading;
+		}
+		return await this.loaded;
+	}
+}
+
+/** What an API call needs besides its request context: the run's session. */
+export interface ApiRequestContext extends RequestContext {
+	session: ApiSession;
+}
+
+async function loadCredentials(
+	this: IExecuteFunctions,
+	context: ApiRequestContext,
+): Promise<Credentials & { data: ICredentialDataDecryptedObject }> {
+	const credentials = await context.session.credentials();
 	const apiKey = String(credentials.apiKey ?? '');
 	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
 	const problem = baseUrlProblem(baseUrl);
@@ -67,14 +105,14 @@ async function loadCredentials(this: IExecuteFunctions, itemIndex: number): Prom
 		// Refused before any request: the key goes nowhere but a well-formed Base URL.
 		throw invalidInput.call(
 			this,
-			itemIndex,
+			context.itemIndex,
 			'Credential › Base URL',
 			redact(String(credentials.baseUrl ?? ''), apiKey),
 			problem,
 			'Correct the Base URL field of the MediaGen API credential.',
 		);
 	}
-	return { apiKey, baseUrl };
+	return { apiKey, baseUrl, data: credentials };
 }
 
 /** The body as JSON, when it is JSON. */
@@ -161,9 +199,9 @@ async function send(
 	this: IExecuteFunctions,
 	path: string,
 	body: IDataObject | StreamingForm,
-	context: RequestContext,
+	context: ApiRequestContext,
 ): Promise<unknown> {
-	const { apiKey, baseUrl } = await loadCredentials.call(this, context.itemIndex);
+	const { apiKey, baseUrl, data } = await loadCredentials.call(this, context);
 	const multipart = body instanceof StreamingForm;
 	// Every multipart request is a creation: any answer but a refusal may mean a task exists (and was charged).
 	const creation = multipart;
@@ -187,10 +225,13 @@ async function send(
 
 	let response: IN8nHttpFullResponse;
 	try {
+		const node = this.getNode().credentials?.[CREDENTIAL_TYPE];
 		response = (await this.helpers.httpRequestWithAuthentication.call(
 			withRequestSignal(this, signal),
 			CREDENTIAL_TYPE,
 			options,
+			// The session's credential: n8n would otherwise read and decrypt it again for this request.
+			{ credentialsDecrypted: { id: node?.id ?? '', name: node?.name ?? '', type: CREDENTIAL_TYPE, data } },
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
 		const failure = describeTransportFailure(error as { message?: string });
@@ -311,7 +352,7 @@ export async function apiJsonRequest(
 	this: IExecuteFunctions,
 	path: string,
 	body: IDataObject,
-	context: RequestContext,
+	context: ApiRequestContext,
 ): Promise<IDataObject | undefined> {
 	return (await send.call(this, path, body, context)) as IDataObject | undefined;
 }
@@ -324,7 +365,7 @@ export async function apiMultipartRequest(
 	this: IExecuteFunctions,
 	path: string,
 	form: StreamingForm,
-	context: RequestContext,
+	context: ApiRequestContext,
 ): Promise<IDataObject & { taskid: string }> {
 	// The body is typed as n8n's FormData option; axios streams any spec-compliant form (see multipart.ts).
 	const data = await send.call(this, path, form, context);

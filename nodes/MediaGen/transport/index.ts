@@ -1,13 +1,14 @@
 /**
  * The only door to HTTP. Each job has its own file, so that the security rules can be reviewed on their own:
  * - context.ts: what a request is for, and its total deadline (Request Timeout) joined with Stop;
- * - api.ts: the API call and its envelope (the key goes to the Base URL only; no redirect is followed);
+ * - api.ts: the API call and its envelope (the key goes to the Base URL only; no redirect is followed), and the
+ *   session that reads the credential once per run;
  * - errors.ts: what failed, and whether it may be repeated;
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
  * - multipart.ts: streamed multipart bodies.
  */
-export { apiJsonRequest, apiMultipartRequest } from './api';
+export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';
 export {
 	clampRequestTimeout,
 	DEFAULT_REQUEST_TIMEOUT_MS,

@@ -19,7 +19,14 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { INFO_PATH, infoRequestBody, type TaskType } from '../models/endpoints';
 import type { ItemOutcome, RequestSummary } from '../output/taskOutput';
-import { apiJsonRequest, createdNothing, isRateLimited, isRetryableError, retryAfterMs } from '../transport';
+import {
+	apiJsonRequest,
+	ApiSession,
+	createdNothing,
+	isRateLimited,
+	isRetryableError,
+	retryAfterMs,
+} from '../transport';
 import {
 	cancelledOutcome,
 	checkedOutcome,
@@ -57,7 +64,8 @@ export interface CreationJob {
 	itemIndex: number;
 	taskType: TaskType;
 	summary: RequestSummary;
-	send: () => Promise<CreatedTask>;
+	/** One attempt, through the run's session. */
+	send: (session: ApiSession) => Promise<CreatedTask>;
 }
 
 export interface EngineInput {
@@ -110,6 +118,9 @@ interface PollTicket {
 class Engine {
 	private readonly options: WaitingOptions;
 
+	/** The credential, read once for the run's creations and polls. */
+	private readonly session: ApiSession;
+
 	private readonly cancel: AbortSignal | undefined;
 
 	private readonly outcomes: ItemOutcome[] = [];
@@ -145,6 +156,7 @@ class Engine {
 		private readonly input: EngineInput,
 	) {
 		this.options = input.options;
+		this.session = new ApiSession(context);
 		this.cancel = context.getExecutionCancelSignal();
 		this.bound = new AdaptiveBound(input.options.maxConcurrency);
 		this.results = new ResultLane(context, {
@@ -287,7 +299,7 @@ class Engine {
 		if (!entry.attempts) entry.firstAttemptAt = startedAt;
 		entry.attempts++;
 		try {
-			const task = await entry.job.send();
+			const task = await entry.job.send(this.session);
 			this.bound.onSuccess();
 			this.input.memory?.created(task);
 			// After Stop n8n keeps none of the node's output: n8n's log keeps every paid id.
@@ -405,6 +417,7 @@ class Engine {
 						timeout: this.options.requestTimeoutMs,
 						signal: entry.done.signal,
 						notFoundHint: task.notFoundHint,
+						session: this.session,
 					},
 				)) ?? {};
 			this.bound.onSuccess();

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { holdsObjects, invalidInput, ItemProblems, toList } from '../../request/validation';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
-import { apiJsonRequest } from '../../transport';
+import { apiJsonRequest, ApiSession } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
 import { failuresContinue } from '../../tool/mode';
@@ -47,12 +47,13 @@ interface DeleteRequest {
 	notFoundHint: string;
 }
 
-async function sendDelete(this: IExecuteFunctions, request: DeleteRequest): Promise<IDataObject> {
+async function sendDelete(this: IExecuteFunctions, request: DeleteRequest, session: ApiSession): Promise<IDataObject> {
 	const body: IDataObject = { taskids: request.taskIds };
 	if (request.taskType === 'image' && request.uid) body.uid = request.uid;
 	const data = await apiJsonRequest.call(this, DELETE_PATH[request.taskType], body, {
 		itemIndex: request.itemIndexes[0],
 		notFoundHint: request.notFoundHint,
+		session,
 	});
 	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
 	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.taskType };
@@ -106,10 +107,11 @@ export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise
 			requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid, notFoundHint });
 		}
 	}
+	const session = new ApiSession(this);
 	for (const request of requests) {
 		const [itemIndex] = request.itemIndexes;
 		try {
-			const json = await sendDelete.call(this, request);
+			const json = await sendDelete.call(this, request, session);
 			const pairedItem = request.itemIndexes.map((item) => ({ item }));
 			outcomes.push({ itemIndex, items: [{ json, pairedItem }] });
 		} catch (error) {
