@@ -17,7 +17,7 @@ import {
 	type RequestContext,
 } from './context';
 import { apiError, describeTransportFailure, NEVER_CONNECTED, parseRetryAfter } from './errors';
-import { StreamingForm } from './multipart';
+import { StreamingForm, textFormBody } from './multipart';
 import { echo, redact, redactDeep, snippet } from './redaction';
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
@@ -207,10 +207,11 @@ async function send(
 	const creation = multipart;
 	const timeout = clampRequestTimeout(context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
 	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
+	const text = multipart ? textFormBody(body) : undefined;
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: `${baseUrl}${path}`,
-		body,
+		body: text?.body ?? body,
 		json: !multipart,
 		timeout,
 		returnFullResponse: true,
@@ -220,7 +221,8 @@ async function send(
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
 	};
-	// Multipart bodies get their boundary header from the HTTP client; JSON must be declared.
+	// A streamed multipart body gets its boundary header from the HTTP client; the others are declared.
+	if (text) options.headers = { 'Content-Type': text.contentType };
 	if (!multipart) options.headers = { 'Content-Type': 'application/json' };
 
 	let response: IN8nHttpFullResponse;

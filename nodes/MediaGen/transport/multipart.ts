@@ -8,6 +8,8 @@
  * pulled from storage chunk by chunk as the socket drains and at most a few chunks are in memory.
  */
 
+import { randomBytes } from 'node:crypto';
+
 /** A file part: its bytes come from `stream()`, which is called once, when the part is sent. */
 export interface StreamedFile {
 	readonly name: string;
@@ -71,4 +73,34 @@ export function streamedFile(
 				if (sent !== size) throw new Error(`file "${name}" ended after ${sent} of ${size} bytes`);
 			})(),
 	};
+}
+
+/**
+ * A form of text fields only (a creation from a prompt and settings, at most a few tens of kilobytes) encoded
+ * here as one buffer, as multipart/form-data. Sent as a buffer it skips the HTTP client's form streaming, about a
+ * fifth of the CPU a creation costs; a form with a file part is streamed (undefined here).
+ */
+export function textFormBody(form: StreamingForm): { body: Buffer; contentType: string } | undefined {
+	const fields: Array<[string, string]> = [];
+	for (const [name, value] of form.entryList) {
+		if (typeof value !== 'string') return undefined;
+		fields.push([name, value]);
+	}
+	const boundary = `----MediaGenFormBoundary${randomBytes(16).toString('hex')}`;
+	// A value that holds the boundary would end its part early: such a form is streamed instead.
+	if (fields.some(([name, value]) => value.includes(boundary) || name.includes(boundary))) return undefined;
+	// Line breaks as every form encoder sends them (the HTTP client's own form, the platform's): CRLF.
+	const parts = fields.map(
+		([name, value]) =>
+			`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value.replace(/\r?\n|\r/g, '\r\n')}\r\n`,
+	);
+	return {
+		body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`, 'utf8'),
+		contentType: `multipart/form-data; boundary=${boundary}`,
+	};
+}
+
+/** A field name inside its quotes, escaped as the HTML form encoding (and the HTTP client's own form) does. */
+function escapeName(name: string): string {
+	return name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 }

@@ -7,7 +7,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode, storeBinary } from '../../harness';
 import { makePng } from '../../simulator/png';
-import { allText, createParameters, DEFAULT_SIM_KEY, pngItem, useSimulator } from '../../support';
+import { allText, createParameters, DEFAULT_SIM_KEY, pngItem, useHostileApi, useSimulator } from '../../support';
 
 const context = useSimulator();
 
@@ -203,5 +203,32 @@ describe('WxH sizes are sent with a lower-case x', () => {
 		const { error } = await run(create(operation, { ...base, additionalFields: { [field]: given } }));
 		expect(error).toBeUndefined();
 		expect(context.sim.requests(`/v1/tlimages/${operation}`)[0].fields[field]).toEqual([sent]);
+	});
+});
+
+describe('a creation of text fields only is a well-formed multipart body', () => {
+	// Such a form is encoded by the node as one buffer (transport/multipart.ts); the platform's own multipart
+	// parser reads it here, independent of the simulator's.
+	const { server, useApi, run } = useHostileApi();
+
+	it('any prompt text arrives as typed (line breaks as CRLF), with a Content-Length that matches', async () => {
+		useApi();
+		const prompt = `Line one\r\nLine two\n--not-a-boundary\rcarriage\r\n\r\n"quoted" ünïcødé 🦊 ${'x'.repeat(20_000)}\r\n`;
+		const { error } = await run({
+			...createParameters('image', 'proimage', { prompt: `=${prompt}` }),
+			additionalFields: { size: '1024x1024', n: 2 },
+		});
+		expect(error).toBeUndefined();
+		const [request] = server.requests.filter((recorded) => recorded.path === '/v1/tlimages/proimage');
+		expect(request.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+		expect(Number(request.headers['content-length'])).toBe(request.body.length);
+		const form = await new Response(request.body, {
+			headers: { 'content-type': String(request.headers['content-type']) },
+		}).formData();
+		expect([...form.keys()]).toEqual(['model', 'prompt', 'size', 'n']);
+		// Line breaks arrive as CRLF, as any form encoder sends them; everything else as typed.
+		expect(form.get('prompt')).toBe(prompt.replace(/\r?\n|\r/g, '\r\n'));
+		expect(form.get('size')).toBe('1024x1024');
+		expect(form.get('n')).toBe('2');
 	});
 });
