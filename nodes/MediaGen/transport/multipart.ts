@@ -77,8 +77,9 @@ export function streamedFile(
 
 /**
  * A form of text fields only (a creation from a prompt and settings, at most a few tens of kilobytes) encoded
- * here as one buffer, as multipart/form-data. Sent as a buffer it skips the HTTP client's form streaming, about a
- * fifth of the CPU a creation costs; a form with a file part is streamed (undefined here).
+ * here as one buffer, as multipart/form-data. Sent as a buffer it skips the HTTP client's form streaming (about
+ * 0.1–0.2 ms of CPU per creation, a tenth or more of its cost); a form with a file part is streamed (undefined
+ * here).
  */
 export function textFormBody(form: StreamingForm): { body: Buffer; contentType: string } | undefined {
 	const fields: Array<[string, string]> = [];
