@@ -225,7 +225,9 @@ describe('a creation of text fields only is a well-formed multipart body', () =>
 		const form = await new Response(request.body, {
 			headers: { 'content-type': String(request.headers['content-type']) },
 		}).formData();
-		expect([...form.keys()]).toEqual(['model', 'prompt', 'size', 'n']);
+		const names: string[] = [];
+		form.forEach((_value, name) => names.push(name));
+		expect(names).toEqual(['model', 'prompt', 'size', 'n']);
 		// Line breaks arrive as CRLF, as any form encoder sends them; everything else as typed.
 		expect(form.get('prompt')).toBe(prompt.replace(/\r?\n|\r/g, '\r\n'));
 		expect(form.get('size')).toBe('1024x1024');
