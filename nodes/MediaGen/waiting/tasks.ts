@@ -13,11 +13,22 @@ export async function waitForTasks(
 	tasks: CreatedTask[],
 	options: WaitingOptions,
 ): Promise<ItemOutcome[]> {
+	return await onExisting.call(this, tasks, options, false);
+}
+
+/** The engine on tasks that exist: nothing is created. */
+async function onExisting(
+	this: IExecuteFunctions,
+	tasks: CreatedTask[],
+	options: WaitingOptions,
+	checkOnly: boolean,
+): Promise<ItemOutcome[]> {
 	return await runEngine.call(this, {
 		creations: [],
 		existing: tasks,
 		options,
 		continueOnFail: failuresContinue(this),
+		checkOnly,
 	});
 }
 
@@ -33,11 +44,11 @@ export async function checkTasks(
 	tasks: CreatedTask[],
 	options: WaitingOptions,
 ): Promise<ItemOutcome[]> {
-	return await runEngine.call(this, {
-		creations: [],
-		existing: tasks,
-		// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
-		options: {
+	// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
+	return await onExisting.call(
+		this,
+		tasks,
+		{
 			...options,
 			wait: true,
 			download: false,
@@ -47,7 +58,6 @@ export async function checkTasks(
 			maxWaitMs: CHECK_RETRY_WINDOW_MS,
 			pollIntervalMs: CHECK_RETRY_PAUSE_MS,
 		},
-		continueOnFail: failuresContinue(this),
-		checkOnly: true,
-	});
+		true,
+	);
 }
