@@ -41,7 +41,7 @@ export async function storeResultFile(
 	context: RequestContext & { taskId: string },
 ): Promise<NonNullable<INodeExecutionData['binary']>> {
 	if (file.size === 0) {
-		(file.body as { destroy?: () => void }).destroy?.();
+		file.body.destroy?.();
 		throw emptyResultFile.call(this, url, context);
 	}
 	const mimeType =
@@ -59,7 +59,7 @@ export async function storeResultFile(
 		binary = await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType);
 	} catch (error) {
 		// Release the connection, and name the task: a bare "aborted" would lose it.
-		(file.body as { destroy?: () => void }).destroy?.();
+		file.body.destroy?.();
 		throw downloadInterrupted.call(this, url, error, context, file.signal);
 	}
 	if (storedBytes(binary) === 0) throw emptyResultFile.call(this, url, context);

@@ -10,7 +10,8 @@ import { abortReason, DEFAULT_REQUEST_TIMEOUT_MS, requestSignal, type RequestCon
 import { describeTransportFailure, parseRetryAfter } from './errors';
 
 export interface DownloadedFile {
-	body: NodeJS.ReadableStream;
+	/** Destroyed to release the connection when the file is not read to its end. */
+	body: NodeJS.ReadableStream & { destroy?: () => void };
 	mimeType?: string;
 	fileName?: string;
 	/** The size the answer announced (Content-Length), when it announced one. */

@@ -193,7 +193,7 @@ export class ResultLane {
 				weight = file.size;
 				job.size = file.size;
 				if (this.putBack(job, file.size)) {
-					(file.body as { destroy?: () => void }).destroy?.();
+					file.body.destroy?.();
 					return;
 				}
 			}
