@@ -190,6 +190,15 @@ function namesTask(taskId: string, path: string): string {
 	return `The answer names task ${taskId}: it was created and may be charged. Follow it with Task → Get or Task → Wait (Task Type ${taskType}, Task ID ${taskId}) instead of running the node again.`;
 }
 
+/**
+ * What a failed answer means for a task: the task it names, or, for a creation that may have reached the server
+ * (`reason` says why), that one may exist; else nothing.
+ */
+function taskAdvice(taskId: string | undefined, path: string, creation: boolean, reason: string): string {
+	if (taskId) return namesTask(taskId, path);
+	return creation ? mayHaveCreated(reason) : '';
+}
+
 /** Whether a refusal says that the task does not exist (the API documents no code for it: its message tells). */
 function saysNotFound(message: string | undefined): boolean {
 	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
@@ -263,11 +272,8 @@ async function send(
 
 	if (status >= 300 && status < 400) {
 		const target = redirectTarget(response, `${baseUrl}${path}`, apiKey);
-		const created = taskId
-			? ` ${namesTask(taskId, path)}`
-			: creation
-				? ` ${mayHaveCreated('The server answered, so')}`
-				: '';
+		const advice = taskAdvice(taskId, path, creation, 'The server answered, so');
+		const created = advice ? ` ${advice}` : '';
 		throw apiError.call(this, apiKey, context, {
 			message: `The MediaGen API answered HTTP ${status}, ${target}, which the node does not follow`,
 			description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${created}`,
@@ -308,11 +314,8 @@ async function send(
 
 	if (!envelope) {
 		// The advice comes first: the body's start follows, and may end anywhere.
-		const created = taskId
-			? `${namesTask(taskId, path)} `
-			: creation
-				? `${mayHaveCreated('The request reached the server, so')} `
-				: '';
+		const advice = taskAdvice(taskId, path, creation, 'The request reached the server, so');
+		const created = advice ? `${advice} ` : '';
 		throw apiError.call(this, apiKey, context, {
 			message: 'The MediaGen API answered with a body that is not a JSON envelope',
 			description: `${created}POST ${path} returned HTTP ${status} with: ${snippet(response.body, apiKey)}`,
