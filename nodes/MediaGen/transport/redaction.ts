@@ -27,37 +27,39 @@ const trimHeaderSpace = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
  * Authorization header carries it (a key pasted with a trailing newline, CRLF or spaces is sent and echoed
  * trimmed). Longest first, so that a longer form is replaced whole before a shorter one inside it.
  */
-export function keyForms(apiKey: string): string[] {
+function keyForms(apiKey: string): string[] {
 	if (!apiKey) return [];
-	if (lastForms.apiKey === apiKey) return lastForms.forms;
 	const header = trimHeaderSpace(withoutControlCharacters(apiKey));
 	const onTheWire = trimHeaderSpace(withinLatin1(header));
 	const forms = new Set([apiKey, apiKey.trim(), header, onTheWire].filter((form) => form.length > 0));
-	lastForms = { apiKey, forms: [...forms].sort((a, b) => b.length - a.length) };
-	return lastForms.forms;
+	return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/** The forms of the last key asked about (a run redacts every answer with the same key). */
-let lastForms: { apiKey: string; forms: string[] } = { apiKey: '', forms: [] };
+function redactForms(text: string, forms: string[]): string {
+	let result = text;
+	for (const form of forms) result = result.split(form).join('[redacted]');
+	return result;
+}
 
 /** The key must never reach a message, even if a server or a library echoes it back (in any form it was sent). */
 export function redact(text: string, apiKey: string): string {
-	let result = text;
-	for (const form of keyForms(apiKey)) result = result.split(form).join('[redacted]');
-	return result;
+	return redactForms(text, keyForms(apiKey));
 }
 
 /** The same for answer data, which becomes output data and error messages (e.g. a failed task's message). */
 export function redactDeep(value: unknown, apiKey: string): unknown {
 	if (!apiKey) return value;
-	if (typeof value === 'string') return redact(value, apiKey);
-	if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, apiKey));
-	if (value && typeof value === 'object') {
-		return Object.fromEntries(
-			Object.entries(value).map(([name, entry]) => [redact(name, apiKey), redactDeep(entry, apiKey)]),
-		);
-	}
-	return value;
+	// The key's forms once for the whole answer, not per string in it.
+	const forms = keyForms(apiKey);
+	const walk = (entry: unknown): unknown => {
+		if (typeof entry === 'string') return redactForms(entry, forms);
+		if (Array.isArray(entry)) return entry.map(walk);
+		if (entry && typeof entry === 'object') {
+			return Object.fromEntries(Object.entries(entry).map(([name, inner]) => [redactForms(name, forms), walk(inner)]));
+		}
+		return entry;
+	};
+	return walk(value);
 }
 
 /** Longest text an answer may put into an error message or description (a message can be megabytes long). */
