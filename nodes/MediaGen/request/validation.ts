@@ -27,8 +27,17 @@ interface InputProblem {
 	hint?: string;
 }
 
-/** The problems behind each bad-input error, so that the errors of one item's fields can be joined into one. */
-const problemsOfError = new WeakMap<Error, InputProblem[]>();
+/**
+ * The problems behind a bad-input error, kept on the error itself (not enumerable, so not in n8n's saved error
+ * data), so that the errors of one item's fields can be joined into one.
+ */
+const PROBLEMS = 'mediaGenInputProblems';
+
+function problemsOf(error: unknown): InputProblem[] | undefined {
+	return error instanceof NodeOperationError
+		? ((error as unknown as Record<string, unknown>)[PROBLEMS] as InputProblem[] | undefined)
+		: undefined;
+}
 
 function inputError(node: INode, itemIndex: number, problems: InputProblem[]): NodeOperationError {
 	const hints = [...new Set(problems.map((problem) => problem.hint).filter(Boolean))];
@@ -43,7 +52,7 @@ function inputError(node: INode, itemIndex: number, problems: InputProblem[]): N
 					.map((problem, index) => `(${index + 1}) ${entry(problem)}.`)
 					.join(' ')}`;
 	const error = new NodeOperationError(node, message, { itemIndex, description });
-	problemsOfError.set(error, problems);
+	Object.defineProperty(error, PROBLEMS, { value: problems, enumerable: false });
 	return error;
 }
 
@@ -82,7 +91,7 @@ export class ItemProblems {
 
 	/** Notes a bad-input error; rethrows anything else. */
 	note(error: unknown): void {
-		const problems = error instanceof Error ? problemsOfError.get(error) : undefined;
+		const problems = problemsOf(error);
 		if (!problems) throw error;
 		this.problems.push(...problems);
 	}
