@@ -301,11 +301,7 @@ class Engine {
 		try {
 			const task = await entry.job.send(this.session);
 			this.bound.onSuccess();
-			this.input.memory?.created(task);
-			// After Stop n8n keeps none of the node's output: n8n's log keeps every paid id.
-			this.context.logger.info(
-				`MediaGen node "${this.context.getNode().name}" created ${task.taskType} task ${task.taskId} for item ${task.itemIndex} (execution ${this.context.getExecutionId()})`,
-			);
+			this.keepTask(task, 'created');
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				this.enqueue(task, now, now + this.options.pollIntervalMs);
@@ -343,15 +339,24 @@ class Engine {
 	 * exists and may be charged. It is logged, and remembered so that Retry On Fail follows it instead of paying again.
 	 */
 	private rememberNamedTask(job: CreationJob, taskId: string): void {
-		this.input.memory?.created({
+		const task = {
 			itemIndex: job.itemIndex,
 			taskType: job.taskType,
 			taskId,
 			creation: { taskid: taskId },
 			summary: job.summary,
-		});
+		};
+		this.keepTask(task, 'got an error answer that names');
+	}
+
+	/**
+	 * A paid task: remembered for Retry On Fail, and written to n8n's log (after Stop n8n keeps none of the node's
+	 * output, so the log keeps every paid id). `how` is how the node came to know it.
+	 */
+	private keepTask(task: CreatedTask, how: string): void {
+		this.input.memory?.created(task);
 		this.context.logger.info(
-			`MediaGen node "${this.context.getNode().name}" got an error answer that names ${job.taskType} task ${taskId} for item ${job.itemIndex} (execution ${this.context.getExecutionId()})`,
+			`MediaGen node "${this.context.getNode().name}" ${how} ${task.taskType} task ${task.taskId} for item ${task.itemIndex} (execution ${this.context.getExecutionId()})`,
 		);
 	}
 
