@@ -342,6 +342,18 @@ async function runVersion(version: string, tarball: string, example: WorkflowFil
 	let passed = false;
 	try {
 		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
+		const simulatorUrl = simulator.url;
+		/** The API answers `apiPath` with HTTP 200 and this envelope (until the simulator is reset). */
+		const answerEnvelope = async (apiPath: string, code: number, msg: string) =>
+			await injectFault(simulatorUrl, {
+				path: apiPath,
+				action: {
+					type: 'status',
+					status: 200,
+					contentType: 'application/json',
+					body: JSON.stringify({ code, msg }),
+				},
+			});
 		model = await startModelServer();
 		installCommunityPackage(userFolder, tarball);
 		const env = await n8nEnv(install, userFolder);
@@ -449,16 +461,7 @@ async function runVersion(version: string, tarball: string, example: WorkflowFil
 				'credits',
 				'Draw a red fox in the snow.',
 				callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '1:1' }),
-				async () =>
-					await injectFault(simulator!.url, {
-						path: CREATE_PATH,
-						action: {
-							type: 'status',
-							status: 200,
-							contentType: 'application/json',
-							body: JSON.stringify({ code: 9000, msg: 'Insufficient credits' }),
-						},
-					}),
+				async () => await answerEnvelope(CREATE_PATH, 9000, 'Insufficient credits'),
 			);
 			checkCommon('credits', result, prompt, create.name);
 			const [item] = result.results[0].items;
@@ -489,16 +492,7 @@ async function runVersion(version: string, tarball: string, example: WorkflowFil
 				'refused',
 				'Make a portrait of a famous singer.',
 				callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '3:4' }),
-				async () =>
-					await injectFault(simulator!.url, {
-						path: INFO_PATH,
-						action: {
-							type: 'status',
-							status: 200,
-							contentType: 'application/json',
-							body: JSON.stringify({ code: 9999, msg: reason }),
-						},
-					}),
+				async () => await answerEnvelope(INFO_PATH, 9999, reason),
 			);
 			checkCommon('refused', result, prompt, create.name);
 			const [item] = result.results[0].items;

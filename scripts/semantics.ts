@@ -449,13 +449,18 @@ const json = (value: unknown) => JSON.stringify(value);
 
 // --- the checks -----------------------------------------------------------------------------------------
 
-async function errorOutput(target: Target): Promise<string> {
-	const tag = '(error output)';
-	const items = [
+/** Three items, tagged for this case: one that completes, one the simulator fails, one it refuses. */
+function threeOutcomes(tag: string) {
+	return [
 		{ row: 1, scene: 'harbour', prompt: `a cat ${tag}` },
 		{ row: 2, scene: 'beach', prompt: `a dog [sim:fail] ${tag}` },
 		{ row: 3, scene: 'forest', prompt: `a fox [sim:refuse] ${tag}` },
 	];
+}
+
+async function errorOutput(target: Target): Promise<string> {
+	const tag = '(error output)';
+	const items = threeOutcomes(tag);
 	const summary = await runCase(target, CASES.errorOutput, items);
 	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
 	const execution = await getExecution(target.install, target.session, summary.id);
@@ -502,11 +507,7 @@ async function errorOutput(target: Target): Promise<string> {
 
 async function continueRegular(target: Target): Promise<string> {
 	const tag = '(continue)';
-	const items = [
-		{ row: 1, scene: 'harbour', prompt: `a cat ${tag}` },
-		{ row: 2, scene: 'beach', prompt: `a dog [sim:fail] ${tag}` },
-		{ row: 3, scene: 'forest', prompt: `a fox [sim:refuse] ${tag}` },
-	];
+	const items = threeOutcomes(tag);
 	const summary = await runCase(target, CASES.continueRegular, items);
 	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
 	const execution = await getExecution(target.install, target.session, summary.id);
