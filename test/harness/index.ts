@@ -61,17 +61,31 @@ export const WORKFLOW_ID = 'mediagen-test-wf';
  * lines of level info and above, so tests can read what a node logged (e.g. the ids of the tasks it created).
  */
 const logLines: string[] = [];
+const logListeners = new Set<(line: string) => void>();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Logger } = require(
 	require.resolve('@n8n/backend-common', { paths: [path.dirname(require.resolve('n8n-core'))] }),
 ) as { Logger: new (...args: never[]) => unknown };
-const keep = (message: unknown) => void logLines.push(String(message));
+const keep = (message: unknown) => {
+	const line = String(message);
+	if (logListeners.size) for (const listener of logListeners) listener(line);
+	else logLines.push(line);
+};
 const levels: Record<string, unknown> = { info: keep, warn: keep, error: keep };
 // Every other method (debug, verbose…) is a no-op; scoped loggers (n8n-core's services ask for them) are this one.
 const capturingLogger: object = new Proxy(levels, {
 	get: (target, name: string) => (name === 'scoped' ? () => capturingLogger : (target[name] ?? (() => undefined))),
 });
 Container.set(Logger, capturingLogger);
+
+/**
+ * Hands every logged line to `listener` until the returned function is called. While anyone listens, lines are
+ * not kept for `loggedLines` (the fault explorer runs many executions at once and keeps only its own lines).
+ */
+export function onLoggedLine(listener: (line: string) => void): () => void {
+	logListeners.add(listener);
+	return () => void logListeners.delete(listener);
+}
 
 /** How often n8n asked the credentials helper for the decrypted credential (in n8n: a database read each time). */
 let credentialReads = 0;
@@ -299,6 +313,8 @@ export interface NodeRunOptions {
 	onCancel?: (at: number) => void;
 	/** Run the node as an AI Agent's tool (node type `<type>Tool`). */
 	asTool?: boolean;
+	/** The node's name (default "MediaGen"); the node's log lines carry it. */
+	name?: string;
 }
 
 export interface RunResult {
@@ -425,7 +441,7 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 	const node: INode = {
 		id: 'mediagen-node',
-		name: 'MediaGen',
+		name: options.name ?? 'MediaGen',
 		type: options.asTool ? `${NODE_TYPE}Tool` : NODE_TYPE,
 		typeVersion: 1,
 		position: [0, 0],

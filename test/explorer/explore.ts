@@ -1,0 +1,174 @@
+/**
+ * Runs one schedule: starts its world, runs the node through n8n-core's WorkflowExecute (the test harness) with
+ * the schedule's settings, waits for every connection to settle, and checks the invariants (invariants.ts).
+ */
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { onLoggedLine, runNode, type RunResult } from '../harness';
+import { checkInvariants, type Observation } from './invariants';
+import { drawSchedule, type Schedule } from './schedule';
+import { World } from './world';
+
+export interface ScheduleResult {
+	schedule: Schedule;
+	violations: string[];
+	durationMs: number;
+	/** Requests the servers saw, by kind and answer, for the explorer's summary. */
+	requests: number;
+	faults: number;
+	/** Every request in words, in the order it arrived: "+120 ms create item 3 → 5xx (acted, names the task)". */
+	trace: string[];
+}
+
+function parameters(schedule: Schedule, world: World): INodeParameters {
+	const options: INodeParameters = {
+		requestTimeout: schedule.requestTimeoutS,
+		pollInterval: schedule.pollIntervalS,
+		maxWait: schedule.maxWaitS,
+		maxConcurrency: schedule.maxConcurrency,
+		downloadResults: schedule.download,
+		splitIntoItems: schedule.split,
+		...(schedule.failingTasks ? { failedStatusCodes: '3' } : {}),
+		...(schedule.repeatUncertain ? { repeatUncertainCreations: true } : {}),
+	};
+	switch (schedule.operation) {
+		case 'betav4':
+			return {
+				resource: 'image',
+				operation: 'betav4',
+				prompt: '={{ $json.idea }}',
+				waitForCompletion: schedule.wait,
+				options,
+			};
+		case 'alphav15pro':
+			return {
+				resource: 'video',
+				operation: 'alphav15pro',
+				prompt: '={{ $json.idea }}',
+				imageUrls: `${world.filesUrl}/source.png`,
+				waitForCompletion: schedule.wait,
+				options,
+			};
+		case 'taskWait':
+			return { resource: 'task', operation: 'wait', taskType: 'image', taskId: '={{ $json.taskid }}', options };
+		case 'taskDelete':
+			return {
+				resource: 'task',
+				operation: 'delete',
+				taskType: 'image',
+				taskIds: '={{ $json.taskid }}',
+				options: { requestTimeout: schedule.requestTimeoutS },
+			};
+	}
+}
+
+function inputItems(schedule: Schedule, world: World): INodeExecutionData[] {
+	return Array.from({ length: schedule.items }, (_, item) =>
+		schedule.operation === 'taskWait' || schedule.operation === 'taskDelete'
+			? { json: { taskid: world.preexisting(item, 'image') } }
+			: { json: { idea: `idea ${item}` } },
+	);
+}
+
+/**
+ * How long connections may take to close after the run: creations in flight outlive Stop by up to Request Timeout,
+ * and a busy machine delays the servers' own bookkeeping. A connection the node never closes stays open for the
+ * world's stall cap (20 s), well past this.
+ */
+function settleMs(schedule: Schedule): number {
+	return schedule.requestTimeoutS * 1000 + 8000;
+}
+
+/**
+ * Time this process lost to a blocked event loop, summed: the schedules of a worker share one loop with their
+ * servers, and on a busy machine a timer or an answer can be late by that much through no fault of the node.
+ */
+const LAG_SAMPLE_MS = 50;
+let lostMs = 0;
+let lastTick = Date.now();
+setInterval(() => {
+	const now = Date.now();
+	lostMs += Math.max(0, now - lastTick - LAG_SAMPLE_MS);
+	lastTick = now;
+}, LAG_SAMPLE_MS).unref();
+
+async function until(condition: () => boolean, ms: number): Promise<void> {
+	const deadline = Date.now() + ms;
+	while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+export async function runSchedule(seed: number): Promise<ScheduleResult> {
+	const schedule = drawSchedule(seed);
+	const apiKey = `key-${seed}-Zq9k${(seed * 2654435761) >>> 0}`;
+	const world = new World(schedule, apiKey);
+	await world.start();
+	const logLines: string[] = [];
+	// The node's log lines name it: a name per schedule tells this run's lines from those of the runs beside it.
+	const nodeName = `MediaGen ${seed}`;
+	const unsubscribe = onLoggedLine((line) => {
+		if (line.includes(`"${nodeName}"`) || line.includes(`T${seed}-`) || line.includes(apiKey)) logLines.push(line);
+	});
+	const startedAt = Date.now();
+	const lostBefore = lostMs;
+	let result: RunResult | undefined;
+	let crashed: unknown;
+	let stoppedAt: number | undefined;
+	try {
+		result = await runNode({
+			parameters: parameters(schedule, world),
+			items: inputItems(schedule, world),
+			credentials: { apiKey, baseUrl: world.apiUrl },
+			onError: schedule.onError,
+			retryOnFail: schedule.maxTries ? { maxTries: schedule.maxTries, waitBetweenTries: 0 } : undefined,
+			asTool: schedule.asTool,
+			name: nodeName,
+			cancelAfterMs: schedule.stopAtMs,
+			onCancel: (at) => (stoppedAt = at),
+		});
+	} catch (error) {
+		crashed = error;
+	}
+	const endedAt = Date.now();
+	await until(() => {
+		const open = world.openSockets();
+		return open.api + open.files === 0;
+	}, settleMs(schedule));
+	const observation: Observation = {
+		schedule,
+		world,
+		apiKey,
+		result,
+		crashed,
+		logLines,
+		startedAt,
+		endedAt,
+		stoppedAt,
+		openSockets: world.openSockets(),
+		lagMs: lostMs - lostBefore,
+	};
+	let violations: string[];
+	try {
+		violations = await checkInvariants(observation);
+	} finally {
+		unsubscribe();
+		await world.stop();
+	}
+	return {
+		schedule,
+		violations,
+		durationMs: endedAt - startedAt,
+		requests: world.requests.length,
+		faults: world.requests.filter((request) => request.fault.answer !== 'ok').length,
+		trace: world.requests.map((request) => {
+			const { answer, acted, namesTask } = request.fault;
+			const notes = [
+				request.kind === 'create' ? (acted ? 'the server acted' : 'nothing done') : '',
+				namesTask ? 'names the task' : '',
+			]
+				.filter(Boolean)
+				.join(', ');
+			const lasted = request.endedAt === undefined ? 'still open' : `${request.endedAt - request.arrivedAt} ms`;
+			return `+${request.arrivedAt - startedAt} ms ${request.kind} item ${request.item ?? '-'} ${request.method} ${request.path} → ${answer}${notes ? ` (${notes})` : ''}, ${lasted}`;
+		}),
+	};
+}

@@ -1,0 +1,256 @@
+/**
+ * The node's promises as invariants, checked after every schedule against the servers' own records (world.ts),
+ * never against what the node says about itself:
+ *   1. every task the server created is named in what n8n keeps (output, error items, the stopping error, the
+ *      node's log lines); a task whose id never reached the node is announced there as "may have been created";
+ *   2. one item's request creates at most one task across all tries of one run, unless the API said that task
+ *      failed, or the user allowed repeating an uncertain creation;
+ *   3. every request ends within Request Timeout (plus slack) of its arrival, and the run within its bound;
+ *   4. no connection to either host stays open after the run;
+ *   5. every stored file is byte-identical to a complete body the host served and is what its type says; a
+ *      completed item carries a file for each URL;
+ *   6. output items pair with input items, none lost or duplicated (when the run ended without stopping);
+ *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line.
+ */
+import { createHash } from 'node:crypto';
+import type { IBinaryData, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
+
+import { readBinary, type RunResult } from '../harness';
+import { allText } from '../support';
+import type { Schedule } from './schedule';
+import type { World, WorldTask } from './world';
+
+export interface Observation {
+	schedule: Schedule;
+	world: World;
+	apiKey: string;
+	result?: RunResult;
+	crashed?: unknown;
+	logLines: string[];
+	startedAt: number;
+	endedAt: number;
+	stoppedAt?: number;
+	openSockets: { api: number; files: number };
+	/** Time the process lost to a blocked event loop during the run: added to every time bound's slack. */
+	lagMs: number;
+}
+
+/** Lateness a request or a run may have beyond its bound: event-loop lag on a busy 2-core machine. */
+const SLACK_MS = 2000;
+
+/** The longest pause a creation may take between attempts in these schedules (Retry-After of at most 2 s). */
+const CREATION_PAUSE_MS = 2500;
+
+function sniff(bytes: Buffer): string | undefined {
+	if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+	if (bytes.subarray(4, 8).toString('latin1') === 'ftyp') return 'video/mp4';
+	return undefined;
+}
+
+function pairedItems(item: INodeExecutionData): number[] {
+	const paired = item.pairedItem;
+	const list = Array.isArray(paired) ? paired : paired === undefined ? [] : [paired];
+	return list.map((entry) => (typeof entry === 'number' ? entry : (entry as IPairedItemData).item));
+}
+
+/** n8n's pause between two tries of Retry On Fail: it takes a Wait Between Tries of 0 as 1000 ms. */
+const N8N_WAIT_BETWEEN_TRIES_MS = 1000;
+
+/** The pauses n8n itself makes between tries. */
+function retryPausesMs(schedule: Schedule): number {
+	return ((schedule.maxTries ?? 1) - 1) * N8N_WAIT_BETWEEN_TRIES_MS;
+}
+
+/**
+ * The run's bound: per try, Max Wait plus the last status check, the download and the creation queue (Task →
+ * Delete sends its requests one after another); plus n8n's pauses between tries.
+ */
+export function runBoundMs(schedule: Schedule): number {
+	const timeout = schedule.requestTimeoutS * 1000;
+	const queue =
+		schedule.operation === 'taskDelete'
+			? schedule.items * timeout
+			: Math.ceil(schedule.items / schedule.maxConcurrency) * (timeout + CREATION_PAUSE_MS);
+	const perTry = schedule.maxWaitS * 1000 + 3 * timeout + queue + SLACK_MS;
+	return perTry * (schedule.maxTries ?? 1) + retryPausesMs(schedule);
+}
+
+export async function checkInvariants(observation: Observation): Promise<string[]> {
+	const { schedule, world, apiKey, result } = observation;
+	const violations: string[] = [];
+	const fail = (invariant: number, text: string) => violations.push(`invariant ${invariant}: ${text}`);
+	if (observation.crashed !== undefined) {
+		fail(
+			3,
+			`the run did not end as n8n ends runs: ${String((observation.crashed as Error)?.message ?? observation.crashed)}`,
+		);
+	}
+	const output = result?.output ?? [];
+	const errorOutput = result?.errorOutput ?? [];
+	const stopping = result?.error ? allText(result.error) : '';
+	const kept = `${allText(output.map((item) => item.json))}\n${allText(errorOutput.map((item) => item.json))}\n${stopping}\n${observation.logLines.join('\n')}`;
+	const created = [...world.tasks.values()].filter((task) => !task.preexisting);
+
+	// 1. Every paid task is kept; one whose id never reached the node is announced.
+	for (const task of created) {
+		// The server may have sent the id after the node gave up waiting (no answer within Request Timeout): then
+		// the node can only say that a task may have been created.
+		if (task.named && !kept.includes(task.taskId) && !mayHaveCreatedNoted(observation, task.item)) {
+			fail(
+				1,
+				`task ${task.taskId} (item ${task.item}, its creation answered "${task.answer}") is named nowhere n8n keeps`,
+			);
+		}
+		if (!task.named && !mayHaveCreatedNoted(observation, task.item)) {
+			fail(
+				1,
+				`item ${task.item}'s creation answered "${task.answer}" after the server created task ${task.taskId}, and nothing n8n keeps says a task may have been created for it`,
+			);
+		}
+	}
+
+	// 2. Never paid twice.
+	const byItem = new Map<number, WorldTask[]>();
+	for (const task of created) byItem.set(task.item, [...(byItem.get(task.item) ?? []), task]);
+	for (const [item, tasks] of byItem) {
+		for (const earlier of tasks.slice(0, -1)) {
+			const uncertain = !earlier.named || (!kept.includes(earlier.taskId) && mayHaveCreatedNoted(observation, item));
+			const allowed = earlier.reportedFailed || (schedule.repeatUncertain && uncertain);
+			if (!allowed) {
+				fail(
+					2,
+					`item ${item} created ${tasks.length} tasks (${tasks.map((task) => `${task.taskId} after "${task.answer}"`).join(', ')}); ${earlier.taskId} had not failed, and ${uncertain ? 'repeating an uncertain creation is off' : 'its id had reached the node'}`,
+				);
+				break;
+			}
+		}
+	}
+
+	// 3. Bounded.
+	const slack = SLACK_MS + observation.lagMs;
+	const requestBound = schedule.requestTimeoutS * 1000 + slack;
+	for (const request of world.requests) {
+		const lasted = (request.endedAt ?? Date.now()) - request.arrivedAt;
+		if (lasted > requestBound) {
+			fail(
+				3,
+				`${request.method} ${request.path} (${request.kind}, answered "${request.fault.answer}") lasted ${lasted} ms${request.endedAt ? '' : ' and is still open'}; Request Timeout is ${schedule.requestTimeoutS * 1000} ms`,
+			);
+		}
+	}
+	const lasted = observation.endedAt - observation.startedAt;
+	const runBound = runBoundMs(schedule) + observation.lagMs;
+	if (lasted > runBound) fail(3, `the run lasted ${lasted} ms; its bound is ${runBound} ms`);
+	if (observation.stoppedAt !== undefined) {
+		const afterStop = observation.endedAt - observation.stoppedAt;
+		// Creations in flight outlive Stop (their answers carry paid ids), up to Request Timeout; n8n still pauses
+		// between the tries that Retry On Fail makes after Stop (the node ends each at once).
+		const bound = schedule.requestTimeoutS * 1000 + slack + retryPausesMs(schedule);
+		if (afterStop > bound) fail(3, `the run ended ${afterStop} ms after Stop; its bound is ${bound} ms`);
+	}
+
+	// 4. Released.
+	const { api, files } = observation.openSockets;
+	if (api || files)
+		fail(4, `${api} connection(s) to the API and ${files} to the file host are still open after the run`);
+
+	// 5. Files are what the host served whole, and what they claim.
+	for (const item of [...output, ...errorOutput]) await checkFiles(observation, item, (text) => fail(5, text));
+
+	// 6. Items pair.
+	const stopped =
+		observation.stoppedAt !== undefined || result?.error !== undefined || observation.crashed !== undefined;
+	if (!stopped) checkPairing(schedule, output, errorOutput, (text) => fail(6, text));
+
+	// 7. The key stays at the Base URL.
+	for (const request of world.requests) {
+		const carried =
+			Object.values(request.headers).some((value) => String(value).includes(apiKey)) || request.path.includes(apiKey);
+		if (request.host === 'files' && carried)
+			fail(7, `the key reached the file host: ${request.method} ${request.path}`);
+		if (request.host === 'files' && request.method !== 'GET')
+			fail(7, `an API request followed a redirect to another origin: ${request.method} ${request.path}`);
+	}
+	if (kept.includes(apiKey)) {
+		const where = observation.logLines.some((line) => line.includes(apiKey)) ? 'a log line' : 'the output or an error';
+		fail(7, `the key appears in ${where}`);
+	}
+	return violations;
+}
+
+/** "may have been created" said for this item: in its error item, the stopping error, or a log line. */
+function mayHaveCreatedNoted(observation: Observation, item: number): boolean {
+	const says = (text: string) => /may have (been )?created/i.test(text);
+	const { result } = observation;
+	const items = [...(result?.output ?? []), ...(result?.errorOutput ?? [])];
+	if (items.some((entry) => pairedItems(entry).includes(item) && says(allText(entry.json)))) return true;
+	if (result?.error && says(allText(result.error)) && allText(result.error).includes(`[item ${item}]`)) return true;
+	return observation.logLines.some((line) => says(line) && line.includes(`for item ${item} `));
+}
+
+async function checkFiles(
+	observation: Observation,
+	item: INodeExecutionData,
+	fail: (text: string) => void,
+): Promise<void> {
+	const { schedule, world } = observation;
+	const json = item.json;
+	const urls = Array.isArray(json.urls) ? (json.urls as string[]) : [];
+	for (const [property, binary] of Object.entries(item.binary ?? {})) {
+		const index = schedule.split
+			? Number(json.resultIndex ?? 0)
+			: property === 'data'
+				? 0
+				: Number(/_(\d+)$/.exec(property)?.[1]);
+		const url = schedule.split ? String(json.url) : urls[index];
+		const bytes = await readBinary(binary as IBinaryData);
+		const hash = createHash('sha256').update(bytes).digest('hex');
+		if (!world.servedBodies.get(url)?.has(hash)) {
+			fail(
+				`the file stored for ${url} (task ${String(json.taskid)}, ${bytes.length} bytes) is not a complete body the host served`,
+			);
+		}
+		const kind = sniff(bytes);
+		if (kind !== (binary as IBinaryData).mimeType) {
+			fail(
+				`the file stored for ${url} says it is ${(binary as IBinaryData).mimeType} but its bytes are ${kind ?? 'neither PNG nor MP4'}`,
+			);
+		}
+	}
+	// A completed task with Download Results on carries every file (the tool returns no files by design).
+	if (schedule.download && !schedule.asTool && json.status === 'completed' && !('error' in json)) {
+		const expected = schedule.split ? 1 : urls.length;
+		const got = Object.keys(item.binary ?? {}).length;
+		if (got !== expected) fail(`task ${String(json.taskid)} is "completed" with ${got} of ${expected} file(s)`);
+	}
+}
+
+function checkPairing(
+	schedule: Schedule,
+	output: INodeExecutionData[],
+	errorOutput: INodeExecutionData[],
+	fail: (text: string) => void,
+): void {
+	const counts = new Map<number, number>();
+	const results = new Set<string>();
+	for (const entry of [...output, ...errorOutput]) {
+		const paired = pairedItems(entry);
+		if (paired.length !== 1)
+			fail(`an output item pairs with ${paired.length} input items: ${JSON.stringify(entry.pairedItem)}`);
+		for (const index of paired) {
+			if (!(index >= 0 && index < schedule.items))
+				fail(`an output item pairs with input item ${index}, which does not exist`);
+			counts.set(index, (counts.get(index) ?? 0) + 1);
+			if (schedule.split && entry.json.resultIndex !== undefined) {
+				const key = `${index}:${String(entry.json.resultIndex)}`;
+				if (results.has(key)) fail(`result ${key} is in the output twice`);
+				results.add(key);
+			}
+		}
+	}
+	for (let index = 0; index < schedule.items; index++) {
+		const count = counts.get(index) ?? 0;
+		if (!count) fail(`input item ${index} has no output item`);
+		else if (count > 1 && !schedule.split) fail(`input item ${index} has ${count} output items`);
+	}
+}

@@ -1,0 +1,493 @@
+/**
+ * The world one schedule runs against: an API server and a result-file host on two origins of 127.0.0.1. They
+ * answer as the schedule says (schedule.ts) and keep their own records, which the invariants are checked
+ * against: the tasks they created and whether each id reached the client, every request with its headers, the
+ * complete bodies each file URL served, the sockets still open.
+ */
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+import { makePng } from '../simulator/png';
+import { faultFor, taskPlan, type Fault, type RequestKind, type Schedule, type TaskPlan } from './schedule';
+
+export interface WorldTask {
+	taskId: string;
+	item: number;
+	taskType: 'image' | 'video';
+	/** Created by the world before the run (Task → Wait, Task → Delete): not paid for by the run. */
+	preexisting: boolean;
+	plan: TaskPlan;
+	/** Status answers that saw the task (the plan says when it is done). */
+	checks: number;
+	/** The id reached the client in a body it could read (a whole answer, or the part before a cut). */
+	named: boolean;
+	/** The server answered a status check with the task's failed status. */
+	reportedFailed: boolean;
+	/** How the creation was answered. */
+	answer: Fault['answer'];
+}
+
+export interface WorldRequest {
+	host: 'api' | 'files';
+	kind: RequestKind | 'other';
+	method: string;
+	path: string;
+	headers: http.IncomingHttpHeaders;
+	item?: number;
+	fault: Fault;
+	/** When the request's body had arrived, and when the exchange ended (answered, or the connection closed). */
+	arrivedAt: number;
+	endedAt?: number;
+}
+
+const STALL_CAP_MS = 20_000;
+const ENDLESS_CHUNK = Buffer.alloc(16 * 1024, 0x41);
+
+function sha(data: Buffer): string {
+	return createHash('sha256').update(data).digest('hex');
+}
+
+function stripQuery(url: string): string {
+	return url.split('?')[0];
+}
+
+class Host {
+	server?: http.Server;
+	readonly sockets = new Set<Socket>();
+	private readonly timers = new Set<NodeJS.Timeout>();
+
+	constructor(
+		private readonly handler: (request: http.IncomingMessage, body: Buffer, response: http.ServerResponse) => void,
+	) {}
+
+	get url(): string {
+		return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+	}
+
+	async start(): Promise<void> {
+		this.server = http.createServer((request, response) => {
+			const chunks: Buffer[] = [];
+			request.on('data', (chunk: Buffer) => chunks.push(chunk));
+			request.on('end', () => this.handler(request, Buffer.concat(chunks), response));
+		});
+		this.server.keepAliveTimeout = 60_000;
+		this.server.on('connection', (socket) => {
+			this.sockets.add(socket);
+			socket.on('close', () => this.sockets.delete(socket));
+		});
+		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+	}
+
+	/** A timer of the world's own (stalls, trickles), cleared when the world stops. */
+	later(ms: number, action: () => void): void {
+		const timer = setTimeout(() => {
+			this.timers.delete(timer);
+			action();
+		}, ms);
+		this.timers.add(timer);
+	}
+
+	async stop(): Promise<void> {
+		for (const timer of this.timers) clearTimeout(timer);
+		for (const socket of this.sockets) socket.destroy();
+		await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+	}
+}
+
+export class World {
+	readonly tasks = new Map<string, WorldTask>();
+	readonly requests: WorldRequest[] = [];
+	/** Hashes of the complete bodies each file URL served. */
+	readonly servedBodies = new Map<string, Set<string>>();
+	/** Garbage collections the world ran during the run. */
+	gcRuns = 0;
+
+	private readonly attempts = new Map<string, number>();
+	private serial = 0;
+	private readonly api: Host;
+	private readonly files: Host;
+
+	constructor(
+		readonly schedule: Schedule,
+		readonly apiKey: string,
+	) {
+		this.api = new Host((request, body, response) => this.onApi(request, body, response));
+		this.files = new Host((request, body, response) => this.onFile(request, response));
+	}
+
+	get apiUrl(): string {
+		return this.api.url;
+	}
+
+	get filesUrl(): string {
+		return this.files.url;
+	}
+
+	async start(): Promise<void> {
+		await this.api.start();
+		await this.files.start();
+		for (const at of this.schedule.gcAtMs) {
+			this.api.later(at, () => {
+				const gc = (globalThis as { gc?: () => void }).gc;
+				if (gc) {
+					gc();
+					this.gcRuns++;
+				}
+			});
+		}
+	}
+
+	async stop(): Promise<void> {
+		await this.api.stop();
+		await this.files.stop();
+	}
+
+	/** Sockets still open on either host. */
+	openSockets(): { api: number; files: number } {
+		return { api: this.api.sockets.size, files: this.files.sockets.size };
+	}
+
+	/** A task that exists before the run (for Task → Wait and Task → Delete). */
+	preexisting(item: number, taskType: 'image' | 'video'): string {
+		return this.addTask(item, taskType, true, 'ok').taskId;
+	}
+
+	private addTask(item: number, taskType: 'image' | 'video', preexisting: boolean, answer: Fault['answer']): WorldTask {
+		const serial = this.serial++;
+		const task: WorldTask = {
+			taskId: `T${this.schedule.seed}-${item}-${serial}`,
+			item,
+			taskType,
+			preexisting,
+			plan: taskPlan(this.schedule, item, serial),
+			checks: 0,
+			named: preexisting,
+			reportedFailed: false,
+			answer,
+		};
+		this.tasks.set(task.taskId, task);
+		return task;
+	}
+
+	private nextAttempt(kind: RequestKind, item: number): number {
+		const key = `${kind}:${item}`;
+		const attempt = this.attempts.get(key) ?? 0;
+		this.attempts.set(key, attempt + 1);
+		return attempt;
+	}
+
+	private track(response: http.ServerResponse, request: Omit<WorldRequest, 'arrivedAt'>): void {
+		const tracked: WorldRequest = { ...request, arrivedAt: Date.now() };
+		response.on('close', () => (tracked.endedAt = Date.now()));
+		this.requests.push(tracked);
+	}
+
+	// --- the API ------------------------------------------------------------------------------------
+
+	private onApi(request: http.IncomingMessage, body: Buffer, response: http.ServerResponse): void {
+		const path = stripQuery(request.url ?? '/');
+		const record = (kind: WorldRequest['kind'], fault: Fault, item?: number) =>
+			this.track(response, {
+				host: 'api',
+				kind,
+				method: request.method ?? '',
+				path,
+				headers: request.headers,
+				item,
+				fault,
+			});
+		const ok: Fault = { answer: 'ok', acted: true, namesTask: false };
+		if (request.headers.authorization !== this.apiKey) {
+			record('other', ok);
+			return this.json(response, 401, { code: 9999, msg: 'invalid API key' });
+		}
+		if (path === '/v1/tlimages/betav4' || path === '/v1/tlvideo/alphav15pro') {
+			const item = Number(/name="prompt"\r\n\r\nidea (\d+)/.exec(body.toString('latin1'))?.[1] ?? -1);
+			const fault = faultFor(this.schedule, 'create', item, this.nextAttempt('create', item));
+			record('create', fault, item);
+			return this.answerCreation(response, item, path.startsWith('/v1/tlvideo/') ? 'video' : 'image', fault);
+		}
+		let json: Record<string, unknown> = {};
+		try {
+			json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+		} catch {
+			// answered below as an unknown task
+		}
+		if (path.endsWith('/infobytaskid')) {
+			const task = this.tasks.get(String(json.taskid));
+			const item = task?.item ?? -1;
+			const fault = faultFor(this.schedule, 'status', item, this.nextAttempt('status', item));
+			record('status', fault, item);
+			return this.answerStatus(response, task, fault);
+		}
+		if (path === '/v1/tlimages/deleteimagestask' || path === '/v1/tlvideo/deletevideotask') {
+			const ids = Array.isArray(json.taskids) ? json.taskids.map(String) : [];
+			const item = this.tasks.get(ids[0])?.item ?? -1;
+			const fault = faultFor(this.schedule, 'delete', item, this.nextAttempt('delete', item));
+			record('delete', fault, item);
+			return this.answerPlain(response, fault, undefined, { status: 'success' });
+		}
+		record('other', ok);
+		return this.json(response, 404, { code: 9999, msg: 'no such endpoint' });
+	}
+
+	private answerCreation(response: http.ServerResponse, item: number, taskType: 'image' | 'video', fault: Fault): void {
+		const task = fault.acted ? this.addTask(item, taskType, false, fault.answer) : undefined;
+		const taskId = task?.taskId;
+		const named = () => task && (task.named = true);
+		switch (fault.answer) {
+			case 'ok':
+				named();
+				return this.json(response, 200, { code: 1000, msg: 'ok', data: { taskid: taskId } });
+			case 'odd-json':
+				named();
+				return this.raw(
+					response,
+					200,
+					'application/json; charset=utf-8',
+					`\n { "data" : { "url" : "", "extra": [1, {"a": null}, "\\u00e9"], "taskid" : "${taskId}" } ,\n "msg":"\\u006fk", "code" : 1000.0 }\n`,
+				);
+			case 'echo-key':
+				named();
+				return this.json(response, 200, {
+					code: 1000,
+					msg: `accepted for ${this.apiKey}`,
+					data: { taskid: taskId, authorization: this.apiKey },
+				});
+			case 'cut-200': {
+				const text = JSON.stringify({ code: 1000, msg: 'ok', data: { taskid: taskId ?? 'x' } });
+				// Cut after the id's closing quote when the answer names the task, else before the id starts.
+				const cutAt = fault.namesTask && taskId ? text.indexOf(taskId) + taskId.length + 1 : text.indexOf('"data"');
+				if (fault.namesTask) named();
+				response.writeHead(200, { 'content-type': 'application/json', 'content-length': text.length + 10 });
+				response.write(text.slice(0, cutAt));
+				return this.api.later(5, () => response.destroy());
+			}
+			default: {
+				// A dropped or stalled answer carries no body: it names nothing.
+				const names = fault.namesTask && fault.answer !== 'drop' && fault.answer !== 'stall';
+				if (names) named();
+				return this.answerPlain(response, fault, names ? taskId : undefined);
+			}
+		}
+	}
+
+	private answerStatus(response: http.ServerResponse, task: WorldTask | undefined, fault: Fault): void {
+		if (!['ok', 'odd-json', 'echo-key'].includes(fault.answer)) {
+			return this.answerPlain(response, fault, fault.namesTask ? task?.taskId : undefined);
+		}
+		if (!task) return this.json(response, 200, { code: 9999, msg: 'task not found' });
+		task.checks++;
+		const video = task.taskType === 'video';
+		const statusField = video ? 'task_status' : 'image_status';
+		let data: Record<string, unknown>;
+		if (task.checks <= task.plan.checksBeforeDone) {
+			data = { taskid: task.taskId, [statusField]: 1, url: [] };
+		} else if (task.plan.fails) {
+			task.reportedFailed = true;
+			data = { taskid: task.taskId, [statusField]: 3, url: [], message: 'render failed' };
+		} else {
+			const extension = video ? 'mp4' : 'png';
+			const urls = Array.from(
+				{ length: task.plan.files },
+				(_, index) => `${this.files.url}/files/${task.taskId}-${index}.${extension}`,
+			);
+			data = { taskid: task.taskId, [statusField]: 2, url: urls, width: 8, height: 8 };
+		}
+		if (fault.answer === 'echo-key') data.message = `checked with key ${this.apiKey}`;
+		return this.json(response, 200, { code: 1000, msg: fault.answer === 'echo-key' ? this.apiKey : 'ok', data });
+	}
+
+	/** Every answer class that is neither a success nor a cut-off success, for any request of the API. */
+	private answerPlain(
+		response: http.ServerResponse,
+		fault: Fault,
+		taskId: string | undefined,
+		success: Record<string, unknown> = {},
+	): void {
+		const named = taskId ? { data: { taskid: taskId } } : {};
+		const status = (code: number) => {
+			const headers: http.OutgoingHttpHeaders = {};
+			if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+			const body = taskId || code !== 408 ? { code: 9999, msg: `HTTP ${code}`, ...named } : undefined;
+			if (!body) {
+				response.writeHead(code, headers);
+				return void response.end();
+			}
+			return this.json(response, code, body, headers);
+		};
+		switch (fault.answer) {
+			case 'ok':
+			case 'odd-json':
+				return this.json(response, 200, { code: 1000, msg: 'ok', data: success });
+			case 'echo-key':
+				return this.json(response, 200, { code: 1000, msg: this.apiKey, data: { ...success, key: this.apiKey } });
+			case '3xx':
+				response.writeHead(307, { location: `${this.files.url}/moved`, 'content-type': 'application/json' });
+				return void response.end(taskId ? JSON.stringify({ code: 1000, ...named }) : '');
+			case '400':
+				return status(400);
+			case '401':
+				return status(401);
+			case '403':
+				return status(403);
+			case '404':
+				return status(404);
+			case '408':
+				return status(408);
+			case '429':
+				return status(429);
+			case '5xx':
+				return status([500, 502, 503, 504][Math.abs(taskId?.length ?? 0) % 4]);
+			case 'gateway-html':
+				return this.raw(
+					response,
+					502,
+					'text/html',
+					`<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>${taskId ? `<!-- {"taskid":"${taskId}"} -->` : ''}</body></html>`,
+				);
+			case 'cut-200':
+				response.writeHead(200, { 'content-type': 'application/json', 'content-length': 200 });
+				response.write('{"code":10');
+				return this.api.later(5, () => response.destroy());
+			case 'not-json-200':
+				return this.raw(response, 200, 'text/plain', taskId ? `accepted "taskid": "${taskId}", ok` : 'OK');
+			case 'drop':
+				return void response.socket?.destroy();
+			case 'stall':
+			default:
+				return this.api.later(STALL_CAP_MS, () => response.destroy());
+		}
+	}
+
+	// --- result files -------------------------------------------------------------------------------
+
+	private onFile(request: http.IncomingMessage, response: http.ServerResponse): void {
+		const path = stripQuery(request.url ?? '/');
+		const name = /^\/(?:files|hop)\/(.+)$/.exec(path)?.[1];
+		const task = name ? this.tasks.get(name.replace(/-\d+\.\w+$/, '')) : undefined;
+		const item = task?.item ?? -1;
+		const hop = path.startsWith('/hop/');
+		const fault =
+			hop || !task
+				? { answer: 'ok' as const, acted: true, namesTask: false }
+				: faultFor(this.schedule, 'download', item, this.nextAttempt('download', item));
+		this.track(response, {
+			host: 'files',
+			kind: task ? 'download' : 'other',
+			method: request.method ?? '',
+			path,
+			headers: request.headers,
+			item,
+			fault,
+		});
+		if (!name || !task) {
+			response.writeHead(404);
+			return void response.end();
+		}
+		const url = `${this.files.url}/files/${name}`;
+		const video = name.endsWith('.mp4');
+		const content = this.fileContent(name, video);
+		const type = video ? 'video/mp4' : 'image/png';
+		const complete = () => {
+			const hashes = this.servedBodies.get(url) ?? new Set<string>();
+			hashes.add(sha(content));
+			this.servedBodies.set(url, hashes);
+		};
+		const status = (code: number) => {
+			const headers: http.OutgoingHttpHeaders = {};
+			if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+			response.writeHead(code, headers);
+			return void response.end();
+		};
+		switch (fault.answer) {
+			case 'ok':
+				response.writeHead(200, { 'content-type': type, 'content-length': content.length });
+				response.on('finish', complete);
+				return void response.end(content);
+			case 'chunked':
+				response.writeHead(200, { 'content-type': type });
+				response.write(content.subarray(0, 10));
+				return this.files.later(5, () => {
+					response.on('finish', complete);
+					response.end(content.subarray(10));
+				});
+			case '3xx':
+				response.writeHead(302, { location: `/hop/${name}` });
+				return void response.end();
+			case '403':
+				return status(403);
+			case '404':
+				return status(404);
+			case '408':
+				return status(408);
+			case '429':
+				return status(429);
+			case '5xx':
+				return status(503);
+			case 'gateway-html':
+				return this.raw(response, 502, 'text/html', '<html><body>Bad Gateway</body></html>');
+			case 'drop':
+				return void response.socket?.destroy();
+			case 'stall-body':
+				response.writeHead(200, { 'content-type': type, 'content-length': content.length });
+				response.write(content.subarray(0, 10));
+				return this.files.later(STALL_CAP_MS, () => response.destroy());
+			case 'endless-body': {
+				response.writeHead(200, { 'content-type': type });
+				response.write(content.subarray(0, 16));
+				const startedAt = Date.now();
+				const trickle = () => {
+					if (response.destroyed || Date.now() - startedAt > STALL_CAP_MS) return void response.destroy();
+					response.write(ENDLESS_CHUNK);
+					this.files.later(10, trickle);
+				};
+				return trickle();
+			}
+			case 'truncated':
+				response.writeHead(200, { 'content-type': type, 'content-length': content.length });
+				response.write(content.subarray(0, Math.floor(content.length / 2)));
+				return this.files.later(5, () => response.destroy());
+			case 'html-file':
+				return this.raw(response, 200, type, '<!DOCTYPE html><html><body>Sign in to view this file</body></html>');
+			case 'text-file':
+				return this.raw(response, 200, 'text/plain', 'Access denied');
+			case 'json-file':
+				return this.raw(response, 200, 'application/json', '{"error":"link expired"}');
+			case 'stall':
+			default:
+				return this.files.later(STALL_CAP_MS, () => response.destroy());
+		}
+	}
+
+	/** A file's bytes: a real PNG or an MP4 header, different for every URL. */
+	private fileContent(name: string, video: boolean): Buffer {
+		const tag = Buffer.from(`mediagen-explorer ${name}`);
+		if (video) {
+			const head = Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x6d, 0x70, 0x34, 0x32, 0, 0, 0, 0]);
+			return Buffer.concat([head, Buffer.from('mp42isom'), tag]);
+		}
+		return Buffer.concat([makePng(4, 4), tag]);
+	}
+
+	private json(
+		response: http.ServerResponse,
+		status: number,
+		body: unknown,
+		headers: http.OutgoingHttpHeaders = {},
+	): void {
+		this.raw(response, status, 'application/json', JSON.stringify(body), headers);
+	}
+
+	private raw(
+		response: http.ServerResponse,
+		status: number,
+		type: string,
+		text: string,
+		headers: http.OutgoingHttpHeaders = {},
+	): void {
+		response.writeHead(status, { ...headers, 'content-type': type, 'content-length': Buffer.byteLength(text) });
+		response.end(text);
+	}
+}
