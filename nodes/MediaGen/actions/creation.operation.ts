@@ -5,10 +5,10 @@
  * 2. `run`: hand the creations to the waiting engine, which polls each task from its own creation on
  *    (waiting/engine.ts); a creation is repeated only when it provably created nothing (it could charge twice).
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { ModelSpec } from '../models/types';
-import type { ItemOutcome } from '../output/taskOutput';
+import type { ItemOutcome, RequestSummary } from '../output/taskOutput';
 import { buildForm, requestSummary } from '../request/body';
 import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
@@ -55,14 +55,19 @@ async function createTasks(
 	const memory = TaskMemory.open(this);
 	const fingerprints = new Map<number, string>();
 	const resumed: CreatedTask[] = [];
+	const refused: ItemOutcome[] = [];
 	const creations: CreationJob[] = [];
 	for (const request of prepared) {
-		const summary = requestSummary(request);
 		const key = requestFingerprint(request);
 		fingerprints.set(request.itemIndex, key);
+		const summary = withEarlierTasks(requestSummary(request), memory.otherTasks(request.itemIndex, key));
 		const known = memory.find(request.itemIndex, key);
-		if (known) {
-			resumed.push({ itemIndex: request.itemIndex, ...known, summary });
+		if (known === 'uncertain' && !options.repeatUncertain) {
+			refused.push(uncertainBefore.call(this, request.itemIndex, spec, summary));
+			continue;
+		}
+		if (known && known !== 'uncertain') {
+			resumed.push({ itemIndex: request.itemIndex, ...known, creation: { taskid: known.taskId }, summary });
 			continue;
 		}
 		creations.push({
@@ -92,22 +97,55 @@ async function createTasks(
 			`MediaGen node "${this.getNode().name}" resumes ${task.taskType} task ${task.taskId} for item ${task.itemIndex} instead of creating it again (execution ${this.getExecutionId()})`,
 		);
 	}
+	const key = (itemIndex: number) => fingerprints.get(itemIndex)!;
 	const remembered = {
 		created: (task: CreatedTask) =>
-			memory.remember(task.itemIndex, fingerprints.get(task.itemIndex)!, {
-				taskId: task.taskId,
-				taskType: task.taskType,
-				creation: task.creation,
-			}),
-		failed: (task: CreatedTask) => memory.forget(task.itemIndex, fingerprints.get(task.itemIndex)!),
+			memory.remember(task.itemIndex, key(task.itemIndex), { taskId: task.taskId, taskType: task.taskType }),
+		uncertain: (job: CreationJob) => memory.remember(job.itemIndex, key(job.itemIndex), 'uncertain'),
+		failed: (task: CreatedTask) => memory.forget(task.itemIndex, key(task.itemIndex)),
 	};
-	return await runEngine.call(this, {
+	const outcomes = await runEngine.call(this, {
 		creations,
 		existing: resumed,
 		options,
 		continueOnFail: failuresContinue(this),
 		memory: remembered,
 	});
+	return [...refused, ...outcomes];
+}
+
+/**
+ * The summary of an item whose earlier try created a task for another request (an expression gave other values,
+ * e.g. `$now`): that paid task is named in every output of the item, not only in the log.
+ */
+function withEarlierTasks(summary: RequestSummary, earlier: string[]): RequestSummary {
+	if (!earlier.length) return summary;
+	const ids = earlier.join(', ');
+	return {
+		...summary,
+		warning: `An earlier try of this item created task ${ids} with a different request (an expression gave other values); it keeps running and may be charged. This try created a new task. Follow ${ids} with Task → Get or Task → Wait if you need its result.`,
+	};
+}
+
+/**
+ * An item whose earlier try got an answer that may have created a task: not created again unasked. The error says
+ * so, in the words of the first one, and how to allow it.
+ */
+function uncertainBefore(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	spec: ModelSpec,
+	summary: RequestSummary,
+): ItemOutcome {
+	const error = new NodeOperationError(
+		this.getNode(),
+		`An earlier try of this item may have created a task, so it was not created again [item ${itemIndex}]`,
+		{
+			itemIndex,
+			description: `An earlier try of this node (Retry On Fail, or Retry execution) sent this item's request and got no clear answer (HTTP 5xx, a dropped connection, or no answer in time): a task may have been created (and charged) anyway. Check your tasks before creating it again. To let a later try create it again anyway, turn on Options → Repeat Uncertain Creations.`,
+		},
+	);
+	return { itemIndex, error, json: { taskid: null, status: 'failed', taskType: spec.taskType, ...summary } };
 }
 
 /** What makes two tries of an item the same request: the model, the fields and the files sent. */

@@ -292,6 +292,19 @@ export function optionsProperty(
 				default: defaultTimeout,
 				description: `How long one request may take before it is abandoned (at most about 24.8 days).${perType((taskType) => waitDefaults([taskType]).requestTimeout)}`,
 			},
+			// Creation operations only (they alone pass whenWaiting): it applies with and without waiting.
+			...(whenWaiting
+				? [
+						{
+							displayName: 'Repeat Uncertain Creations',
+							name: 'repeatUncertainCreations',
+							type: 'boolean' as const,
+							default: false,
+							description:
+								'Whether a later try (Retry On Fail, Retry execution) may create an item again whose creation got no clear answer (HTTP 5xx, a dropped connection, no answer in time): a task may have been created and charged then, and creating again may charge twice. Off: that item ends with an error instead.',
+						},
+					]
+				: []),
 			{
 				displayName: 'Split Into Items',
 				name: 'splitIntoItems',

@@ -14,6 +14,7 @@ import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import * as task from './task';
 import { failuresContinue, isToolCall } from '../tool/mode';
 import { toolResultItems } from '../tool/result';
+import { TaskMemory } from '../waiting/memory';
 import * as video from './video';
 
 /** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
@@ -63,8 +64,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// As an AI Agent's tool every failure is a result the model reads (tool/result.ts), never a thrown error.
 	const continueOnFail = failuresContinue(this);
 	const cancel = this.getExecutionCancelSignal();
-	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more.
-	if (cancel?.aborted) throw cancelledError.call(this, []);
+	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more, and its
+	// error still names the tasks that earlier tries created.
+	const creates = resource !== 'task';
+	if (cancel?.aborted) throw cancelledError.call(this, creates ? TaskMemory.createdTasks(this) : []);
 
 	const outcomes: ItemOutcome[] = [];
 	const read: ReadItem[] = [];
@@ -80,9 +83,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		for (const outcome of await module.run.call(this, read)) outcomes.push(outcome);
 	}
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
-	const created = resource === 'task' ? [] : createdTasks(outcomes);
-	if (cancel?.aborted) throw cancelledError.call(this, created);
-	if (tool) return [toolResultItems(outcomes, { resource, operation })];
+	const created = creates ? createdTasks(outcomes) : [];
+	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
+	if (tool) return [settled.call(this, toolResultItems(outcomes, { resource, operation }))];
 
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const output: INodeExecutionData[] = [];
@@ -103,7 +106,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		};
 		output.push(buildErrorItem(json, outcome.error, outcome.itemIndex, errorOutput));
 	}
-	return [output];
+	return [settled.call(this, output)];
+}
+
+/** The node's output, once the task memory knows whether n8n may run the node again on it (waiting/memory.ts). */
+function settled(this: IExecuteFunctions, output: INodeExecutionData[]): INodeExecutionData[] {
+	TaskMemory.settle(this, output);
+	return output;
+}
+
+/** Both lists, each entry once, in the first list's order then the second's. */
+function union(first: string[], second: string[]): string[] {
+	return [...new Set([...first, ...second])];
 }
 
 /** "<taskid> (item <n>)" for every task the outcomes name, in input order. */

@@ -2,7 +2,13 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { extensionFromMime, mimeFromFileName } from '../helpers/mime';
-import { downloadInterrupted, emptyResultFile, type DownloadedFile, type RequestContext } from '../transport';
+import {
+	downloadInterrupted,
+	emptyResultFile,
+	inspectResultFile,
+	type DownloadedFile,
+	type RequestContext,
+} from '../transport';
 
 /** The last path segment of a URL, when it looks like a file name. */
 function fileNameFromUrl(url: string): string | undefined {
@@ -29,8 +35,8 @@ function storedBytes(binary: IBinaryData): number | undefined {
 /**
  * Stores one downloaded result file as binary data. Property names: `prefix`, `prefix_1`, … on one item (n is
  * the file's index in `urls`), or `prefix` on each item when results are split. A body that breaks off is an
- * error naming the task (transient: the result lane may ask again); a file of 0 bytes is an error naming the
- * task and the URL.
+ * error naming the task (transient: the result lane may ask again); a file of 0 bytes, or one that is not an
+ * image or a video (a page or a message in its place), is an error naming the task and the URL.
  */
 export async function storeResultFile(
 	this: IExecuteFunctions,
@@ -41,13 +47,16 @@ export async function storeResultFile(
 	context: RequestContext & { taskId: string },
 ): Promise<NonNullable<INodeExecutionData['binary']>> {
 	if (file.size === 0) {
-		file.body.destroy?.();
+		file.release();
 		throw emptyResultFile.call(this, url, context);
 	}
+	// What the bytes say wins over what the host says: hosts often serve every file as application/octet-stream.
+	const sniffed = await inspectResultFile.call(this, file, url, context);
 	const mimeType =
-		file.mimeType && file.mimeType !== 'application/octet-stream'
+		sniffed ??
+		(file.mimeType && file.mimeType !== 'application/octet-stream'
 			? file.mimeType
-			: (mimeFromFileName(file.fileName) ?? mimeFromFileName(fileNameFromUrl(url)));
+			: (mimeFromFileName(file.fileName) ?? mimeFromFileName(fileNameFromUrl(url))));
 	const namedLike = file.fileName ?? fileNameFromUrl(url);
 	const extension =
 		extensionFromMime(mimeType) ?? /\.([a-z0-9]{1,5})$/i.exec(namedLike ?? '')?.[1]?.toLowerCase() ?? 'bin';
@@ -58,9 +67,11 @@ export async function storeResultFile(
 	try {
 		binary = await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType);
 	} catch (error) {
-		// Release the connection, and name the task: a bare "aborted" would lose it.
-		file.body.destroy?.();
-		throw downloadInterrupted.call(this, url, error, context, file.signal);
+		// Name the task (a bare "aborted" would lose it), then release the connection: releasing aborts the signal
+		// the reason is read from.
+		const failure = downloadInterrupted.call(this, url, error, context, file.signal);
+		file.release();
+		throw failure;
 	}
 	if (storedBytes(binary) === 0) throw emptyResultFile.call(this, url, context);
 	return { [property]: binary };

@@ -3,7 +3,8 @@
  * Task → Wait, and the error items of created tasks), so that expressions keep working when a user swaps
  * one operation for another:
  *
- *   taskid, status, urls, <the API's info fields>, taskType, model, request
+ *   taskid, status, urls, <the API's info fields>, taskType, model, request (and warning, when an earlier try
+ *   of the item created another task)
  *
  * The node's own fields always win over same-named fields of an API answer: an answer that names another
  * task, or sends a numeric taskid, never replaces the id of the task this item paid for.
@@ -21,6 +22,8 @@ export interface RequestSummary {
 	model?: string;
 	/** The fields that were sent, numbers as numbers, plus the uploaded files' names and types. */
 	request?: IDataObject;
+	/** Something about the item's tries that must stay visible, e.g. an earlier try's paid task. */
+	warning?: string;
 }
 
 export interface TaskOutput extends RequestSummary {
@@ -35,7 +38,7 @@ export interface TaskOutput extends RequestSummary {
 }
 
 /** Field names the node owns: an API answer cannot overwrite them. */
-const NODE_FIELDS = ['taskid', 'status', 'urls', 'url', 'taskType', 'model', 'request', 'lastStatus'];
+const NODE_FIELDS = ['taskid', 'status', 'urls', 'url', 'taskType', 'model', 'request', 'lastStatus', 'warning'];
 
 /** Non-empty result URLs of an API answer (`url` is a list on info answers, a string on some creations). */
 export function resultUrls(data: IDataObject | undefined): string[] {
@@ -58,6 +61,7 @@ export function buildTaskOutput(output: TaskOutput): IDataObject {
 		taskType: output.taskType,
 		...(output.model !== undefined ? { model: output.model } : {}),
 		...(output.request !== undefined ? { request: output.request } : {}),
+		...(output.warning !== undefined ? { warning: output.warning } : {}),
 	};
 }
 

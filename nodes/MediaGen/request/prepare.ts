@@ -13,6 +13,7 @@ import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './im
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
 import { refuseFilesInTool } from '../tool/files';
+import { wireText } from '../transport';
 import { holdsObjects, invalidInput, ItemProblems, toList } from './validation';
 
 export interface PreparedFile extends InputFile {
@@ -70,8 +71,11 @@ function fieldValue(
 		case 'string': {
 			if (typeof raw !== 'string' && typeof raw !== 'number') throw fail('must be text');
 			const value = String(raw);
-			if (field.maxLength !== undefined && value.length > field.maxLength) {
-				throw fail(`must be at most ${field.maxLength} characters (it has ${value.length})`);
+			// Counted as the API receives it: LF, CR and CRLF copies of one text get one verdict.
+			const sent = wireText(value).length;
+			if (field.maxLength !== undefined && sent > field.maxLength) {
+				const breaks = sent !== value.length ? ' as sent, each line break counting as two (CRLF)' : '';
+				throw fail(`must be at most ${field.maxLength} characters${breaks} (it has ${sent})`);
 			}
 			const checked = field.normalize ? field.normalize(value.trim()) : value.trim();
 			const broken = field.check?.(checked, { referenceCount });

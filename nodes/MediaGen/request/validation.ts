@@ -13,7 +13,14 @@ function show(value: unknown): string {
 		return JSON.stringify(clipped);
 	}
 	if (value === undefined) return 'nothing';
-	const text = JSON.stringify(value) ?? String(value);
+	if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+	// JSON has no NaN or Infinity (it writes null): they are shown as themselves, inside lists and objects too.
+	const marker = '\u0000';
+	const text = (
+		JSON.stringify(value, (_key, inner: unknown) =>
+			typeof inner === 'number' && !Number.isFinite(inner) ? `${marker}${inner}${marker}` : inner,
+		) ?? String(value)
+	).replace(/"\\u0000(-?Infinity|NaN)\\u0000"/g, '$1');
 	return text.length > MAX_SHOWN_CHARACTERS
 		? `${text.slice(0, MAX_SHOWN_CHARACTERS)}… (${text.length} characters)`
 		: text;

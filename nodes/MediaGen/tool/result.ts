@@ -36,6 +36,7 @@ const MODEL_FIELDS = [
 	'duration',
 	'resolution',
 	'ratio',
+	'warning',
 ];
 
 /** Which operation produced the outcomes: a failure item names its task type and model from it. */
@@ -90,6 +91,16 @@ function taskResult(json: IDataObject, operation: ToolOperation): IDataObject {
 function failureHint(error: NodeApiError | NodeOperationError, json: IDataObject, taskid: string | undefined) {
 	const advice = error.description ? [forModel(error.description)] : [];
 	if (!taskid) return advice.join(' ');
+	if (error.context.statusCheckFailed === true) {
+		const other = json.taskType === 'image' ? 'video' : json.taskType === 'video' ? 'image' : undefined;
+		const otherTool = other
+			? ` If it is ${other === 'image' ? 'an image' : 'a video'} task, call the MediaGen tool that waits for ${other} tasks instead.`
+			: '';
+		advice.push(
+			`Checking task ${taskid} failed; the task itself was not reported failed and may be running or done. To check it again, call the MediaGen tool that waits for tasks with taskid "${taskid}"${kind(json.taskType)}.${otherTool} Do not create it again: it exists and may be charged.`,
+		);
+		return advice.join(' ');
+	}
 	// A task that failed on the server has a last status (a poll said so). A failed creation whose error answer
 	// named a task (waiting/answers.ts, failedCreationJson) has none: that task exists, in a state nobody knows.
 	if (json.status === 'failed' && 'lastStatus' in json) {

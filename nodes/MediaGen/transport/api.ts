@@ -215,7 +215,7 @@ async function send(
 	// Every multipart request is a creation: any answer but a refusal may mean a task exists (and was charged).
 	const creation = multipart;
 	const timeout = clampRequestTimeout(context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
-	const signal = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
+	const deadline = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
 	const text = multipart ? textFormBody(body) : undefined;
 	const options: IHttpRequestOptions = {
 		method: 'POST',
@@ -238,7 +238,7 @@ async function send(
 	try {
 		const node = this.getNode().credentials?.[CREDENTIAL_TYPE];
 		response = (await this.helpers.httpRequestWithAuthentication.call(
-			withRequestSignal(this, signal),
+			withRequestSignal(this, deadline.signal),
 			CREDENTIAL_TYPE,
 			options,
 			// The session's credential: n8n would otherwise read and decrypt it again for this request.
@@ -246,7 +246,7 @@ async function send(
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
 		const failure = describeTransportFailure(error as { message?: string });
-		const reason = abortReason(signal) ?? failure.reason;
+		const reason = abortReason(deadline.signal) ?? failure.reason;
 		const code = failure.code;
 		const nothingSent = code !== undefined && NEVER_CONNECTED.has(code);
 		// A creation that got no answer may still have reached the server: it is never retried automatically.
@@ -260,7 +260,11 @@ async function send(
 			description: `POST ${path} did not get an answer${code ? ` (${code})` : ''}.${advice}`,
 			retryable: true,
 			nothingSent,
+			uncertain: creation && !nothingSent,
 		});
+	} finally {
+		// The whole answer is in (the client reads it before resolving): nothing needs the deadline any more.
+		deadline.release();
 	}
 
 	const status = response.statusCode;
@@ -279,12 +283,15 @@ async function send(
 			description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${created}`,
 			httpCode: String(status),
 			retryable: false,
+			uncertain: creation,
 			taskId,
 		});
 	}
 
 	if (status < 200 || status >= 300) {
-		const retryable = status === 429 || status >= 500;
+		// 408: the server (or a proxy) gave up waiting for the request; like a 5xx, another status check may pass.
+		const unfinished = status === 408 || status >= 500;
+		const retryable = status === 429 || unfinished;
 		const refusedKey = status === 401 || status === 403;
 		const advice = taskId
 			? namesTask(taskId, path)
@@ -292,9 +299,9 @@ async function send(
 				? 'The API refused the key. Check the API Key of the MediaGen API credential.'
 				: status === 429
 					? 'The API is limiting the rate of requests; a refused request created nothing.'
-					: status >= 500 && creation
+					: unfinished && creation
 						? `The service is failing. ${mayHaveCreated('The request reached the server, so')}`
-						: status >= 500
+						: unfinished
 							? 'The service is busy or failing. Try again later.'
 							: `POST ${path} was rejected.`;
 		const response_ =
@@ -307,6 +314,7 @@ async function send(
 			apiCode: envelope?.code,
 			// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
 			nothingSent: status === 429 && taskId === undefined,
+			uncertain: creation && unfinished,
 			retryAfterMs: status === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
 			taskId,
 		});
@@ -321,6 +329,7 @@ async function send(
 			description: `${created}POST ${path} returned HTTP ${status} with: ${snippet(response.body, apiKey)}`,
 			httpCode: String(status),
 			retryable: true,
+			uncertain: creation,
 			taskId,
 		});
 	}
@@ -342,12 +351,15 @@ async function send(
 		});
 	}
 
-	const hint = !creation && context.notFoundHint && saysNotFound(envelope.msg) ? ` ${context.notFoundHint}` : '';
+	const notFound = saysNotFound(envelope.msg);
+	const hint = !creation && context.notFoundHint && notFound ? ` ${context.notFoundHint}` : '';
 	throw apiError.call(this, apiKey, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
 		description: `POST ${path} answered code ${envelope.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
 		retryable: false,
 		apiCode: envelope.code,
+		// About a task (a status check, a delete): a refusal other than "not found" is the API's word on the task.
+		taskRefused: !creation && !notFound,
 		taskId,
 	});
 }
@@ -381,6 +393,7 @@ export async function apiMultipartRequest(
 			message: 'The MediaGen API answered success (code 1000) without a task ID',
 			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed. A task may have been created (and charged) anyway: check your tasks before running the node again.`,
 			retryable: false,
+			uncertain: true,
 			apiCode: RESPONSE_CODE.success,
 		});
 	}

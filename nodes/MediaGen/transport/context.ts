@@ -35,6 +35,34 @@ export interface RequestContext {
 	signal?: AbortSignal;
 }
 
+/** A signal that ends a request, and the means to let go of it once the request is over. */
+export interface RequestSignal {
+	readonly signal: AbortSignal;
+	/** Aborts now: the HTTP client closes the connection, also of an answer whose body is not read. */
+	abort(reason?: unknown): void;
+	/** The request is over: stop listening to the sources (Stop, the deadline), so that none of them is kept. */
+	release(): void;
+}
+
+/**
+ * A signal that aborts when its deadline passes, when any shared source aborts (Stop, the end of a run), or on
+ * `abort()`. The shared sources are joined with `AbortSignal.any`, which listens to them weakly: their owners (n8n,
+ * the waiting engine) keep them alive, and thousands of requests add no listener count to them. The deadline's
+ * timeout signal is owned by nobody else: on Node 20 one that only `AbortSignal.any` refers to is collected by the
+ * next garbage collection, timer and all, and never fires (nodejs/node issue 57736). It is listened to here,
+ * strongly, which keeps it and its timer alive until the request is released.
+ */
+export function linkedSignal(deadline: AbortSignal | undefined, shared: AbortSignal[]): RequestSignal {
+	const controller = new AbortController();
+	const onDeadline = () => controller.abort(deadline!.reason);
+	const release = () => deadline?.removeEventListener('abort', onDeadline);
+	if (deadline?.aborted) controller.abort(deadline.reason);
+	else deadline?.addEventListener('abort', onDeadline, { once: true });
+	const signal = shared.length ? AbortSignal.any([controller.signal, ...shared]) : controller.signal;
+	signal.addEventListener('abort', release, { once: true });
+	return { signal, abort: (reason) => controller.abort(reason), release };
+}
+
 /**
  * The signal that bounds one request: its total deadline (Request Timeout counts from the first byte sent to
  * the last byte received; the HTTP client's own timeout only limits idle gaps, so a trickling answer would
@@ -45,12 +73,12 @@ export function requestSignal(
 	timeoutMs: number,
 	survivesCancel: boolean,
 	extra?: AbortSignal,
-): AbortSignal {
-	const signals = [AbortSignal.timeout(timeoutMs)];
+): RequestSignal {
+	const shared: AbortSignal[] = [];
 	const cancel = this.getExecutionCancelSignal();
-	if (cancel && !survivesCancel) signals.push(cancel);
-	if (extra) signals.push(extra);
-	return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+	if (cancel && !survivesCancel) shared.push(cancel);
+	if (extra) shared.push(extra);
+	return linkedSignal(AbortSignal.timeout(timeoutMs), shared);
 }
 
 /**

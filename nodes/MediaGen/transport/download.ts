@@ -6,18 +6,24 @@
 import type { IExecuteFunctions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { abortReason, DEFAULT_REQUEST_TIMEOUT_MS, requestSignal, type RequestContext } from './context';
+import { sniffMediaType } from '../helpers/mime';
+import { abortReason, DEFAULT_REQUEST_TIMEOUT_MS, linkedSignal, requestSignal, type RequestContext } from './context';
 import { describeTransportFailure, parseRetryAfter } from './errors';
 
 export interface DownloadedFile {
-	/** Destroyed to release the connection when the file is not read to its end. */
-	body: NodeJS.ReadableStream & { destroy?: () => void };
+	body: NodeJS.ReadableStream;
 	mimeType?: string;
 	fileName?: string;
 	/** The size the answer announced (Content-Length), when it announced one. */
 	size?: number;
 	/** The download's total deadline (and the cancel signal): aborted when reading `body` was cut off. */
 	signal: AbortSignal;
+	/**
+	 * Closes the connection of a file that is not read to its end. Destroying `body` would not: the HTTP client
+	 * hands out a wrapper of the response (n8n sets no size limit, so axios wraps the stream), and destroying the
+	 * wrapper leaves the response and its socket open until the host ends it, which a stalled host never does.
+	 */
+	release(): void;
 }
 
 /** Marks download errors that another attempt may cure, and the wait the server asked for. */
@@ -130,9 +136,16 @@ export async function downloadResultFile(
 	}
 	// One total deadline for the whole download, redirects included (Request Timeout).
 	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
-	const signal = requestSignal.call(this, timeout, false, context.signal);
+	const deadline = requestSignal.call(this, timeout, false, context.signal);
 	let target = url;
 	for (let redirects = 0; ; redirects++) {
+		// Each hop has a signal of its own under the deadline: aborting it closes that hop's connection only.
+		const hop = linkedSignal(undefined, [deadline.signal]);
+		const release = () => {
+			hop.abort();
+			hop.release();
+			deadline.release();
+		};
 		let response: IN8nHttpFullResponse;
 		try {
 			response = (await this.helpers.httpRequest({
@@ -143,30 +156,36 @@ export async function downloadResultFile(
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
 				timeout,
-				abortSignal: signal,
+				abortSignal: hop.signal,
 			})) as IN8nHttpFullResponse;
 		} catch (error) {
 			const failure = describeTransportFailure(error as { message?: string });
 			const code = failure.code;
+			const reason = abortReason(deadline.signal) ?? failure.reason;
+			const transient = !deadline.signal.aborted && code !== undefined && TRANSIENT_NETWORK_CODES.has(code);
+			release();
 			throw downloadError.call(
 				this,
 				context,
-				`Could not download a result file: ${abortReason(signal) ?? failure.reason}`,
+				`Could not download a result file: ${reason}`,
 				`GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`,
 				undefined,
 				// Out of time or stopped: no attempt is left. A connection that failed: another GET may get through.
-				{ transient: !signal.aborted && code !== undefined && TRANSIENT_NETWORK_CODES.has(code) },
+				{ transient },
 			);
 		}
-		const body = response.body as NodeJS.ReadableStream & { destroy?: (error?: Error) => void };
+		const body = response.body as NodeJS.ReadableStream;
 		const status = response.statusCode;
 		const location = response.headers.location;
 		if (status >= 300 && status < 400 && typeof location === 'string' && location) {
-			body.destroy?.();
+			// The hop's body is not read (it may never end): its connection is closed.
+			hop.abort();
+			hop.release();
 			let next: string;
 			try {
 				next = new URL(location, target).href;
 			} catch {
+				deadline.release();
 				throw downloadError.call(
 					this,
 					context,
@@ -177,6 +196,7 @@ export async function downloadResultFile(
 			}
 			const nextScheme = schemeOf(next) ?? '';
 			if (!DOWNLOAD_SCHEMES.includes(nextScheme)) {
+				deadline.release();
 				throw downloadError.call(
 					this,
 					context,
@@ -186,6 +206,7 @@ export async function downloadResultFile(
 				);
 			}
 			if (redirects >= MAX_DOWNLOAD_REDIRECTS) {
+				deadline.release();
 				throw downloadError.call(
 					this,
 					context,
@@ -198,7 +219,7 @@ export async function downloadResultFile(
 			continue;
 		}
 		if (status < 200 || status >= 300) {
-			body.destroy?.();
+			release();
 			throw downloadError.call(
 				this,
 				context,
@@ -211,16 +232,17 @@ export async function downloadResultFile(
 				},
 			);
 		}
-		// The deadline covers the whole body too: a file that trickles in is cut off at Request Timeout.
-		const onDeadline = () =>
-			body.destroy?.(new Error(`${abortReason(signal) ?? 'aborted'}: the download did not finish in time`));
-		if (signal.aborted) onDeadline();
-		else signal.addEventListener('abort', onDeadline, { once: true });
-		body.once?.('close', () => signal.removeEventListener('abort', onDeadline));
+		// The deadline covers the whole body too: when it passes, the hop aborts and the HTTP client ends the body.
+		// Once the body is over, nothing holds the deadline any more.
+		body.once?.('close', () => {
+			hop.release();
+			deadline.release();
+		});
 		const type = response.headers['content-type'];
 		return {
 			body,
-			signal,
+			signal: hop.signal,
+			release,
 			mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
 			fileName: fileNameFromDisposition(response.headers['content-disposition']),
 			size: announcedSize(response.headers['content-length']),
@@ -273,5 +295,94 @@ export function emptyResultFile(this: IExecuteFunctions, url: string, context: R
 		context,
 		`The result file ${showUrl(url)} is empty (0 bytes)`,
 		`GET ${showUrl(url)} answered with an empty body. The task completed on the server, but this result has no content: check the task with Task → Get, or run it again.`,
+	);
+}
+
+/** Bytes read from the start of a result file to tell what it is. */
+const SNIFF_BYTES = 16;
+
+/** Media types a result file may be of; anything that announces itself as text, a page or data is not a result. */
+function isMediaType(mimeType: string | undefined): boolean {
+	return mimeType === undefined || /^(image|video)\//.test(mimeType) || mimeType === 'application/octet-stream';
+}
+
+/**
+ * Text a host sends instead of a file (a login page, an error, a JSON message): printable from its first byte, with
+ * at least one visible character (a run of blanks or control bytes is no message).
+ */
+function looksLikeText(head: Buffer): boolean {
+	if (!head.some((byte) => byte > 32 && byte < 127)) return false;
+	return [...head].every(
+		(byte) => byte === 9 || byte === 10 || byte === 13 || (byte >= 32 && byte < 127) || byte >= 0xc2,
+	);
+}
+
+/** Reads up to `count` bytes from the start of a stream and puts them back, so that the stream is still whole. */
+async function peek(body: NodeJS.ReadableStream, count: number): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	let length = 0;
+	while (length < count) {
+		const chunk = body.read() as Buffer | string | null;
+		if (chunk !== null) {
+			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			chunks.push(bytes);
+			length += bytes.length;
+			continue;
+		}
+		const more = await new Promise<boolean>((resolve, reject) => {
+			const done = (value: boolean) => () => {
+				body.removeListener('readable', onReadable);
+				body.removeListener('end', onEnd);
+				body.removeListener('error', onError);
+				resolve(value);
+			};
+			const onReadable = done(true);
+			const onEnd = done(false);
+			const onError = (error: Error) => {
+				body.removeListener('readable', onReadable);
+				body.removeListener('end', onEnd);
+				reject(error);
+			};
+			body.once('readable', onReadable);
+			body.once('end', onEnd);
+			body.once('error', onError);
+		});
+		if (!more) break;
+	}
+	const head = Buffer.concat(chunks);
+	if (head.length) body.unshift(head);
+	return head;
+}
+
+/**
+ * Checks that a result file is what it claims to be before it is stored: an image or a video by its first bytes,
+ * never a page or a message a host sent in its place (a sign-in page, "Access denied", an expired link's JSON,
+ * with status 200 and often an image type). Returns the file's media type as its bytes tell it, when they do.
+ */
+export async function inspectResultFile(
+	this: IExecuteFunctions,
+	file: DownloadedFile,
+	url: string,
+	context: RequestContext,
+): Promise<string | undefined> {
+	let head: Buffer;
+	try {
+		head = await peek(file.body, SNIFF_BYTES);
+	} catch (error) {
+		// The reason is read before the connection is closed: closing aborts the signal it is read from.
+		const failure = downloadInterrupted.call(this, url, error, context, file.signal);
+		file.release();
+		throw failure;
+	}
+	const sniffed = sniffMediaType(head);
+	if (sniffed) return sniffed;
+	if (isMediaType(file.mimeType) && !looksLikeText(head)) return undefined;
+	file.release();
+	const shown = JSON.stringify(head.toString('utf8').replace(/\s+/g, ' ').trim());
+	throw downloadError.call(
+		this,
+		context,
+		`The result file ${showUrl(url)} is not an image or a video: the host sent ${file.mimeType ?? 'an unnamed type'} starting with ${shown}`,
+		`GET ${showUrl(url)} answered with content that is not a result file (often a sign-in or error page of the file host, or an expired link). Nothing was stored. Check the URL in a browser, or the task with Task → Get.`,
 	);
 }

@@ -25,6 +25,27 @@ export function createdNothing(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[NOTHING_SENT] === true;
 }
 
+/**
+ * Marks a creation whose answer leaves open whether a task was created (HTTP 5xx or 408, a redirect, a body that
+ * is not the API's, a dropped connection, no answer in time) and names none: repeating it may pay twice.
+ */
+const UNCERTAIN = 'mediaGenMayHaveCreated';
+
+export function mayHaveCreatedTask(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[UNCERTAIN] === true;
+}
+
+/**
+ * Marks a status check the API answered with a refusal about the task itself (code 9999 with a reason such as a
+ * moderation refusal, not "not found"): the API says the task failed. Every other failed status check (not found,
+ * a proxy's 4xx, a redirect, a page that is not the API's) says nothing about the task.
+ */
+const TASK_REFUSED = 'mediaGenTaskRefused';
+
+export function taskRefused(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[TASK_REFUSED] === true;
+}
+
 export function isRateLimited(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[RATE_LIMITED] === true;
 }
@@ -58,6 +79,10 @@ export function apiError(
 		retryable: boolean;
 		apiCode?: number;
 		nothingSent?: boolean;
+		/** A creation that may have created a task, without naming it. */
+		uncertain?: boolean;
+		/** A status check refused for a reason about the task: the task failed. */
+		taskRefused?: boolean;
 		retryAfterMs?: number;
 		/** A task the answer names (a creation answer that failed): kept in the message and in `context.taskId`. */
 		taskId?: string;
@@ -74,6 +99,8 @@ export function apiError(
 	);
 	error.context[RETRYABLE] = details.retryable;
 	if (details.nothingSent) error.context[NOTHING_SENT] = true;
+	if (details.uncertain && !taskId) error.context[UNCERTAIN] = true;
+	if (details.taskRefused) error.context[TASK_REFUSED] = true;
 	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
 	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;

@@ -20,9 +20,17 @@ export {
 	downloadResultFile,
 	downloadRetryAfterMs,
 	emptyResultFile,
+	inspectResultFile,
 	isTransientDownloadError,
 	type DownloadedFile,
 } from './download';
-export { createdNothing, isRateLimited, isRetryableError, retryAfterMs } from './errors';
+export {
+	createdNothing,
+	isRateLimited,
+	isRetryableError,
+	mayHaveCreatedTask,
+	retryAfterMs,
+	taskRefused,
+} from './errors';
 export { clip } from './redaction';
-export { StreamingForm, streamedFile, type StreamedFile } from './multipart';
+export { StreamingForm, streamedFile, wireText, type StreamedFile } from './multipart';

@@ -90,15 +90,22 @@ export function textFormBody(form: StreamingForm): { body: Buffer; contentType: 
 	const boundary = `----MediaGenFormBoundary${randomBytes(16).toString('hex')}`;
 	// A value that holds the boundary would end its part early: such a form is streamed instead.
 	if (fields.some(([name, value]) => value.includes(boundary) || name.includes(boundary))) return undefined;
-	// Line breaks as every form encoder sends them (the HTTP client's own form, the platform's): CRLF.
 	const parts = fields.map(
 		([name, value]) =>
-			`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value.replace(/\r?\n|\r/g, '\r\n')}\r\n`,
+			`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${wireText(value)}\r\n`,
 	);
 	return {
 		body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`, 'utf8'),
 		contentType: `multipart/form-data; boundary=${boundary}`,
 	};
+}
+
+/**
+ * A text value as a form carries it: line breaks as every form encoder sends them (the HTTP client's own form,
+ * the platform's, this file's), CRLF. The API counts what it receives, so length limits count this.
+ */
+export function wireText(value: string): string {
+	return value.replace(/\r?\n|\r/g, '\r\n');
 }
 
 /** A field name inside its quotes, escaped as the HTML form encoding (and the HTTP client's own form) does. */

@@ -39,7 +39,7 @@ export function pendingJson(task: CreatedTask, lastStatus: number | undefined): 
 	});
 }
 
-/** A task that was refused or failed (not a timeout: that one is pending). */
+/** A task the API reported failed or refused (not a timeout: that one is pending). */
 export function failedJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
 	return buildTaskOutput({
 		taskId: task.taskId,
@@ -48,6 +48,24 @@ export function failedJson(task: CreatedTask, lastStatus: number | undefined): I
 		lastStatus: lastStatus ?? null,
 		...task.summary,
 	});
+}
+
+/**
+ * A status check that failed for a reason other than time (the API refused it, a proxy answered 4xx, a redirect):
+ * not a verdict on the task, which may be running or done. The item ends with the error, the task pending with
+ * its id; the error says what to try, never to create the task again.
+ */
+export function statusCheckFailed(
+	task: CreatedTask,
+	error: NodeApiError | NodeOperationError,
+	lastStatus: number | undefined,
+	remembered: boolean,
+): ItemOutcome {
+	const resume = remembered ? ' Retry On Fail checks it again rather than creating it again.' : '';
+	const note = `This was a status check of task ${task.taskId}, not a verdict on the task: the API did not say that it failed, and it may be running or done. Check it again with Task → Get or Task → Wait (Task ID "${task.taskId}") once the cause is fixed.${resume}`;
+	error.description = error.description ? `${error.description} ${note}` : note;
+	error.context.statusCheckFailed = true;
+	return { itemIndex: task.itemIndex, error, json: pendingJson(task, lastStatus) };
 }
 
 /** A creation that failed: no task, unless the failing answer named one (it is kept: it may have been charged). */

@@ -25,7 +25,9 @@ import {
 	createdNothing,
 	isRateLimited,
 	isRetryableError,
+	mayHaveCreatedTask,
 	retryAfterMs,
+	taskRefused,
 } from '../transport';
 import {
 	cancelledOutcome,
@@ -36,6 +38,7 @@ import {
 	pendingJson,
 	failedCreationJson,
 	failedJson,
+	statusCheckFailed,
 	statusOf,
 	timedOutOutcome,
 	type CreatedTask,
@@ -53,7 +56,7 @@ const MAX_POLL_BACKOFF_MS = 60_000;
 const CREATE_BACKOFF_MS = 500;
 const MAX_CREATE_BACKOFF_MS = 30_000;
 
-/** A creation that keeps being refused (429, connection refused) gives up after this long. */
+/** A creation that keeps being refused (429, connection refused) gives up after this long, or after Max Wait. */
 const CREATE_RETRY_WINDOW_MS = 300_000;
 
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
@@ -77,8 +80,11 @@ export interface EngineInput {
 	continueOnFail: boolean;
 	/** Task → Get: one answer per task (retried when it fails), then the task is reported as it is. */
 	checkOnly?: boolean;
-	/** Told when a task is created and when it fails, so that Retry On Fail resumes it or creates anew (memory.ts). */
-	memory?: { created(task: CreatedTask): void; failed(task: CreatedTask): void };
+	/**
+	 * Told when a task is created, when a creation may have created one without naming it, and when a task fails,
+	 * so that Retry On Fail resumes it, refuses to pay again, or creates anew (memory.ts).
+	 */
+	memory?: { created(task: CreatedTask): void; uncertain(job: CreationJob): void; failed(task: CreatedTask): void };
 }
 
 interface PendingCreation {
@@ -304,7 +310,8 @@ class Engine {
 			this.keepTask(task, 'created');
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
-				this.enqueue(task, now, now + this.options.pollIntervalMs);
+				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
+				this.enqueue(task, now, now + this.options.pollIntervalMs, entry.firstAttemptAt + this.options.maxWaitMs);
 			} else {
 				this.outcomes.push(createdOutcome(task));
 			}
@@ -319,13 +326,14 @@ class Engine {
 				createdNothing(error) &&
 				!this.cancelled &&
 				!this.stopped &&
-				now + delay - entry.firstAttemptAt <= CREATE_RETRY_WINDOW_MS
+				now + delay - entry.firstAttemptAt <= Math.min(CREATE_RETRY_WINDOW_MS, this.options.maxWaitMs)
 			) {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
 			} else {
 				const json = failedCreationJson(entry.job, error);
 				if (typeof json.taskid === 'string') this.rememberNamedTask(entry.job, json.taskid);
+				else if (mayHaveCreatedTask(error)) this.rememberUncertain(entry.job, error);
 				this.fail({ itemIndex: entry.job.itemIndex, error, json });
 			}
 		} finally {
@@ -350,6 +358,18 @@ class Engine {
 	}
 
 	/**
+	 * A creation whose answer left open whether it created a task: remembered, so that Retry On Fail does not pay
+	 * again unasked, and written to n8n's log (after Stop, or when another item's error stops the run, the log is
+	 * where this item's warning is kept).
+	 */
+	private rememberUncertain(job: CreationJob, error: unknown): void {
+		this.input.memory?.uncertain(job);
+		this.context.logger.warn(
+			`MediaGen node "${this.context.getNode().name}" may have created a ${job.taskType} task for item ${job.itemIndex} (execution ${this.context.getExecutionId()}): ${(error as Error).message}`,
+		);
+	}
+
+	/**
 	 * A paid task: remembered for Retry On Fail, and written to n8n's log (after Stop n8n keeps none of the node's
 	 * output, so the log keeps every paid id). `how` is how the node came to know it.
 	 */
@@ -362,12 +382,17 @@ class Engine {
 
 	// --- polls ----------------------------------------------------------------------------------------
 
-	private enqueue(task: CreatedTask, anchor: number, firstDueAt: number): void {
+	private enqueue(
+		task: CreatedTask,
+		anchor: number,
+		firstDueAt: number,
+		deadline = anchor + this.options.maxWaitMs,
+	): void {
 		const entry: Waiting = {
 			task,
 			anchor,
 			pollNumber: Math.round((firstDueAt - anchor) / this.options.pollIntervalMs),
-			deadline: anchor + this.options.maxWaitMs,
+			deadline,
 			failures: 0,
 			inFlight: 0,
 			generation: 0,
@@ -475,11 +500,16 @@ class Engine {
 					const dueAt = Date.now() + Math.min(backoff, MAX_POLL_BACKOFF_MS);
 					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 				}
-			} else {
-				// Refused (a 9999 answer, a moderation, an unknown task): the task has failed, it is not pending.
+			} else if (taskRefused(error)) {
+				// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
 				this.end(entry);
 				this.input.memory?.failed(task);
 				this.fail({ itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
+			} else {
+				// The status check failed (not found, a proxy's 4xx, a redirect): the API did not say that the task
+				// failed, so it stays remembered and Retry On Fail checks it again instead of paying for it again.
+				this.end(entry);
+				this.fail(statusCheckFailed(task, error, entry.lastStatus, this.input.memory !== undefined));
 			}
 		} finally {
 			this.inFlight.poll--;

@@ -3,26 +3,30 @@
  * run index and the same execution-scoped node context (n8n-core's WorkflowExecute makes a new context object per
  * try over the same `contextData`); n8n's "Retry execution" does the same from the failed node. The tasks a run
  * creates are remembered there, per item and request, so that such a try resumes them (waits, downloads) instead
- * of creating them again. A new run index (the node runs again in a loop) or a new execution starts with an empty
- * memory and creates anew. A task that failed is forgotten: trying again then means a new task.
+ * of creating them again. A creation whose answer left open whether it created a task is remembered too: the next
+ * try ends that item with the same "may have created a task" error instead of paying again, unless the user
+ * allows repeating it (Repeat Uncertain Creations). A new run index (the node runs again in a loop) or a new
+ * execution starts with an empty memory and creates anew. A task the API reported failed is forgotten: trying
+ * again then means a new task.
+ *
+ * The memory is saved with the execution (n8n keeps the node context in its execution data), so it holds only
+ * what resuming needs, as short strings, and it is dropped when the run ends in a way n8n will not run again
+ * (see `TaskMemory.settle`).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
 
 /** The key of this node's memory in its execution-scoped context. */
 const MEMORY_KEY = 'mediaGenCreatedTasks';
 
-export interface RememberedTask {
-	taskId: string;
-	taskType: TaskType;
-	/** The creation answer's data (taskid, and url for some models). */
-	creation: IDataObject;
-}
+/** What a try left for an item's request: its task, or that a task may exist. */
+export type Remembered = { taskId: string; taskType: TaskType } | 'uncertain';
 
+/** Per item index, entries `<request>|<i or v>|<task id>`, the task id empty when a task may exist. */
 interface Stored {
 	runIndex: number;
-	tasks: Record<string, RememberedTask>;
+	items: Record<string, string[]>;
 }
 
 /** A short, stable digest of a request (53-bit FNV-style mix; not a security measure, a fingerprint). */
@@ -39,29 +43,99 @@ export function fingerprint(text: string): string {
 	return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
+function parse(entry: string): { request: string; remembered: Remembered } {
+	const [request, type, ...id] = entry.split('|');
+	const taskId = id.join('|');
+	return {
+		request,
+		remembered: taskId ? { taskId, taskType: type === 'v' ? 'video' : 'image' } : 'uncertain',
+	};
+}
+
 export class TaskMemory {
-	private constructor(private readonly stored: Stored) {}
+	private constructor(
+		private readonly context: IExecuteFunctions,
+		private stored: Stored | undefined,
+	) {}
 
 	/** This run's memory: kept across tries of the same run, emptied when the node runs with a new run index. */
 	static open(context: IExecuteFunctions): TaskMemory {
-		const nodeContext = context.getContext('node');
-		const runIndex = context.getWorkflowDataProxy(0).$runIndex as number;
-		const stored = nodeContext[MEMORY_KEY] as Stored | undefined;
-		if (stored?.runIndex === runIndex && stored.tasks) return new TaskMemory(stored);
-		const fresh: Stored = { runIndex, tasks: {} };
-		nodeContext[MEMORY_KEY] = fresh;
-		return new TaskMemory(fresh);
+		const stored = context.getContext('node')[MEMORY_KEY] as Stored | undefined;
+		const current = stored?.runIndex === TaskMemory.runIndex(context) && stored.items ? stored : undefined;
+		return new TaskMemory(context, current);
 	}
 
-	find(itemIndex: number, request: string): RememberedTask | undefined {
-		return this.stored.tasks[`${itemIndex}:${request}`];
+	private static runIndex(context: IExecuteFunctions): number {
+		return context.getWorkflowDataProxy(0).$runIndex as number;
 	}
 
-	remember(itemIndex: number, request: string, task: RememberedTask): void {
-		this.stored.tasks[`${itemIndex}:${request}`] = task;
+	/**
+	 * The end of a run: the memory stays only when n8n may run the node again on the same items (Retry On Fail,
+	 * "Retry execution"): after a thrown error or Stop, or when the first output item is an error item (n8n-core's
+	 * WorkflowExecute retries a node whose first item's json has `error`). Otherwise it is dropped, so that a
+	 * finished execution saves none of it.
+	 */
+	static settle(context: IExecuteFunctions, output: INodeExecutionData[] | undefined): void {
+		if (output && output[0]?.json?.error === undefined) delete context.getContext('node')[MEMORY_KEY];
+	}
+
+	private entries(itemIndex: number): string[] {
+		return this.stored?.items[String(itemIndex)] ?? [];
+	}
+
+	private write(itemIndex: number, entries: string[]): void {
+		if (!this.stored) {
+			this.stored = { runIndex: TaskMemory.runIndex(this.context), items: {} };
+			this.context.getContext('node')[MEMORY_KEY] = this.stored;
+		}
+		if (entries.length) this.stored.items[String(itemIndex)] = entries;
+		else delete this.stored.items[String(itemIndex)];
+	}
+
+	find(itemIndex: number, request: string): Remembered | undefined {
+		for (const entry of this.entries(itemIndex)) {
+			const parsed = parse(entry);
+			if (parsed.request === request) return parsed.remembered;
+		}
+		return undefined;
+	}
+
+	/** Tasks an earlier try created for this item with another request (an expression gave other values). */
+	otherTasks(itemIndex: number, request: string): string[] {
+		return this.entries(itemIndex)
+			.map(parse)
+			.filter((parsed) => parsed.request !== request && parsed.remembered !== 'uncertain')
+			.map((parsed) => (parsed.remembered as { taskId: string }).taskId);
+	}
+
+	remember(itemIndex: number, request: string, remembered: Remembered): void {
+		const entry =
+			remembered === 'uncertain'
+				? `${request}||`
+				: `${request}|${remembered.taskType === 'video' ? 'v' : 'i'}|${remembered.taskId}`;
+		const others = this.entries(itemIndex).filter((existing) => parse(existing).request !== request);
+		this.write(itemIndex, [...others, entry]);
 	}
 
 	forget(itemIndex: number, request: string): void {
-		delete this.stored.tasks[`${itemIndex}:${request}`];
+		this.write(
+			itemIndex,
+			this.entries(itemIndex).filter((existing) => parse(existing).request !== request),
+		);
+	}
+
+	/** Every task this run created, as "<id> (item <n>)", in item order: for the error that ends a stopped run. */
+	static createdTasks(context: IExecuteFunctions): string[] {
+		const memory = TaskMemory.open(context);
+		const items = Object.keys(memory.stored?.items ?? {})
+			.map(Number)
+			.sort((a, b) => a - b);
+		return items.flatMap((itemIndex) =>
+			memory
+				.entries(itemIndex)
+				.map(parse)
+				.filter((parsed) => parsed.remembered !== 'uncertain')
+				.map((parsed) => `${(parsed.remembered as { taskId: string }).taskId} (item ${itemIndex})`),
+		);
 	}
 }

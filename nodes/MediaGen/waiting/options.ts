@@ -27,6 +27,8 @@ export interface WaitingOptions {
 	download: boolean;
 	binaryPrefix: string;
 	split: boolean;
+	/** Create again, on a later try, an item whose creation may have created a task (Repeat Uncertain Creations). */
+	repeatUncertain: boolean;
 }
 
 /** Defaults in seconds per task type; the editor shows the same values (actions/descriptions.ts). */
@@ -94,5 +96,6 @@ export function readWaitingOptions(
 		download: tool ? options.downloadResults === true : options.downloadResults !== false,
 		binaryPrefix: String(options.binaryPropertyPrefix ?? 'data').trim() || 'data',
 		split: options.splitIntoItems === true,
+		repeatUncertain: options.repeatUncertainCreations === true,
 	};
 }

@@ -93,11 +93,8 @@ export class ResultLane {
 
 	private streams = 0;
 
-	/** Announced (or assumed) sizes of the files in flight. */
+	/** Announced sizes of the files in flight. */
 	private bytesInFlight = 0;
-
-	/** The largest size announced in this run: what a file not answered yet is assumed to weigh. */
-	private largestSeen = 0;
 
 	private readonly maxStreams: number;
 
@@ -135,7 +132,7 @@ export class ResultLane {
 		if (this.halted) return;
 		for (;;) {
 			const job = this.queue.peek();
-			if (!job || job.notBefore > now || !this.fits(job.size ?? this.largestSeen)) return;
+			if (!job || job.notBefore > now || !this.fits(job.size ?? 0)) return;
 			this.queue.pop();
 			void this.attempt(job);
 		}
@@ -173,7 +170,7 @@ export class ResultLane {
 	private async attempt(job: FileJob): Promise<void> {
 		const { files, index } = job;
 		const url = files.urls[index];
-		let weight = job.size ?? this.largestSeen;
+		let weight = job.size ?? 0;
 		this.streams++;
 		this.bytesInFlight += weight;
 		const startedAt = Date.now();
@@ -188,12 +185,11 @@ export class ResultLane {
 		try {
 			file = await downloadResultFile.call(this.context, url, context);
 			if (file.size !== undefined) {
-				this.largestSeen = Math.max(this.largestSeen, file.size);
 				this.bytesInFlight += file.size - weight;
 				weight = file.size;
 				job.size = file.size;
 				if (this.putBack(job, file.size)) {
-					file.body.destroy?.();
+					file.release();
 					return;
 				}
 			}

@@ -6,6 +6,8 @@ import { apiJsonRequest, ApiSession } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
 import { failuresContinue } from '../../tool/mode';
+import { readWaitingOptions } from '../../waiting/options';
+import { taskOptionsProperties } from '../descriptions';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 
@@ -37,6 +39,12 @@ export const description: INodeProperties[] = [
 			'Whether to delete the task IDs of all input items with a single request (one per distinct User ID) and output one item',
 		displayOptions: { show: showFor },
 	},
+	// A delete waits for nothing but its answer: of the options only the timeout applies.
+	...taskOptionsProperties(
+		'delete',
+		{ image: ['image'], video: ['video'], [TASK_TYPE_FROM_INPUT]: ['image', 'video'] },
+		['requestTimeout'],
+	),
 ];
 
 interface DeleteRequest {
@@ -47,12 +55,18 @@ interface DeleteRequest {
 	notFoundHint: string;
 }
 
-async function sendDelete(this: IExecuteFunctions, request: DeleteRequest, session: ApiSession): Promise<IDataObject> {
+async function sendDelete(
+	this: IExecuteFunctions,
+	request: DeleteRequest,
+	session: ApiSession,
+	timeout: number,
+): Promise<IDataObject> {
 	const body: IDataObject = { taskids: request.taskIds };
 	if (request.taskType === 'image' && request.uid) body.uid = request.uid;
 	const data = await apiJsonRequest.call(this, DELETE_PATH[request.taskType], body, {
 		itemIndex: request.itemIndexes[0],
 		notFoundHint: request.notFoundHint,
+		timeout,
 		session,
 	});
 	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
@@ -108,10 +122,12 @@ export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise
 		}
 	}
 	const session = new ApiSession(this);
+	const taskTypes = items.length ? items.map((item) => item.taskType) : (['image'] as TaskType[]);
+	const { requestTimeoutMs } = readWaitingOptions.call(this, taskTypes, false);
 	for (const request of requests) {
 		const [itemIndex] = request.itemIndexes;
 		try {
-			const json = await sendDelete.call(this, request, session);
+			const json = await sendDelete.call(this, request, session, requestTimeoutMs);
 			const pairedItem = request.itemIndexes.map((item) => ({ item }));
 			outcomes.push({ itemIndex, items: [{ json, pairedItem }] });
 		} catch (error) {
