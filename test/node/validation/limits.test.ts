@@ -397,3 +397,41 @@ describe('Video validation before any request (one accepted and one refused valu
 		});
 	}
 });
+
+describe('a length limit counts the text as the API receives it (line breaks as CRLF)', () => {
+	// 8190 letters and one line break: 8191 characters in n8n, 8192 on the wire whatever the break's form.
+	const prompt = (lineBreak: string, letters = 8190) =>
+		`${'p'.repeat(letters / 2)}${lineBreak}${'p'.repeat(letters / 2)}`;
+	const create = (value: string) =>
+		createParameters('video', 'alphav2mini', {
+			prompt: value,
+			imageInput: 'properties',
+			binaryPropertyNames: 'frame0',
+		});
+	const run = async (value: string) =>
+		await runNode({ parameters: create(value), items: [await framesItem(1)], credentials: context.credentials() });
+
+	it.each([
+		['LF', '\n'],
+		['CR', '\r'],
+		['CRLF', '\r\n'],
+	])('the %s copy of a prompt at the limit is sent', async (_name, lineBreak) => {
+		const { error } = await run(prompt(lineBreak));
+		expect(error).toBeUndefined();
+		expect(context.sim.requests('/v1/tlvideo/alphav2mini')[0].fields.prompt[0]).toHaveLength(8192);
+	});
+
+	it.each([
+		['LF', '\n'],
+		['CR', '\r'],
+		['CRLF', '\r\n'],
+	])('the %s copy of a prompt one letter over is refused, naming how it was counted', async (_name, lineBreak) => {
+		const { error } = await run(prompt(lineBreak, 8192));
+		// The note on counting appears where the text in n8n is shorter than on the wire (LF, CR).
+		expect(error?.message).toMatch(
+			/^Item 0: "Prompt" must be at most 8192 characters( as sent, each line break counting as two \(CRLF\))? \(it has 8194\)/,
+		);
+		if (lineBreak !== '\r\n') expect(error?.message).toMatch(/as sent, each line break counting as two/);
+		expect(context.sim.requests('/v1/tlvideo/alphav2mini')).toHaveLength(0);
+	});
+});

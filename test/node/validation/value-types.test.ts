@@ -134,3 +134,17 @@ describe('objects and arrays are not flattened into text', () => {
 		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
 	});
 });
+
+describe('numbers that are not finite are shown as themselves', () => {
+	it.each([
+		['NaN', '={{ NaN }}', /got NaN$/],
+		['Infinity', '={{ Infinity }}', /got Infinity$/],
+		['-Infinity', '={{ -Infinity }}', /got -Infinity$/],
+		['a list holding NaN', '={{ [1, NaN] }}', /got \[1,NaN\]$/],
+	])('%s from an expression appears as such in the error, never as "null"', async (_name, batchsize, message) => {
+		const { error } = await run(create('betav4', { prompt: 'a fox', additionalFields: { batchsize } }));
+		expect(error?.message).toMatch(message);
+		expect(error?.message).not.toMatch(/null/);
+		expect(context.sim.requests('/v1/tlimages/betav4')).toHaveLength(0);
+	});
+});
