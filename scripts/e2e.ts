@@ -129,7 +129,7 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 						typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids),
 						`${file}: "${node.name}" output keeps the task id`,
 					);
-					// One output shape (README, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
+					// One output shape (docs/waiting-and-output.md, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
 					if (node.parameters.operation === 'delete') {
 						check(item.json.status === 'deleted', `${file}: "${node.name}" status is "deleted"`);
 					} else {

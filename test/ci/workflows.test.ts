@@ -1,8 +1,8 @@
 /**
  * The GitHub Actions workflows are parsed as YAML and checked for what they promise: CI on pull requests
  * and pushes to main; publishing on version tags with npm provenance (id-token: write); and every command
- * they run is one of the project's own npm scripts (or npm install / test / publish), so CI runs what the
- * README documents and nothing else.
+ * they run is one of the project's own npm scripts (or npm install / test / publish), so CI runs what
+ * CONTRIBUTING.md documents and nothing else.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * Starts the simulator in a process of its own: `npm run simulator`, or as a child of a script through
  * scripts/lib/simulator.ts (startSimulator), which waits for the "listening on <url>" line. Settings come from
- * the environment (README, "The API simulator"): PORT, SIM_KEY, SIM_CREDITS, TASK_SECONDS, VIDEO_TASK_SECONDS,
+ * the environment (docs/simulator.md): PORT, SIM_KEY, SIM_CREDITS, TASK_SECONDS, VIDEO_TASK_SECONDS,
  * SIM_FAIL_EVERY, SIM_REFUSE_EVERY, SIM_NEVER_EVERY, MAX_RENDERED_SIDE, RESULT_BLOB_BYTES, LATENCY_MS, RATE_LIMIT.
  */
 import { DEFAULT_SIM_KEY, MediaGenSimulator, type TaskOutcome } from './server';
