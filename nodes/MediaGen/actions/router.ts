@@ -82,7 +82,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
 	const created = resource === 'task' ? [] : createdTasks(outcomes);
 	if (cancel?.aborted) throw cancelledError.call(this, created);
-	if (tool) return [toolResultItems(outcomes, { resource, operation })];
+	if (tool) return [toolResultItems.call(this, outcomes, { resource, operation })];
 
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const output: INodeExecutionData[] = [];
