@@ -213,6 +213,14 @@ describe('as a tool, a refusal names the model’s argument when the field’s v
 		expect(context.sim.requests()).toHaveLength(0);
 	});
 
+	it('a $fromAI written by hand, in another capitalisation and quotes n8n accepts, names its argument too', async () => {
+		const { output } = await runTool(
+			{ ...agentTool, additionalFields: { batchsize: '={{ $fromAi("count", "", "number") }}' } },
+			call({ count: 0 }),
+		);
+		expect(output[0].json.message).toBe('count must be an integer from 1 to 15 ("Batch Size"); got 0');
+	});
+
 	it('a Task operation’s field too: the task id the model left empty', async () => {
 		const { output } = await runTool(
 			{ resource: 'task', operation: 'wait', taskType: 'image', taskId: fromAI('taskid') },
