@@ -13,6 +13,8 @@
  * read): one creation carrying the model's prompt; the tool result is compact JSON with the task id, status and
  * result URLs, no echo of the prompt, and no result file is downloaded; a 9000 answer and a task the API refuses
  * reach the model as a failure with the API's message, the node's advice and (for the refused task) the task id;
+ * arguments the node refuses reach the model named as the model knows them (its `$fromAI` argument names, the
+ * field's name in parentheses), and nothing reaches the API;
  * a render longer than the tool's Max Wait comes back "pending" with its task id and instructions, and the model
  * gets the result through the Task → Wait tool. The example runs as it is (Responses API, streamed chat), and in
  * variants for Chat Completions and for a chat that is not streamed.
@@ -505,9 +507,46 @@ async function runVersion(version: string, tarball: string, example: WorkflowFil
 				`refused: the advice names the task and says a new creation is charged (${String(item.hint)})`,
 			);
 		}
-		step('errors: 9000 and a refused task');
 
-		// 4. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait.
+		// 4. Arguments the node refuses: named by the example's $fromAI argument names; nothing reaches the API.
+		{
+			const prompt = 'A lighthouse in a storm';
+			const result = await runScenario(
+				context,
+				others[1],
+				'bad arguments',
+				'Paint twenty lighthouses from my photo lighthouse.jpg, square please.',
+				callThenRepeat(createTool, {
+					prompt,
+					referenceImageUrl: 'lighthouse.jpg',
+					count: 20,
+					aspectRatio: 'square please',
+				}),
+			);
+			check(
+				result.execution.status === 'success',
+				`bad arguments: the execution succeeded (${result.execution.status})`,
+			);
+			check(result.record.length === 0, `bad arguments: nothing reached the API (${result.record.length} requests)`);
+			const [item, ...more] = result.results[0].items;
+			check(!more.length && item.status === 'failed', `bad arguments: one failed result (${result.results[0].output})`);
+			const message = String(item.message);
+			log('agent', `  bad arguments: the model read "${message}"`);
+			for (const expected of [
+				/^3 fields are invalid\. /,
+				/\(1\) referenceImageUrl must hold http\(s\) URLs \("Source Image URL"\); got "lighthouse\.jpg"\./,
+				/\(2\) count must be an integer from 1 to 15 \("Batch Size"\); got 20\./,
+				/\(3\) aspectRatio must be .+ \("Resolution"\); got "square please"\.$/,
+			])
+				check(expected.test(message), `bad arguments: the message matches ${String(expected)}`);
+			check(
+				typeof item.hint === 'string' && /Nothing was sent to the API/.test(item.hint),
+				`bad arguments: the hint says nothing was sent (${String(item.hint)})`,
+			);
+		}
+		step('errors: 9000, a refused task, bad arguments');
+
+		// 5. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait.
 		{
 			const prompt = 'A slow render of a mountain lake';
 			const result = await runScenario(context, shortWait, 'pending', 'Paint a mountain lake.', (request) => {

@@ -170,6 +170,77 @@ describe('as a tool, a failure is a result the model can act on, never a thrown 
 	});
 });
 
+/** A field the model fills: the expression n8n's "let the model define this parameter" button writes. */
+function fromAI(key: string, type = 'string'): string {
+	return `={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('${key}', \`What the model gives\`, '${type}') }}`;
+}
+
+describe('as a tool, a refusal names the model’s argument when the field’s value came from one', () => {
+	/** The example's creation tool (examples/agent-images.json): four fields the model fills. */
+	const agentTool = betav45({
+		prompt: fromAI('prompt'),
+		imageUrls: fromAI('referenceImageUrl'),
+		additionalFields: { batchsize: fromAI('count', 'number'), resolution: fromAI('aspectRatio') },
+	});
+	/** The model's arguments: n8n hands them to the node as the item's JSON, which $fromAI reads. */
+	const call = (args: Record<string, unknown>) => [
+		{ json: { prompt: 'a lighthouse', referenceImageUrl: '', count: 1, aspectRatio: '1:1', ...args } },
+	];
+
+	it('one bad argument: its name first, the field in parentheses, the rule and the value; nothing sent', async () => {
+		const { output, error } = await runTool(agentTool, call({ count: 'three' }));
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({
+			status: 'failed',
+			message: 'count must be an integer from 1 to 15 ("Batch Size"); got "three"',
+			hint: expect.stringMatching(/Nothing was sent to the API/),
+		});
+		expect(context.sim.requests()).toHaveLength(0);
+	});
+
+	it('several: each field the model filled by its argument, a field the builder set by its own name', async () => {
+		const { output } = await runTool(
+			{ ...agentTool, additionalFields: { batchsize: fromAI('count', 'number'), resolution: 'square please' } },
+			call({ referenceImageUrl: 'lighthouse.jpg', count: 20 }),
+		);
+		const message = String(output[0].json.message);
+		expect(message).toMatch(/^3 fields are invalid\. \(1\) /);
+		expect(message).toContain(
+			'(1) referenceImageUrl must hold http(s) URLs ("Source Image URL"); got "lighthouse.jpg". ' +
+				'(2) count must be an integer from 1 to 15 ("Batch Size"); got 20. ' +
+				'(3) "Resolution" must be a ratio',
+		);
+		expect(context.sim.requests()).toHaveLength(0);
+	});
+
+	it('a $fromAI written by hand, in another capitalisation and quotes n8n accepts, names its argument too', async () => {
+		const { output } = await runTool(
+			{ ...agentTool, additionalFields: { batchsize: '={{ $fromAi("count", "", "number") }}' } },
+			call({ count: 0 }),
+		);
+		expect(output[0].json.message).toBe('count must be an integer from 1 to 15 ("Batch Size"); got 0');
+	});
+
+	it('a Task operation’s field too: the task id the model left empty', async () => {
+		const { output } = await runTool(
+			{ resource: 'task', operation: 'wait', taskType: 'image', taskId: fromAI('taskid') },
+			[{ json: { taskid: '' } }],
+		);
+		expect(output[0].json).toMatchObject({ status: 'failed', message: 'taskid is required ("Task ID"); got ""' });
+		expect(context.sim.requests()).toHaveLength(0);
+	});
+
+	it('the same node outside a tool names its field only, as always', async () => {
+		const { error } = await runNode({
+			parameters: agentTool,
+			credentials: context.credentials(),
+			items: call({ count: 'three' }),
+		});
+		expect(error?.message).toBe('Item 0: "Batch Size" must be an integer from 1 to 15; got "three"');
+		expect(context.sim.requests()).toHaveLength(0);
+	});
+});
+
 describe('as a tool, one failed task does not end the others', () => {
 	it('of two tasks in one call, a refused one is failed and the other still completes (the run is not stopped)', async () => {
 		const { output, error } = await runTool({ ...betav45(), prompt: '={{ $json.idea }}', additionalFields: {} }, [

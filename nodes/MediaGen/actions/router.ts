@@ -85,7 +85,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
 	const created = creates ? createdTasks(outcomes) : [];
 	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
-	if (tool) return [settled.call(this, toolResultItems(outcomes, { resource, operation }))];
+	if (tool) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
 
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const output: INodeExecutionData[] = [];

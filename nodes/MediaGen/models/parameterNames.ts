@@ -6,3 +6,12 @@ export function parameterName(wire: string): string {
 }
 
 export const REFERENCE_INPUT = { none: 'none', properties: 'properties', all: 'all' } as const;
+
+/**
+ * Where a field's value lives among the node's parameters, as n8n addresses it (`getNodeParameter` takes the
+ * same path): a top-level parameter, or an entry of the Additional Fields collection.
+ */
+export function parameterPath(field: { wire: string; placement: 'main' | 'additional' }): string {
+	const name = parameterName(field.wire);
+	return field.placement === 'main' ? name : `additionalFields.${name}`;
+}

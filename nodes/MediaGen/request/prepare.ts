@@ -7,7 +7,7 @@
 
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { parameterName, REFERENCE_INPUT } from '../models/parameterNames';
+import { parameterName, parameterPath, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
@@ -62,7 +62,8 @@ function fieldValue(
 	raw: unknown,
 	referenceCount: number,
 ): string | undefined {
-	const fail = (rule: string) => invalidInput.call(this, itemIndex, field.displayName, raw, rule);
+	const input = { name: field.displayName, parameter: parameterPath(field) };
+	const fail = (rule: string) => invalidInput.call(this, itemIndex, input, raw, rule);
 	if (!isSet(raw)) {
 		if (field.required) throw fail('is required');
 		return undefined;
@@ -92,14 +93,7 @@ function fieldValue(
 			const exact = exactInteger(raw);
 			if (exact === undefined) throw fail(`must be an integer${range}`);
 			if (exact === 'unsafe')
-				throw invalidInput.call(
-					this,
-					itemIndex,
-					field.displayName,
-					raw,
-					`must be an integer${range}`,
-					UNSAFE_INTEGER_HINT,
-				);
+				throw invalidInput.call(this, itemIndex, input, raw, `must be an integer${range}`, UNSAFE_INTEGER_HINT);
 			const value = BigInt(exact);
 			if (
 				(field.min !== undefined && value < BigInt(field.min)) ||
@@ -194,30 +188,25 @@ async function readReferences(
 	let count = files.length;
 	if (references.urlField) {
 		const urlField = references.urlField;
-		const raw = this.getNodeParameter('imageUrls', itemIndex, '') as unknown;
+		const parameter = 'imageUrls';
+		const input = { name: urlField.displayName, parameter };
+		const raw = this.getNodeParameter(parameter, itemIndex, '') as unknown;
 		const urls = problems.check(() => {
 			if (!urlField.list && isSet(raw) && typeof raw !== 'string') {
 				throw invalidInput.call(
 					this,
 					itemIndex,
-					urlField.displayName,
+					input,
 					raw,
 					'must be one URL (this model takes a single source image URL)',
 				);
 			}
 			if (urlField.list && holdsObjects(raw)) {
-				throw invalidInput.call(
-					this,
-					itemIndex,
-					urlField.displayName,
-					raw,
-					'must be comma-separated URLs or a list of URLs (text)',
-				);
+				throw invalidInput.call(this, itemIndex, input, raw, 'must be comma-separated URLs or a list of URLs (text)');
 			}
 			const list = urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
 			const bad = list.find((url) => !HTTP_URL.test(url));
-			if (bad !== undefined)
-				throw invalidInput.call(this, itemIndex, urlField.displayName, bad, 'must hold http(s) URLs');
+			if (bad !== undefined) throw invalidInput.call(this, itemIndex, input, bad, 'must hold http(s) URLs');
 			return list;
 		});
 		if (urls === undefined) broken.push(urlField.wire);
@@ -227,7 +216,9 @@ async function readReferences(
 	if (references.valueField) {
 		const raw = additional[parameterName(references.valueField.wire)];
 		if (isSet(raw) && typeof raw !== 'string' && typeof raw !== 'number') {
-			problems.note(invalidInput.call(this, itemIndex, references.valueField.displayName, raw, 'must be text'));
+			const { wire, displayName } = references.valueField;
+			const input = { name: displayName, parameter: parameterPath({ wire, placement: 'additional' }) };
+			problems.note(invalidInput.call(this, itemIndex, input, raw, 'must be text'));
 			broken.push(references.valueField.wire);
 		} else if (isSet(raw)) {
 			fields.push([references.valueField.wire, String(raw).trim()]);

@@ -47,10 +47,11 @@ export function taskTypeHint(this: IExecuteFunctions, itemIndex: number, taskTyp
 
 /** Reads the task id of an item, refusing an empty one before anything is sent. */
 function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
-	const value = this.getNodeParameter('taskId', itemIndex, '') as unknown;
-	if (holdsObjects(value)) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'must be one task ID (text)');
+	const field = { name: 'Task ID', parameter: 'taskId' };
+	const value = this.getNodeParameter(field.parameter, itemIndex, '') as unknown;
+	if (holdsObjects(value)) throw invalidInput.call(this, itemIndex, field, value, 'must be one task ID (text)');
 	const taskId = String(value ?? '').trim();
-	if (!taskId) throw invalidInput.call(this, itemIndex, 'Task ID', value, 'is required');
+	if (!taskId) throw invalidInput.call(this, itemIndex, field, value, 'is required');
 	return taskId;
 }
 

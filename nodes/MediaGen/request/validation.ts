@@ -27,12 +27,20 @@ function show(value: unknown): string {
 }
 
 /** One broken field of an item: which field, the value it got (as shown), the rule it breaks. */
-interface InputProblem {
+export interface InputProblem {
 	field: string;
+	/** The node parameter the value was read from (e.g. `additionalFields.batchsize`), where one parameter holds it. */
+	parameter?: string;
 	shown: string;
 	rule: string;
 	hint?: string;
 }
+
+/**
+ * A field as a bad-input error names it: its display name, or that and the node parameter it was read from, so
+ * that a reader of the error (the tool layer, for an AI Agent's model) can tell where the value came from.
+ */
+export type InputField = string | { name: string; parameter: string };
 
 /**
  * The problems behind a bad-input error, kept on the error itself (not enumerable, so not in n8n's saved error
@@ -40,24 +48,32 @@ interface InputProblem {
  */
 const PROBLEMS = 'mediaGenInputProblems';
 
-function problemsOf(error: unknown): InputProblem[] | undefined {
+export function problemsOf(error: unknown): InputProblem[] | undefined {
 	return error instanceof NodeOperationError
 		? ((error as unknown as Record<string, unknown>)[PROBLEMS] as InputProblem[] | undefined)
 		: undefined;
 }
 
+/** One problem as a bad-input message says it: `"Batch Size" must be an integer from 1 to 15; got 20`. */
+export function problemEntry(problem: InputProblem): string {
+	return `"${problem.field}" ${problem.rule}; got ${problem.shown}`;
+}
+
+/** The problems of one item as a message (without the item), each said by `entry`. */
+export function problemsMessage(problems: InputProblem[], entry = problemEntry): string {
+	// One field keeps the one-line shape; several are numbered in one message (n8n shows the message as the
+	// error's title and renders the description as HTML, where line breaks would be lost).
+	return problems.length === 1
+		? entry(problems[0])
+		: `${problems.length} fields are invalid. ${problems
+				.map((problem, index) => `(${index + 1}) ${entry(problem)}.`)
+				.join(' ')}`;
+}
+
 function inputError(node: INode, itemIndex: number, problems: InputProblem[]): NodeOperationError {
 	const hints = [...new Set(problems.map((problem) => problem.hint).filter(Boolean))];
 	const description = `${hints.map((hint) => `${hint} `).join('')}Nothing was sent to the API for this item.`;
-	const entry = (problem: InputProblem) => `"${problem.field}" ${problem.rule}; got ${problem.shown}`;
-	// One field keeps the one-line shape; several are numbered in one message (n8n shows the message as the
-	// error's title and renders the description as HTML, where line breaks would be lost).
-	const message =
-		problems.length === 1
-			? `Item ${itemIndex}: ${entry(problems[0])}`
-			: `Item ${itemIndex}: ${problems.length} fields are invalid. ${problems
-					.map((problem, index) => `(${index + 1}) ${entry(problem)}.`)
-					.join(' ')}`;
+	const message = `Item ${itemIndex}: ${problemsMessage(problems)}`;
 	const error = new NodeOperationError(node, message, { itemIndex, description });
 	Object.defineProperty(error, PROBLEMS, { value: problems, enumerable: false });
 	return error;
@@ -70,12 +86,13 @@ function inputError(node: INode, itemIndex: number, problems: InputProblem[]): N
 export function invalidInput(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	field: string,
+	field: InputField,
 	value: unknown,
 	rule: string,
 	hint?: string,
 ): NodeOperationError {
-	return inputError(this.getNode(), itemIndex, [{ field, shown: show(value), rule, hint }]);
+	const named = typeof field === 'string' ? { field } : { field: field.name, parameter: field.parameter };
+	return inputError(this.getNode(), itemIndex, [{ ...named, shown: show(value), rule, hint }]);
 }
 
 /**

@@ -11,6 +11,8 @@
  *   2.x passes on the bare message only): `status: "failed"`, the task's id when one exists, `message` (what
  *   happened, without n8n's "[item 0]") and `hint` (the node's own advice, plus what to do with the task).
  *   There is no top-level `error` key: with Retry On Fail, n8n runs a node again when its first item has one.
+ * - bad input names a field by the model's argument when the value came from one (`count must be an integer from
+ *   1 to 15 ("Batch Size"); got "three"`): the model knows its arguments, not the node's field names.
  */
 import type {
 	IDataObject,
@@ -21,6 +23,8 @@ import type {
 } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../output/taskOutput';
+import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../request/validation';
+import { toolArguments, type ToolArguments } from './arguments';
 
 /** The fields of a task's output a model needs. */
 const MODEL_FIELDS = [
@@ -63,6 +67,24 @@ export function forModel(text: string): string {
 		.replace(/^Item \d+: /, '')
 		.replace(/\brun the node again\b/g, 'call this tool again')
 		.trim();
+}
+
+/**
+ * What failed, in the model's words. A bad-input error keeps the fields it names on itself (request/validation.ts):
+ * each field whose parameter the model filled leads with the argument's name, then the field's name, the rule and
+ * the value. The node's own message (shown outside a tool) is left as it is.
+ */
+function failureMessage(error: Error, args: ToolArguments): string {
+	const problems = problemsOf(error);
+	const argumentsOf = (problem: InputProblem) => (problem.parameter ? args.get(problem.parameter) : undefined);
+	if (!problems?.some(argumentsOf)) return forModel(error.message);
+	return forModel(
+		problemsMessage(problems, (problem) => {
+			const names = argumentsOf(problem);
+			if (!names) return problemEntry(problem);
+			return `${names.join(' and ')} ${problem.rule} ("${problem.field}"); got ${problem.shown}`;
+		}),
+	);
 }
 
 /** " (an image task)": which Task → Wait tool fits, when an agent has one per task type. */
@@ -115,7 +137,11 @@ function failureHint(error: NodeApiError | NodeOperationError, json: IDataObject
 	return advice.join(' ');
 }
 
-function failureResult(outcome: Extract<ItemOutcome, { error: unknown }>, operation: ToolOperation): IDataObject {
+function failureResult(
+	outcome: Extract<ItemOutcome, { error: unknown }>,
+	operation: ToolOperation,
+	args: ToolArguments,
+): IDataObject {
 	const json: IDataObject = {
 		...(operation.resource === 'task' ? {} : { taskType: operation.resource, model: operation.operation }),
 		...(outcome.json ?? {}),
@@ -130,13 +156,18 @@ function failureResult(outcome: Extract<ItemOutcome, { error: unknown }>, operat
 	return {
 		...known,
 		status: 'failed',
-		message: forModel(outcome.error.message),
+		message: failureMessage(outcome.error, args),
 		hint: failureHint(outcome.error, json, taskid),
 	};
 }
 
 /** The items the model reads, one per output item (or failure), each paired with the item it came from. */
-export function toolResultItems(outcomes: ItemOutcome[], operation: ToolOperation): INodeExecutionData[] {
+export function toolResultItems(
+	this: IExecuteFunctions,
+	outcomes: ItemOutcome[],
+	operation: ToolOperation,
+): INodeExecutionData[] {
+	const args = toolArguments(this.getNode());
 	const items: INodeExecutionData[] = [];
 	for (const outcome of outcomes) {
 		if ('items' in outcome) {
@@ -149,19 +180,22 @@ export function toolResultItems(outcomes: ItemOutcome[], operation: ToolOperatio
 				});
 			}
 		} else {
-			items.push({ json: failureResult(outcome, operation), pairedItem: { item: outcome.itemIndex } });
+			items.push({ json: failureResult(outcome, operation, args), pairedItem: { item: outcome.itemIndex } });
 		}
 	}
 	return items;
 }
 
 /** A failure outside any item (e.g. a setting the node cannot use), as the one result the model reads. */
-export function toolFailureItem(error: Error & { description?: string | null }): INodeExecutionData {
+export function toolFailureItem(
+	error: Error & { description?: string | null },
+	args: ToolArguments,
+): INodeExecutionData {
 	const hint = error.description ? forModel(error.description) : undefined;
 	return {
 		json: {
 			status: 'failed',
-			message: forModel(error.message),
+			message: failureMessage(error, args),
 			...(hint ? { hint } : {}),
 		},
 		pairedItem: { item: 0 },
@@ -183,5 +217,5 @@ export async function runAsTool(
 	if ('output' in ended) return ended.output;
 	// n8n recognises its cancellation error by its name: it must reach n8n as it is.
 	if (this.getExecutionCancelSignal()?.aborted || /Cancel/.test(String(ended.error?.name))) throw ended.error;
-	return [[toolFailureItem(ended.error)]];
+	return [[toolFailureItem(ended.error, toolArguments(this.getNode()))]];
 }

@@ -86,18 +86,13 @@ export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExec
 	// Task Type and Task IDs are checked, and reported together when both are wrong.
 	const problems = new ItemProblems(this, itemIndex);
 	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
-	const raw = this.getNodeParameter('taskIds', itemIndex, '') as unknown;
+	const field = { name: 'Task IDs', parameter: 'taskIds' };
+	const raw = this.getNodeParameter(field.parameter, itemIndex, '') as unknown;
 	const taskIds = problems.check(() => {
 		if (holdsObjects(raw))
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				'Task IDs',
-				raw,
-				'must be comma-separated text or a list of task IDs (text)',
-			);
+			throw invalidInput.call(this, itemIndex, field, raw, 'must be comma-separated text or a list of task IDs (text)');
 		const list = toList(raw);
-		if (!list.length) throw invalidInput.call(this, itemIndex, 'Task IDs', raw, 'must list at least one task ID');
+		if (!list.length) throw invalidInput.call(this, itemIndex, field, raw, 'must list at least one task ID');
 		return list;
 	});
 	problems.throwIfAny();
