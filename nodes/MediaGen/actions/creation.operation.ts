@@ -14,11 +14,12 @@ import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
 import type { CreatedTask } from '../waiting/answers';
 import { runEngine, type CreationJob } from '../waiting/engine';
+import type { CreationRef } from '../waiting/ledger';
 import { fingerprint, TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
 import { modelProperties, operationProperty, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
-import { failuresContinue } from '../tool/mode';
+import { failuresContinue } from '../helpers/toolCall';
 
 function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {
@@ -101,7 +102,7 @@ async function createTasks(
 	const remembered = {
 		created: (task: CreatedTask) =>
 			memory.remember(task.itemIndex, key(task.itemIndex), { taskId: task.taskId, taskType: task.taskType }),
-		uncertain: (job: CreationJob) => memory.remember(job.itemIndex, key(job.itemIndex), 'uncertain'),
+		uncertain: (job: CreationRef) => memory.remember(job.itemIndex, key(job.itemIndex), 'uncertain'),
 		failed: (task: CreatedTask) => memory.forget(task.itemIndex, key(task.itemIndex)),
 	};
 	const outcomes = await runEngine.call(this, {

@@ -12,7 +12,7 @@ import { buildErrorItem, type FailedTaskJson } from '../output/errorItem';
 import type { ItemOutcome } from '../output/taskOutput';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import * as task from './task';
-import { failuresContinue, isToolCall } from '../tool/mode';
+import { failuresContinue, isToolCall } from '../helpers/toolCall';
 import { toolResultItems } from '../tool/result';
 import { TaskMemory } from '../waiting/memory';
 import * as video from './video';

@@ -12,9 +12,10 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
-import { refuseFilesInTool } from '../tool/files';
+import { refuseFilesInTool } from './toolFiles';
 import { wireText } from '../transport';
-import { holdsObjects, invalidInput, ItemProblems, toList } from './validation';
+import { holdsObjects, ItemProblems, toList } from './validation';
+import { invalidInput } from '../helpers/badInput';
 
 export interface PreparedFile extends InputFile {
 	field: string;

@@ -2,7 +2,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import { holdsObjects, invalidInput, ItemProblems } from './validation';
+import { holdsObjects, ItemProblems } from './validation';
+import { invalidInput } from '../helpers/badInput';
 
 /** Task Type value that reads each input item's `taskType` field (set on every MediaGen output). */
 export const TASK_TYPE_FROM_INPUT = 'fromInput';

@@ -23,7 +23,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../output/taskOutput';
-import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../request/validation';
+import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
 import { toolArguments, type ToolArguments } from './arguments';
 
 /** The fields of a task's output a model needs. */

@@ -7,7 +7,7 @@ import type {
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
-import { invalidInput } from '../request/validation';
+import { invalidInput } from '../helpers/badInput';
 import {
 	abortReason,
 	clampRequestTimeout,

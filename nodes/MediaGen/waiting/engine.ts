@@ -44,20 +44,12 @@ import {
 	type CreatedTask,
 } from './answers';
 import { Alarm } from './alarm';
-import { AdaptiveBound, MAX_RETRY_AFTER_MS } from './bound';
+import { creationRetryDelay, creationRetryWindow, MAX_POLL_BACKOFF_MS, pollRetryDelay } from './backoff';
+import { AdaptiveBound } from './bound';
 import { MinHeap } from './heap';
+import { PaidTasks, type LedgerMemory } from './ledger';
 import type { WaitingOptions } from './options';
 import { ResultLane } from './results';
-
-/** Longest pause between two polls of a task whose polls keep failing. */
-const MAX_POLL_BACKOFF_MS = 60_000;
-
-/** First pause before repeating a creation that created nothing; doubles per attempt up to the maximum. */
-const CREATE_BACKOFF_MS = 500;
-const MAX_CREATE_BACKOFF_MS = 30_000;
-
-/** A creation that keeps being refused (429, connection refused) gives up after this long, or after Max Wait. */
-const CREATE_RETRY_WINDOW_MS = 300_000;
 
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
 const MAX_POLLS_PER_TASK = 2;
@@ -80,11 +72,8 @@ export interface EngineInput {
 	continueOnFail: boolean;
 	/** Task → Get: one answer per task (retried when it fails), then the task is reported as it is. */
 	checkOnly?: boolean;
-	/**
-	 * Told when a task is created, when a creation may have created one without naming it, and when a task fails,
-	 * so that Retry On Fail resumes it, refuses to pay again, or creates anew (memory.ts).
-	 */
-	memory?: { created(task: CreatedTask): void; uncertain(job: CreationJob): void; failed(task: CreatedTask): void };
+	/** Told about every task that may be paid for, so that Retry On Fail resumes it, or creates anew (ledger.ts). */
+	memory?: LedgerMemory;
 }
 
 interface PendingCreation {
@@ -157,6 +146,9 @@ class Engine {
 
 	private readonly alarm = new Alarm();
 
+	/** n8n's log line and Retry On Fail's memory for every task that may be paid for. */
+	private readonly ledger: PaidTasks;
+
 	constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly input: EngineInput,
@@ -164,6 +156,7 @@ class Engine {
 		this.options = input.options;
 		this.session = new ApiSession(context);
 		this.cancel = context.getExecutionCancelSignal();
+		this.ledger = new PaidTasks(context, input.memory);
 		this.bound = new AdaptiveBound(input.options.maxConcurrency);
 		this.results = new ResultLane(context, {
 			options: input.options,
@@ -307,7 +300,7 @@ class Engine {
 		try {
 			const task = await entry.job.send(this.session);
 			this.bound.onSuccess();
-			this.keepTask(task, 'created');
+			this.ledger.created(task);
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
@@ -319,65 +312,25 @@ class Engine {
 			const now = Date.now();
 			const retryAfter = retryAfterMs(error);
 			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
-			// The backoff is a floor that grows per attempt: a Retry-After of 0 does not mean "at once, forever".
-			const backoff = Math.min(CREATE_BACKOFF_MS * 2 ** (entry.attempts - 1), MAX_CREATE_BACKOFF_MS);
-			const delay = Math.max(backoff, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
+			const delay = creationRetryDelay(entry.attempts, retryAfter);
 			if (
 				createdNothing(error) &&
 				!this.cancelled &&
 				!this.stopped &&
-				now + delay - entry.firstAttemptAt <= Math.min(CREATE_RETRY_WINDOW_MS, this.options.maxWaitMs)
+				now + delay - entry.firstAttemptAt <= creationRetryWindow(this.options)
 			) {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
 			} else {
 				const json = failedCreationJson(entry.job, error);
-				if (typeof json.taskid === 'string') this.rememberNamedTask(entry.job, json.taskid);
-				else if (mayHaveCreatedTask(error)) this.rememberUncertain(entry.job, error);
+				if (typeof json.taskid === 'string') this.ledger.named(entry.job, json.taskid);
+				else if (mayHaveCreatedTask(error)) this.ledger.uncertain(entry.job, error);
 				this.fail({ itemIndex: entry.job.itemIndex, error, json });
 			}
 		} finally {
 			this.inFlight.create--;
 			this.wake();
 		}
-	}
-
-	/**
-	 * A failed creation whose answer named a task (an HTTP 5xx or 429, or a cut-off body, with a taskid): the task
-	 * exists and may be charged. It is logged, and remembered so that Retry On Fail follows it instead of paying again.
-	 */
-	private rememberNamedTask(job: CreationJob, taskId: string): void {
-		const task = {
-			itemIndex: job.itemIndex,
-			taskType: job.taskType,
-			taskId,
-			creation: { taskid: taskId },
-			summary: job.summary,
-		};
-		this.keepTask(task, 'got an error answer that names');
-	}
-
-	/**
-	 * A creation whose answer left open whether it created a task: remembered, so that Retry On Fail does not pay
-	 * again unasked, and written to n8n's log (after Stop, or when another item's error stops the run, the log is
-	 * where this item's warning is kept).
-	 */
-	private rememberUncertain(job: CreationJob, error: unknown): void {
-		this.input.memory?.uncertain(job);
-		this.context.logger.warn(
-			`MediaGen node "${this.context.getNode().name}" may have created a ${job.taskType} task for item ${job.itemIndex} (execution ${this.context.getExecutionId()}): ${(error as Error).message}`,
-		);
-	}
-
-	/**
-	 * A paid task: remembered for Retry On Fail, and written to n8n's log (after Stop n8n keeps none of the node's
-	 * output, so the log keeps every paid id). `how` is how the node came to know it.
-	 */
-	private keepTask(task: CreatedTask, how: string): void {
-		this.input.memory?.created(task);
-		this.context.logger.info(
-			`MediaGen node "${this.context.getNode().name}" ${how} ${task.taskType} task ${task.taskId} for item ${task.itemIndex} (execution ${this.context.getExecutionId()})`,
-		);
 	}
 
 	// --- polls ----------------------------------------------------------------------------------------
@@ -457,7 +410,7 @@ class Engine {
 			const verdict = judgeInfo.call(this.context, task, info, entry.lastStatus, this.options);
 			if (verdict.state === 'ended') {
 				this.end(entry);
-				this.input.memory?.failed(task);
+				this.ledger.failed(task);
 				this.fail(verdict.outcome);
 			} else if (verdict.state === 'done') {
 				this.end(entry);
@@ -490,26 +443,20 @@ class Engine {
 							: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
 					);
 				} else if (!entry.finalStarted) {
-					const interval = this.options.pollIntervalMs;
-					// Without Retry-After the pause doubles per failure; with one, it is at least the grid's interval.
-					const backoff =
-						retryAfter !== undefined
-							? Math.max(interval, Math.min(retryAfter, MAX_RETRY_AFTER_MS))
-							: interval * 2 ** entry.failures;
 					entry.generation++;
-					const dueAt = Date.now() + Math.min(backoff, MAX_POLL_BACKOFF_MS);
+					const dueAt = Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter);
 					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 				}
 			} else if (taskRefused(error)) {
 				// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
 				this.end(entry);
-				this.input.memory?.failed(task);
+				this.ledger.failed(task);
 				this.fail({ itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
 			} else {
 				// The status check failed (not found, a proxy's 4xx, a redirect): the API did not say that the task
 				// failed, so it stays remembered and Retry On Fail checks it again instead of paying for it again.
 				this.end(entry);
-				this.fail(statusCheckFailed(task, error, entry.lastStatus, this.input.memory !== undefined));
+				this.fail(statusCheckFailed(task, error, entry.lastStatus, this.ledger.remembers));
 			}
 		} finally {
 			this.inFlight.poll--;

@@ -2,8 +2,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import { invalidInput, toList } from '../request/validation';
-import { isToolCall } from '../tool/mode';
+import { invalidInput } from '../helpers/badInput';
+import { toList } from '../request/validation';
+import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
 import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
@@ -39,13 +40,6 @@ export const WAIT_DEFAULTS: Record<TaskType, { pollInterval: number; maxWait: nu
 };
 
 type WaitDefaults = (typeof WAIT_DEFAULTS)[TaskType];
-
-/**
- * Max Wait of a tool call of the AI Agent, for images and videos alike: long enough for most images, short
- * enough that the agent (and a chat behind it, often cut off by proxies after about a minute of silence) is not
- * blocked. A longer render comes back pending, with its task id, for a Task → Wait tool to pick up.
- */
-export const TOOL_MAX_WAIT_SECONDS = 60;
 
 /** Defaults that suit every given task type (shortest interval, longest waits): one type gives its own. */
 export function waitDefaults(taskTypes: readonly TaskType[]): WaitDefaults {

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { holdsObjects, invalidInput, ItemProblems, toList } from '../../request/validation';
+import { holdsObjects, ItemProblems, toList } from '../../request/validation';
+import { invalidInput } from '../../helpers/badInput';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { apiJsonRequest, ApiSession } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
-import { failuresContinue } from '../../tool/mode';
+import { failuresContinue } from '../../helpers/toolCall';
 import { readWaitingOptions } from '../../waiting/options';
 import { taskOptionsProperties } from '../descriptions';
 

@@ -6,10 +6,10 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { invalidInput } from '../helpers/badInput';
+import { isToolCall } from '../helpers/toolCall';
 import { REFERENCE_INPUT } from '../models/parameterNames';
 import type { ModelSpec } from '../models/types';
-import { invalidInput } from '../request/validation';
-import { isToolCall } from './mode';
 
 export function refuseFilesInTool(
 	this: IExecuteFunctions,

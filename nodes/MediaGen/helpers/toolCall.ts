@@ -18,3 +18,10 @@ export function isToolCall(context: { getNode(): INode }): boolean {
 export function failuresContinue(context: IExecuteFunctions): boolean {
 	return isToolCall(context) || context.continueOnFail();
 }
+
+/**
+ * Max Wait of a tool call of the AI Agent, for images and videos alike: long enough for most images, short
+ * enough that the agent (and a chat behind it, often cut off by proxies after about a minute of silence) is not
+ * blocked. A longer render comes back pending, with its task id, for a Task → Wait tool to pick up.
+ */
+export const TOOL_MAX_WAIT_SECONDS = 60;

@@ -1,0 +1,101 @@
+/**
+ * The bad-input error, at the bottom of the node so that every layer that refuses input (reading an item, the
+ * credential's Base URL, the options, a tool call's files) raises the same one: it names the field, the value, the
+ * rule and the item, and says that nothing was sent.
+ */
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** Longest value an error shows (a value can be a whole document). */
+const MAX_SHOWN_CHARACTERS = 60;
+
+function show(value: unknown): string {
+	if (typeof value === 'string') {
+		const clipped =
+			value.length > MAX_SHOWN_CHARACTERS
+				? `${value.slice(0, MAX_SHOWN_CHARACTERS)}… (${value.length} characters)`
+				: value;
+		return JSON.stringify(clipped);
+	}
+	if (value === undefined) return 'nothing';
+	if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+	// JSON has no NaN or Infinity (it writes null): they are shown as themselves, inside lists and objects too.
+	const marker = '\u0000';
+	const text = (
+		JSON.stringify(value, (_key, inner: unknown) =>
+			typeof inner === 'number' && !Number.isFinite(inner) ? `${marker}${inner}${marker}` : inner,
+		) ?? String(value)
+	).replace(/"\\u0000(-?Infinity|NaN)\\u0000"/g, '$1');
+	return text.length > MAX_SHOWN_CHARACTERS
+		? `${text.slice(0, MAX_SHOWN_CHARACTERS)}… (${text.length} characters)`
+		: text;
+}
+
+/** One broken field of an item: which field, the value it got (as shown), the rule it breaks. */
+export interface InputProblem {
+	field: string;
+	/** The node parameter the value was read from (e.g. `additionalFields.batchsize`), where one parameter holds it. */
+	parameter?: string;
+	shown: string;
+	rule: string;
+	hint?: string;
+}
+
+/**
+ * A field as a bad-input error names it: its display name, or that and the node parameter it was read from, so
+ * that a reader of the error (the tool layer, for an AI Agent's model) can tell where the value came from.
+ */
+export type InputField = string | { name: string; parameter: string };
+
+/**
+ * The problems behind a bad-input error, kept on the error itself (not enumerable, so not in n8n's saved error
+ * data), so that the errors of one item's fields can be joined into one.
+ */
+const PROBLEMS = 'mediaGenInputProblems';
+
+export function problemsOf(error: unknown): InputProblem[] | undefined {
+	return error instanceof NodeOperationError
+		? ((error as unknown as Record<string, unknown>)[PROBLEMS] as InputProblem[] | undefined)
+		: undefined;
+}
+
+/** One problem as a bad-input message says it: `"Batch Size" must be an integer from 1 to 15; got 20`. */
+export function problemEntry(problem: InputProblem): string {
+	return `"${problem.field}" ${problem.rule}; got ${problem.shown}`;
+}
+
+/** The problems of one item as a message (without the item), each said by `entry`. */
+export function problemsMessage(problems: InputProblem[], entry = problemEntry): string {
+	// One field keeps the one-line shape; several are numbered in one message (n8n shows the message as the
+	// error's title and renders the description as HTML, where line breaks would be lost).
+	return problems.length === 1
+		? entry(problems[0])
+		: `${problems.length} fields are invalid. ${problems
+				.map((problem, index) => `(${index + 1}) ${entry(problem)}.`)
+				.join(' ')}`;
+}
+
+export function inputError(node: INode, itemIndex: number, problems: InputProblem[]): NodeOperationError {
+	const hints = [...new Set(problems.map((problem) => problem.hint).filter(Boolean))];
+	const description = `${hints.map((hint) => `${hint} `).join('')}Nothing was sent to the API for this item.`;
+	const message = `Item ${itemIndex}: ${problemsMessage(problems)}`;
+	const error = new NodeOperationError(node, message, { itemIndex, description });
+	Object.defineProperty(error, PROBLEMS, { value: problems, enumerable: false });
+	return error;
+}
+
+/**
+ * The one shape of every bad-input error: it names the field, the value, the rule and the item,
+ * and says that nothing was sent for that item.
+ */
+export function invalidInput(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	field: InputField,
+	value: unknown,
+	rule: string,
+	hint?: string,
+): NodeOperationError {
+	const named = typeof field === 'string' ? { field } : { field: field.name, parameter: field.parameter };
+	return inputError(this.getNode(), itemIndex, [{ ...named, shown: show(value), rule, hint }]);
+}

@@ -1,0 +1,34 @@
+/** How long the engine waits before trying a failed request again: a creation that created nothing, a poll. */
+import { MAX_RETRY_AFTER_MS } from './bound';
+import type { WaitingOptions } from './options';
+
+/** Longest pause between two polls of a task whose polls keep failing. */
+export const MAX_POLL_BACKOFF_MS = 60_000;
+
+/** First pause before repeating a creation that created nothing; doubles per attempt up to the maximum. */
+const CREATE_BACKOFF_MS = 500;
+const MAX_CREATE_BACKOFF_MS = 30_000;
+
+/** A creation that keeps being refused (429, connection refused) gives up after this long, or after Max Wait. */
+const CREATE_RETRY_WINDOW_MS = 300_000;
+
+/** The pause before attempt `attempts + 1` of a creation, honouring the server's Retry-After (capped). */
+export function creationRetryDelay(attempts: number, retryAfter: number | undefined): number {
+	// The backoff is a floor that grows per attempt: a Retry-After of 0 does not mean "at once, forever".
+	const backoff = Math.min(CREATE_BACKOFF_MS * 2 ** (attempts - 1), MAX_CREATE_BACKOFF_MS);
+	return Math.max(backoff, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
+}
+
+/** How long after its first attempt a creation may still be repeated: Max Wait bounds it too. */
+export function creationRetryWindow(options: WaitingOptions): number {
+	return Math.min(CREATE_RETRY_WINDOW_MS, options.maxWaitMs);
+}
+
+/** The pause before the next poll of a task whose last `failures` polls failed. */
+export function pollRetryDelay(options: WaitingOptions, failures: number, retryAfter: number | undefined): number {
+	const interval = options.pollIntervalMs;
+	// Without Retry-After the pause doubles per failure; with one, it is at least the grid's interval.
+	const backoff =
+		retryAfter !== undefined ? Math.max(interval, Math.min(retryAfter, MAX_RETRY_AFTER_MS)) : interval * 2 ** failures;
+	return Math.min(backoff, MAX_POLL_BACKOFF_MS);
+}

@@ -1,0 +1,69 @@
+/**
+ * What the node keeps of every task that may be paid for, whatever happens next (Stop, a stopping error, Retry
+ * On Fail): a line in n8n's log (after Stop n8n keeps none of the node's output, so the log keeps every paid id),
+ * and Retry On Fail's memory (memory.ts), so that a later try resumes the task, or refuses to pay again.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type { TaskType } from '../models/endpoints';
+import type { RequestSummary } from '../output/taskOutput';
+import type { CreatedTask } from './answers';
+
+/** An item's creation, as far as the ledger needs it. */
+export interface CreationRef {
+	itemIndex: number;
+	taskType: TaskType;
+	summary: RequestSummary;
+}
+
+/** Retry On Fail's memory of one run, as the ledger tells it (creation operations only). */
+export interface LedgerMemory {
+	created(task: CreatedTask): void;
+	uncertain(job: CreationRef): void;
+	failed(task: CreatedTask): void;
+}
+
+export class PaidTasks {
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly memory: LedgerMemory | undefined,
+	) {}
+
+	/** Whether a later try will know the tasks told here (only creations have a memory). */
+	get remembers(): boolean {
+		return this.memory !== undefined;
+	}
+
+	/** A task the API created. `how` is how the node came to know it. */
+	created(task: CreatedTask, how = 'created'): void {
+		this.memory?.created(task);
+		this.context.logger.info(
+			`MediaGen node "${this.context.getNode().name}" ${how} ${task.taskType} task ${task.taskId} for item ${task.itemIndex} (execution ${this.context.getExecutionId()})`,
+		);
+	}
+
+	/**
+	 * A failed creation whose answer named a task (an HTTP 5xx or 429, or a cut-off body, with a taskid): the task
+	 * exists and may be charged, so Retry On Fail follows it instead of paying again.
+	 */
+	named(job: CreationRef, taskId: string): void {
+		const task = { ...job, taskId, creation: { taskid: taskId } };
+		this.created(task, 'got an error answer that names');
+	}
+
+	/**
+	 * A creation whose answer left open whether it created a task: Retry On Fail does not pay again unasked, and the
+	 * log keeps the item's warning (after Stop, or when another item's error stops the run, nothing else does).
+	 */
+	uncertain(job: CreationRef, error: unknown): void {
+		this.memory?.uncertain(job);
+		this.context.logger.warn(
+			`MediaGen node "${this.context.getNode().name}" may have created a ${job.taskType} task for item ${job.itemIndex} (execution ${this.context.getExecutionId()}): ${(error as Error).message}`,
+		);
+	}
+
+	/** A task the API reported failed: a later try creates it anew. */
+	failed(task: CreatedTask): void {
+		this.memory?.failed(task);
+	}
+}
