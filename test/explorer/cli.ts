@@ -20,7 +20,7 @@ const LONG_SCHEDULES = 100_000;
 /** The time CI gives the explorer (issue 23): 2,000 schedules within 5 minutes on 2 cores. */
 const CI_BUDGET_S = 300;
 /** Schedules one worker runs at once: most of a schedule's time is spent waiting on sockets and timeouts. */
-const PER_WORKER = 6;
+const PER_WORKER = 8;
 
 interface Args {
 	replay?: number;

@@ -13,7 +13,8 @@ import { useSimulator } from '../support';
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
 import { IMAGE_MODELS } from '../../nodes/MediaGen/models/image';
 import { VIDEO_MODELS } from '../../nodes/MediaGen/models/video';
-import { TOOL_MAX_WAIT_SECONDS, readWaitingOptions } from '../../nodes/MediaGen/waiting/options';
+import { TOOL_MAX_WAIT_SECONDS } from '../../nodes/MediaGen/helpers/toolCall';
+import { readWaitingOptions } from '../../nodes/MediaGen/waiting/options';
 import { makePng } from '../simulator/png';
 
 const context = useSimulator();
