@@ -159,16 +159,19 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		durationMs: endedAt - startedAt,
 		requests: world.requests.length,
 		faults: world.requests.filter((request) => request.fault.answer !== 'ok').length,
-		trace: world.requests.map((request) => {
-			const { answer, acted, namesTask } = request.fault;
-			const notes = [
-				request.kind === 'create' ? (acted ? 'the server acted' : 'nothing done') : '',
-				namesTask ? 'names the task' : '',
-			]
-				.filter(Boolean)
-				.join(', ');
-			const lasted = request.endedAt === undefined ? 'still open' : `${request.endedAt - request.arrivedAt} ms`;
-			return `+${request.arrivedAt - startedAt} ms ${request.kind} item ${request.item ?? '-'} ${request.method} ${request.path} → ${answer}${notes ? ` (${notes})` : ''}, ${lasted}`;
-		}),
+		trace: [
+			...world.requests.map((request) => {
+				const { answer, acted, namesTask } = request.fault;
+				const notes = [
+					request.kind === 'create' ? (acted ? 'the server acted' : 'nothing done') : '',
+					namesTask ? 'names the task' : '',
+				]
+					.filter(Boolean)
+					.join(', ');
+				const lasted = request.endedAt === undefined ? 'still open' : `${request.endedAt - request.arrivedAt} ms`;
+				return `+${request.arrivedAt - startedAt} ms ${request.kind} item ${request.item ?? '-'} ${request.method} ${request.path} → ${answer}${notes ? ` (${notes})` : ''}, ${lasted}`;
+			}),
+			...logLines.map((line) => `log: ${line}`),
+		],
 	};
 }

@@ -156,7 +156,8 @@ export class World {
 	private addTask(item: number, taskType: 'image' | 'video', preexisting: boolean, answer: Fault['answer']): WorldTask {
 		const serial = this.serial++;
 		const task: WorldTask = {
-			taskId: `T${this.schedule.seed}-${item}-${serial}`,
+			// The x ends the id: no id starts another (T5-2-2x, T5-2-29x), so a search for one never finds the other.
+			taskId: `T${this.schedule.seed}-${item}-${serial}x`,
 			item,
 			taskType,
 			preexisting,
