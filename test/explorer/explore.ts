@@ -92,9 +92,13 @@ setInterval(() => {
 	lastTick = now;
 }, LAG_SAMPLE_MS).unref();
 
+/** Waits for `condition` up to `ms`, plus whatever time a blocked event loop takes from the wait meanwhile. */
 async function until(condition: () => boolean, ms: number): Promise<void> {
-	const deadline = Date.now() + ms;
-	while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+	const startedAt = Date.now();
+	const lostBefore = lostMs;
+	while (!condition() && Date.now() < startedAt + ms + (lostMs - lostBefore)) {
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
 }
 
 export async function runSchedule(seed: number): Promise<ScheduleResult> {
@@ -160,6 +164,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		requests: world.requests.length,
 		faults: world.requests.filter((request) => request.fault.answer !== 'ok').length,
 		trace: [
+			`the event loop lost ${observation.lagMs} ms during the run`,
 			...world.requests.map((request) => {
 				const { answer, acted, namesTask } = request.fault;
 				const notes = [

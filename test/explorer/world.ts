@@ -42,6 +42,16 @@ export interface WorldRequest {
 }
 
 const STALL_CAP_MS = 20_000;
+
+/** The answer classes that are a bare HTTP status, on the API and on the file host alike. */
+const REFUSAL_STATUS: Partial<Record<Fault['answer'], number>> = {
+	'400': 400,
+	'401': 401,
+	'403': 403,
+	'404': 404,
+	'408': 408,
+	'429': 429,
+};
 const ENDLESS_CHUNK = Buffer.alloc(16 * 1024, 0x41);
 
 function sha(data: Buffer): string {
@@ -318,6 +328,8 @@ export class World {
 			}
 			return this.json(response, code, body, headers);
 		};
+		const refusal = REFUSAL_STATUS[fault.answer];
+		if (refusal) return status(refusal);
 		switch (fault.answer) {
 			case 'ok':
 			case 'odd-json':
@@ -327,18 +339,6 @@ export class World {
 			case '3xx':
 				response.writeHead(307, { location: `${this.files.url}/moved`, 'content-type': 'application/json' });
 				return void response.end(taskId ? JSON.stringify({ code: 1000, ...named }) : '');
-			case '400':
-				return status(400);
-			case '401':
-				return status(401);
-			case '403':
-				return status(403);
-			case '404':
-				return status(404);
-			case '408':
-				return status(408);
-			case '429':
-				return status(429);
 			case '5xx':
 				return status([500, 502, 503, 504][Math.abs(taskId?.length ?? 0) % 4]);
 			case 'gateway-html':
@@ -402,6 +402,8 @@ export class World {
 			response.writeHead(code, headers);
 			return void response.end();
 		};
+		const refusal = REFUSAL_STATUS[fault.answer];
+		if (refusal) return status(refusal);
 		switch (fault.answer) {
 			case 'ok':
 				response.writeHead(200, { 'content-type': type, 'content-length': content.length });
@@ -417,14 +419,6 @@ export class World {
 			case '3xx':
 				response.writeHead(302, { location: `/hop/${name}` });
 				return void response.end();
-			case '403':
-				return status(403);
-			case '404':
-				return status(404);
-			case '408':
-				return status(408);
-			case '429':
-				return status(429);
 			case '5xx':
 				return status(503);
 			case 'gateway-html':
