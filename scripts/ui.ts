@@ -515,15 +515,22 @@ async function settledPanel(
 		}
 		return { state, problems };
 	};
+	const started = Date.now();
+	let checks = 0;
 	try {
-		return await waitFor(
+		const settled = await waitFor(
 			async (see) => {
+				checks++;
 				last = compare(await panelState(page));
 				see(last.problems.join('; '));
 				return last.problems.length ? undefined : last;
 			},
 			{ deadline: PANEL_TIMEOUT, describe: `${where}: the panel to show the description's fields`, interval: 500 },
 		);
+		// How often, and how long, the panel lags behind a choice on this machine: worth seeing in the log.
+		if (checks > 1)
+			log('ui', `${where}: the panel showed the choice's fields after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		return settled;
 	} catch (error) {
 		if (!(error instanceof WaitTimeout) || !last) throw error;
 		log('ui', `${where}: the panel did not match within ${PANEL_TIMEOUT / 1000} s (${error.message})`);
