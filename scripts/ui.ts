@@ -13,7 +13,8 @@
  *      (nodes/MediaGen/models) and its description: field labels, Additional Fields and Options entries,
  *      required Prompt, multi-line prompts, and Task → Wait's defaults per task type.
  * Screenshots go to test-output/ui/; `npm run test:ui -- --update-docs` also refreshes the README's two
- * screenshots in docs/images/.
+ * screenshots in docs/images/. MEDIAGEN_UI_SLOWDOWN=<n> runs the editor's page n times slower (Chromium's CPU
+ * throttling), as on a busy machine: a wait that only holds on a fast machine fails there.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -764,6 +765,11 @@ async function main(): Promise<void> {
 		session = await launchChromium(chromium);
 		page = await session.browser.newPage();
 		page.setDefaultTimeout(UI_TIMEOUT);
+		const slowdown = Number(process.env.MEDIAGEN_UI_SLOWDOWN ?? 1);
+		if (slowdown > 1) {
+			await page.emulateCPUThrottling(slowdown);
+			log('ui', `the page runs ${slowdown} times slower (MEDIAGEN_UI_SLOWDOWN)`);
+		}
 		await loginInBrowser(page, server.url);
 
 		// 1. A new workflow: "Add first step", then search.
