@@ -484,8 +484,8 @@ async function panelState(page: Page): Promise<PanelState> {
 
 /**
  * The panel once it shows what the description says for `choices`, or, when the deadline passes first, as it
- * was last seen. A choice re-renders the panel some time after the dropdown shows it (seconds on a busy
- * machine): reading the panel at once can read the previous choice's fields.
+ * was last seen. On a busy machine the panel has been read showing the previous choice's fields after the
+ * dropdown showed the new one: a read at once can compare the wrong panel.
  */
 async function settledPanel(
 	page: Page,
@@ -523,7 +523,14 @@ async function settledPanel(
 			async (see) => {
 				checks++;
 				last = compare(await panelState(page));
-				see(last.problems.join('; '));
+				// The dropdowns too: a panel that shows another choice's fields says which choice it shows.
+				const shown = await page.$$eval(
+					Object.keys(choices)
+						.map((name) => `[data-test-id="parameter-input-${name}"] input`)
+						.join(', '),
+					(inputs) => inputs.map((input) => `"${(input as HTMLInputElement).value}"`).join(', '),
+				);
+				see(`${last.problems.join('; ')} (the dropdowns show ${shown})`);
 				return last.problems.length ? undefined : last;
 			},
 			{ deadline: PANEL_TIMEOUT, describe: `${where}: the panel to show the description's fields`, interval: 500 },
