@@ -46,6 +46,7 @@ import {
 	type RestSession,
 } from './lib/rest';
 import { injectFault, resetSimulator, simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { waitFor } from './lib/wait';
 import type { RecordedRequestSummary } from '../test/simulator/server';
 
 const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
@@ -206,15 +207,16 @@ async function chat(server: N8nServer, variant: Variant, sessionId: string, chat
 
 /** Waits for a chat trigger's production URL (the hosted chat page answers GET once the workflow is active). */
 async function waitForChat(server: N8nServer, webhookId: string, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const status = await fetch(`${server.url}/webhook/${webhookId}/chat`)
-			.then((response) => response.status)
-			.catch(() => 0);
-		if (status === 200) return;
-		if (Date.now() > deadline) throw new Error(`chat ${webhookId} not registered within ${timeoutMs / 1000} s`);
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-	}
+	await waitFor(
+		async (see) => {
+			const status = await fetch(`${server.url}/webhook/${webhookId}/chat`)
+				.then((response) => `HTTP ${response.status}`)
+				.catch((error: Error) => `no answer (${error.message})`);
+			see(status);
+			return status === 'HTTP 200';
+		},
+		{ deadline: timeoutMs, describe: `the chat ${webhookId} to be registered`, interval: 500 },
+	);
 }
 
 async function finishedExecution(
@@ -223,16 +225,17 @@ async function finishedExecution(
 	workflowId: string,
 	seen: Set<string>,
 ): Promise<ExecutionRecord> {
-	const deadline = Date.now() + 60_000;
-	for (;;) {
-		const fresh = (await listExecutions(session, workflowId)).find((execution) => !seen.has(execution.id));
-		if (fresh && !['new', 'running', 'waiting'].includes(fresh.status)) {
-			seen.add(fresh.id);
-			return await getExecution(install, session, fresh.id);
-		}
-		if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} (last: ${fresh?.status})`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
+	const fresh = await waitFor(
+		async (see) => {
+			const executions = await listExecutions(session, workflowId);
+			const candidate = executions.find((execution) => !seen.has(execution.id));
+			see(candidate ? `execution ${candidate.id} with status "${candidate.status}"` : 'no new execution');
+			return candidate && !['new', 'running', 'waiting'].includes(candidate.status) ? candidate : undefined;
+		},
+		{ deadline: 180_000, describe: `a new execution of ${workflowId} to finish`, interval: 500 },
+	);
+	seen.add(fresh.id);
+	return await getExecution(install, session, fresh.id);
 }
 
 /** A tool result as the model read it: n8n sends the JSON of the tool's output items, as text. */

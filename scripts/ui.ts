@@ -13,7 +13,8 @@
  *      (nodes/MediaGen/models) and its description: field labels, Additional Fields and Options entries,
  *      required Prompt, multi-line prompts, and Task → Wait's defaults per task type.
  * Screenshots go to test-output/ui/; `npm run test:ui -- --update-docs` also refreshes the README's two
- * screenshots in docs/images/.
+ * screenshots in docs/images/. MEDIAGEN_UI_SLOWDOWN=<n> runs the editor's page n times slower (Chromium's CPU
+ * throttling), as on a busy machine: a wait that only holds on a fast machine fails there.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,7 @@ import { runMain, stopProcess } from './lib/process';
 import { check, log } from './lib/report';
 import { OWNER, setupOwner } from './lib/rest';
 import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { waitFor, WaitTimeout } from './lib/wait';
 
 const VERSION = '2.41.1';
 const OUTPUT = path.join(ROOT, 'test-output', 'ui');
@@ -45,9 +47,14 @@ const SEARCH_TERMS = ['MediaGen', 'proimage', 'gamma'];
 const NODE_NAME = description.displayName;
 const MODELS: ModelSpec[] = [...IMAGE_MODELS, ...VIDEO_MODELS];
 const PROMPT = 'A lighthouse on a cliff at dawn, watercolor';
-/** Slow shared machines: waits are generous, and each waits for a condition, never for a fixed time. */
-const UI_TIMEOUT = 90_000;
-const RUN_TIMEOUT = 180_000;
+/**
+ * Deadlines of the waits (each waits for a condition, never for a fixed time): generous, since a shared
+ * 2-core machine busy with other work runs the editor several times slower than an idle one.
+ */
+const UI_TIMEOUT = 120_000;
+const RUN_TIMEOUT = 300_000;
+/** How long a panel may take to show a choice's fields; a panel that never does costs this much per panel. */
+const PANEL_TIMEOUT = 60_000;
 
 const mismatches: string[] = [];
 /** Records a panel mismatch and goes on, so that one run reports every operation that is wrong. */
@@ -72,10 +79,79 @@ const testId = (id: string) => `[data-test-id="${id}"]`;
 const PARAMETERS = testId('node-parameters');
 const OUTPUT_PANEL = testId('output-panel');
 
+/** What a probe run in the page found: the value awaited, or what it saw instead (for the timeout message). */
+type Probe<T> = { value: T } | { seen: string; value?: never };
+
+/**
+ * Runs `probe` in the page until it returns `{ value }` and returns that value; on the deadline, the error
+ * says what it last saw.
+ */
+async function pageValue<T, Params extends unknown[]>(
+	page: Page,
+	describe: string,
+	probe: (...params: Params) => Probe<T>,
+	args: Params,
+	deadline = UI_TIMEOUT,
+): Promise<T> {
+	const run = probe as unknown as (...params: unknown[]) => Promise<Probe<T>>;
+	return await waitFor(
+		async (see) => {
+			const result = await page.evaluate(run, ...args);
+			if (!('seen' in result)) return { found: result.value };
+			see(result.seen);
+			return undefined;
+		},
+		{ deadline, describe },
+	).then((result) => result.found);
+}
+
+/** As pageValue, for a probe that returns the element awaited, or a text saying what it saw instead. */
+async function pageElement<Params extends unknown[]>(
+	page: Page,
+	describe: string,
+	probe: (...params: Params) => Element | string,
+	args: Params,
+	deadline = UI_TIMEOUT,
+): Promise<ElementHandle<Element>> {
+	const run = probe as unknown as (...params: unknown[]) => Element | string;
+	return await waitFor(
+		async (see) => {
+			const handle = await page.evaluateHandle(run, ...args);
+			const element = handle.asElement() as ElementHandle<Element> | null;
+			if (element) return element;
+			see(String(await handle.jsonValue()));
+			await handle.dispose();
+			return undefined;
+		},
+		{ deadline, describe },
+	);
+}
+
+/** The first visible element among `selector`. */
 async function visible(page: Page, selector: string, timeout = UI_TIMEOUT): Promise<ElementHandle<Element>> {
-	const handle = await page.waitForSelector(selector, { visible: true, timeout });
-	check(handle, `${selector} is visible`);
-	return handle;
+	return await pageElement(
+		page,
+		`${selector} to be visible`,
+		(sel) => {
+			const all = Array.from(document.querySelectorAll<HTMLElement>(sel));
+			const found = all.find((element) => element.checkVisibility({ visibilityProperty: true }));
+			if (found) return found;
+			if (!all.length) return 'no element matches';
+			return `${all.length} match, none visible`;
+		},
+		[selector],
+		timeout,
+	);
+}
+
+/** Waits until the first element among `selector` is gone or hidden (a panel closed). */
+async function hidden(page: Page, selector: string): Promise<void> {
+	await pageValue(
+		page,
+		`${selector} to be hidden`,
+		(sel) => (document.querySelector(sel)?.checkVisibility() ? { seen: 'still visible' } : { value: true }),
+		[selector],
+	);
 }
 
 async function click(page: Page, selector: string): Promise<void> {
@@ -87,13 +163,16 @@ async function click(page: Page, selector: string): Promise<void> {
  * panels slide in, and a click during the slide can miss.
  */
 async function typeInto(page: Page, selector: string, text: string): Promise<void> {
-	const input = await page.waitForFunction(
-		(sel) =>
-			Array.from(document.querySelectorAll<HTMLInputElement>(sel))
-				.reverse()
-				.find((element) => element.checkVisibility() && !element.disabled),
-		{ timeout: UI_TIMEOUT },
-		selector,
+	const input = await pageElement(
+		page,
+		`an enabled, visible ${selector}`,
+		(sel) => {
+			const all = Array.from(document.querySelectorAll<HTMLInputElement>(sel));
+			const found = all.reverse().find((element) => element.checkVisibility() && !element.disabled);
+			if (found) return found;
+			return all.length ? `${all.length} match, none both visible and enabled` : 'no element matches';
+		},
+		[selector],
 	);
 	await (input as ElementHandle<HTMLInputElement>).evaluate((element) => {
 		element.focus();
@@ -110,16 +189,23 @@ async function byText(
 	text: string,
 	timeout = UI_TIMEOUT,
 ): Promise<ElementHandle<Element>> {
-	const handle = await page.waitForFunction(
-		(sel, wanted) =>
-			Array.from(document.querySelectorAll<HTMLElement>(sel)).find(
+	return await pageElement(
+		page,
+		`${selector} showing "${text}"`,
+		(sel, wanted) => {
+			const all = Array.from(document.querySelectorAll<HTMLElement>(sel));
+			const found = all.find(
 				(element) => element.offsetParent !== null && element.innerText.split('\n')[0].trim() === wanted,
-			),
-		{ timeout },
-		selector,
-		text,
+			);
+			if (found) return found;
+			const shown = all.filter((element) => element.offsetParent !== null);
+			return `${all.length} match, ${shown.length} shown: ${shown
+				.map((element) => JSON.stringify(element.innerText.split('\n')[0].trim().slice(0, 60)))
+				.join(', ')}`;
+		},
+		[selector, text],
+		timeout,
 	);
-	return handle as ElementHandle<Element>;
 }
 
 /**
@@ -128,16 +214,24 @@ async function byText(
  */
 async function clickWhenSettled(page: Page, handle: ElementHandle<Element>): Promise<void> {
 	await handle.scrollIntoView();
-	await page.waitForFunction(
-		(element) =>
-			new Promise<boolean>((resolve) => {
-				const before = JSON.stringify(element.getBoundingClientRect());
-				requestAnimationFrame(() =>
-					requestAnimationFrame(() => resolve(JSON.stringify(element.getBoundingClientRect()) === before)),
-				);
-			}),
-		{ timeout: UI_TIMEOUT },
-		handle,
+	await waitFor(
+		async (see) => {
+			const moved = await handle.evaluate(
+				(element) =>
+					new Promise<string | undefined>((resolve) => {
+						const before = JSON.stringify(element.getBoundingClientRect());
+						requestAnimationFrame(() =>
+							requestAnimationFrame(() => {
+								const after = JSON.stringify(element.getBoundingClientRect());
+								resolve(after === before ? undefined : `moving: ${before} → ${after}`);
+							}),
+						);
+					}),
+			);
+			if (moved) see(moved);
+			return !moved;
+		},
+		{ deadline: UI_TIMEOUT, describe: 'the list entry to stop moving', interval: 50 },
 	);
 	await handle.click();
 }
@@ -152,44 +246,27 @@ async function screenshot(page: Page, name: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------
 // The nodes panel
 
-/** Types `term` into the nodes panel's search and returns the node names it lists once it has answered. */
+/**
+ * Types `term` into the nodes panel's search and returns the node names it lists once it lists the node. The
+ * list filters as the user types, and "No results" can be an earlier term's answer for a moment: only the node
+ * listed for the whole term ends the wait; the deadline's error quotes what the list showed last.
+ */
 async function searchNodes(page: Page, term: string): Promise<string[]> {
 	await typeInto(page, `input${testId('node-creator-search-bar')}`, term);
-	const listed = () =>
-		page.$$eval(testId('node-creator-item-name'), (elements) =>
-			elements.map((element) => (element as HTMLElement).innerText.trim()),
-		);
-	// The list filters as the user types: wait until it lists the node for the whole term, or says "No results".
-	const answered = await page
-		.waitForFunction(
-			(wanted, name) => {
-				const input = document.querySelector<HTMLInputElement>('input[data-test-id="node-creator-search-bar"]');
-				if (input?.value !== wanted) return false;
-				const names = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="node-creator-item-name"]')).map(
-					(element) => element.innerText.trim(),
-				);
-				return names.includes(name) || !!document.querySelector('[data-test-id="node-creator-no-results"]');
-			},
-			{ timeout: 30_000 },
-			term,
-			NODE_NAME,
-		)
-		.then(() => true)
-		.catch(() => false);
-	if (answered && !(await listed()).includes(NODE_NAME)) {
-		// "No results" can be the previous term's answer for a moment: give the list a last chance to show the node.
-		await page
-			.waitForFunction(
-				(name) =>
-					Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="node-creator-item-name"]')).some(
-						(element) => element.innerText.trim() === name,
-					),
-				{ timeout: 5_000 },
-				NODE_NAME,
-			)
-			.catch(() => undefined);
-	}
-	return await listed();
+	return await pageValue(
+		page,
+		`the nodes panel to list ${NODE_NAME} for "${term}"`,
+		(wanted, name) => {
+			const input = document.querySelector<HTMLInputElement>('input[data-test-id="node-creator-search-bar"]');
+			const names = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="node-creator-item-name"]')).map(
+				(element) => element.innerText.trim(),
+			);
+			if (input?.value === wanted && names.includes(name)) return { value: names };
+			const noResults = document.querySelector('[data-test-id="node-creator-no-results"]') ? ', "No results"' : '';
+			return { seen: `search box "${input?.value ?? '(none)'}", listed [${names.join(', ')}]${noResults}` };
+		},
+		[term, NODE_NAME],
+	);
 }
 
 async function assertFoundBySearch(page: Page, where: string): Promise<void> {
@@ -269,72 +346,94 @@ async function dropdownList(page: Page, trigger: ElementHandle<Element>): Promis
 	return { selector, open };
 }
 
-/** Picks `optionText` in the dropdown of parameter `name` and waits until the panel shows it chosen. */
+/**
+ * Picks `optionText` in the dropdown of parameter `name` and waits until the panel shows it chosen. Each check
+ * acts on what the page shows: the list closed, it is opened; open, the entry is clicked once it stops moving (a
+ * click while the list animates in can miss); the choice shown, the wait ends.
+ */
 async function choose(page: Page, name: string, optionText: string): Promise<void> {
 	const field = testId(`parameter-input-${name}`);
-	const chosen = () =>
-		page
-			.waitForFunction(
-				(selector, wanted) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value === wanted,
-				{ timeout: 10_000 },
-				field,
+	await waitFor(
+		async (see) => {
+			const current = await page
+				.$eval(`${field} input`, (input) => (input as HTMLInputElement).value)
+				.catch(() => undefined);
+			if (current === optionText) return true;
+			if (current === undefined) {
+				see(`${name} is not in the panel`);
+				return false;
+			}
+			const trigger = await visible(page, field);
+			const list = await dropdownList(page, trigger);
+			if (!list.open) {
+				see(`${name} shows "${current}", its list closed: opening it`);
+				await trigger.click();
+				return false;
+			}
+			const entry = await page.$$eval(
+				`${list.selector} .el-select-dropdown__item`,
+				(items, wanted) =>
+					items.some(
+						(item) =>
+							(item as HTMLElement).offsetParent !== null &&
+							(item as HTMLElement).innerText.split('\n')[0].trim() === wanted,
+					),
 				optionText,
-			)
-			.then(() => true)
-			.catch(() => false);
-	for (let attempt = 1; ; attempt++) {
-		const current = await page.$eval(`${field} input`, (input) => (input as HTMLInputElement).value);
-		if (current === optionText) return;
-		const trigger = await visible(page, field);
-		// A click can land while the list is still opening (it animates in): then open it and pick again.
-		const list = await dropdownList(page, trigger);
-		if (!list.open) await trigger.click();
-		const clicked = await clickWhenSettled(
-			page,
-			await byText(page, `${list.selector} .el-select-dropdown__item`, optionText),
-		)
-			.then(() => true)
-			.catch(() => false);
-		if (clicked && (await chosen())) return;
-		check(attempt < 4, `${name} shows "${optionText}" after choosing it`);
-		log('ui', `choosing "${optionText}" for ${name} did not take (attempt ${attempt}); again`);
-	}
+			);
+			if (!entry) {
+				see(`${name} shows "${current}", its list open without "${optionText}" shown`);
+				return false;
+			}
+			see(`${name} shows "${current}" after clicking "${optionText}" in its list`);
+			await clickWhenSettled(page, await byText(page, `${list.selector} .el-select-dropdown__item`, optionText)).catch(
+				(error: Error) => see(`${name} shows "${current}"; clicking "${optionText}" failed: ${error.message}`),
+			);
+			return false;
+		},
+		{ deadline: UI_TIMEOUT, describe: `${name} to show "${optionText}" after choosing it`, interval: 500 },
+	);
 }
 
 /** Adds an entry of the collection labelled `label` and returns the value its input shows. */
 async function addCollectionEntry(page: Page, label: string, entry: string, parameter: string): Promise<string> {
 	const field = testId(`parameter-input-${parameter}`);
-	const shownValue = () =>
-		page
-			.waitForFunction(
-				(selector) => document.querySelector<HTMLInputElement>(`${selector} input`)?.value || undefined,
-				{ timeout: 10_000 },
-				field,
-			)
-			.then(async (value) => String(await value.jsonValue()))
-			.catch(() => undefined);
-	for (let attempt = 1; ; attempt++) {
-		// A click that landed on a neighbouring entry may have added this one already.
-		if (await page.$(field)) return (await shownValue()) ?? '';
-		const item = await byText(page, `${PARAMETERS} [data-test-id="parameter-item"]`, label);
-		const add = await item.$(testId('collection-parameter-add'));
-		check(add, `the ${label} collection has an add list`);
-		const list = await dropdownList(page, add);
-		if (!list.open) await add.click();
-		// A list that closes while it is clicked ("not clickable") is opened again on the next attempt.
-		await clickWhenSettled(
-			page,
-			await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry),
-		).catch(() => undefined);
-		const value = await shownValue();
-		if (value !== undefined) return value;
-		check(attempt < 4, `${label} shows "${entry}" after adding it`);
-		log('ui', `adding "${entry}" to ${label} did not take (attempt ${attempt}); again`);
-	}
+	return await waitFor(
+		async (see) => {
+			// Added (also by a click that landed on a neighbouring entry and added this one): its value, once shown.
+			const shown = await page
+				.$eval(`${field} input`, (input) => (input as HTMLInputElement).value)
+				.catch(() => undefined);
+			if (shown) return shown;
+			if (shown !== undefined) {
+				see(`"${entry}" added, its input still empty`);
+				return undefined;
+			}
+			const item = await byText(page, `${PARAMETERS} [data-test-id="parameter-item"]`, label);
+			const add = await item.$(testId('collection-parameter-add'));
+			check(add, `the ${label} collection has an add list`);
+			const list = await dropdownList(page, add);
+			if (!list.open) {
+				see(`"${entry}" not added, the ${label} list closed: opening it`);
+				await add.click();
+				return undefined;
+			}
+			see(`"${entry}" not added after clicking it in the open ${label} list`);
+			// A list that closes while it is clicked ("not clickable") is opened again on the next check.
+			await clickWhenSettled(
+				page,
+				await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry),
+			).catch((error: Error) => see(`"${entry}" not added; clicking it failed: ${error.message}`));
+			return undefined;
+		},
+		{ deadline: UI_TIMEOUT, describe: `${label} to show "${entry}" with a value after adding it`, interval: 500 },
+	);
 }
 
-/** Focuses and leaves a field, as a user skipping it does; returns whether n8n then flags it as needing a value. */
-async function flaggedWhenLeftEmpty(page: Page, parameter: string): Promise<boolean> {
+/**
+ * Focuses and leaves a field, as a user skipping it does, and waits until n8n flags it as needing a value (or
+ * not) as `flagged` says; returns whether it is flagged once that holds or the deadline has passed.
+ */
+async function flaggedWhenLeftEmpty(page: Page, parameter: string, flagged: boolean): Promise<boolean> {
 	const field = `${testId(`parameter-input-${parameter}`)}`;
 	await click(page, `${field} textarea, ${field} input`);
 	await page.keyboard.down('Control');
@@ -342,14 +441,16 @@ async function flaggedWhenLeftEmpty(page: Page, parameter: string): Promise<bool
 	await page.keyboard.up('Control');
 	await page.keyboard.press('Backspace');
 	await page.$eval(`${field} textarea, ${field} input`, (input) => (input as HTMLElement).blur());
-	return await page
-		.waitForFunction(
-			(selector) => document.querySelector(selector)?.classList.contains('has-issues'),
-			{ timeout: 5_000 },
-			field,
-		)
-		.then(() => true)
-		.catch(() => false);
+	const isFlagged = () => page.$eval(field, (element) => element.classList.contains('has-issues')).catch(() => false);
+	return await waitFor(async () => ((await isFlagged()) === flagged ? { flagged } : undefined), {
+		deadline: PANEL_TIMEOUT,
+		describe: `${parameter} left empty to be ${flagged ? '' : 'not '}flagged`,
+	})
+		.then(() => flagged)
+		.catch(async (error) => {
+			if (!(error instanceof WaitTimeout)) throw error;
+			return await isFlagged();
+		});
 }
 
 function specFor(operation: string): ModelSpec | undefined {
@@ -366,36 +467,97 @@ function specLabels(spec: ModelSpec): { main: string[]; additional: string[] } {
 	return { main, additional };
 }
 
+/** What the panel shows for one choice: its top-level field labels and each collection's entries. */
+interface PanelState {
+	labels: string[];
+	collections: Record<string, { offered: string[]; set: string[] }>;
+}
+
+async function panelState(page: Page): Promise<PanelState> {
+	const labels = (await panelLabels(page)).filter((label) => label !== 'Credential');
+	const collections: PanelState['collections'] = {};
+	for (const property of description.properties.filter((candidate) => candidate.type === 'collection'))
+		if (labels.includes(property.displayName))
+			collections[property.displayName] = await collectionState(page, property.displayName);
+	return { labels, collections };
+}
+
+/**
+ * The panel once it shows what the description says for `choices`, or, when the deadline passes first, as it
+ * was last seen. On a busy machine the panel has been read showing the previous choice's fields after the
+ * dropdown showed the new one: a read at once can compare the wrong panel.
+ */
+async function settledPanel(
+	page: Page,
+	choices: Record<string, string>,
+	where: string,
+): Promise<{ state: PanelState; problems: string[] }> {
+	const expectedLabels = visibleLabels(choices);
+	let last: { state: PanelState; problems: string[] } | undefined;
+	const compare = (state: PanelState) => {
+		const problems: string[] = [];
+		const { missing, extra } = sameSet(state.labels, expectedLabels);
+		if (missing.length || extra.length)
+			problems.push(
+				`${where}: panel fields ${JSON.stringify(state.labels)}; the description shows ${JSON.stringify(expectedLabels)} (missing ${missing.join(', ') || '-'}; unexpected ${extra.join(', ') || '-'})`,
+			);
+		for (const collection of ['additionalFields', 'options']) {
+			const property = description.properties.find(
+				(candidate) => candidate.name === collection && expectedLabels.includes(candidate.displayName),
+			);
+			if (!property) continue;
+			const { offered, set } = state.collections[property.displayName] ?? { offered: [], set: [] };
+			const expected = collectionEntries(choices, collection).map((entry) => entry.displayName);
+			const difference = sameSet([...offered, ...set], expected);
+			if (difference.missing.length || difference.extra.length)
+				problems.push(
+					`${where}: ${property.displayName} offers ${JSON.stringify(offered)} (set: ${JSON.stringify(set)}); expected ${JSON.stringify(expected)}`,
+				);
+		}
+		return { state, problems };
+	};
+	const started = Date.now();
+	let checks = 0;
+	try {
+		const settled = await waitFor(
+			async (see) => {
+				checks++;
+				last = compare(await panelState(page));
+				// The dropdowns too: a panel that shows another choice's fields says which choice it shows.
+				const shown = await page.$$eval(
+					Object.keys(choices)
+						.map((name) => `[data-test-id="parameter-input-${name}"] input`)
+						.join(', '),
+					(inputs) => inputs.map((input) => `"${(input as HTMLInputElement).value}"`).join(', '),
+				);
+				see(`${last.problems.join('; ')} (the dropdowns show ${shown})`);
+				return last.problems.length ? undefined : last;
+			},
+			{ deadline: PANEL_TIMEOUT, describe: `${where}: the panel to show the description's fields`, interval: 500 },
+		);
+		// How often, and how long, the panel lags behind a choice on this machine: worth seeing in the log.
+		if (checks > 1)
+			log('ui', `${where}: the panel showed the choice's fields after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		return settled;
+	} catch (error) {
+		if (!(error instanceof WaitTimeout) || !last) throw error;
+		log('ui', `${where}: the panel did not match within ${PANEL_TIMEOUT / 1000} s (${error.message})`);
+		return last;
+	}
+}
+
 /** Opens one resource/operation (and Task Type) in the panel and compares it with the specs and the description. */
 async function checkOperation(page: Page, choices: Record<string, string>, where: string): Promise<void> {
-	const labels = (await panelLabels(page)).filter((label) => label !== 'Credential');
-	const expectedLabels = visibleLabels(choices);
-	const { missing, extra } = sameSet(labels, expectedLabels);
-	expect(
-		!missing.length && !extra.length,
-		`${where}: panel fields ${JSON.stringify(labels)}; the description shows ${JSON.stringify(expectedLabels)} (missing ${missing.join(', ') || '-'}; unexpected ${extra.join(', ') || '-'})`,
-	);
-
-	for (const collection of ['additionalFields', 'options']) {
-		const property = description.properties.find(
-			(candidate) => candidate.name === collection && expectedLabels.includes(candidate.displayName),
-		);
-		if (!property) continue;
-		const { offered, set } = await collectionState(page, property.displayName);
-		const expected = collectionEntries(choices, collection).map((entry) => entry.displayName);
-		const difference = sameSet([...offered, ...set], expected);
-		expect(
-			!difference.missing.length && !difference.extra.length,
-			`${where}: ${property.displayName} offers ${JSON.stringify(offered)} (set: ${JSON.stringify(set)}); expected ${JSON.stringify(expected)}`,
-		);
-	}
+	const { state, problems } = await settledPanel(page, choices, where);
+	for (const problem of problems) expect(false, problem);
+	const labels = state.labels;
 
 	const spec = specFor(choices.operation);
 	if (spec) {
 		const fromSpec = specLabels(spec);
 		for (const label of fromSpec.main)
 			expect(labels.includes(label), `${where}: the ${spec.operation} spec's field "${label}" is in the panel`);
-		const { offered, set } = await collectionState(page, 'Additional Fields');
+		const { offered, set } = state.collections['Additional Fields'] ?? { offered: [], set: [] };
 		const additional = [...offered, ...set];
 		for (const label of fromSpec.additional)
 			expect(
@@ -420,7 +582,7 @@ async function checkOperation(page: Page, choices: Record<string, string>, where
 		if (prompt) {
 			const multiline = await page.$(`${testId('parameter-input-prompt')} textarea`);
 			expect(multiline, `${where}: Prompt is a multi-line input`);
-			const flagged = await flaggedWhenLeftEmpty(page, 'prompt');
+			const flagged = await flaggedWhenLeftEmpty(page, 'prompt', !!prompt.required);
 			expect(
 				flagged === !!prompt.required,
 				`${where}: Prompt left empty is ${flagged ? '' : 'not '}flagged as needing a value; the spec says required: ${!!prompt.required}`,
@@ -498,60 +660,76 @@ async function loginInBrowser(page: Page, url: string): Promise<void> {
 	await typeInto(page, `${testId('emailOrLdapLoginId')} input`, OWNER.email);
 	await typeInto(page, `${testId('password')} input`, OWNER.password);
 	await click(page, testId('form-submit-button'));
-	await page.waitForFunction(() => !location.pathname.startsWith('/signin'), { timeout: UI_TIMEOUT });
+	await pageValue(
+		page,
+		'the sign-in to leave /signin',
+		() => (location.pathname.startsWith('/signin') ? { seen: `at ${location.pathname}` } : { value: true }),
+		[],
+	);
 }
 
 /** Runs the open node with "Execute step" and checks its output, as JSON and as an image. */
 async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 	const started = Date.now();
 	await click(page, testId('node-execute-button'));
-	await page.waitForFunction(
+	await pageValue(
+		page,
+		'the output panel to show the run',
 		(selector) =>
 			document.querySelector(
 				`${selector} [data-test-id="node-run-status-success"], ${selector} [data-test-id="ndv-items-count"]`,
-			),
-		{ timeout: RUN_TIMEOUT },
-		OUTPUT_PANEL,
+			)
+				? { value: true }
+				: {
+						seen: `the output panel shows: ${(document.querySelector<HTMLElement>(selector)?.innerText ?? '(no panel)').replace(/\s+/g, ' ').slice(0, 300)}`,
+					},
+		[OUTPUT_PANEL],
+		RUN_TIMEOUT,
 	);
 	log('ui', `beta v4.5 creation ran in the editor in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
 	await click(page, `${OUTPUT_PANEL} ${testId('radio-button-json')}`);
-	const json = await page.waitForFunction(
+	const output = await pageValue(
+		page,
+		'the output JSON to show a taskid',
 		(selector) => {
 			const text = document.querySelector<HTMLElement>(`${selector} [data-test-id="ndv-data-container"]`)?.innerText;
-			return text?.includes('"taskid"') ? text : undefined;
+			return text?.includes('"taskid"')
+				? { value: text }
+				: { seen: `the data shows: ${(text ?? '(nothing)').slice(0, 300)}` };
 		},
-		{ timeout: UI_TIMEOUT },
-		OUTPUT_PANEL,
+		[OUTPUT_PANEL],
 	);
-	const output = String(await json.jsonValue());
 	check(/"status":\s*"completed"/.test(output), `the output JSON says status "completed": ${output.slice(0, 400)}`);
 	check(output.includes(`"${simulatorUrl}/files/`), `the output JSON lists the result URL: ${output.slice(0, 400)}`);
 
 	await click(page, `${OUTPUT_PANEL} ${testId('radio-button-binary')}`);
-	const fileName = await page.waitForFunction(
-		(selector) =>
-			/File Name:\s*(\S+)/.exec(
-				document.querySelector<HTMLElement>(`${selector} [data-test-id="ndv-binary-data_0"]`)?.innerText ?? '',
-			)?.[1],
-		{ timeout: UI_TIMEOUT },
-		OUTPUT_PANEL,
+	const name = await pageValue(
+		page,
+		'the binary view to name the file',
+		(selector) => {
+			const text = document.querySelector<HTMLElement>(`${selector} [data-test-id="ndv-binary-data_0"]`)?.innerText;
+			const found = /File Name:\s*(\S+)/.exec(text ?? '')?.[1];
+			return found ? { value: found } : { seen: `the binary view shows: ${(text ?? '(nothing)').slice(0, 300)}` };
+		},
+		[OUTPUT_PANEL],
 	);
 	const taskId = /"taskid":\s*"([^"]+)"/.exec(output)?.[1];
-	const name = String(await fileName.jsonValue());
 	check(taskId && name.startsWith(taskId), `the file is named after the task (${name}, task ${taskId})`);
 	await click(page, `${OUTPUT_PANEL} ${testId('ndv-view-binary-data')}`);
-	const image = await page.waitForFunction(
+	const size = await pageValue(
+		page,
+		'the output panel to show the image',
 		(selector) => {
 			const img = Array.from(document.querySelectorAll<HTMLImageElement>(`${selector} img`)).find((candidate) =>
 				candidate.src.includes('/rest/binary-data'),
 			);
-			return img && img.complete && img.naturalWidth > 0 ? `${img.naturalWidth}x${img.naturalHeight}` : undefined;
+			if (img && img.complete && img.naturalWidth > 0) return { value: `${img.naturalWidth}x${img.naturalHeight}` };
+			return { seen: img ? `the image ${img.complete ? 'loaded empty' : 'still loading'}` : 'no binary-data image' };
 		},
-		{ timeout: UI_TIMEOUT },
-		OUTPUT_PANEL,
+		[OUTPUT_PANEL],
 	);
-	log('ui', `the output panel shows ${name} as a ${String(await image.jsonValue())} image`);
+	log('ui', `the output panel shows ${name} as a ${size} image`);
 }
 
 async function main(): Promise<void> {
@@ -594,6 +772,11 @@ async function main(): Promise<void> {
 		session = await launchChromium(chromium);
 		page = await session.browser.newPage();
 		page.setDefaultTimeout(UI_TIMEOUT);
+		const slowdown = Number(process.env.MEDIAGEN_UI_SLOWDOWN ?? 1);
+		if (slowdown > 1) {
+			await page.emulateCPUThrottling(slowdown);
+			log('ui', `the page runs ${slowdown} times slower (MEDIAGEN_UI_SLOWDOWN)`);
+		}
 		await loginInBrowser(page, server.url);
 
 		// 1. A new workflow: "Add first step", then search.
@@ -605,17 +788,17 @@ async function main(): Promise<void> {
 		// 2. Its actions list names every model; add beta v4.5 from it, as a user picks an operation, and run it.
 		await searchNodes(page, NODE_NAME);
 		await (await byText(page, testId('node-creator-item-name'), NODE_NAME)).click();
-		const actions = await page.waitForFunction(
+		const actionTexts = await pageValue(
+			page,
+			`the actions list to show at least ${MODELS.length} actions`,
 			(count) => {
 				const texts = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="item-iterator-item"]')).map(
 					(element) => element.innerText.trim(),
 				);
-				return texts.length >= count ? texts : undefined;
+				return texts.length >= count ? { value: texts } : { seen: `${texts.length} listed: ${texts.join(', ')}` };
 			},
-			{ timeout: UI_TIMEOUT },
-			MODELS.length,
+			[MODELS.length],
 		);
-		const actionTexts = (await actions.jsonValue()) as string[];
 		for (const model of MODELS)
 			check(
 				actionTexts.includes(model.action),
@@ -627,13 +810,16 @@ async function main(): Promise<void> {
 		await typeInto(page, `${testId('parameter-input-prompt')} textarea`, PROMPT);
 		// Leave the field, as a user moving on does: its input hint (which covers the next field) goes away.
 		await page.$eval(`${testId('parameter-input-prompt')} textarea`, (element) => (element as HTMLElement).blur());
-		await page.waitForFunction(
-			(selector) =>
-				!Array.from(document.querySelectorAll<HTMLElement>(`${selector} *`)).some(
+		await pageValue(
+			page,
+			"the prompt's input hint to go away",
+			(selector) => {
+				const tip = Array.from(document.querySelectorAll<HTMLElement>(`${selector} *`)).find(
 					(element) => element.checkVisibility() && element.innerText?.startsWith('Tip:'),
-				),
-			{ timeout: UI_TIMEOUT },
-			PARAMETERS,
+				);
+				return tip ? { seen: `still shown: ${tip.innerText.slice(0, 120)}` } : { value: true };
+			},
+			[PARAMETERS],
 		);
 		await screenshot(page, '03-node-panel');
 		await runInEditor(page, simulator.url);
@@ -646,11 +832,7 @@ async function main(): Promise<void> {
 
 		// 3. Back on the canvas: the subtitle names the operation as the actions list does; search from the plus handle.
 		await page.keyboard.press('Escape');
-		await page.waitForFunction(
-			(selector) => !document.querySelector(selector)?.checkVisibility(),
-			{ timeout: UI_TIMEOUT },
-			testId('ndv'),
-		);
+		await hidden(page, testId('ndv'));
 		const nodeSelector = `${testId('canvas-node')}[data-node-name="${BETAV45.action}"]`;
 		const nodeText = await (
 			await visible(page, nodeSelector)
@@ -669,11 +851,7 @@ async function main(): Promise<void> {
 		await assertFoundBySearch(page, 'the plus handle after the node');
 		await screenshot(page, '05-search-plus-handle');
 		await page.keyboard.press('Escape');
-		await page.waitForFunction(
-			(selector) => !document.querySelector(`${selector}`)?.checkVisibility(),
-			{ timeout: UI_TIMEOUT },
-			`input${testId('node-creator-search-bar')}`,
-		);
+		await hidden(page, `input${testId('node-creator-search-bar')}`);
 
 		// 4. Every resource × operation in the panel of that node.
 		await (await visible(page, nodeSelector)).click({ count: 2 });

@@ -217,7 +217,10 @@ function repair(install: N8nInstall, hash: string, scope: string): N8nInstall {
 	return markReady(install, hash, scope, started);
 }
 
-/** Sleeps without returning to the event loop (ensureN8n is synchronous). */
+/**
+ * The pause between two looks at the install lock, without returning to the event loop: ensureN8n is
+ * synchronous, so the lock wait cannot use waitFor (scripts/lib/wait.ts); it is a condition wait all the same.
+ */
 function pause(ms: number): void {
 	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -232,6 +235,9 @@ function processAlive(pid: number): boolean {
 	}
 }
 
+/** How long a caller waits for another process's install (two cold installs under load fit in it). */
+const LOCK_DEADLINE_MS = 45 * 60_000;
+
 /**
  * A lock folder beside the install (mkdir is atomic). A holder that died (its pid is gone, or it never wrote
  * one within a minute) leaves a stale lock, which the next caller removes.
@@ -240,7 +246,7 @@ function withCacheLock<T>(dir: string, scope: string, work: () => T): T {
 	const lock = `${dir}.lock`;
 	const owner = path.join(lock, 'pid');
 	mkdirSync(path.dirname(dir), { recursive: true });
-	const deadline = Date.now() + 45 * 60_000;
+	const deadline = Date.now() + LOCK_DEADLINE_MS;
 	let announced = false;
 	for (;;) {
 		try {
@@ -261,7 +267,10 @@ function withCacheLock<T>(dir: string, scope: string, work: () => T): T {
 		}
 		if (!announced) log(scope, `another process (${pid || 'starting'}) is installing into ${dir}; waiting for it`);
 		announced = true;
-		if (Date.now() > deadline) throw new Error(`gave up waiting for the install lock ${lock}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`waited ${LOCK_DEADLINE_MS / 60_000} min for the install lock ${lock}; last seen: held by process ${pid || '(no pid written)'} since ${new Date(since).toISOString()}`,
+			);
 		pause(2000);
 	}
 	try {

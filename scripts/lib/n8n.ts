@@ -11,6 +11,7 @@ import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
 import { freePort, pipeOutput, run, stopProcess, track, waitForHttp } from './process';
 import { SIM_KEY } from './simulator';
+import { waitFor } from './wait';
 
 /** The environment every suite runs n8n with: isolated user folder, quiet, its own task-broker port. */
 export async function n8nEnv(
@@ -105,18 +106,16 @@ export async function startN8nServer(
  * without starting an execution ("not registered for GET requests" once the POST webhook exists).
  */
 export async function waitForWebhook(baseUrl: string, webhookPath: string, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const text = await fetch(`${baseUrl}/webhook/${webhookPath}`)
-			.then(async (response) => await response.text())
-			.catch(() => '');
-		if (/not registered for GET requests/.test(text)) return;
-		if (Date.now() > deadline)
-			throw new Error(
-				`webhook ${webhookPath} not registered within ${timeoutMs / 1000} s (last answer: ${text.slice(0, 200)})`,
-			);
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-	}
+	await waitFor(
+		async (see) => {
+			const text = await fetch(`${baseUrl}/webhook/${webhookPath}`)
+				.then(async (response) => `HTTP ${response.status} ${await response.text()}`)
+				.catch((error: Error) => `no answer (${error.message})`);
+			see(text.slice(0, 200));
+			return /not registered for GET requests/.test(text);
+		},
+		{ deadline: timeoutMs, describe: `the webhook ${webhookPath} to be registered`, interval: 500 },
+	);
 }
 
 /** Calls a production webhook with a JSON body; throws unless n8n accepted it. */

@@ -5,11 +5,12 @@
  * entry point (`runMain`).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
 import { ROOT } from './paths';
+import { waitFor } from './wait';
 
 /** A system account a command or service runs as (see systemUser in services.ts). */
 export interface SystemUser {
@@ -148,42 +149,71 @@ export async function freePort(): Promise<number> {
 	});
 }
 
-/** Polls `url` until it answers with an HTTP status below 500, or fails after `timeoutMs`. */
+/** Waits until `url` answers with an HTTP status below 500; fails at once if `child` exits first. */
 export async function waitForHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		if (child && child.exitCode !== null)
-			throw new Error(`process exited with ${child.exitCode} before ${url} answered`);
-		try {
-			const response = await fetch(url);
-			if (response.status < 500) return;
-		} catch {
-			// not listening yet
-		}
-		if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
+	await waitFor(
+		async (see) => {
+			if (child && (child.exitCode !== null || child.signalCode !== null))
+				throw new Error(`process exited (${child.exitCode ?? child.signalCode}) before ${url} answered`);
+			try {
+				const response = await fetch(url);
+				see(`HTTP ${response.status}`);
+				return response.status < 500;
+			} catch (error) {
+				see(`no answer (${causeOf(error)})`);
+				return false;
+			}
+		},
+		{ deadline: timeoutMs, describe: `${url} to answer`, interval: 500 },
+	);
+}
+
+/** The reason a fetch failed, as short as it can be said ("ECONNREFUSED"). */
+function causeOf(error: unknown): string {
+	const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+	return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
 /**
  * Waits until a log file contains `pattern` (e.g. n8n's "Editor is now accessible": its HTTP server answers
- * before it has activated the published workflows and registered their webhooks).
+ * before it has activated the published workflows and registered their webhooks). `from` skips what the file
+ * held before (a byte offset, see logSize), to wait for a line that comes after a given moment.
  */
 export async function waitForLog(
 	file: string,
 	pattern: RegExp,
 	timeoutMs: number,
 	child?: ChildProcess,
-): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		if (existsSync(file) && pattern.test(readFileSync(file, 'utf8'))) return;
-		if (child && (child.exitCode !== null || child.signalCode !== null))
-			throw new Error(`process exited before ${path.basename(file)} showed ${pattern}`);
-		if (Date.now() > deadline)
-			throw new Error(`${path.basename(file)} did not show ${pattern} within ${timeoutMs / 1000} s`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
+	from = 0,
+): Promise<string> {
+	return await waitFor(
+		(see) => {
+			const text = existsSync(file) ? readFileSync(file).subarray(from).toString('utf8') : '';
+			const match = pattern.exec(text);
+			if (match) return match[0];
+			if (child && (child.exitCode !== null || child.signalCode !== null))
+				throw new Error(
+					`process exited before ${path.basename(file)} showed ${pattern}; its last lines: ${lastLines(text)}`,
+				);
+			see(existsSync(file) ? `its last lines: ${lastLines(text)}` : 'no log file yet');
+			return undefined;
+		},
+		{ deadline: timeoutMs, describe: `${path.basename(file)} to show ${pattern}`, interval: 500 },
+	);
+}
+
+/** How many bytes a log file holds now (0 when there is none): the `from` of a later waitForLog. */
+export function logSize(file: string): number {
+	return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+/** The last few non-empty lines of a log text, on one line, for an error message. */
+export function lastLines(text: string, count = 3): string {
+	const lines = text
+		.split('\n')
+		.map((line) => line.trim())
+		.filter(Boolean);
+	return lines.length ? lines.slice(-count).join(' | ').slice(-600) : '(empty)';
 }
 
 /** The scripts' common entry: runs `main`, prints the failure with the child's stderr tail, sets the exit code. */

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import type { N8nInstall } from './installer';
+import { waitFor } from './wait';
 
 /** A logged-in session on a running n8n's REST API (the editor's API): owner set up, auth cookie kept. */
 export interface RestSession {
@@ -178,18 +179,32 @@ export async function waitForExecution(
 	timeoutMs: number,
 	what: string,
 ): Promise<Omit<ExecutionRecord, 'data'>> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const executions = await listExecutions(session(), workflowId).catch(() => []);
-		const execution =
-			which === undefined
-				? executions[0]
-				: typeof which === 'string'
-					? executions.find((candidate) => candidate.id === which)
-					: executions.find(which);
-		if (execution && wanted(execution.status)) return execution;
-		if (Date.now() > deadline)
-			throw new Error(`${what}: not reached within ${timeoutMs / 1000} s (last status ${execution?.status ?? 'none'})`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
+	return await waitFor(
+		async (see) => {
+			let executions: Array<Omit<ExecutionRecord, 'data'>>;
+			try {
+				executions = await listExecutions(session(), workflowId);
+			} catch (error) {
+				// n8n restarting, or busy: the list is read again on the next check.
+				see(`the executions list did not answer (${(error as Error).message.split('\n')[0].slice(0, 200)})`);
+				return undefined;
+			}
+			const execution =
+				which === undefined
+					? executions[0]
+					: typeof which === 'string'
+						? executions.find((candidate) => candidate.id === which)
+						: executions.find(which);
+			see(
+				execution
+					? `execution ${execution.id} with status "${execution.status}"`
+					: `no such execution among ${executions.length} (${executions
+							.slice(0, 5)
+							.map((candidate) => `${candidate.id} ${candidate.status}`)
+							.join(', ')})`,
+			);
+			return execution && wanted(execution.status) ? execution : undefined;
+		},
+		{ deadline: timeoutMs, describe: what, interval: 500 },
+	);
 }

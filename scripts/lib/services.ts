@@ -21,6 +21,7 @@ import {
 	type SystemUser,
 } from './process';
 import { log } from './report';
+import { waitFor } from './wait';
 
 /** A system account (e.g. postgres, redis), or undefined when it does not exist. */
 export function systemUser(name: string): SystemUser | undefined {
@@ -114,14 +115,17 @@ async function until(
 	logFile: string,
 	probe: () => Promise<boolean>,
 ): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await probe())) {
-		if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-			const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-2000) : '';
-			throw new Error(`${what} did not start (${child.exitCode ?? child.signalCode ?? 'timeout'}): ${tail}`);
-		}
-		await new Promise((resolve) => setTimeout(resolve, 300));
-	}
+	const tail = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-2000) : '(no log yet)');
+	await waitFor(
+		async (see) => {
+			if (await probe()) return true;
+			if (child.exitCode !== null || child.signalCode !== null)
+				throw new Error(`${what} did not start (exited: ${child.exitCode ?? child.signalCode}): ${tail()}`);
+			see(`not answering yet; its log ends: ${tail()}`);
+			return false;
+		},
+		{ deadline: timeoutMs, describe: `${what} to start`, interval: 300 },
+	);
 }
 
 /**
