@@ -54,11 +54,16 @@ export interface RequestSignal {
  */
 export function linkedSignal(deadline: AbortSignal | undefined, shared: AbortSignal[]): RequestSignal {
 	const controller = new AbortController();
+	const signal = shared.length ? AbortSignal.any([controller.signal, ...shared]) : controller.signal;
 	const onDeadline = () => controller.abort(deadline!.reason);
-	const release = () => deadline?.removeEventListener('abort', onDeadline);
+	// Both listeners go once the request is over: a signal with a listener of its own is kept alive until it aborts,
+	// and a request that ends well never aborts.
+	const release = () => {
+		deadline?.removeEventListener('abort', onDeadline);
+		signal.removeEventListener('abort', release);
+	};
 	if (deadline?.aborted) controller.abort(deadline.reason);
 	else deadline?.addEventListener('abort', onDeadline, { once: true });
-	const signal = shared.length ? AbortSignal.any([controller.signal, ...shared]) : controller.signal;
 	signal.addEventListener('abort', release, { once: true });
 	return { signal, abort: (reason) => controller.abort(reason), release };
 }
