@@ -47,7 +47,8 @@ export class PaidTasks {
 	 * exists and may be charged, so Retry On Fail follows it instead of paying again.
 	 */
 	named(job: CreationRef, taskId: string): void {
-		const task = { ...job, taskId, creation: { taskid: taskId } };
+		const { itemIndex, taskType, summary } = job;
+		const task = { itemIndex, taskType, summary, taskId, creation: { taskid: taskId } };
 		this.created(task, 'got an error answer that names');
 	}
 
