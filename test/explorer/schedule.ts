@@ -90,6 +90,7 @@ const API_FAULTS: ReadonlyArray<readonly [number, AnswerClass]> = [
 	[3, 'not-json-200'],
 	[4, 'drop'],
 	[3, 'stall'],
+	[2, 'endless-body'],
 ];
 
 const DOWNLOAD_FAULTS: ReadonlyArray<readonly [number, AnswerClass]> = [

@@ -356,6 +356,19 @@ export class World {
 				return this.raw(response, 200, 'text/plain', taskId ? `accepted "taskid": "${taskId}", ok` : 'OK');
 			case 'drop':
 				return void response.socket?.destroy();
+			case 'endless-body': {
+				// A JSON answer that never ends, as fast as the socket takes it (until the client gives up).
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.write('{"code":1000,"msg":"');
+				const startedAt = Date.now();
+				const pump = (): void => {
+					while (!response.destroyed && Date.now() - startedAt < STALL_CAP_MS) {
+						if (!response.write(ENDLESS_CHUNK)) return void response.once('drain', pump);
+					}
+					response.destroy();
+				};
+				return pump();
+			}
 			case 'stall':
 			default:
 				return this.api.later(STALL_CAP_MS, () => response.destroy());

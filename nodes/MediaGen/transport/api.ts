@@ -204,6 +204,33 @@ function saysNotFound(message: string | undefined): boolean {
 	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }
 
+/** The largest answer the node reads from the API: envelopes are a few kilobytes, so a larger body is not one. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** An answer cut off at MAX_ANSWER_BYTES. */
+class AnswerTooLarge extends Error {}
+
+/**
+ * Reads an answer's body to its end as bytes. n8n's request helper would read any body whole, without a limit: a
+ * body that never ends (a misbehaving server or proxy) would fill memory until Request Timeout. Past
+ * MAX_ANSWER_BYTES the request is aborted, which closes its connection.
+ */
+async function readAnswer(body: unknown, abort: () => void): Promise<unknown> {
+	if (!body || typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') return body;
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of body as AsyncIterable<Buffer | string>) {
+		const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+		size += bytes.length;
+		if (size > MAX_ANSWER_BYTES) {
+			abort();
+			throw new AnswerTooLarge();
+		}
+		chunks.push(bytes);
+	}
+	return Buffer.concat(chunks);
+}
+
 async function send(
 	this: IExecuteFunctions,
 	path: string,
@@ -220,8 +247,10 @@ async function send(
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: `${baseUrl}${path}`,
-		body: text?.body ?? body,
-		json: !multipart,
+		body: multipart ? (text?.body ?? body) : JSON.stringify(body),
+		// Read here, with a limit (readAnswer), and parsed here: every answer is judged on its bytes.
+		encoding: 'stream',
+		json: false,
 		timeout,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
@@ -235,6 +264,7 @@ async function send(
 	if (!multipart) options.headers = { 'Content-Type': 'application/json' };
 
 	let response: IN8nHttpFullResponse;
+	let answer: unknown;
 	try {
 		const node = this.getNode().credentials?.[CREDENTIAL_TYPE];
 		response = (await this.helpers.httpRequestWithAuthentication.call(
@@ -244,9 +274,13 @@ async function send(
 			// The session's credential: n8n would otherwise read and decrypt it again for this request.
 			{ credentialsDecrypted: { id: node?.id ?? '', name: node?.name ?? '', type: CREDENTIAL_TYPE, data } },
 		)) as IN8nHttpFullResponse;
+		answer = await readAnswer(response.body, () => deadline.abort(new AnswerTooLarge()));
 	} catch (error) {
 		const failure = describeTransportFailure(error as { message?: string });
-		const reason = abortReason(deadline.signal) ?? failure.reason;
+		const tooLarge = error instanceof AnswerTooLarge || deadline.signal.reason instanceof AnswerTooLarge;
+		const reason = tooLarge
+			? `the answer was larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, which no answer of the API is`
+			: (abortReason(deadline.signal) ?? failure.reason);
 		const code = failure.code;
 		const nothingSent = code !== undefined && NEVER_CONNECTED.has(code);
 		// A creation that got no answer may still have reached the server: it is never retried automatically.
@@ -263,15 +297,15 @@ async function send(
 			uncertain: creation && !nothingSent,
 		});
 	} finally {
-		// The whole answer is in (the client reads it before resolving): nothing needs the deadline any more.
+		// The whole answer is in: nothing needs the deadline any more.
 		deadline.release();
 	}
 
 	const status = response.statusCode;
-	const json = parseJson(response.body);
+	const json = parseJson(answer);
 	const envelope = envelopeOf(json);
 	// Every id a creation answer names is kept, whatever its status: the task exists and may be charged.
-	const taskId = creation ? recoverTaskId(response.body, json, apiKey) : undefined;
+	const taskId = creation ? recoverTaskId(answer, json, apiKey) : undefined;
 	const serverMessage = typeof envelope?.msg === 'string' && envelope.msg ? echo(envelope.msg, apiKey) : undefined;
 
 	if (status >= 300 && status < 400) {
@@ -304,8 +338,7 @@ async function send(
 						: unfinished
 							? 'The service is busy or failing. Try again later.'
 							: `POST ${path} was rejected.`;
-		const response_ =
-			status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(response.body, apiKey)}`;
+		const response_ = status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer, apiKey)}`;
 		throw apiError.call(this, apiKey, context, {
 			message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
 			description: `${advice}${response_}`,
@@ -326,7 +359,7 @@ async function send(
 		const created = advice ? `${advice} ` : '';
 		throw apiError.call(this, apiKey, context, {
 			message: 'The MediaGen API answered with a body that is not a JSON envelope',
-			description: `${created}POST ${path} returned HTTP ${status} with: ${snippet(response.body, apiKey)}`,
+			description: `${created}POST ${path} returned HTTP ${status} with: ${snippet(answer, apiKey)}`,
 			httpCode: String(status),
 			retryable: true,
 			uncertain: creation,

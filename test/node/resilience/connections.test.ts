@@ -132,6 +132,39 @@ describe('every connection is released', () => {
 	});
 });
 
+describe('an API answer is read up to a limit', () => {
+	/** A JSON answer that never ends, sent as fast as the socket takes it. */
+	function endlessJson(response: http.ServerResponse): void {
+		response.writeHead(200, { 'content-type': 'application/json' });
+		response.write('{"code":1000,"msg":"');
+		const chunk = Buffer.alloc(256 * 1024, 0x61);
+		const started = Date.now();
+		const pump = () => {
+			while (!response.destroyed && Date.now() - started < 20_000) {
+				if (!response.write(chunk)) return void response.once('drain', pump);
+			}
+			response.destroy();
+		};
+		pump();
+	}
+
+	it('a status check answered with an endless body ends at 4 MiB, its connection closed, the task kept', async () => {
+		useApi({ info: (_request, response) => endlessJson(response) });
+		const { output } = await run(betav4({ requestTimeout: 30, maxWait: 1, downloadResults: false }), 1, true);
+		expect(output[0].json).toMatchObject({ taskid: 'task-0', status: 'pending' });
+		expect(String(output[0].json.errorDescription)).toMatch(/larger than 4 MiB/);
+		const checks = server.requests.filter((request) => request.path.endsWith('infobytaskid'));
+		await eventually(() => checks.every((request) => request.closed), 3000);
+	});
+
+	it('a creation answered with an endless body may have created a task, and says so', async () => {
+		useApi({ create: (_request, response) => endlessJson(response) });
+		const { output } = await run(betav4({ requestTimeout: 30 }), 1, true);
+		expect(String(output[0].json.error)).toMatch(/larger than 4 MiB/);
+		expect(String(output[0].json.errorDescription)).toMatch(/may have been created/);
+	});
+});
+
 describe('a result file is what it claims to be', () => {
 	it.each([
 		['an HTML sign-in page served as image/png', 'image/png', '<!DOCTYPE html><html><body>Sign in</body></html>'],
