@@ -317,8 +317,15 @@ function looksLikeText(head: Buffer): boolean {
 	);
 }
 
-/** Reads up to `count` bytes from the start of a stream and puts them back, so that the stream is still whole. */
-async function peek(body: NodeJS.ReadableStream, count: number): Promise<Buffer> {
+/** A stream's state, as Node's readable streams expose it. */
+type StreamState = NodeJS.ReadableStream & { destroyed?: boolean; errored?: Error | null; readableEnded?: boolean };
+
+/**
+ * Reads up to `count` bytes from the start of a stream and puts them back, so that the stream is still whole. A
+ * stream that broke off before the read started has no event left to wait for: its state says so at once.
+ */
+async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSignal): Promise<Buffer> {
+	const state = body as StreamState;
 	const chunks: Buffer[] = [];
 	let length = 0;
 	while (length < count) {
@@ -329,23 +336,27 @@ async function peek(body: NodeJS.ReadableStream, count: number): Promise<Buffer>
 			length += bytes.length;
 			continue;
 		}
+		if (state.errored) throw state.errored;
+		if (state.readableEnded) break;
+		if (state.destroyed || signal.aborted) throw new Error('premature close: the file ended before its first bytes');
 		const more = await new Promise<boolean>((resolve, reject) => {
-			const done = (value: boolean) => () => {
+			const settle = (outcome: () => void) => () => {
 				body.removeListener('readable', onReadable);
 				body.removeListener('end', onEnd);
+				body.removeListener('close', onClose);
 				body.removeListener('error', onError);
-				resolve(value);
+				signal.removeEventListener('abort', onClose);
+				outcome();
 			};
-			const onReadable = done(true);
-			const onEnd = done(false);
-			const onError = (error: Error) => {
-				body.removeListener('readable', onReadable);
-				body.removeListener('end', onEnd);
-				reject(error);
-			};
+			const onReadable = settle(() => resolve(true));
+			const onEnd = settle(() => resolve(false));
+			const onClose = settle(() => reject(new Error('premature close: the file ended before its first bytes')));
+			const onError = (error: Error) => settle(() => reject(error))();
 			body.once('readable', onReadable);
 			body.once('end', onEnd);
+			body.once('close', onClose);
 			body.once('error', onError);
+			signal.addEventListener('abort', onClose, { once: true });
 		});
 		if (!more) break;
 	}
@@ -367,7 +378,7 @@ export async function inspectResultFile(
 ): Promise<string | undefined> {
 	let head: Buffer;
 	try {
-		head = await peek(file.body, SNIFF_BYTES);
+		head = await peek(file.body, SNIFF_BYTES, file.signal);
 	} catch (error) {
 		// The reason is read before the connection is closed: closing aborts the signal it is read from.
 		const failure = downloadInterrupted.call(this, url, error, context, file.signal);

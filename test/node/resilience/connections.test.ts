@@ -191,6 +191,18 @@ describe('a result file is what it claims to be', () => {
 		},
 	);
 
+	it('a file whose connection breaks before the node reads its first bytes ends in an error, never a hang', async () => {
+		useApi({
+			file: (_request, response) => {
+				response.writeHead(200, { 'content-type': 'image/png', 'content-length': 100_000 });
+				response.write(Buffer.alloc(8, 1));
+				response.socket?.destroy();
+			},
+		});
+		const { output } = await run(betav4({ requestTimeout: 3, downloadResults: true }), 4, true);
+		for (const item of output) expect(String(item.json.error)).toMatch(/^Could not download a result file/);
+	});
+
 	it('a PNG served as application/octet-stream is stored as image/png', async () => {
 		useApi({
 			file: (_request, response) => {
