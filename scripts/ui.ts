@@ -321,11 +321,17 @@ async function collectionState(page: Page, label: string): Promise<{ offered: st
 				?.querySelector('[data-test-id="collection-parameter-add"] input')
 				?.getAttribute('aria-controls');
 			const list = listId ? document.getElementById(listId) : null;
+			// A collection of one option has no list: n8n shows a button that adds it, labelled "Add <option>".
+			const single = Array.from(item?.querySelectorAll<HTMLElement>('button') ?? [])
+				.map((button) => button.innerText.trim())
+				.find((text) => text.startsWith('Add '));
 			const offered = list
 				? Array.from(list.querySelectorAll<HTMLElement>('[data-test-id="collection-parameter-option"]')).map((option) =>
 						option.textContent!.trim(),
 					)
-				: [];
+				: single
+					? [single.replace(/^Add /, '')]
+					: [];
 			const set = item
 				? Array.from(
 						item.querySelectorAll<HTMLElement>('.multi-parameter [data-test-id="parameter-item"] [class*="title"]'),

@@ -326,6 +326,9 @@ export function optionsProperty(
 		],
 	};
 	if (only) property.options = property.options!.filter((option) => only.includes(option.name));
+	// n8n shows a collection of one option as a single button labelled with the placeholder: name the option.
+	if (property.options!.length === 1)
+		property.placeholder = `Add ${(property.options![0] as INodeProperties).displayName}`;
 	return property;
 }
 
