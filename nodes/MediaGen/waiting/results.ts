@@ -144,7 +144,10 @@ export class ResultLane {
 	 */
 	nextDueAt(): number | undefined {
 		const job = this.queue.peek();
-		return job && !this.halted && job.notBefore > Date.now() ? job.notBefore : undefined;
+		if (!job || this.halted) return undefined;
+		// A retry that fell due since the loop last dispatched (a busy machine) starts now if it fits; one that
+		// does not fit waits for a download in flight to end, which wakes the loop.
+		return job.notBefore > Date.now() || this.fits(job.size ?? 0) ? job.notBefore : undefined;
 	}
 
 	/**
