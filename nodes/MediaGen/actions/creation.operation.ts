@@ -130,7 +130,7 @@ function withEarlierTasks(summary: RequestSummary, earlier: string[]): RequestSu
 
 /**
  * An item whose earlier try got an answer that may have created a task: not created again unasked. The error says
- * so, in the words of the first one, and how to allow it.
+ * so, that a task may have been created, and how to allow creating it again.
  */
 function uncertainBefore(
 	this: IExecuteFunctions,

@@ -113,15 +113,16 @@ export class TaskMemory {
 			remembered === 'uncertain'
 				? `${request}||`
 				: `${request}|${remembered.taskType === 'video' ? 'v' : 'i'}|${remembered.taskId}`;
-		const others = this.entries(itemIndex).filter((existing) => parse(existing).request !== request);
-		this.write(itemIndex, [...others, entry]);
+		this.write(itemIndex, [...this.othersThan(itemIndex, request), entry]);
 	}
 
 	forget(itemIndex: number, request: string): void {
-		this.write(
-			itemIndex,
-			this.entries(itemIndex).filter((existing) => parse(existing).request !== request),
-		);
+		this.write(itemIndex, this.othersThan(itemIndex, request));
+	}
+
+	/** The item's entries for other requests than `request`. */
+	private othersThan(itemIndex: number, request: string): string[] {
+		return this.entries(itemIndex).filter((existing) => parse(existing).request !== request);
 	}
 
 	/** Every task this run created, as "<id> (item <n>)", in item order: for the error that ends a stopped run. */
