@@ -315,6 +315,11 @@ export interface NodeRunOptions {
 	asTool?: boolean;
 	/** The node's name (default "MediaGen"); the node's log lines carry it. */
 	name?: string;
+	/**
+	 * The workflow's static data, kept by the caller from run to run: what n8n saves after a production execution
+	 * (trigger, webhook, schedule) and hands to the next one.
+	 */
+	staticData?: IDataObject;
 }
 
 export interface RunResult {
@@ -341,6 +346,8 @@ export interface WorkflowRunOptions {
 	source?: NodeSource;
 	/** Node types this run can use besides MediaGen and the stand-ins, by type name (e.g. a benchmark's own node). */
 	extraNodeTypes?: Record<string, INodeType>;
+	/** The workflow's static data (NodeRunOptions.staticData). */
+	staticData?: IDataObject;
 }
 
 let executionCounter = 0;
@@ -356,6 +363,7 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 		nodeTypes,
 		active: false,
 		settings: { binaryMode: 'separate' },
+		staticData: options.staticData,
 	});
 	const start =
 		definition.nodes.find((node) => node.name === options.startNode) ??
@@ -464,6 +472,7 @@ export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 			items: options.items,
 			cancelAfterMs: options.cancelAfterMs,
 			onCancel: options.onCancel,
+			staticData: options.staticData,
 		},
 	);
 	const taskData = run.data.resultData.runData[node.name]?.[0];

@@ -247,7 +247,7 @@ export function optionsProperty(
 				typeOptions: { minValue: 1, numberPrecision: 0 },
 				default: DEFAULT_MAX_CONCURRENCY,
 				description:
-					'Most API requests in flight at once across all items. A run starts with up to 64 and doubles while the API keeps up; halved automatically while the API answers HTTP 429.',
+					'Most API requests in flight at once across all items. A run starts with up to 256 and doubles while the API keeps up; halved automatically while the API answers HTTP 429.',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -283,6 +283,32 @@ export function optionsProperty(
 				description: `Time between two status checks of a task, counted from its creation.${perType((taskType) => waitDefaults([taskType]).pollInterval)}`,
 				...waiting,
 			},
+			// Creation operations only: Task → Wait does not know when its tasks were created.
+			...(whenWaiting
+				? [
+						{
+							displayName: 'Poll Schedule',
+							name: 'pollSchedule',
+							type: 'options' as const,
+							options: [
+								{
+									name: 'Fixed Interval',
+									value: 'fixed',
+									description: 'Check each task every Poll Interval from its creation',
+								},
+								{
+									name: 'Learned From Finished Renders',
+									value: 'learned',
+									description:
+										"Check each task where the model's renders have been seen to finish (in this run, and in the workflow's earlier production runs); Poll Interval until enough are known",
+								},
+							],
+							default: 'learned',
+							description: 'When to check whether a task is done',
+							...waiting,
+						},
+					]
+				: []),
 			{
 				displayName: 'Request Timeout (Seconds)',
 				name: 'requestTimeout',

@@ -1,10 +1,11 @@
 /**
  * The waiting engine: one continuous schedule for creations, polls and downloads of a node execution.
  *
- * - Each task has its own poll schedule: poll k falls due at its creation time + k × Poll Interval (a fixed
- *   period), whether or not the previous answer is back (at most two polls of a task in flight). Its first
- *   poll can come while later items are still being created, and a slow answer holds back no other poll:
- *   there are no rounds. At Max Wait a task gets one last poll before it times out.
+ * - Each task has its own poll schedule (schedule.ts): its creation time + k × Poll Interval, or, with Poll
+ *   Schedule "Learned", where the model's renders have been seen to finish (renderTimes.ts). The next poll falls
+ *   due whether or not the previous answer is back (at most two polls of a task in flight). Its first poll can
+ *   come while later items are still being created, and a slow answer holds back no other poll: there are no
+ *   rounds. At Max Wait a task gets one last poll before it times out.
  * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
  *   at least half of it, so neither starves the other. Result files (file hosts, not the API) have a lane of
  *   their own (results.ts): many small files at once, few huge ones, transient failures retried.
@@ -49,7 +50,9 @@ import { AdaptiveBound } from './bound';
 import { MinHeap } from './heap';
 import { PaidTasks, type LedgerMemory } from './ledger';
 import type { WaitingOptions } from './options';
+import { rememberedTimes, rememberTimes, RenderTimes } from './renderTimes';
 import { ResultLane } from './results';
+import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
 const MAX_POLLS_PER_TASK = 2;
@@ -83,33 +86,6 @@ interface PendingCreation {
 	notBefore: number;
 }
 
-interface Waiting {
-	task: CreatedTask;
-	/** Poll k is due at anchor + k × interval, whether or not earlier answers are back. */
-	anchor: number;
-	/** The last grid slot handed out. */
-	pollNumber: number;
-	deadline: number;
-	failures: number;
-	/** Polls of this task in flight; a slow answer does not hold the next one back (up to MAX_POLLS_PER_TASK). */
-	inFlight: number;
-	/** Bumped whenever the task's schedule changes: tickets of older generations are void. */
-	generation: number;
-	/** The poll at the deadline has started: its answer is the last one awaited. */
-	finalStarted: boolean;
-	ended: boolean;
-	/** Aborts the task's polls still in flight once it has ended. */
-	done: AbortController;
-	lastStatus?: number;
-	lastError?: Error;
-}
-
-interface PollTicket {
-	entry: Waiting;
-	dueAt: number;
-	generation: number;
-}
-
 class Engine {
 	private readonly options: WaitingOptions;
 
@@ -126,10 +102,11 @@ class Engine {
 
 	private readonly retryCreations = new MinHeap<PendingCreation>((entry) => entry.notBefore);
 
-	private readonly polls = new MinHeap<PollTicket>((ticket) => ticket.dueAt);
+	/** Where each task's next poll goes, and the tasks still waited on. */
+	private readonly schedule: PollSchedule;
 
-	/** Tasks still waited on. */
-	private readonly active = new Set<Waiting>();
+	/** What is learned of render times (Poll Schedule "Learned", creations only). */
+	private readonly renderTimes: RenderTimes | undefined;
 
 	/** Result files of finished tasks (Download Results). */
 	private readonly results: ResultLane;
@@ -165,11 +142,16 @@ class Engine {
 			report: (outcome) => ('items' in outcome ? void this.outcomes.push(outcome) : this.fail(outcome)),
 			wake: () => this.wake(),
 		});
+		this.renderTimes =
+			input.options.pollSchedule === 'learned' && input.creations.length && !input.checkOnly
+				? new RenderTimes(input.options.pollIntervalMs, rememberedTimes(context))
+				: undefined;
+		this.schedule = new PollSchedule(input.options, this.renderTimes);
 		const now = Date.now();
 		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
 		// Existing tasks may be done already: their first poll is due at once.
 		for (const task of input.existing) {
-			if (input.options.wait) this.enqueue(task, now, now);
+			if (input.options.wait) this.schedule.add(task, now, now, now + input.options.maxWaitMs, false);
 			else this.outcomes.push(createdOutcome(task));
 		}
 	}
@@ -187,6 +169,7 @@ class Engine {
 			this.cancel?.removeEventListener('abort', onCancel);
 		}
 		this.settleLeftovers();
+		if (this.renderTimes) rememberTimes(this.context, this.renderTimes);
 		return this.outcomes;
 	}
 
@@ -205,7 +188,7 @@ class Engine {
 		return (
 			this.nextCreation >= this.newCreations.length &&
 			!this.retryCreations.size &&
-			!this.active.size &&
+			!this.schedule.active.size &&
 			!this.results.queued
 		);
 	}
@@ -230,12 +213,12 @@ class Engine {
 		const holding = now < this.bound.holdUntil;
 		while (this.apiInFlight < this.bound.slots) {
 			const creation = holding ? undefined : this.readyCreation(now);
-			const ticket = this.stopped ? undefined : this.nextTicket();
+			const ticket = this.stopped ? undefined : this.schedule.next();
 			const poll = ticket && ticket.dueAt <= now ? ticket : undefined;
 			if (poll && holding && poll.dueAt < poll.entry.deadline) {
 				// A hold skips the task's slots until it ends; Max Wait wins over it: the last poll is never held.
-				this.polls.pop();
-				this.scheduleNext(poll.entry, this.bound.holdUntil);
+				this.schedule.take();
+				this.schedule.onGrid(poll.entry, this.bound.holdUntil);
 				continue;
 			}
 			if (!creation && !poll) break;
@@ -244,18 +227,9 @@ class Engine {
 				this.takeCreation(creation);
 				void this.create(creation);
 			} else {
-				this.polls.pop();
+				this.schedule.take();
 				this.startPoll(poll!, now);
 			}
-		}
-	}
-
-	/** The earliest ticket that still counts (void ones are dropped on the way). */
-	private nextTicket(): PollTicket | undefined {
-		for (;;) {
-			const ticket = this.polls.peek();
-			if (!ticket || (ticket.generation === ticket.entry.generation && !ticket.entry.ended)) return ticket;
-			this.polls.pop();
 		}
 	}
 
@@ -268,7 +242,7 @@ class Engine {
 		if (this.stopped || this.cancelled) return undefined;
 		const apiFull = this.apiInFlight >= this.bound.slots;
 		if (!apiFull) {
-			consider(this.nextTicket()?.dueAt);
+			consider(this.schedule.next()?.dueAt);
 			consider(this.retryCreations.peek()?.notBefore);
 		}
 		if (this.bound.holdUntil > Date.now()) consider(this.bound.holdUntil);
@@ -304,7 +278,13 @@ class Engine {
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
-				this.enqueue(task, now, now + this.options.pollIntervalMs, entry.firstAttemptAt + this.options.maxWaitMs);
+				this.schedule.add(
+					task,
+					now,
+					now + this.options.pollIntervalMs,
+					entry.firstAttemptAt + this.options.maxWaitMs,
+					true,
+				);
 			} else {
 				this.outcomes.push(createdOutcome(task));
 			}
@@ -335,51 +315,18 @@ class Engine {
 
 	// --- polls ----------------------------------------------------------------------------------------
 
-	private enqueue(
-		task: CreatedTask,
-		anchor: number,
-		firstDueAt: number,
-		deadline = anchor + this.options.maxWaitMs,
-	): void {
-		const entry: Waiting = {
-			task,
-			anchor,
-			pollNumber: Math.round((firstDueAt - anchor) / this.options.pollIntervalMs),
-			deadline,
-			failures: 0,
-			inFlight: 0,
-			generation: 0,
-			finalStarted: false,
-			ended: false,
-			done: new AbortController(),
-		};
-		this.active.add(entry);
-		this.polls.push({ entry, dueAt: Math.min(firstDueAt, entry.deadline), generation: 0 });
-	}
-
-	/** The task's next slot on its own fixed grid (slots already past are skipped, not bunched), capped at the deadline. */
-	private scheduleNext(entry: Waiting, now: number): void {
-		const interval = this.options.pollIntervalMs;
-		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
-		const dueAt = entry.anchor + entry.pollNumber * interval;
-		this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
-	}
-
 	private startPoll(ticket: PollTicket, now: number): void {
 		const { entry } = ticket;
 		// The ticket at the deadline is the promised last poll: it always goes out, and nothing follows it.
 		const final = ticket.dueAt >= entry.deadline;
 		if (final) entry.finalStarted = true;
-		else this.scheduleNext(entry, now);
+		else this.schedule.onGrid(entry, now);
 		if (!final && entry.inFlight >= MAX_POLLS_PER_TASK) return; // this slot is skipped
 		void this.poll(entry, final);
 	}
 
 	private end(entry: Waiting, outcome?: ItemOutcome): void {
-		entry.ended = true;
-		entry.generation++;
-		entry.done.abort();
-		this.active.delete(entry);
+		this.schedule.end(entry);
 		if (outcome) this.outcomes.push(outcome);
 	}
 
@@ -413,6 +360,7 @@ class Engine {
 				this.ledger.failed(task);
 				this.fail(verdict.outcome);
 			} else if (verdict.state === 'done') {
+				this.schedule.finished(entry, startedAt, Date.now());
 				this.end(entry);
 				if (this.options.download) this.results.add(task, info, verdict.urls);
 				else this.outcomes.push(finish(task, info, verdict.urls, this.options));
@@ -421,11 +369,14 @@ class Engine {
 			} else if (final) {
 				this.end(entry);
 				this.fail(timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
-			} else if (entry.failures) {
-				// Back on the grid after a failure.
-				entry.failures = 0;
-				entry.generation++;
-				if (!entry.finalStarted) this.scheduleNext(entry, Date.now());
+			} else {
+				if (entry.failures) {
+					// Back on the grid after a failure.
+					entry.failures = 0;
+					entry.generation++;
+					if (!entry.finalStarted) this.schedule.onGrid(entry, Date.now());
+				}
+				this.schedule.notYet(entry, startedAt, Date.now());
 			}
 		} catch (error) {
 			if (entry.ended || this.cancelled || this.stopped) {
@@ -443,9 +394,7 @@ class Engine {
 							: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
 					);
 				} else if (!entry.finalStarted) {
-					entry.generation++;
-					const dueAt = Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter);
-					this.polls.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+					this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
 				}
 			} else if (taskRefused(error)) {
 				// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
@@ -475,15 +424,15 @@ class Engine {
 		if ('items' in outcome || this.input.continueOnFail || this.stopped) return;
 		this.stopped = true;
 		this.halted.abort();
-		for (const entry of this.active) entry.done.abort();
+		for (const entry of this.schedule.active) entry.done.abort();
 	}
 
 	/** After Stop or a stopping error: every task still waited on is reported with its id. */
 	private settleLeftovers(): void {
-		for (const { task, lastStatus } of this.active) {
+		for (const { task, lastStatus } of this.schedule.active) {
 			this.outcomes.push(this.cancelled ? cancelledOutcome.call(this.context, task, lastStatus) : createdOutcome(task));
 		}
-		this.active.clear();
+		this.schedule.active.clear();
 		for (const outcome of this.results.leftovers()) this.outcomes.push(outcome);
 	}
 }

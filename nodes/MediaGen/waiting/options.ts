@@ -8,9 +8,8 @@ import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
 import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
- * Default cap on API requests in flight at once, per node execution. A run does not start there: the adaptive
- * bound (bound.ts) starts at 64 and doubles per round trip of answers up to this cap until the API answers HTTP
- * 429. Chosen with `npm run bench` at 150 ms round trip: a cap of 64 made 500 creations wait for each other (500 x
+ * Default cap on API requests in flight at once, per node execution. A run starts there (bound.ts: above it, slow start
+ * doubles per round trip of answers up to a higher cap) until the API answers HTTP 429. Chosen with `npm run bench` at 150 ms round trip: a cap of 64 made 500 creations wait for each other (500 x
  * 150 ms / 64 = 1.2 s, several seconds on a loaded machine, where every round trip grows) and starved polls (500
  * tasks polled every 2 s need 250 answers a second), while n8n's HTTP Request node sends every item at once.
  */
@@ -21,6 +20,8 @@ export interface WaitingOptions {
 	maxConcurrency: number;
 	requestTimeoutMs: number;
 	pollIntervalMs: number;
+	/** "learned": polls go where the model's renders finish (renderTimes.ts); "fixed": creation + k × Poll Interval. */
+	pollSchedule: 'learned' | 'fixed';
 	maxWaitMs: number;
 	onTimeout: 'error' | 'returnPending';
 	succeededCodes: number[];
@@ -81,6 +82,7 @@ export function readWaitingOptions(
 		// Whole milliseconds, at most 2^31 - 1 (about 24.8 days): 8.05 s or 30 days would break every request.
 		requestTimeoutMs: clampRequestTimeout(Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000),
 		pollIntervalMs: Math.max(0.05, seconds(options.pollInterval, defaults.pollInterval)) * 1000,
+		pollSchedule: options.pollSchedule === 'fixed' ? 'fixed' : 'learned',
 		maxWaitMs: seconds(options.maxWait, tool ? TOOL_MAX_WAIT_SECONDS : defaults.maxWait) * 1000,
 		onTimeout:
 			options.onTimeout === 'returnPending' || (tool && options.onTimeout === undefined) ? 'returnPending' : 'error',
