@@ -340,17 +340,18 @@ describe('queues at 300,000 pending tasks', () => {
 describe('creations ramp as fast as the API answers (slow start up to Max Concurrent Requests)', () => {
 	const hostile = useHostileApi();
 
-	it('the bound starts at 64, grows by one per success up to the cap, and halves from the first HTTP 429 on', () => {
-		const bound = new AdaptiveBound(256);
-		expect(bound.slots).toBe(64);
-		for (let i = 0; i < 64; i++) bound.onSuccess();
-		expect(bound.slots).toBe(128); // doubled in one round trip of answers
-		for (let i = 0; i < 500; i++) bound.onSuccess();
+	it('the bound starts at 256, grows by one per success up to the cap, and halves from the first HTTP 429 on', () => {
+		const bound = new AdaptiveBound(1024);
 		expect(bound.slots).toBe(256);
+		for (let i = 0; i < 256; i++) bound.onSuccess();
+		expect(bound.slots).toBe(512); // doubled in one round trip of answers
+		for (let i = 0; i < 2000; i++) bound.onSuccess();
+		expect(bound.slots).toBe(1024);
 		bound.onRateLimited(Date.now(), undefined);
-		expect(bound.slots).toBe(128);
-		for (let i = 0; i < 64; i++) bound.onSuccess();
-		expect(bound.slots).toBeLessThan(130); // after a 429: about one per bound's worth of answers
+		expect(bound.slots).toBe(512);
+		for (let i = 0; i < 256; i++) bound.onSuccess();
+		expect(bound.slots).toBeLessThan(514); // after a 429: about one per bound's worth of answers
+		expect(new AdaptiveBound(256).slots).toBe(256);
 		expect(new AdaptiveBound(10).slots).toBe(10);
 	});
 
