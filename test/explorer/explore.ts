@@ -30,6 +30,7 @@ function parameters(schedule: Schedule, world: World): INodeParameters {
 		splitIntoItems: schedule.split,
 		...(schedule.failingTasks ? { failedStatusCodes: '3' } : {}),
 		...(schedule.repeatUncertain ? { repeatUncertainCreations: true } : {}),
+		...(schedule.pollSchedule === 'fixed' ? { pollSchedule: 'fixed' } : {}),
 	};
 	switch (schedule.operation) {
 		case 'betav4':
@@ -128,6 +129,16 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 			name: nodeName,
 			cancelAfterMs: schedule.stopAtMs,
 			onCancel: (at) => (stoppedAt = at),
+			staticData: schedule.rememberedTimesMs.length
+				? {
+						[`node:${nodeName}`]: {
+							mediagenRenderTimes: {
+								'image/betav4': schedule.rememberedTimesMs,
+								'video/alphav15pro': schedule.rememberedTimesMs,
+							},
+						},
+					}
+				: undefined,
 		});
 	} catch (error) {
 		crashed = error;

@@ -72,6 +72,9 @@ export interface Schedule {
 	gcAtMs: number[];
 	/** The chance that a request of each kind meets a fault. */
 	faultRate: Record<RequestKind, number>;
+	/** Poll Schedule; with "learned", render times the workflow remembers from earlier runs (ms), if any. */
+	pollSchedule: 'learned' | 'fixed';
+	rememberedTimesMs: number[];
 }
 
 const API_FAULTS: ReadonlyArray<readonly [number, AnswerClass]> = [
@@ -156,7 +159,13 @@ export function drawSchedule(seed: number): Schedule {
 		stopAtMs: random.chance(0.2) ? random.int(0, 1500) : undefined,
 		gcAtMs: Array.from({ length: random.int(0, 2) }, () => random.int(0, 1500)),
 		faultRate: { create: rate(), status: rate(), download: rate(), delete: rate() },
+		pollSchedule: 'learned',
+		rememberedTimesMs: [],
 	};
+	// Drawn last, so that the draws above (and every seed's schedule before Poll Schedule existed) stay as they were.
+	if (random.chance(0.3)) schedule.pollSchedule = 'fixed';
+	else if (random.chance(0.4))
+		schedule.rememberedTimesMs = Array.from({ length: random.int(1, 20) }, () => random.int(10, 3000));
 	// The tool reads JSON: downloads are off unless switched on, and it waits (As a tool the node waits by default).
 	if (!schedule.wait) schedule.download = false;
 	if (schedule.maxTries === 1) schedule.maxTries = undefined;
@@ -221,6 +230,7 @@ export function describeSchedule(schedule: Schedule): string {
 		`On Error ${schedule.onError}, Retry On Fail ${schedule.maxTries ? `${schedule.maxTries} tries` : 'off'}`,
 		`Wait ${schedule.wait ? 'on' : 'off'}, Download ${schedule.download ? 'on' : 'off'}, Split ${schedule.split ? 'on' : 'off'}, Repeat Uncertain ${schedule.repeatUncertain ? 'on' : 'off'}`,
 		`Request Timeout ${schedule.requestTimeoutS} s, Poll Interval ${schedule.pollIntervalS} s, Max Wait ${schedule.maxWaitS} s, Max Concurrent ${schedule.maxConcurrency}`,
+		`Poll Schedule ${schedule.pollSchedule}${schedule.rememberedTimesMs.length ? `, remembering ${schedule.rememberedTimesMs.length} render times (${Math.min(...schedule.rememberedTimesMs)}–${Math.max(...schedule.rememberedTimesMs)} ms)` : ''}`,
 		`tasks that fail on the server: ${schedule.failingTasks ? 'some' : 'none'}; Stop: ${schedule.stopAtMs === undefined ? 'none' : `at ${schedule.stopAtMs} ms`}; GC at: ${schedule.gcAtMs.join(', ') || 'never'}`,
 		`fault rates: ${rates}`,
 	].join('\n');
