@@ -4,9 +4,10 @@
  * The anchor is what an n8n user builds by hand with the HTTP Request node: every item's creation request at
  * once, then a loop of "wait Poll Interval, ask for every pending task at once". The older cases (latency,
  * headOfLine, rateLimit) use the raw anchor (lib/bench-common.ts: raw HTTP, keep-alive, no engine overhead at
- * all); the result cases (lib/bench-results.ts: spread, largeFiles) use the HTTP Request loop (lib/bench-loop.ts:
- * n8n's own request helper and binary storage, as the HTTP Request node uses them, downloads included) and
- * report the raw anchor next to it. The simulator runs in a child process with 150 ms added to every answer (a
+ * all), and the last two also compare Poll Schedule "Learned" with "Fixed Interval"; the spread and large-files
+ * cases use the HTTP Request loop (lib/bench-loop.ts: n8n's own request helper and binary storage, as the HTTP
+ * Request node uses them, downloads included). The cases about where polls go (lib/bench-polling.ts: spread,
+ * acrossRuns, fixedDurations, neverWorse) measure each run against its floor on the simulator's clock. The simulator runs in a child process with 150 ms added to every answer (a
  * remote API's round trip), so neither its CPU nor its memory is counted for the node. Each case runs in its
  * own Node process so that memory peaks do not mix.
  */
@@ -34,7 +35,8 @@ import {
 	type Figure,
 } from './lib/bench-common';
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
-import { largeFilesCase, spreadCase } from './lib/bench-results';
+import { acrossRunsCase, fixedDurationsCase, neverWorseCase, spreadCase } from './lib/bench-polling';
+import { largeFilesCase } from './lib/bench-results';
 import { ROOT } from './lib/paths';
 import {
 	injectFault,
@@ -54,6 +56,12 @@ const waitParameters = (intervalSeconds: number): INodeParameters => ({
 	// Downloads off: the anchor does not download either, so the figure compares waiting alone.
 	options: { pollInterval: intervalSeconds, downloadResults: false },
 });
+
+/** The same with Poll Schedule "Fixed Interval": the grid the learned schedule must never be worse than. */
+const fixedParameters = (intervalSeconds: number): INodeParameters => {
+	const parameters = waitParameters(intervalSeconds);
+	return { ...parameters, options: { ...(parameters.options as object), pollSchedule: 'fixed' } };
+};
 
 async function nodeRun(sim: SimulatorProcess, count: number, parameters: INodeParameters): Promise<number> {
 	const started = performance.now();
@@ -134,6 +142,12 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 
 	spread: spreadCase,
 
+	acrossRuns: acrossRunsCase,
+
+	fixedDurations: fixedDurationsCase,
+
+	neverWorse: neverWorseCase,
+
 	largeFiles: largeFilesCase,
 
 	async headOfLine() {
@@ -157,6 +171,14 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			times: 1,
 			action: { type: 'delay', ms: 20_000 },
 		});
+		const stalledFixed = await nodeRun(sim, 50, fixedParameters(interval / 1000));
+		await resetSimulator(sim.url);
+		await injectFault(sim.url, {
+			path: '/v1/tlimages/infobytaskid',
+			skip: 10,
+			times: 1,
+			action: { type: 'delay', ms: 20_000 },
+		});
 		const anchor = await anchorRun(sim, 50, interval);
 		sim.child.kill();
 		const ratio = stalled / clean;
@@ -166,6 +188,12 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				value: `${s(stalled)} ÷ ${s(clean)} = ${ratio.toFixed(2)}`,
 				target: '≤ 1.2',
 				pass: ratio <= 1.2,
+			},
+			{
+				name: '   … the same stall, Poll Schedule learned ÷ fixed',
+				value: `${s(stalled)} ÷ ${s(stalledFixed)} = ${(stalled / stalledFixed).toFixed(2)}`,
+				target: '≤ 1.05',
+				pass: stalled / stalledFixed <= 1.05,
 			},
 			{ name: '   … the anchor with the same stall', value: s(anchor.wallMs), target: 'report', pass: null },
 		];
@@ -182,7 +210,13 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const result = await runNode({ parameters: waitParameters(2), items: items(count), credentials: sim.credentials });
 		const wall = performance.now() - started;
 		const record = await simulatorRecord(sim.url);
+		await sleep(1500);
+		await resetSimulator(sim.url);
+		const fixedStarted = performance.now();
+		const fixed = await runNode({ parameters: fixedParameters(2), items: items(count), credentials: sim.credentials });
+		const fixedWall = performance.now() - fixedStarted;
 		sim.child.kill();
+		if (fixed.error) throw new Error(`fixed-grid run failed: ${fixed.error.message}`);
 		const completed = result.output.filter((item) => item.json.status === 'completed').length;
 		// A client can do no better than one creation and one successful info call per item at the allowed rate.
 		const floor = ((2 * count) / rate) * 1000;
@@ -199,6 +233,12 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				value: `${s(wall)} ÷ ${s(floor)} = ${(wall / floor).toFixed(2)} (${refused} answers were 429)`,
 				target: '≤ 1.3',
 				pass: wall / floor <= 1.3,
+			},
+			{
+				name: '   … Poll Schedule learned ÷ fixed, same rate limit',
+				value: `${s(wall)} ÷ ${s(fixedWall)} = ${(wall / fixedWall).toFixed(2)}`,
+				target: '≤ 1.05',
+				pass: wall / fixedWall <= 1.05,
 			},
 		];
 	},

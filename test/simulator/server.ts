@@ -561,15 +561,23 @@ export class MediaGenSimulator {
 		response.end(file);
 	}
 
-	/** A large generated download, streamed in chunks, for memory benchmarks. */
+	/**
+	 * A large generated download, streamed in chunks, for memory benchmarks: an MP4's first box, then filler (the
+	 * node refuses a result file whose bytes are not an image or a video).
+	 */
 	private streamBlob(size: number, response: http.ServerResponse, entry: RecordedRequest): void {
 		entry.status = 200;
-		response.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': size });
+		response.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': size });
 		const chunk = Buffer.alloc(1 << 20, 0x5a);
+		const head = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom\0\0\x02\0isommp41', 'latin1')]);
 		let remaining = size;
+		let first = true;
 		const pump = () => {
 			while (remaining > 0) {
-				const part = chunk.subarray(0, Math.min(chunk.length, remaining));
+				const part = first
+					? Buffer.concat([head, chunk]).subarray(0, Math.min(chunk.length, remaining))
+					: chunk.subarray(0, Math.min(chunk.length, remaining));
+				first = false;
 				remaining -= part.length;
 				if (!response.write(part)) return void response.once('drain', pump);
 			}
