@@ -73,6 +73,17 @@ async function nodeRun(sim: SimulatorProcess, count: number, parameters: INodePa
 	return wallMs;
 }
 
+/** A fresh simulator record whose eleventh info answer comes 20 s late (the head-of-line case). */
+async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
+	await resetSimulator(sim.url);
+	await injectFault(sim.url, {
+		path: '/v1/tlimages/infobytaskid',
+		skip: 10,
+		times: 1,
+		action: { type: 'delay', ms: 20_000 },
+	});
+}
+
 /** One small run through creation and waiting, so that lazily loaded code is not timed. */
 async function warmUp(sim: SimulatorProcess): Promise<void> {
 	await runNode({ parameters: waitParameters(0.5), items: items(4), credentials: sim.credentials });
@@ -156,29 +167,11 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		await warmUp(sim);
 		await resetSimulator(sim.url);
 		const clean = await nodeRun(sim, 50, waitParameters(interval / 1000));
-		await resetSimulator(sim.url);
-		await injectFault(sim.url, {
-			path: '/v1/tlimages/infobytaskid',
-			skip: 10,
-			times: 1,
-			action: { type: 'delay', ms: 20_000 },
-		});
+		await stallOneInfoAnswer(sim);
 		const stalled = await nodeRun(sim, 50, waitParameters(interval / 1000));
-		await resetSimulator(sim.url);
-		await injectFault(sim.url, {
-			path: '/v1/tlimages/infobytaskid',
-			skip: 10,
-			times: 1,
-			action: { type: 'delay', ms: 20_000 },
-		});
+		await stallOneInfoAnswer(sim);
 		const stalledFixed = await nodeRun(sim, 50, fixedParameters(interval / 1000));
-		await resetSimulator(sim.url);
-		await injectFault(sim.url, {
-			path: '/v1/tlimages/infobytaskid',
-			skip: 10,
-			times: 1,
-			action: { type: 'delay', ms: 20_000 },
-		});
+		await stallOneInfoAnswer(sim);
 		const anchor = await anchorRun(sim, 50, interval);
 		sim.child.kill();
 		const ratio = stalled / clean;
