@@ -5,24 +5,24 @@
  * A fixed grid (creation + k × Poll Interval) sees a task that finished just after a check a whole interval
  * later, and spends most checks on tasks that cannot be done yet. Renders of one model take similar times, and
  * the node's output leaves only when every item is settled, so checks are worth most where renders finish:
- * - Until MIN_SAMPLES render times of the model are known, while many tasks are older than every known render
- *   (more than STRAGGLER_SHARE of the known renders and of the tasks waited on: what is known is still behind most
- *   tasks, as in a batch created at once, before its renders finish), and always for the first SCOUTS tasks of a model in a run,
- *   checks follow the grid. The scouts keep what is learned honest: their times come from the grid, not from
+ * - Until MIN_SAMPLES render times of the model are known, and always for the first SCOUTS tasks of a model in a
+ *   run, checks follow the grid. The scouts keep what is learned honest: their times come from the grid, not from
  *   the learned placement, and a scout that finished before every remembered render, or was still running after
  *   all of them, makes the remembered times from earlier runs count no more (the server changed).
  * - Renders known that took longer than the task's age at its last "not yet" (`age`): the next check where
  *   PLACE_AT of those renders had finished, at least MIN_GAP and at most MAX_GAP_FACTOR Poll Intervals on. Where
  *   renders are still finishing the checks follow them closely: that is where the run's end is decided.
- * - The task is older than every known render (past the learned range, one of few stragglers): checks MIN_GAP
- *   after the last, the gap doubling with each check placed there up to the Poll Interval, and never later than
- *   the grid's next one.
+ * - The task is older than every known render (past the learned range): checks MIN_GAP after the last, the gap
+ *   doubling with each check placed there up to the Poll Interval, and never later than the grid's next one. But
+ *   while such stragglers are many (more than STRAGGLER_SHARE of the known renders and of the tasks waited on) and
+ *   nothing is remembered from earlier runs, what is known is still behind most tasks (a batch created at once,
+ *   its renders still finishing): they stay on the grid, so that a batch's first run costs no more checks.
  * - Max Wait's last check is the engine's: it stays where it is.
  * A render time is estimated on the early side of what the checks show: the midpoint between the start of the last
  * "not yet" check and the "done" answer, but at most MIN_GAP after that "not yet" (the grid's checks are far
- * apart); without a "not yet", MIN_GAP before the start of the check that found the task done. An estimate that
- * errs early places a check too early, whose "not yet" makes the next estimate exact; estimates that erred late
- * would place every check late, find every task done, and never learn otherwise.
+ * apart); found done at its first check, MIN_GAP before that check was due (a busy API may start it later). An
+ * estimate that errs early places a check too early, whose "not yet" makes the next estimate exact; estimates that
+ * erred late would place every check late, find every task done, and never learn otherwise.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -41,7 +41,7 @@ const MIN_GAP_SHARE = 0.1;
 /** Longest gap between two checks of a task inside the learned range, in Poll Intervals. */
 const MAX_GAP_FACTOR = 6;
 
-/** Tasks past every known render may be at most this share of the known renders for checks to leave the grid. */
+/** Tasks past every known render (stragglers) probed only while at most this share of the known renders and tasks. */
 const STRAGGLER_SHARE = 0.2;
 
 /** Render times kept per model across runs (workflow static data stays small). */
