@@ -1,5 +1,22 @@
 /** A small seeded generator (sfc32): the same seed draws the same schedule on every machine. */
 export class Random {
+	/**
+	 * A stream of its own for one draw of one schedule: the schedule's seed mixed with what is drawn (a generator's
+	 * name, a request's kind, item and attempt). Draws from different streams never shift each other: a generator
+	 * added later, or requests that arrive in another order, leave every other draw as it was.
+	 */
+	static stream(seed: number, ...parts: Array<string | number>): Random {
+		let h = (seed ^ 0x5bd1e995) >>> 0;
+		for (const part of parts) {
+			const words = typeof part === 'number' ? [part | 0] : [...part].map((char) => char.charCodeAt(0));
+			for (const word of [...words, 0x9e37]) {
+				h = Math.imul(h ^ word, 0x27d4eb2d);
+				h ^= h >>> 15;
+			}
+		}
+		return new Random(h >>> 0);
+	}
+
 	private a: number;
 	private b: number;
 	private c: number;

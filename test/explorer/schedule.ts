@@ -1,49 +1,15 @@
 /**
- * A fault schedule: n8n's node settings, the servers' behaviour and the faults of every request, all drawn from
- * one seed. Faults are drawn per request by what the request is (its kind, its item, its attempt), not by the
- * order requests arrive in, so that the same seed gives the same schedule however the requests interleave.
+ * A fault schedule: n8n's node settings, drawn here from the seed, and what the generators (generators/) draw from
+ * the same seed: how the servers answer every request (faults.ts), what each task does (tasks.ts). Every generator
+ * draws from streams of its own (`Random.stream(seed, <generator>, …)`): per schedule, or per request by what the
+ * request is (its kind, its item, its attempt), never by the order requests arrive in, so that the same seed gives
+ * the same schedule however the requests interleave, and a new generator leaves every other draw as it was. A
+ * generator is a module with its part's type, its draw and its words for a failing schedule's report.
  */
+import type { RequestKind } from './generators/faults';
 import { Random } from './random';
 
-export type RequestKind = 'create' | 'status' | 'download' | 'delete';
-
-/**
- * How a server answers one request. `acted`: the server did the work (created the task) before answering so.
- * `namesTask`: the answer's body names the task it concerns.
- */
-export type AnswerClass =
-	| 'ok'
-	| 'odd-json'
-	| 'echo-key'
-	| '3xx'
-	| '400'
-	| '401'
-	| '403'
-	| '404'
-	| '408'
-	| '429'
-	| '5xx'
-	| 'gateway-html'
-	| 'cut-200'
-	| 'not-json-200'
-	| 'drop'
-	| 'stall'
-	// Downloads only.
-	| 'stall-body'
-	| 'endless-body'
-	| 'truncated'
-	| 'html-file'
-	| 'text-file'
-	| 'json-file'
-	| 'chunked';
-
-export interface Fault {
-	answer: AnswerClass;
-	acted: boolean;
-	namesTask: boolean;
-	/** Retry-After in seconds (429, 503). */
-	retryAfter?: number;
-}
+export type { AnswerClass, Fault, RequestKind } from './generators/faults';
 
 export type Operation = 'betav4' | 'alphav15pro' | 'taskWait' | 'taskDelete';
 
@@ -76,47 +42,6 @@ export interface Schedule {
 	pollSchedule: 'learned' | 'fixed';
 	rememberedTimesMs: number[];
 }
-
-const API_FAULTS: ReadonlyArray<readonly [number, AnswerClass]> = [
-	[3, 'odd-json'],
-	[3, 'echo-key'],
-	[3, '3xx'],
-	[2, '400'],
-	[2, '401'],
-	[2, '403'],
-	[3, '404'],
-	[3, '408'],
-	[4, '429'],
-	[5, '5xx'],
-	[3, 'gateway-html'],
-	[3, 'cut-200'],
-	[3, 'not-json-200'],
-	[4, 'drop'],
-	[3, 'stall'],
-	[2, 'endless-body'],
-];
-
-const DOWNLOAD_FAULTS: ReadonlyArray<readonly [number, AnswerClass]> = [
-	[2, '3xx'],
-	[2, '403'],
-	[3, '404'],
-	[2, '408'],
-	[3, '429'],
-	[4, '5xx'],
-	[2, 'gateway-html'],
-	[3, 'drop'],
-	[3, 'stall'],
-	[3, 'stall-body'],
-	[3, 'endless-body'],
-	[3, 'truncated'],
-	[3, 'html-file'],
-	[2, 'text-file'],
-	[2, 'json-file'],
-	[3, 'chunked'],
-];
-
-/** Answers after which the server cannot have done the work (it refused, or never read the request). */
-const REFUSALS: ReadonlySet<AnswerClass> = new Set(['400', '401', '403', '404', '429']);
 
 export function drawSchedule(seed: number): Schedule {
 	const random = new Random(seed);
@@ -170,54 +95,6 @@ export function drawSchedule(seed: number): Schedule {
 	if (!schedule.wait) schedule.download = false;
 	if (schedule.maxTries === 1) schedule.maxTries = undefined;
 	return schedule;
-}
-
-/** A stable mix of the schedule's seed and a request's identity: the seed of that request's fault. */
-function requestSeed(seed: number, kind: RequestKind, item: number, attempt: number): number {
-	let h = seed ^ 0x5bd1e995;
-	for (const part of [kind.length * 31 + kind.charCodeAt(0), item, attempt]) {
-		h = Math.imul(h ^ part, 0x27d4eb2d);
-		h ^= h >>> 15;
-	}
-	return h >>> 0;
-}
-
-/** The fault of attempt `attempt` (0-based, across tries) of a request of `kind` for `item`. */
-export function faultFor(schedule: Schedule, kind: RequestKind, item: number, attempt: number): Fault {
-	const random = new Random(requestSeed(schedule.seed, kind, item, attempt));
-	if (!random.chance(schedule.faultRate[kind])) return { answer: 'ok', acted: true, namesTask: false };
-	const answer = random.weighted(kind === 'download' ? DOWNLOAD_FAULTS : API_FAULTS);
-	const refusal = REFUSALS.has(answer);
-	// A server that refused did nothing, unless its answer names the task (then it did: the body says so); a
-	// success (odd, or echoing the key) always did.
-	const success = answer === 'odd-json' || answer === 'echo-key';
-	const namesTask = success || (kind === 'create' ? random.chance(0.4) : random.chance(0.3));
-	const acted = kind !== 'create' || success || namesTask || (!refusal && random.chance(0.6));
-	return {
-		answer,
-		acted,
-		namesTask,
-		retryAfter: answer === '429' || answer === '5xx' ? random.pick([0, 0.1, 0.5, 2]) : undefined,
-	};
-}
-
-/** What a task does on the server: how many status checks see it running, and how it ends. */
-export interface TaskPlan {
-	checksBeforeDone: number;
-	fails: boolean;
-	files: number;
-}
-
-export function taskPlan(schedule: Schedule, item: number, serial: number): TaskPlan {
-	const random = new Random(requestSeed(schedule.seed, 'status', item, 1000 + serial));
-	return {
-		checksBeforeDone: random.int(0, 3),
-		fails: schedule.failingTasks && random.chance(0.25),
-		files: random.weighted([
-			[3, 1],
-			[1, 2],
-		]),
-	};
 }
 
 /** The schedule in words, for a failing seed's report. */

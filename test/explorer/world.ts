@@ -9,7 +9,9 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 import { makePng } from '../simulator/png';
-import { faultFor, taskPlan, type Fault, type RequestKind, type Schedule, type TaskPlan } from './schedule';
+import { faultFor, type Fault, type RequestKind } from './generators/faults';
+import { taskPlan, type TaskPlan } from './generators/tasks';
+import type { Schedule } from './schedule';
 
 export interface WorldTask {
 	taskId: string;
