@@ -76,10 +76,10 @@ async function createTasks(
 			taskType: spec.taskType,
 			summary,
 			// One attempt; the body is built per attempt (a multipart body can be sent only once).
-			send: async (session): Promise<CreatedTask> => {
+			send: async (session, timeout): Promise<CreatedTask> => {
 				const data = await apiMultipartRequest.call(this, spec.path, await buildForm.call(this, request), {
 					itemIndex: request.itemIndex,
-					timeout: options.requestTimeoutMs,
+					timeout,
 					survivesCancel: true,
 					session,
 				});
