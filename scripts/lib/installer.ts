@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+	copyFileSync,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
@@ -290,10 +291,20 @@ function markReady(install: N8nInstall, hash: string, scope: string, started: nu
 	return install;
 }
 
-/** Builds and packs the package: what n8n installs is the tarball, not the source tree. */
+/**
+ * Builds and packs the package: what n8n installs is the tarball, not the source tree. `MEDIAGEN_PACKED` names a
+ * tarball packed once for several suites (`.ci/run` does so): each suite gets a copy in a folder of its own, which
+ * it removes when it ends.
+ */
 export function packPackage(): string {
-	run('npm', ['run', '-s', 'build']);
 	const destination = mkdtempSync(path.join(tmpdir(), 'mediagen-pack-'));
+	const packed = process.env.MEDIAGEN_PACKED;
+	if (packed && existsSync(packed)) {
+		const copy = path.join(destination, path.basename(packed));
+		copyFileSync(packed, copy);
+		return copy;
+	}
+	run('npm', ['run', '-s', 'build']);
 	run('npm', ['pack', '--pack-destination', destination, '--loglevel=error']);
 	const tarball = readdirSync(destination).find((file) => file.endsWith('.tgz'));
 	if (!tarball) throw new Error('npm pack produced no tarball');
