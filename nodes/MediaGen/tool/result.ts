@@ -176,12 +176,8 @@ export function toolResultItems(
 		} catch (error) {
 			// Writing the result failed (hostile data, a bug): the model still reads a failure, with the task's id.
 			const failure = itemFailure(this.getNode(), error, outcome.itemIndex, { step: 'writing its tool result' });
-			const json = 'items' in outcome ? outcome.items[0]?.json : outcome.json;
-			const result = failureResult(
-				{ itemIndex: outcome.itemIndex, error: failure, json: pick(json ?? {}, ['taskid', 'taskType']) },
-				operation,
-				args,
-			);
+			const json = ('items' in outcome ? outcome.items[0]?.json : outcome.json) ?? {};
+			const result = { ...pick(json, ['taskid', 'taskType']), status: 'failed', message: forModel(failure.message) };
 			items.push({ json: result, pairedItem: { item: outcome.itemIndex } });
 		}
 	}

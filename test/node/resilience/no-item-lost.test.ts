@@ -17,6 +17,7 @@ import * as download from '../../../nodes/MediaGen/transport/download';
 import * as prepare from '../../../nodes/MediaGen/request/prepare';
 import * as answers from '../../../nodes/MediaGen/waiting/answers';
 import * as resultFiles from '../../../nodes/MediaGen/output/resultFiles';
+import * as badInput from '../../../nodes/MediaGen/helpers/badInput';
 
 const { server, useApi, betav4 } = useHostileApi();
 
@@ -243,6 +244,29 @@ describe.each(STEPS)('an exception in step "$name" of item 1', (step) => {
 		expect(String(result.output[1].json.message)).not.toBe('');
 		if (step.hasTask) expect(result.output[1].json.taskid).toMatch(/^task-\d+$/);
 	});
+});
+
+it('as a tool, writing a failure’s result throws: the model still reads item 1’s failure with its task id', async () => {
+	useApi();
+	// Item 1's status check fails; writing what the model reads about it (badInput.problemsOf) throws as well.
+	const poll = breakStep(STEPS[2], THROWN[1][1]);
+	const writing = jest.spyOn(badInput, 'problemsOf').mockImplementation(() => {
+		throw new RangeError('Maximum call stack size exceeded');
+	});
+	try {
+		const result = await run(betav4(), 3, { asTool: true });
+		expect(result.error).toBeUndefined();
+		expect(result.output.map((item) => [paired(item), item.json.status])).toEqual([
+			[[0], 'completed'],
+			[[1], 'failed'],
+			[[2], 'completed'],
+		]);
+		expect(result.output[1].json.taskid).toBe('task-1');
+		expect(String(result.output[1].json.message)).toMatch(/^MediaGen failed while writing its tool result: RangeError/);
+	} finally {
+		poll.mockRestore();
+		writing.mockRestore();
+	}
 });
 
 it('an item whose creation threw is not created again by Retry On Fail: it may have created a task', async () => {
