@@ -24,6 +24,10 @@
  *   output, one that never finishes leaves pending by the IF bound, a normal one completes.
  * - retry execution: an execution fails on the same 404 (no Retry On Fail); "Retry execution" from the
  *   executions list, with the original and with the current workflow, finishes it without a new creation.
+ * - delete, retry on fail: Task → Delete of two items, one request at a time, with Retry On Fail; the second
+ *   item's delete is answered 502 twice, longer than its Max Wait of 1 s, so the first try fails after deleting
+ *   the first item's task; the next try finds that task gone (the simulator refuses "unknown task ids"), counts
+ *   it as already gone and deletes the other: the execution succeeds and both tasks are deleted.
  *
  * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
  */
@@ -190,6 +194,12 @@ function render(
 }
 
 const noOp = (name: string) => ({ name, type: 'n8n-nodes-base.noOp', parameters: {} });
+
+/** A beta v4 creation that does not wait: its items carry the task ids. */
+function createOnly(name: string): NodeSpec {
+	const node = render(name, {});
+	return { ...node, parameters: { ...node.parameters, waitForCompletion: false } };
+}
 
 /** How many rounds the durable example's IF node allows in this suite (100 in the example). */
 const DURABLE_ROUNDS = 3;
@@ -377,6 +387,23 @@ const CASES = {
 		[['Render', 0, 'Rendered']],
 	),
 	durableExample: durableExampleCase(),
+	deleteRetry: caseWorkflow(
+		'mgSemDeleteRetry',
+		'delete, retry on fail',
+		[
+			createOnly('Create'),
+			{
+				name: 'Delete Tasks',
+				type: NODE_TYPE,
+				parameters: { resource: 'task', operation: 'delete', options: { maxConcurrency: 1, maxWait: 1 } },
+				credentials: CREDENTIAL_REF,
+				retryOnFail: true,
+				maxTries: 3,
+				waitBetweenTries: 1000,
+			},
+		],
+		[['Create', 0, 'Delete Tasks']],
+	),
 };
 
 // --- helpers --------------------------------------------------------------------------------------------
@@ -893,6 +920,48 @@ async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promis
 
 // --- one version ----------------------------------------------------------------------------------------
 
+/**
+ * Task → Delete is safe to repeat: Retry On Fail after a 502 on the second delete does not fail on the task its
+ * first try deleted (docs/errors-and-n8n-settings.md, "Task → Delete: repeated safely").
+ */
+async function deleteRetry(target: Target): Promise<string> {
+	const tag = '(delete, retry on fail)';
+	const items = [1, 2].map((row) => ({ row, prompt: `a kite ${row} ${tag}` }));
+	const deletePath = '/v1/tlimages/deleteimagestask';
+	// The first delete goes through; the next two are answered 502: longer than Max Wait, the first try fails.
+	await injectFault(target.simulator.url, {
+		path: deletePath,
+		skip: 1,
+		times: 2,
+		action: { type: 'status', status: 502, body: json({ code: 9999, msg: 'Bad Gateway' }) },
+	});
+	const summary = await runCase(target, CASES.deleteRetry, items);
+	check(summary.status === 'success', `the execution succeeded after a retry (status ${summary.status})`);
+	const execution = await getExecution(target.install, target.session, summary.id);
+	const { idOf } = await creations(target, tag);
+	const [first, second] = items.map((item) => idOf(item.prompt));
+	const firstId = (entry: RecordedRequestSummary) => (entry.json as { taskids?: string[] } | undefined)?.taskids?.[0];
+	const deletes = (await simulatorRecord(target.simulator.url)).filter(
+		(entry) => entry.path === deletePath && [first, second].includes(String(firstId(entry))),
+	);
+	const ofFirst = deletes.filter((entry) => firstId(entry) === first);
+	check(ofFirst.length === 2, `the first item's task was sent twice, once per try (${ofFirst.length})`);
+	check(
+		deletes.filter((entry) => entry.status === 502).length === 2,
+		`two deletes were answered 502: ${json(deletes)}`,
+	);
+	const output = outputOf(execution, 'Delete Tasks').map((item) => item.json);
+	check(
+		json(output.map((item) => [item.status, item.deleted, item.alreadyGone])) ===
+			json([
+				['deleted', [], [first]],
+				['deleted', [second], []],
+			]),
+		`the first item's task counts as already gone, the second's as deleted: ${json(output)}`,
+	);
+	return `the first try deleted ${first}, then got 502 twice for ${second}; the second try found ${first} gone (alreadyGone) and deleted ${second}: success`;
+}
+
 async function runVersion(version: string, tarball: string, logDir: string): Promise<void> {
 	const { step, summary } = stepTimer();
 	const install = ensureN8n(version, SCOPE);
@@ -936,6 +1005,7 @@ async function runVersion(version: string, tarball: string, logDir: string): Pro
 		await prove(target, 'durable example loop', async () => await durableExample(target));
 		await prove(target, 'retry execution (original workflow)', async () => await retryExecutionCase(target, false));
 		await prove(target, 'retry execution (current workflow)', async () => await retryExecutionCase(target, true));
+		await prove(target, 'delete: retry on fail after a 502', async () => await deleteRetry(target));
 		step('checks');
 	} finally {
 		await stopProcess(server?.child, 20_000);

@@ -57,15 +57,21 @@ function parameters(schedule: Schedule, world: World): INodeParameters {
 				resource: 'task',
 				operation: 'delete',
 				taskType: 'image',
-				taskIds: '={{ $json.taskid }}',
-				options: { requestTimeout: schedule.requestTimeoutS },
+				taskIds: '={{ $json.ids }}',
+				combineItems: schedule.deletes!.combine,
+				options: {
+					requestTimeout: schedule.requestTimeoutS,
+					maxWait: schedule.maxWaitS,
+					maxConcurrency: schedule.maxConcurrency,
+				},
 			};
 	}
 }
 
 function inputItems(schedule: Schedule, world: World): INodeExecutionData[] {
+	if (schedule.deletes) return world.deleteTargets(schedule.deletes).map((ids) => ({ json: { ids } }));
 	return Array.from({ length: schedule.items }, (_, item) =>
-		schedule.operation === 'taskWait' || schedule.operation === 'taskDelete'
+		schedule.operation === 'taskWait'
 			? { json: { taskid: world.preexisting(item, 'image') } }
 			: { json: { idea: `idea ${item}` } },
 	);
@@ -113,6 +119,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	const unsubscribe = onLoggedLine((line) => {
 		if (line.includes(`"${nodeName}"`) || line.includes(`T${seed}-`) || line.includes(apiKey)) logLines.push(line);
 	});
+	const items = inputItems(schedule, world);
 	const startedAt = Date.now();
 	const lostBefore = lostMs;
 	let result: RunResult | undefined;
@@ -121,7 +128,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	try {
 		result = await runNode({
 			parameters: parameters(schedule, world),
-			items: inputItems(schedule, world),
+			items,
 			credentials: { apiKey, baseUrl: world.apiUrl },
 			onError: schedule.onError,
 			retryOnFail: schedule.maxTries ? { maxTries: schedule.maxTries, waitBetweenTries: 0 } : undefined,
@@ -160,6 +167,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		stoppedAt,
 		openSockets: world.openSockets(),
 		lagMs: lostMs - lostBefore,
+		deleteIds: schedule.deletes ? items.map((item) => item.json.ids as string[]) : undefined,
 	};
 	let violations: string[];
 	try {

@@ -9,14 +9,19 @@
  *   4. no connection to either host stays open after the run;
  *   5. every stored file is byte-identical to a complete body the host served and is what its type says; a
  *      completed item carries a file for each URL;
- *   6. output items pair with input items, none lost or duplicated (when the run ended without stopping);
- *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line.
+ *   6. output items pair with input items, none duplicated (when the run ended without stopping);
+ *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line;
+ *  11. no item is lost (checks/items.ts);
+ *  12–13. Task → Delete: what is reported deleted is gone, and a failure is never reported as deleted
+ *      (checks/deletes.ts).
  */
 import { createHash } from 'node:crypto';
-import type { IBinaryData, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
+import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 
 import { readBinary, type RunResult } from '../harness';
 import { allText } from '../support';
+import { checkDeletes } from './checks/deletes';
+import { checkItemsOut, pairedItems } from './checks/items';
 import type { Schedule } from './schedule';
 import type { World, WorldTask } from './world';
 
@@ -33,6 +38,8 @@ export interface Observation {
 	openSockets: { api: number; files: number };
 	/** Time the process lost to a blocked event loop during the run: added to every time bound's slack. */
 	lagMs: number;
+	/** Task → Delete: the ids each input item gave. */
+	deleteIds?: string[][];
 }
 
 /** Lateness a request or a run may have beyond its bound: event-loop lag on a busy 2-core machine. */
@@ -45,12 +52,6 @@ function sniff(bytes: Buffer): string | undefined {
 	if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
 	if (bytes.subarray(4, 8).toString('latin1') === 'ftyp') return 'video/mp4';
 	return undefined;
-}
-
-function pairedItems(item: INodeExecutionData): number[] {
-	const paired = item.pairedItem;
-	const list = Array.isArray(paired) ? paired : paired === undefined ? [] : [paired];
-	return list.map((entry) => (typeof entry === 'number' ? entry : (entry as IPairedItemData).item));
 }
 
 /** n8n's pause between two tries of Retry On Fail: it takes a Wait Between Tries of 0 as 1000 ms. */
@@ -67,11 +68,24 @@ function retryPausesMs(schedule: Schedule): number {
  */
 export function runBoundMs(schedule: Schedule): number {
 	const timeout = schedule.requestTimeoutS * 1000;
-	const queue =
-		schedule.operation === 'taskDelete'
-			? schedule.items * timeout
-			: Math.ceil(schedule.items / schedule.maxConcurrency) * (timeout + CREATION_PAUSE_MS);
+	if (schedule.deletes) return deleteBoundMs(schedule, schedule.deletes);
+	const queue = Math.ceil(schedule.items / schedule.maxConcurrency) * (timeout + CREATION_PAUSE_MS);
 	const perTry = schedule.maxWaitS * 1000 + 3 * timeout + queue + SLACK_MS;
+	return perTry * (schedule.maxTries ?? 1) + retryPausesMs(schedule);
+}
+
+/**
+ * Task → Delete's bound: its requests of up to 100 ids queue behind Max Concurrent Requests, and each is repeated
+ * for at most Max Wait, then lasts at most Request Timeout; a chunk that meets ids the API does not know goes again
+ * (the rest, or halves: at most 8 rounds for 100 ids).
+ */
+function deleteBoundMs(schedule: Schedule, plan: NonNullable<Schedule['deletes']>): number {
+	const ids = plan.idsPerItem.reduce((sum, count) => sum + count, 0);
+	const requests = plan.combine
+		? Math.ceil(ids / 100)
+		: plan.idsPerItem.reduce((sum, count) => sum + Math.ceil(count / 100), 0);
+	const rounds = Math.ceil(requests / schedule.maxConcurrency) + 8;
+	const perTry = rounds * (schedule.maxWaitS * 1000 + schedule.requestTimeoutS * 1000 + CREATION_PAUSE_MS) + SLACK_MS;
 	return perTry * (schedule.maxTries ?? 1) + retryPausesMs(schedule);
 }
 
@@ -175,6 +189,11 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		const where = observation.logLines.some((line) => line.includes(apiKey)) ? 'a log line' : 'the output or an error';
 		fail(7, `the key appears in ${where}`);
 	}
+
+	// 11–13.
+	for (const text of checkItemsOut(observation)) fail(11, text);
+	if (observation.deleteIds)
+		for (const [invariant, text] of checkDeletes(observation, observation.deleteIds)) fail(invariant, text);
 	return violations;
 }
 
@@ -235,7 +254,8 @@ function checkPairing(
 	const results = new Set<string>();
 	for (const entry of [...output, ...errorOutput]) {
 		const paired = pairedItems(entry);
-		if (paired.length !== 1)
+		// Task → Delete's Combine All Items outputs one item paired with all of its items.
+		if (paired.length !== 1 && !schedule.deletes?.combine)
 			fail(`an output item pairs with ${paired.length} input items: ${JSON.stringify(entry.pairedItem)}`);
 		for (const index of paired) {
 			if (!(index >= 0 && index < schedule.items))
@@ -250,7 +270,7 @@ function checkPairing(
 	}
 	for (let index = 0; index < schedule.items; index++) {
 		const count = counts.get(index) ?? 0;
-		if (!count) fail(`input item ${index} has no output item`);
-		else if (count > 1 && !schedule.split) fail(`input item ${index} has ${count} output items`);
+		// An item that did not come out is invariant 11's.
+		if (count > 1 && !schedule.split) fail(`input item ${index} has ${count} output items`);
 	}
 }

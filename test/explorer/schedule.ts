@@ -6,6 +6,7 @@
  * the same schedule however the requests interleave, and a new generator leaves every other draw as it was. A
  * generator is a module with its part's type, its draw and its words for a failing schedule's report.
  */
+import { deletePlan, describeDeletes, type DeletePlan } from './generators/deletes';
 import type { RequestKind } from './generators/faults';
 import { Random } from './random';
 
@@ -41,6 +42,8 @@ export interface Schedule {
 	/** Poll Schedule; with "learned", render times the workflow remembers from earlier runs (ms), if any. */
 	pollSchedule: 'learned' | 'fixed';
 	rememberedTimesMs: number[];
+	/** Task → Delete: what the items list and how the API answers (generators/deletes.ts). */
+	deletes?: DeletePlan;
 }
 
 export function drawSchedule(seed: number): Schedule {
@@ -91,6 +94,8 @@ export function drawSchedule(seed: number): Schedule {
 	if (random.chance(0.3)) schedule.pollSchedule = 'fixed';
 	else if (random.chance(0.4))
 		schedule.rememberedTimesMs = Array.from({ length: random.int(1, 20) }, () => random.int(10, 3000));
+	// From generator "deletes"' own stream: no other draw moves.
+	if (operation === 'taskDelete') schedule.deletes = deletePlan(seed, items);
 	// The tool reads JSON: downloads are off unless switched on, and it waits (As a tool the node waits by default).
 	if (!schedule.wait) schedule.download = false;
 	if (schedule.maxTries === 1) schedule.maxTries = undefined;
@@ -110,5 +115,6 @@ export function describeSchedule(schedule: Schedule): string {
 		`Poll Schedule ${schedule.pollSchedule}${schedule.rememberedTimesMs.length ? `, remembering ${schedule.rememberedTimesMs.length} render times (${Math.min(...schedule.rememberedTimesMs)}–${Math.max(...schedule.rememberedTimesMs)} ms)` : ''}`,
 		`tasks that fail on the server: ${schedule.failingTasks ? 'some' : 'none'}; Stop: ${schedule.stopAtMs === undefined ? 'none' : `at ${schedule.stopAtMs} ms`}; GC at: ${schedule.gcAtMs.join(', ') || 'never'}`,
 		`fault rates: ${rates}`,
+		...(schedule.deletes ? [describeDeletes(schedule.deletes)] : []),
 	].join('\n');
 }

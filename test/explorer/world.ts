@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 import { makePng } from '../simulator/png';
+import { deleteAnswer, goneBefore, requestKey, type DeletePlan } from './generators/deletes';
 import { faultFor, type Fault, type RequestKind } from './generators/faults';
 import { taskPlan, type TaskPlan } from './generators/tasks';
 import type { Schedule } from './schedule';
@@ -28,6 +29,10 @@ export interface WorldTask {
 	reportedFailed: boolean;
 	/** How the creation was answered. */
 	answer: Fault['answer'];
+	/** Gone from the server: deleted before the run, or by a delete request of the run (`deletedInRun`). */
+	deleted?: boolean;
+	/** The world's delete handler deleted it, during the run. */
+	deletedInRun?: boolean;
 }
 
 export interface WorldRequest {
@@ -165,6 +170,30 @@ export class World {
 		return this.addTask(item, taskType, true, 'ok').taskId;
 	}
 
+	/** The ids each item gives Task → Delete: image tasks, some gone before the run (generators/deletes.ts). */
+	deleteTargets(plan: DeletePlan): string[][] {
+		return plan.idsPerItem.map((count, item) =>
+			Array.from({ length: count }, (_, index) => {
+				const gone = goneBefore(this.schedule, plan, item, index);
+				if (gone === 'never') return `N${this.schedule.seed}-${item}-${index}x`;
+				const task = this.addTask(item, 'image', true, 'ok');
+				task.deleted = gone === 'deleted';
+				return task.taskId;
+			}),
+		);
+	}
+
+	/** Whether a delete request of the run deleted this id. */
+	deletedInRun(taskId: string): boolean {
+		return this.tasks.get(taskId)?.deletedInRun === true;
+	}
+
+	/** Whether the server holds no task of this id at the end (deleted, or never one). */
+	gone(taskId: string): boolean {
+		const task = this.tasks.get(taskId);
+		return !task || task.deleted === true;
+	}
+
 	private addTask(item: number, taskType: 'image' | 'video', preexisting: boolean, answer: Fault['answer']): WorldTask {
 		const serial = this.serial++;
 		const task: WorldTask = {
@@ -236,10 +265,12 @@ export class World {
 		}
 		if (path === '/v1/tlimages/deleteimagestask' || path === '/v1/tlvideo/deletevideotask') {
 			const ids = Array.isArray(json.taskids) ? json.taskids.map(String) : [];
-			const item = this.tasks.get(ids[0])?.item ?? -1;
-			const fault = faultFor(this.schedule, 'delete', item, this.nextAttempt('delete', item));
-			record('delete', fault, item);
-			return this.answerPlain(response, fault, undefined, { status: 'success' });
+			// Drawn per request by its first id and that id's attempt, not by arrival order (generators/deletes.ts).
+			const key = requestKey(this.schedule, ids[0] ?? '');
+			const attempt = this.nextAttempt('delete', key);
+			const fault = faultFor(this.schedule, 'delete', key, attempt);
+			record('delete', fault, this.tasks.get(ids[0])?.item ?? -1);
+			return this.answerDelete(response, ids, fault, attempt);
 		}
 		record('other', ok);
 		return this.json(response, 404, { code: 9999, msg: 'no such endpoint' });
@@ -310,6 +341,34 @@ export class World {
 		}
 		if (fault.answer === 'echo-key') data.message = `checked with key ${this.apiKey}`;
 		return this.json(response, 200, { code: 1000, msg: fault.answer === 'echo-key' ? this.apiKey : 'ok', data });
+	}
+
+	/**
+	 * A delete: the server deletes the ids it holds, unless it refuses ids it does not know or its text reports a
+	 * failure (generators/deletes.ts); a server whose answer then fails may have deleted them first.
+	 */
+	private answerDelete(response: http.ServerResponse, ids: string[], fault: Fault, attempt: number): void {
+		const plan = this.schedule.deletes!;
+		const answer = deleteAnswer(this.schedule, ids[0] ?? '', attempt, fault.answer, ids.length);
+		const unknown = ids.filter((id) => this.gone(id));
+		const refuses = unknown.length > 0 && plan.unknownIds !== 'ignore';
+		const act = () => {
+			if (refuses || answer.fails) return;
+			for (const id of ids) {
+				const task = this.tasks.get(id);
+				if (task && !task.deleted) Object.assign(task, { deleted: true, deletedInRun: true });
+			}
+		};
+		if (!['ok', 'odd-json', 'echo-key'].includes(fault.answer)) {
+			if (answer.acted) act();
+			return this.answerPlain(response, fault, undefined);
+		}
+		if (refuses) {
+			const msg = plan.unknownIds === 'refuse-listing' ? `unknown task ids: ${unknown.join(', ')}` : 'task not found';
+			return this.json(response, 200, { code: 9999, msg });
+		}
+		act();
+		return this.answerPlain(response, fault, undefined, { status: answer.text });
 	}
 
 	/** Every answer class that is neither a success nor a cut-off success, for any request of the API. */

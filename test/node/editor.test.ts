@@ -156,6 +156,22 @@ describe('Defaults', () => {
 		).toHaveLength(1);
 	});
 
+	it.each(['image', 'video', 'fromInput'])(
+		'Task → Delete with Task Type %s: Max Concurrent Requests, Max Wait (how long a request is repeated) and Request Timeout',
+		(taskType) => {
+			const entries = collectionEntries({ resource: 'task', operation: 'delete', taskType }, 'options');
+			const defaults = Object.fromEntries(entries.map((entry) => [entry.name, entry.default]));
+			expect(defaults).toEqual({
+				maxConcurrency: 256,
+				maxWait: 300,
+				requestTimeout: taskType === 'image' ? 120 : 300,
+			});
+			expect(entries.find((entry) => entry.name === 'maxWait')?.description).toMatch(
+				/repeated while the API rate-limits/,
+			);
+		},
+	);
+
 	it('Task operations take a creation’s output items as they are', () => {
 		for (const operation of ['get', 'wait']) {
 			const values = parameterValues({ resource: 'task', operation });

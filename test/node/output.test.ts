@@ -251,7 +251,14 @@ describe('Durable waiting loop: create without waiting → (Wait node) → Task 
 		const ids = created.output.map((item) => item.json.taskid);
 		expect(output).toEqual([
 			{
-				json: { status: 'deleted', message: 'deleted 2 task(s) successfully', taskids: ids, taskType: 'image' },
+				json: {
+					status: 'deleted',
+					message: 'deleted 2 task(s) successfully',
+					taskids: ids,
+					taskType: 'image',
+					deleted: ids,
+					alreadyGone: [],
+				},
 				pairedItem: [{ item: 0 }, { item: 1 }],
 			},
 		]);

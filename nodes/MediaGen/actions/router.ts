@@ -8,9 +8,11 @@ import {
 } from 'n8n-workflow';
 
 import * as image from './image';
+import { itemFailure } from '../helpers/itemFailure';
 import { buildErrorItem, type FailedTaskJson } from '../output/errorItem';
 import type { ItemOutcome } from '../output/taskOutput';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
+import { runContained } from './outcomes';
 import * as task from './task';
 import { failuresContinue, isToolCall } from '../helpers/toolCall';
 import { toolResultItems } from '../tool/result';
@@ -33,7 +35,8 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
  * - with Continue On Fail an item's error becomes an error item that keeps its task id, on the output the On
  *   Error mode routes it to (output/errorItem.ts); otherwise the first failure stops the node (the waiting
  *   engine ends the run as soon as it is known), and the message still names every task this run created;
- * - after Stop the node ends with n8n's cancellation error, whose message lists the tasks this run created.
+ * - after Stop the node ends with n8n's cancellation error, whose message lists the tasks this run created;
+ * - no item is lost: whatever the run does, every item read comes out (outcomes.ts).
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -75,17 +78,28 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		try {
 			read.push(await module.read.call(this, itemIndex, items[itemIndex]));
 		} catch (error) {
-			outcomes.push({ itemIndex, error });
+			outcomes.push({ itemIndex, error: itemFailure(this.getNode(), error, itemIndex, { step: 'reading the item' }) });
 		}
 	}
+	let unreported = new Set<unknown>();
 	if (!outcomes.length || continueOnFail) {
+		// Every item read comes out of the run, whatever happens in it (outcomes.ts).
+		const knownTasks = (itemIndex: number) => (creates ? tasksOfItem(TaskMemory.createdTasks(this), itemIndex) : []);
+		const run = await runContained.call(this, module, read, { creates, knownTasks });
 		// No argument spread: a run may hold more outcomes than a call can take arguments.
-		for (const outcome of await module.run.call(this, read)) outcomes.push(outcome);
+		for (const outcome of run.outcomes) outcomes.push(outcome);
+		unreported = run.unreported;
 	}
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
 	const created = creates ? createdTasks(outcomes) : [];
 	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
 	if (tool) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
+	if (!continueOnFail) {
+		// The first failure stops the node; an item the run did not report only when nothing else failed.
+		const failures = outcomes.filter((outcome) => 'error' in outcome);
+		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
+		if (stopping) throw withCreatedTasks(stopping.error, created);
+	}
 
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 	const output: INodeExecutionData[] = [];
@@ -96,7 +110,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 			continue;
 		}
-		if (!continueOnFail) throw withCreatedTasks(outcome.error, created);
 		const json: FailedTaskJson = {
 			taskid: null,
 			taskType: resource === 'task' ? null : resource,
@@ -118,6 +131,12 @@ function settled(this: IExecuteFunctions, output: INodeExecutionData[]): INodeEx
 /** Both lists, each entry once, in the first list's order then the second's. */
 function union(first: string[], second: string[]): string[] {
 	return [...new Set([...first, ...second])];
+}
+
+/** The ids of an item's entries of a "<taskid> (item <n>)" list. */
+function tasksOfItem(created: string[], itemIndex: number): string[] {
+	const suffix = ` (item ${itemIndex})`;
+	return created.filter((entry) => entry.endsWith(suffix)).map((entry) => entry.slice(0, -suffix.length));
 }
 
 /** "<taskid> (item <n>)" for every task the outcomes name, in input order. */

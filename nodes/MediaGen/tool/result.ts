@@ -19,6 +19,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError }
 
 import type { ItemOutcome } from '../output/taskOutput';
 import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
+import { itemFailure } from '../helpers/itemFailure';
 import { isMcpCall } from '../helpers/toolCall';
 import { toolArguments, type ToolArguments } from './arguments';
 
@@ -166,20 +167,30 @@ export function toolResultItems(
 	const args = toolArguments(this.getNode());
 	const items: INodeExecutionData[] = [];
 	for (const outcome of outcomes) {
-		if ('items' in outcome) {
-			for (const item of outcome.items) {
-				// Binary data stays with the item (Download Results switched on by the user); the model never sees it.
-				items.push({
-					json: taskResult(item.json, operation),
-					...(item.binary ? { binary: item.binary } : {}),
-					pairedItem: item.pairedItem ?? { item: outcome.itemIndex },
-				});
-			}
-		} else {
-			items.push({ json: failureResult(outcome, operation, args), pairedItem: { item: outcome.itemIndex } });
+		try {
+			for (const item of resultItems(outcome, operation, args)) items.push(item);
+		} catch (error) {
+			// Writing the result failed (hostile data, a bug): the model still reads a failure, with the task's id.
+			const failure = itemFailure(this.getNode(), error, outcome.itemIndex, { step: 'writing its tool result' });
+			const json = ('items' in outcome ? outcome.items[0]?.json : outcome.json) ?? {};
+			const result = { ...pick(json, ['taskid', 'taskType']), status: 'failed', message: forModel(failure.message) };
+			items.push({ json: result, pairedItem: { item: outcome.itemIndex } });
 		}
 	}
 	return items;
+}
+
+/** The items the model reads for one outcome. */
+function resultItems(outcome: ItemOutcome, operation: ToolOperation, args: ToolArguments): INodeExecutionData[] {
+	if (!('items' in outcome)) {
+		return [{ json: failureResult(outcome, operation, args), pairedItem: { item: outcome.itemIndex } }];
+	}
+	// Binary data stays with the item (Download Results switched on by the user); the model never sees it.
+	return outcome.items.map((item) => ({
+		json: taskResult(item.json, operation),
+		...(item.binary ? { binary: item.binary } : {}),
+		pairedItem: item.pairedItem ?? { item: outcome.itemIndex },
+	}));
 }
 
 /** A failure outside any item (e.g. a setting the node cannot use), as the one result the model reads. */

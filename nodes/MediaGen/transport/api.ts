@@ -200,7 +200,7 @@ function taskAdvice(taskId: string | undefined, path: string, creation: boolean,
 }
 
 /** Whether a refusal says that the task does not exist (the API documents no code for it: its message tells). */
-function saysNotFound(message: string | undefined): boolean {
+export function saysNotFound(message: string | undefined): boolean {
 	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }
 
@@ -393,6 +393,7 @@ async function send(
 		apiCode: envelope.code,
 		// About a task (a status check, a delete): a refusal other than "not found" is the API's word on the task.
 		taskRefused: !creation && !notFound,
+		notFound: !creation && notFound,
 		taskId,
 	});
 }

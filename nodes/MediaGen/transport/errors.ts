@@ -46,6 +46,16 @@ export function taskRefused(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[TASK_REFUSED] === true;
 }
 
+/**
+ * Marks a refusal whose message says that the API does not know the task (its wording: saysNotFound in api.ts).
+ * Task → Delete counts such an id as gone.
+ */
+const NOT_FOUND = 'mediaGenNotFound';
+
+export function saidNotFound(error: unknown): boolean {
+	return error instanceof NodeApiError && error.context[NOT_FOUND] === true;
+}
+
 export function isRateLimited(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[RATE_LIMITED] === true;
 }
@@ -83,6 +93,8 @@ export function apiError(
 		uncertain?: boolean;
 		/** A status check refused for a reason about the task: the task failed. */
 		taskRefused?: boolean;
+		/** A refusal that says the API does not know the task. */
+		notFound?: boolean;
 		retryAfterMs?: number;
 		/** A task the answer names (a creation answer that failed): kept in the message and in `context.taskId`. */
 		taskId?: string;
@@ -101,6 +113,7 @@ export function apiError(
 	if (details.nothingSent) error.context[NOTHING_SENT] = true;
 	if (details.uncertain && !taskId) error.context[UNCERTAIN] = true;
 	if (details.taskRefused) error.context[TASK_REFUSED] = true;
+	if (details.notFound) error.context[NOT_FOUND] = true;
 	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
 	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;

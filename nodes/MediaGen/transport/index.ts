@@ -8,7 +8,7 @@
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
  * - multipart.ts: streamed multipart bodies.
  */
-export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';
+export { apiJsonRequest, apiMultipartRequest, ApiSession, saysNotFound, type ApiRequestContext } from './api';
 export {
 	clampRequestTimeout,
 	DEFAULT_REQUEST_TIMEOUT_MS,
@@ -30,6 +30,7 @@ export {
 	isRetryableError,
 	mayHaveCreatedTask,
 	retryAfterMs,
+	saidNotFound,
 	taskRefused,
 } from './errors';
 export { clip } from './redaction';

@@ -24,6 +24,14 @@ export function creationRetryWindow(options: WaitingOptions): number {
 	return Math.min(CREATE_RETRY_WINDOW_MS, options.maxWaitMs);
 }
 
+/**
+ * Whether a request first tried at `firstAttemptAt` may go out again at `at`: within `window` of its first attempt,
+ * and before a tool call must answer.
+ */
+export function mayRepeatAt(options: WaitingOptions, firstAttemptAt: number, at: number, window: number): boolean {
+	return at - firstAttemptAt <= window && at < (options.answerBy ?? Infinity);
+}
+
 /** The pause before the next poll of a task whose last `failures` polls failed. */
 export function pollRetryDelay(options: WaitingOptions, failures: number, retryAfter: number | undefined): number {
 	const interval = options.pollIntervalMs;

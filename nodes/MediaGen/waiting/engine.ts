@@ -14,12 +14,16 @@
  *   Retry-After; when the bound is already 1, everything waits it.
  * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
  *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
+ *   Requests that are safe to repeat (Task → Delete's) go in the creations' lane too (lane.ts).
+ * - No item is lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error
+ *   that names the task (helpers/itemFailure.ts), wherever it is raised.
  * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (alarm.ts).
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { INFO_PATH, infoRequestBody, type TaskType } from '../models/endpoints';
-import type { ItemOutcome, RequestSummary } from '../output/taskOutput';
+import { itemFailure, type FailureStep } from '../helpers/itemFailure';
+import { INFO_PATH, infoRequestBody } from '../models/endpoints';
+import type { ItemOutcome } from '../output/taskOutput';
 import {
 	apiJsonRequest,
 	ApiSession,
@@ -45,29 +49,24 @@ import {
 	type CreatedTask,
 } from './answers';
 import { Alarm } from './alarm';
-import { creationRetryDelay, creationRetryWindow, MAX_POLL_BACKOFF_MS, pollRetryDelay } from './backoff';
+import { creationRetryDelay, creationRetryWindow, mayRepeatAt, MAX_POLL_BACKOFF_MS, pollRetryDelay } from './backoff';
 import { AdaptiveBound } from './bound';
-import { MinHeap } from './heap';
+import { LaneQueue, type CreationJob, type LaneJob, type RequestJob } from './lane';
 import { PaidTasks, type LedgerMemory } from './ledger';
 import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
 import { rememberedTimes, rememberTimes, RenderTimes } from './renderTimes';
 import { ResultLane } from './results';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
+export type { CreationJob, RequestJob } from './lane';
+
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
 const MAX_POLLS_PER_TASK = 2;
 
-/** One item to create: `send` makes one attempt; the engine decides about repeating it. */
-export interface CreationJob {
-	itemIndex: number;
-	taskType: TaskType;
-	summary: RequestSummary;
-	/** One attempt, through the run's session, with the attempt's timeout. */
-	send: (session: ApiSession, timeoutMs: number) => Promise<CreatedTask>;
-}
-
 export interface EngineInput {
 	creations: CreationJob[];
+	/** Requests that are safe to repeat (Task → Delete), in the creations' lane. */
+	requests?: RequestJob[];
 	/** Tasks that already exist (Task → Wait). */
 	existing: CreatedTask[];
 	options: WaitingOptions;
@@ -77,13 +76,6 @@ export interface EngineInput {
 	checkOnly?: boolean;
 	/** Told about every task that may be paid for, so that Retry On Fail resumes it, or creates anew (ledger.ts). */
 	memory?: LedgerMemory;
-}
-
-interface PendingCreation {
-	job: CreationJob;
-	attempts: number;
-	firstAttemptAt: number;
-	notBefore: number;
 }
 
 class Engine {
@@ -96,11 +88,8 @@ class Engine {
 
 	private readonly outcomes: ItemOutcome[] = [];
 
-	private readonly newCreations: PendingCreation[];
-
-	private nextCreation = 0;
-
-	private readonly retryCreations = new MinHeap<PendingCreation>((entry) => entry.notBefore);
+	/** Creations, and Task → Delete's requests. */
+	private readonly creations = new LaneQueue();
 
 	/** Where each task's next poll goes, and the tasks still waited on. */
 	private readonly schedule: PollSchedule;
@@ -148,7 +137,7 @@ class Engine {
 				: undefined;
 		this.schedule = new PollSchedule(input.options, this.renderTimes);
 		const now = Date.now();
-		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
+		for (const job of [...input.creations, ...(input.requests ?? [])]) this.creations.add(job, now);
 		// Existing tasks may be done already: their first poll is due at once.
 		for (const task of input.existing) {
 			if (input.options.wait) this.schedule.add(task, now, now, waitEndsAt(input.options, now), false);
@@ -185,24 +174,7 @@ class Engine {
 	private idle(): boolean {
 		if (this.apiInFlight || this.results.inFlight) return false;
 		if (this.cancelled || this.stopped) return true;
-		return (
-			this.nextCreation >= this.newCreations.length &&
-			!this.retryCreations.size &&
-			!this.schedule.active.size &&
-			!this.results.queued
-		);
-	}
-
-	private readyCreation(now: number): PendingCreation | undefined {
-		if (this.stopped) return undefined;
-		const retry = this.retryCreations.peek();
-		if (retry && retry.notBefore <= now) return retry;
-		return this.nextCreation < this.newCreations.length ? this.newCreations[this.nextCreation] : undefined;
-	}
-
-	private takeCreation(entry: PendingCreation): void {
-		if (this.retryCreations.peek() === entry) this.retryCreations.pop();
-		else this.nextCreation++;
+		return this.creations.empty && !this.schedule.active.size && !this.results.queued;
 	}
 
 	/** Starts every job that may start now. */
@@ -212,7 +184,7 @@ class Engine {
 		if (!this.stopped) this.results.dispatch(now);
 		const holding = now < this.bound.holdUntil;
 		while (this.apiInFlight < this.bound.slots) {
-			const creation = holding ? undefined : this.readyCreation(now);
+			const creation = holding || this.stopped ? undefined : this.creations.ready(now);
 			const ticket = this.stopped ? undefined : this.schedule.next();
 			const poll = ticket && ticket.dueAt <= now ? ticket : undefined;
 			if (poll && holding && poll.dueAt < poll.entry.deadline) {
@@ -224,8 +196,8 @@ class Engine {
 			if (!creation && !poll) break;
 			// Both lanes have work: the one with fewer requests in flight goes next, so each gets half the bound.
 			if (creation && (!poll || this.inFlight.create <= this.inFlight.poll)) {
-				this.takeCreation(creation);
-				void this.create(creation);
+				this.creations.take(creation);
+				this.start(creation);
 			} else {
 				this.schedule.take();
 				this.startPoll(poll!, now);
@@ -243,7 +215,7 @@ class Engine {
 		const apiFull = this.apiInFlight >= this.bound.slots;
 		if (!apiFull) {
 			consider(this.schedule.next()?.dueAt);
-			consider(this.retryCreations.peek()?.notBefore);
+			consider(this.creations.nextRepeatAt);
 		}
 		if (this.bound.holdUntil > Date.now()) consider(this.bound.holdUntil);
 		consider(this.results.nextDueAt());
@@ -264,15 +236,32 @@ class Engine {
 		this.alarm.wake();
 	}
 
-	// --- creations ------------------------------------------------------------------------------------
+	// --- creations and requests -------------------------------------------------------------------------
 
-	private async create(entry: PendingCreation): Promise<void> {
+	/** Starts a job of the creations' lane; an exception that escapes its handling still ends its item. */
+	private start(entry: LaneJob): void {
 		this.inFlight.create++;
 		const startedAt = Date.now();
 		if (!entry.attempts) entry.firstAttemptAt = startedAt;
 		entry.attempts++;
+		const { job } = entry;
+		const attempt =
+			'summary' in job
+				? this.create(entry, job, startedAt).catch((error: unknown) =>
+						this.lost(job.itemIndex, error, { step: 'creating its task', mayHaveCreated: true, job }),
+					)
+				: this.request(entry, job, startedAt).catch((error: unknown) =>
+						job.failed(itemFailure(this.context.getNode(), error, job.itemIndex, { step: 'sending its request' })),
+					);
+		void attempt.finally(() => {
+			this.inFlight.create--;
+			this.wake();
+		});
+	}
+
+	private async create(entry: LaneJob, job: CreationJob, startedAt: number): Promise<void> {
 		try {
-			const task = await entry.job.send(this.session, requestTimeoutAt(this.options, startedAt));
+			const task = await job.send(this.session, requestTimeoutAt(this.options, startedAt));
 			this.bound.onSuccess();
 			this.ledger.created(task);
 			if (this.options.wait && !this.stopped) {
@@ -288,29 +277,58 @@ class Engine {
 			} else {
 				this.outcomes.push(createdOutcome(task));
 			}
-		} catch (error) {
+		} catch (raw) {
+			// Anything but the transport's own errors (hostile data, a bug) may follow a request that reached the server.
+			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, {
+				step: 'creating its task',
+				mayHaveCreated: true,
+			});
 			const now = Date.now();
 			const retryAfter = retryAfterMs(error);
 			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
 			const delay = creationRetryDelay(entry.attempts, retryAfter);
+			const window = creationRetryWindow(this.options);
 			if (
 				createdNothing(error) &&
 				!this.cancelled &&
 				!this.stopped &&
-				now + delay - entry.firstAttemptAt <= creationRetryWindow(this.options) &&
-				now + delay < (this.options.answerBy ?? Infinity)
+				mayRepeatAt(this.options, entry.firstAttemptAt, now + delay, window)
 			) {
-				entry.notBefore = now + delay;
-				this.retryCreations.push(entry);
+				this.creations.repeat(entry, now + delay);
 			} else {
-				const json = failedCreationJson(entry.job, error);
-				if (typeof json.taskid === 'string') this.ledger.named(entry.job, json.taskid);
-				else if (mayHaveCreatedTask(error)) this.ledger.uncertain(entry.job, error);
-				this.fail({ itemIndex: entry.job.itemIndex, error, json });
+				const json = failedCreationJson(job, error);
+				if (typeof json.taskid === 'string') this.ledger.named(job, json.taskid);
+				else if (mayHaveCreatedTask(error) || error !== raw) this.ledger.uncertain(job, error);
+				this.fail({ itemIndex: job.itemIndex, error, json });
 			}
-		} finally {
-			this.inFlight.create--;
-			this.wake();
+		}
+	}
+
+	/** One attempt of a request that is safe to repeat; a failure that may pass is repeated within Max Wait. */
+	private async request(entry: LaneJob, job: RequestJob, startedAt: number): Promise<void> {
+		try {
+			const more = await job.send(this.session, requestTimeoutAt(this.options, startedAt));
+			this.bound.onSuccess();
+			for (const next of more) this.creations.add(next, Date.now());
+		} catch (raw) {
+			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, { step: 'sending its request' });
+			const retryAfter = retryAfterMs(error);
+			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
+			const now = Date.now();
+			const delay = creationRetryDelay(entry.attempts, retryAfter);
+			const passing = isRetryableError(error);
+			if (
+				passing &&
+				!this.cancelled &&
+				!this.stopped &&
+				mayRepeatAt(this.options, entry.firstAttemptAt, now + delay, this.options.maxWaitMs)
+			) {
+				this.creations.repeat(entry, now + delay);
+			} else if (!this.cancelled && !(this.stopped && passing)) {
+				// After a stop a request that could have passed did not fail on its own: it is left undone.
+				job.failed(error);
+				this.halt();
+			}
 		}
 	}
 
@@ -337,20 +355,26 @@ class Engine {
 		const { task } = entry;
 		const startedAt = Date.now();
 		try {
-			const info =
-				(await apiJsonRequest.call(
-					this.context,
-					INFO_PATH[task.taskType],
-					infoRequestBody(task.taskType, task.taskId, task.moreTaskInfo),
-					{
-						itemIndex: task.itemIndex,
-						taskId: task.taskId,
-						timeout: requestTimeoutAt(this.options, startedAt),
-						signal: entry.done.signal,
-						notFoundHint: task.notFoundHint,
-						session: this.session,
-					},
-				)) ?? {};
+			let info: IDataObject;
+			try {
+				info =
+					(await apiJsonRequest.call(
+						this.context,
+						INFO_PATH[task.taskType],
+						infoRequestBody(task.taskType, task.taskId, task.moreTaskInfo),
+						{
+							itemIndex: task.itemIndex,
+							taskId: task.taskId,
+							timeout: requestTimeoutAt(this.options, startedAt),
+							signal: entry.done.signal,
+							notFoundHint: task.notFoundHint,
+							session: this.session,
+						},
+					)) ?? {};
+			} catch (error) {
+				this.pollFailed(entry, final, error, startedAt);
+				return;
+			}
 			this.bound.onSuccess();
 			if (entry.ended || this.stopped) return; // another answer settled the task already, or the run stopped
 			entry.lastStatus = statusOf(task.taskType, info);
@@ -380,39 +404,65 @@ class Engine {
 				this.schedule.notYet(entry, startedAt, Date.now());
 			}
 		} catch (error) {
-			if (entry.ended || this.cancelled || this.stopped) {
-				// Settled by another answer, or reported with the other waiting tasks when the run ends.
-			} else if (isRetryableError(error)) {
-				entry.failures++;
-				entry.lastError = error as Error;
-				const retryAfter = retryAfterMs(error);
-				if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
-				if (final) {
-					this.end(entry);
-					this.fail(
-						this.input.checkOnly
-							? { itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) }
-							: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
-					);
-				} else if (!entry.finalStarted) {
-					this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
-				}
-			} else if (taskRefused(error)) {
-				// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
-				this.end(entry);
-				this.ledger.failed(task);
-				this.fail({ itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
-			} else {
-				// The status check failed (not found, a proxy's 4xx, a redirect): the API did not say that the task
-				// failed, so it stays remembered and Retry On Fail checks it again instead of paying for it again.
-				this.end(entry);
-				this.fail(statusCheckFailed(task, error, entry.lastStatus, this.ledger.remembers));
-			}
+			// An exception while the answer was read (hostile data, a bug): the item ends with it, its task pending.
+			this.lost(task.itemIndex, error, { step: 'checking its task', taskId: task.taskId, advised: true, entry });
 		} finally {
 			this.inFlight.poll--;
 			entry.inFlight--;
 			this.wake();
 		}
+	}
+
+	/** A status check that got no usable answer: repeated when that may pass, else the item ends with it. */
+	private pollFailed(entry: Waiting, final: boolean, raw: unknown, startedAt: number): void {
+		const { task } = entry;
+		if (entry.ended || this.cancelled || this.stopped) return; // settled by another answer, or a leftover
+		const error = itemFailure(this.context.getNode(), raw, task.itemIndex, {
+			step: 'checking its task',
+			taskId: task.taskId,
+			advised: true,
+		});
+		if (isRetryableError(error)) {
+			entry.failures++;
+			entry.lastError = error;
+			const retryAfter = retryAfterMs(error);
+			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
+			if (final) {
+				this.end(entry);
+				this.fail(
+					this.input.checkOnly
+						? { itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) }
+						: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
+				);
+			} else if (!entry.finalStarted) {
+				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
+			}
+		} else if (taskRefused(error)) {
+			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
+			this.end(entry);
+			this.ledger.failed(task);
+			this.fail({ itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
+		} else {
+			// The status check failed (not found, a proxy's 4xx, a redirect, an answer the node could not read): the
+			// API did not say that the task failed, so it stays remembered and Retry On Fail checks it again instead of
+			// paying for it again.
+			this.end(entry);
+			this.fail(statusCheckFailed(task, error, entry.lastStatus, this.ledger.remembers));
+		}
+	}
+
+	/**
+	 * An exception that escaped a job's own handling (hostile data, a bug): the item still comes out, with the
+	 * error naming its task, unless it came out already.
+	 */
+	private lost(itemIndex: number, error: unknown, about: FailureStep & { entry?: Waiting; job?: CreationJob }): void {
+		const { entry, job } = about;
+		if (entry && !entry.ended) this.end(entry);
+		if (this.cancelled || this.outcomes.some((outcome) => outcome.itemIndex === itemIndex)) return;
+		const failure = itemFailure(this.context.getNode(), error, itemIndex, about);
+		if (entry) return this.fail(statusCheckFailed(entry.task, failure, entry.lastStatus, this.ledger.remembers));
+		if (job) this.ledger.uncertain(job, failure);
+		this.fail({ itemIndex, error: failure, json: job ? failedCreationJson(job, failure) : undefined });
 	}
 
 	/**
@@ -422,7 +472,12 @@ class Engine {
 	 */
 	private fail(outcome: ItemOutcome): void {
 		this.outcomes.push(outcome);
-		if ('items' in outcome || this.input.continueOnFail || this.stopped) return;
+		if (!('items' in outcome)) this.halt();
+	}
+
+	/** Without Continue On Fail, a failure ends the run (see fail). */
+	private halt(): void {
+		if (this.input.continueOnFail || this.stopped) return;
 		this.stopped = true;
 		this.halted.abort();
 		for (const entry of this.schedule.active) entry.done.abort();

@@ -21,6 +21,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { itemFailure } from '../helpers/itemFailure';
 import { storeResultFile } from '../output/resultFiles';
 import type { ItemOutcome } from '../output/taskOutput';
 import { downloadResultFile, downloadRetryAfterMs, isTransientDownloadError, type DownloadedFile } from '../transport';
@@ -138,7 +139,11 @@ export class ResultLane {
 			const job = this.queue.peek();
 			if (!job || job.notBefore > now || !this.fits(job.size ?? 0)) return;
 			this.queue.pop();
-			void this.attempt(job);
+			this.attempt(job).catch((error: unknown) => {
+				// Escaped the attempt's own handling: the task's file fails with it rather than never settling.
+				job.files.errors[job.index] = error;
+				this.settleFile(job.files);
+			});
 		}
 	}
 
@@ -258,6 +263,21 @@ export class ResultLane {
 	private settle(files: TaskFiles): void {
 		files.reported = true;
 		this.open.delete(files);
+		const { task, urls } = files;
+		try {
+			this.report(files);
+		} catch (error) {
+			// An exception while the outcome was built (hostile data, a bug): the item ends with it, its task named.
+			const about = { step: 'writing its output', taskId: task.taskId };
+			this.input.report({
+				itemIndex: task.itemIndex,
+				error: itemFailure(this.context.getNode(), error, task.itemIndex, about),
+				json: { taskid: task.taskId, taskType: task.taskType, status: 'completed', urls },
+			});
+		}
+	}
+
+	private report(files: TaskFiles): void {
 		const { task, info, urls, binaries, errors } = files;
 		const { options } = this.input;
 		const failed = errors.findIndex((error) => error !== undefined);

@@ -1,16 +1,36 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { holdsObjects, ItemProblems, toList } from '../../request/validation';
 import { invalidInput } from '../../helpers/badInput';
-import { DELETE_PATH, type TaskType } from '../../models/endpoints';
-import { apiJsonRequest, ApiSession } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
-import { failuresContinue } from '../../helpers/toolCall';
-import { readWaitingOptions, requestTimeoutAt } from '../../waiting/options';
+import { failuresContinue, isToolCall } from '../../helpers/toolCall';
+import { deleteTasks, type DeleteItem } from '../../waiting/deletes';
+import { readWaitingOptions } from '../../waiting/options';
 import { taskOptionsProperties } from '../descriptions';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
+
+/** How long a delete request is repeated while the API rate-limits it or fails, for both task types. */
+const DELETE_MAX_WAIT_S = 300;
+
+/**
+ * Delete's Max Wait is how long its requests are repeated, not how long a task is waited on: its own default and
+ * description.
+ */
+function deleteOptions(property: INodeProperties): INodeProperties {
+	const options = (property.options as INodeProperties[]).map((option) =>
+		option.name === 'maxWait'
+			? {
+					...option,
+					default: DELETE_MAX_WAIT_S,
+					description:
+						'How long a delete request is repeated while the API rate-limits it (HTTP 429, after its Retry-After) or fails to answer (HTTP 5xx, no answer), counted from its first attempt; then its task IDs count as not deleted',
+				}
+			: option,
+	);
+	return { ...property, options };
+}
 
 export const description: INodeProperties[] = [
 	{
@@ -37,51 +57,17 @@ export const description: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to delete the task IDs of all input items with a single request (one per distinct User ID) and output one item',
+			'Whether to delete the task IDs of all input items together (one group per distinct User ID, sent in requests of up to 100 IDs) and output one item',
 		displayOptions: { show: showFor },
 	},
-	// A delete waits for nothing but its answer: of the options only the timeout applies.
+	// A delete waits for nothing but its answers: the bound on requests in flight, how long failing requests are
+	// repeated, and the timeout apply.
 	...taskOptionsProperties(
 		'delete',
 		{ image: ['image'], video: ['video'], [TASK_TYPE_FROM_INPUT]: ['image', 'video'] },
-		['requestTimeout'],
-	),
+		['maxConcurrency', 'maxWait', 'requestTimeout'],
+	).map(deleteOptions),
 ];
-
-interface DeleteRequest {
-	itemIndexes: number[];
-	taskType: TaskType;
-	taskIds: string[];
-	uid: string;
-	notFoundHint: string;
-}
-
-async function sendDelete(
-	this: IExecuteFunctions,
-	request: DeleteRequest,
-	session: ApiSession,
-	timeout: number,
-): Promise<IDataObject> {
-	const body: IDataObject = { taskids: request.taskIds };
-	if (request.taskType === 'image' && request.uid) body.uid = request.uid;
-	const data = await apiJsonRequest.call(this, DELETE_PATH[request.taskType], body, {
-		itemIndex: request.itemIndexes[0],
-		notFoundHint: request.notFoundHint,
-		timeout,
-		session,
-	});
-	// `status` is a word a workflow can test, like the other operations' status; the API's text stays in `message`.
-	return { status: 'deleted', message: data?.status ?? null, taskids: request.taskIds, taskType: request.taskType };
-}
-
-/** The task IDs one item asks to delete, with their type and (image tasks) User ID. */
-interface DeleteItem {
-	itemIndex: number;
-	taskType: TaskType;
-	taskIds: string[];
-	uid: string;
-	notFoundHint: string;
-}
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {
 	// Task Type and Task IDs are checked, and reported together when both are wrong.
@@ -102,34 +88,13 @@ export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExec
 	return { itemIndex, taskType: taskType!, taskIds: taskIds!, uid, notFoundHint };
 }
 
+/** Sends every item's ids, in chunks, with the bound on requests in flight of the creations (waiting/deletes.ts). */
 export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise<ItemOutcome[]> {
-	const outcomes: ItemOutcome[] = [];
-	const requests: DeleteRequest[] = [];
 	const combine = this.getNodeParameter('combineItems', 0, false) as boolean;
-	for (const { itemIndex, taskType, taskIds, uid, notFoundHint } of items) {
-		const group = combine
-			? requests.find((request) => request.taskType === taskType && request.uid === uid)
-			: undefined;
-		if (group) {
-			group.itemIndexes.push(itemIndex);
-			group.taskIds.push(...taskIds.filter((id) => !group.taskIds.includes(id)));
-		} else {
-			requests.push({ itemIndexes: [itemIndex], taskType, taskIds, uid, notFoundHint });
-		}
-	}
-	const session = new ApiSession(this);
-	const taskTypes = items.length ? items.map((item) => item.taskType) : (['image'] as TaskType[]);
+	const taskTypes = items.length ? items.map((item) => item.taskType) : ['image' as const];
 	const options = readWaitingOptions.call(this, taskTypes, false);
-	for (const request of requests) {
-		const [itemIndex] = request.itemIndexes;
-		try {
-			const json = await sendDelete.call(this, request, session, requestTimeoutAt(options, Date.now()));
-			const pairedItem = request.itemIndexes.map((item) => ({ item }));
-			outcomes.push({ itemIndex, items: [{ json, pairedItem }] });
-		} catch (error) {
-			outcomes.push({ itemIndex, error, json: { taskids: request.taskIds } });
-			if (!failuresContinue(this)) break;
-		}
-	}
-	return outcomes;
+	const maxWait = (this.getNodeParameter('options', 0, {}) as { maxWait?: unknown }).maxWait;
+	// As an AI Agent's tool the tool's short Max Wait stays (readWaitingOptions).
+	if (maxWait === undefined && !isToolCall(this)) options.maxWaitMs = DELETE_MAX_WAIT_S * 1000;
+	return await deleteTasks.call(this, items, combine, options, failuresContinue(this));
 }

@@ -1,0 +1,64 @@
+/**
+ * Any exception as the error of the item it happened to. The node's own errors (NodeApiError for what the API
+ * answered or did not, NodeOperationError for bad input and the like) name their item and say what to do. Anything
+ * else (a RangeError or TypeError raised by hostile data, a bug, a thrown value that is not an Error) would reach
+ * n8n without its item and task, or, thrown where nobody waits for it, end an item without a word: it becomes a
+ * NodeOperationError that names the step, the item and the task, so that the item comes out like any failed item.
+ */
+import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
+
+/** The errors an item can end with: each names its item, and the task when there is one. */
+export type ItemError = NodeApiError | NodeOperationError;
+
+export function isItemError(error: unknown): error is ItemError {
+	return error instanceof NodeApiError || error instanceof NodeOperationError;
+}
+
+export interface FailureStep {
+	/** What the node was doing, for the message: "checking its task", "writing its output". */
+	step: string;
+	/** The task the item concerns, when it has one. */
+	taskId?: string | null;
+	/** A creation whose request may have reached the server: a task may exist and be charged. */
+	mayHaveCreated?: boolean;
+	/** The caller adds what to do about the task itself (a failed status check says how to check again). */
+	advised?: boolean;
+}
+
+/** Longest part of the original error a message quotes (its text may come from data, and can be long). */
+const MAX_CAUSE_CHARACTERS = 200;
+
+function causeOf(error: unknown): string {
+	const text =
+		error instanceof Error ? `${error.name}: ${error.message}` : `a thrown ${typeof error} (${String(error)})`;
+	return text.length > MAX_CAUSE_CHARACTERS ? `${text.slice(0, MAX_CAUSE_CHARACTERS)}…` : text;
+}
+
+/** What to do next, after a space; nothing when the caller says it. */
+function advice(about: FailureStep): string {
+	if (about.advised) return '';
+	if (about.taskId) {
+		return ` Task ${about.taskId} exists on the server and keeps running: check it with Task → Get or Task → Wait (Task ID "${about.taskId}") rather than creating it again.`;
+	}
+	if (about.mayHaveCreated) {
+		return ' The creation request may have reached the server, so a task may have been created (and charged) anyway: check your tasks before running the node again.';
+	}
+	return '';
+}
+
+/** The error an item ends with: the node's own as it is, anything else as a NodeOperationError of the item. */
+export function itemFailure(node: INode, error: unknown, itemIndex: number, about: FailureStep): ItemError {
+	if (isItemError(error)) return error;
+	const cause = causeOf(error);
+	const task = about.taskId ? ` (task ${about.taskId})` : '';
+	const failure = new NodeOperationError(
+		node,
+		`MediaGen failed while ${about.step}: ${cause}${task} [item ${itemIndex}]`,
+		{
+			itemIndex,
+			description: `The node met an error it does not expect (${cause}) and ended this item with it rather than lose the item.${advice(about)}`,
+		},
+	);
+	if (error instanceof Error) failure.cause = error;
+	return failure;
+}

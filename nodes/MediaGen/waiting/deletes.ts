@@ -1,0 +1,223 @@
+/**
+ * Task → Delete through the waiting engine's creations' lane (engine.ts, lane.ts): the same bound on requests in
+ * flight (Max Concurrent Requests, halved on HTTP 429), the same holds and retry queue. Each request group (an
+ * item, or with Combine All Items every item of one Task Type and User ID) goes out in chunks of DELETE_CHUNK_SIZE
+ * distinct ids, and what became of every id is kept (output/deleteOutput.ts):
+ * - deleted: the API answered code 1000 with a status text that does not report a failure;
+ * - already gone: the API refused because it does not know the id (deleted before, by an earlier run or try, or a
+ *   task of the other Task Type). Deleting it is done, so Retry On Fail, or a run after a partial one, does not
+ *   fail on what a first try deleted. A refusal that names ids of the chunk marks those and sends the rest again;
+ *   one that names none splits the chunk in halves until each id stands alone;
+ * - failed: a status text that reports a failure (the API documents that a success reports success), any other
+ *   refusal, or a failure that did not pass within Max Wait. Deleting is safe to repeat, so HTTP 429 (after its
+ *   Retry-After), 408, 5xx and answers that never came are repeated, by the engine.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { ItemError } from '../helpers/itemFailure';
+import { DELETE_PATH, type TaskType } from '../models/endpoints';
+import { buildDeleteJson, sortedIds, type DeleteFate } from '../output/deleteOutput';
+import type { ItemOutcome } from '../output/taskOutput';
+import { apiJsonRequest, clip, saidNotFound, saysNotFound, type ApiSession } from '../transport';
+import { runEngine, type RequestJob } from './engine';
+import type { WaitingOptions } from './options';
+
+/**
+ * Ids per delete request. The API documents no maximum; 100 keeps a body at a few kilobytes, which APIs with batch
+ * deletes accept (docs/known-unknowns.md), and 300,000 ids are 3,000 requests that go out side by side.
+ */
+export const DELETE_CHUNK_SIZE = 100;
+
+/** The ids one item asks to delete, with their type and (image tasks) User ID. */
+export interface DeleteItem {
+	itemIndex: number;
+	taskType: TaskType;
+	taskIds: string[];
+	uid: string;
+	notFoundHint: string;
+}
+
+/** One request group and what became of its ids. */
+interface DeleteGroup {
+	taskType: TaskType;
+	uid: string;
+	notFoundHint: string;
+	/** Its items, each with its own distinct ids. */
+	members: Array<{ itemIndex: number; taskIds: string[] }>;
+	/** Every distinct id of the group, in the order given. */
+	ids: string[];
+	fates: Map<string, DeleteFate>;
+	texts: Set<string>;
+	/** The first failure: the group's items end with it. */
+	error?: ItemError;
+}
+
+/** A word of failure in a status text, in English or Chinese (the API's texts are not documented). */
+const FAILURE_WORDS =
+	/\b(?:fail(?:s|ed|ure)?|errors?|unable|cannot|can't|could ?n[o']t|not (?:been )?deleted|denied|refused|rejected|forbidden|invalid|partial(?:ly)?)\b|失败|错误|未删除|拒绝|无效/i;
+
+/** Whether a delete's status text reports a failure; any other text of a code-1000 answer is a success. */
+export function reportsFailure(text: string): boolean {
+	return FAILURE_WORDS.test(text);
+}
+
+const ID_CHARACTER = /[A-Za-z0-9_-]/;
+
+/** Whether `text` names `id` as a whole (not as part of a longer id). */
+function names(text: string, id: string): boolean {
+	for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + 1)) {
+		const before = text[at - 1];
+		const after = text[at + id.length];
+		if ((!before || !ID_CHARACTER.test(before)) && (!after || !ID_CHARACTER.test(after))) return true;
+	}
+	return false;
+}
+
+/** The groups of the items: one per item, or one per Task Type and User ID with Combine All Items. */
+function groupsOf(items: DeleteItem[], combine: boolean): DeleteGroup[] {
+	const groups = new Map<string, { group: DeleteGroup; seen: Set<string> }>();
+	for (const item of items) {
+		const key = combine ? `${item.taskType}\u0000${item.uid}` : String(item.itemIndex);
+		let entry = groups.get(key);
+		if (!entry) {
+			const { taskType, uid, notFoundHint } = item;
+			const group: DeleteGroup = {
+				taskType,
+				uid,
+				notFoundHint,
+				members: [],
+				ids: [],
+				fates: new Map(),
+				texts: new Set(),
+			};
+			entry = { group, seen: new Set() };
+			groups.set(key, entry);
+		}
+		const own = [...new Set(item.taskIds)];
+		entry.group.members.push({ itemIndex: item.itemIndex, taskIds: own });
+		for (const id of own) {
+			if (entry.seen.has(id)) continue;
+			entry.seen.add(id);
+			entry.group.ids.push(id);
+		}
+	}
+	return [...groups.values()].map((entry) => entry.group);
+}
+
+/**
+ * What a "not found" answer says about a chunk: the ids its text names are gone and the rest go again; a text that
+ * names none of them leaves each id to stand alone (halves), and a lone id is gone.
+ */
+function notFound(group: DeleteGroup, ids: string[], text: string): string[][] {
+	const named = ids.filter((id) => names(text, id));
+	if (named.length) {
+		for (const id of named) group.fates.set(id, 'gone');
+		const rest = ids.filter((id) => group.fates.get(id) !== 'gone');
+		return rest.length ? [rest] : [];
+	}
+	if (ids.length === 1) {
+		group.fates.set(ids[0], 'gone');
+		return [];
+	}
+	const half = Math.ceil(ids.length / 2);
+	return [ids.slice(0, half), ids.slice(half)];
+}
+
+function chunkJob(this: IExecuteFunctions, group: DeleteGroup, ids: string[]): RequestJob {
+	const itemIndex = group.members[0].itemIndex;
+	const path = DELETE_PATH[group.taskType];
+	const again = (chunks: string[][]) => chunks.map((chunk) => chunkJob.call(this, group, chunk));
+	return {
+		itemIndex,
+		send: async (session: ApiSession, timeout: number) => {
+			const body: IDataObject = { taskids: ids };
+			if (group.taskType === 'image' && group.uid) body.uid = group.uid;
+			let refusal: string | undefined;
+			const data = await apiJsonRequest
+				.call(this, path, body, { itemIndex, notFoundHint: group.notFoundHint, timeout, session })
+				.catch((error: unknown) => {
+					// The API does not know (some of) the ids: not a failure of the request. Anything else is the engine's.
+					if (!saidNotFound(error)) return Promise.reject(error);
+					refusal = (error as Error).message;
+					return undefined;
+				});
+			if (refusal !== undefined) return again(notFound(group, ids, refusal));
+			const text = typeof data?.status === 'string' ? data.status : undefined;
+			if (text !== undefined && saysNotFound(text)) return again(notFound(group, ids, text));
+			if (text !== undefined && reportsFailure(text)) throw failureText.call(this, path, text, ids, itemIndex);
+			for (const id of ids) group.fates.set(id, 'deleted');
+			if (text) group.texts.add(text);
+			return [];
+		},
+		failed: (error) => {
+			for (const id of ids) if (!group.fates.has(id)) group.fates.set(id, 'failed');
+			group.error ??= error;
+		},
+	};
+}
+
+/** A code-1000 answer whose status text reports a failure: the API did not say the ids were deleted. */
+function failureText(this: IExecuteFunctions, path: string, text: string, ids: string[], itemIndex: number) {
+	const quoted = clip(text);
+	const message = `The MediaGen API did not delete the tasks: "${quoted}" [item ${itemIndex}]`;
+	return new NodeApiError(this.getNode(), { message, code: 1000 } as never, {
+		message,
+		description: `POST ${path} answered code 1000 with the status text "${quoted}", which reports a failure: the ${ids.length} task ID(s) of this request count as not deleted.`,
+		itemIndex,
+	});
+}
+
+/** Up to this many ids an error names; the item's `failed` field lists them all. */
+const MAX_NAMED_IDS = 10;
+
+/** What became of a failed group's ids, for its error: counts, some ids, and that deleting again is safe. */
+function summary(group: DeleteGroup): string {
+	const { deleted, alreadyGone, failed } = sortedIds({ taskIds: group.ids, fates: group.fates });
+	const shown = failed.slice(0, MAX_NAMED_IDS).join(', ');
+	const more = failed.length > MAX_NAMED_IDS ? `, … (${failed.length - MAX_NAMED_IDS} more)` : '';
+	return `Of the ${group.ids.length} task ID(s) of this request, ${deleted.length} were deleted, ${alreadyGone.length} were already gone and ${failed.length} were not deleted (${shown}${more}); the item's deleted, alreadyGone and failed fields list them. Deleting is safe to repeat: ids already gone count as deleted, so running the node again (or Retry On Fail) deletes the rest.`;
+}
+
+/** The outcomes of a group: one item paired with all its items, or an error per item; none if it never finished. */
+function groupOutcomes(group: DeleteGroup): ItemOutcome[] {
+	const { taskType, fates, texts } = group;
+	const { error } = group;
+	if (error) {
+		error.description = error.description ? `${error.description} ${summary(group)}` : summary(group);
+		return group.members.map(({ itemIndex, taskIds }) => ({
+			itemIndex,
+			error,
+			json: buildDeleteJson({ taskType, taskIds, fates, texts }),
+		}));
+	}
+	if (group.ids.some((id) => !fates.has(id))) return []; // the run stopped or was cancelled first
+	const none = group.ids.every((id) => fates.get(id) === 'gone');
+	const warning = none
+		? `The API found none of these task IDs: they were deleted already (by an earlier run or try), or they are not ${taskType} tasks. ${group.notFoundHint}`
+		: undefined;
+	const json = buildDeleteJson({ taskType, taskIds: group.ids, fates, texts, warning });
+	const pairedItem = group.members.map(({ itemIndex }) => ({ item: itemIndex }));
+	return [{ itemIndex: group.members[0].itemIndex, items: [{ json, pairedItem }] }];
+}
+
+/** Deletes the items' ids: see the top of this file. One or more outcomes per item, in any order. */
+export async function deleteTasks(
+	this: IExecuteFunctions,
+	items: DeleteItem[],
+	combine: boolean,
+	options: WaitingOptions,
+	continueOnFail: boolean,
+): Promise<ItemOutcome[]> {
+	const groups = groupsOf(items, combine);
+	const requests: RequestJob[] = [];
+	for (const group of groups) {
+		for (let start = 0; start < group.ids.length; start += DELETE_CHUNK_SIZE) {
+			const ids = group.ids.slice(start, start + DELETE_CHUNK_SIZE);
+			requests.push(chunkJob.call(this, group, ids));
+		}
+	}
+	const outcomes = await runEngine.call(this, { creations: [], existing: [], requests, options, continueOnFail });
+	for (const group of groups) for (const outcome of groupOutcomes(group)) outcomes.push(outcome);
+	return outcomes;
+}

@@ -1,0 +1,83 @@
+/**
+ * The creations' lane of the waiting engine (engine.ts): what goes out in it, and in which order. A creation is
+ * repeated only when it provably created nothing; a request that is safe to repeat (Task → Delete's) after any
+ * failure that may pass. Both share the engine's bound on API requests in flight with the polls.
+ */
+import type { ItemError } from '../helpers/itemFailure';
+import type { TaskType } from '../models/endpoints';
+import type { RequestSummary } from '../output/taskOutput';
+import type { ApiSession } from '../transport';
+import type { CreatedTask } from './answers';
+import { MinHeap } from './heap';
+
+/** One item to create: `send` makes one attempt; the engine decides about repeating it. */
+export interface CreationJob {
+	itemIndex: number;
+	taskType: TaskType;
+	summary: RequestSummary;
+	/** One attempt, through the run's session, with the attempt's timeout. */
+	send: (session: ApiSession, timeoutMs: number) => Promise<CreatedTask>;
+}
+
+/**
+ * A request that creates nothing and is safe to repeat (Task → Delete: an id deleted twice is deleted once): a
+ * failure that may pass (HTTP 429 after its Retry-After, 408, 5xx, no answer, an answer that is not the API's) is
+ * repeated until Max Wait from its first attempt. `send` makes one attempt and keeps what it learned itself; it
+ * returns the requests it leaves to make.
+ */
+export interface RequestJob {
+	itemIndex: number;
+	/** One attempt, through the run's session, with the attempt's timeout. */
+	send: (session: ApiSession, timeoutMs: number) => Promise<RequestJob[]>;
+	/** Its last attempt failed and is not repeated; without Continue On Fail the run then stops. */
+	failed: (error: ItemError) => void;
+}
+
+/** A job of the lane and its attempts so far. */
+export interface LaneJob {
+	job: CreationJob | RequestJob;
+	attempts: number;
+	firstAttemptAt: number;
+	/** Not started before this time (a repeat's pause). */
+	notBefore: number;
+}
+
+/** The lane's jobs in the order they go out: a repeat that is due first, else the next new job in input order. */
+export class LaneQueue {
+	private readonly fresh: LaneJob[] = [];
+
+	private nextFresh = 0;
+
+	private readonly repeats = new MinHeap<LaneJob>((entry) => entry.notBefore);
+
+	add(job: CreationJob | RequestJob, now: number): void {
+		this.fresh.push({ job, attempts: 0, firstAttemptAt: 0, notBefore: now });
+	}
+
+	/** The job goes out again at `at`. */
+	repeat(entry: LaneJob, at: number): void {
+		entry.notBefore = at;
+		this.repeats.push(entry);
+	}
+
+	/** The job that may start now, if any (`take` it to start it). */
+	ready(now: number): LaneJob | undefined {
+		const repeat = this.repeats.peek();
+		if (repeat && repeat.notBefore <= now) return repeat;
+		return this.nextFresh < this.fresh.length ? this.fresh[this.nextFresh] : undefined;
+	}
+
+	take(entry: LaneJob): void {
+		if (this.repeats.peek() === entry) this.repeats.pop();
+		else this.nextFresh++;
+	}
+
+	/** When the next repeat falls due. */
+	get nextRepeatAt(): number | undefined {
+		return this.repeats.peek()?.notBefore;
+	}
+
+	get empty(): boolean {
+		return this.nextFresh >= this.fresh.length && !this.repeats.size;
+	}
+}
