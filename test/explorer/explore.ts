@@ -46,6 +46,8 @@ function parameters(schedule: Schedule, world: World): INodeParameters {
 				resource: 'video',
 				operation: 'alphav15pro',
 				prompt: '={{ $json.idea }}',
+				// The source image by URL only: the items carry no binary data.
+				imageInput: 'none',
 				imageUrls: `${world.filesUrl}/source.png`,
 				waitForCompletion: schedule.wait,
 				options,
