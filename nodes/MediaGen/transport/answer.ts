@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { redact } from './redaction';
+import { keyRedactor, redact } from './redaction';
 
 /** The largest answer the node reads from the API: envelopes are a few kilobytes, so a larger body is not one. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -63,7 +63,8 @@ export async function readAnswerBody(body: unknown, abort: () => void): Promise<
  * after it may not.
  */
 export function keptAnswer(value: unknown, apiKey: string, depth = 0): unknown {
-	const redactText = (text: string) => redact(text, apiKey);
+	// One redactor for the whole answer, not one per string in it.
+	const redactText = keyRedactor(apiKey);
 	const keep = (entry: unknown, level: number): unknown => {
 		if (typeof entry === 'string') return redactText(entry);
 		if (!entry || typeof entry !== 'object') return entry;
