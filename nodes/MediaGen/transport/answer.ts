@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { keyRedactor, redact } from './redaction';
+import type { Redact } from './redaction';
 
 /** The largest answer the node reads from the API: envelopes are a few kilobytes, so a larger body is not one. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -62,9 +62,7 @@ export async function readAnswerBody(body: unknown, abort: () => void): Promise<
  * whose texts and names are redacted. Its own recursion stops at that depth: JSON.parse copes with any nesting, code
  * after it may not.
  */
-export function keptAnswer(value: unknown, apiKey: string, depth = 0): unknown {
-	// One redactor for the whole answer, not one per string in it.
-	const redactText = keyRedactor(apiKey);
+export function keptAnswer(value: unknown, redactText: Redact, depth = 0): unknown {
 	const keep = (entry: unknown, level: number): unknown => {
 		if (typeof entry === 'string') return redactText(entry);
 		if (!entry || typeof entry !== 'object') return entry;
@@ -114,7 +112,7 @@ const TASK_ID_IN_TEXT = /"taskid"\s*:\s*(?:"([^"\\\s]{1,200})"|(\d{1,40})(?=\s*[
  * body that is not JSON (cut off, past the cap, or wrapped in a page), by a strict pattern. Creation answers only:
  * an answer that names a task means the task exists and may be charged.
  */
-export function recoverTaskId(bytes: Buffer, json: unknown, apiKey: string): string | undefined {
+export function recoverTaskId(bytes: Buffer, json: unknown, redactText: Redact): string | undefined {
 	let taskId: string | undefined;
 	if (json && typeof json === 'object') {
 		const data = (json as { data?: unknown }).data;
@@ -126,5 +124,5 @@ export function recoverTaskId(bytes: Buffer, json: unknown, apiKey: string): str
 		const match = TASK_ID_IN_TEXT.exec(bytes.toString('utf8'));
 		taskId = match ? (match[1] ?? match[2]).trim() || undefined : undefined;
 	}
-	return taskId === undefined ? undefined : redact(taskId, apiKey);
+	return taskId === undefined ? undefined : redactText(taskId);
 }

@@ -24,14 +24,15 @@ import {
 } from './context';
 import { apiError, describeTransportFailure, NEVER_CONNECTED } from './errors';
 import { StreamingForm, textFormBody } from './multipart';
-import { redact } from './redaction';
+import { keyRedactor, type Redact } from './redaction';
 import { judge, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type ApiCall } from './verdict';
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
 interface Credentials {
-	apiKey: string;
 	baseUrl: string;
+	/** Redacts the key from a text. */
+	redact: Redact;
 }
 
 /**
@@ -66,10 +67,13 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
  * The credential as one node run reads it: once, for all its requests. In n8n every `getCredentials` is a
  * database read and a decryption, and `httpRequestWithAuthentication` makes one more of its own unless it is
  * handed the decrypted credential; a run of 500 items sends thousands of requests. Made per run by whoever
- * starts the run's requests (the waiting engine, Task → Delete), never kept beyond it.
+ * starts the run's requests (the waiting engine, Task → Delete), never kept beyond it. It also keeps the run's
+ * redactor of the key: building one (every form of the key, the pattern for its escapes) costs more than most
+ * requests.
  */
 export class ApiSession {
 	private loaded?: Promise<ICredentialDataDecryptedObject>;
+	private redactor?: { apiKey: string; redact: Redact };
 
 	constructor(private readonly context: IExecuteFunctions) {}
 
@@ -84,6 +88,12 @@ export class ApiSession {
 		}
 		return await this.loaded;
 	}
+
+	/** The redactor of a key, built once per run (again only if the credential's key changed). */
+	redactorOf(apiKey: string): Redact {
+		if (this.redactor?.apiKey !== apiKey) this.redactor = { apiKey, redact: keyRedactor(apiKey) };
+		return this.redactor.redact;
+	}
 }
 
 /** What an API call needs besides its request context: the run's session. */
@@ -96,7 +106,7 @@ async function loadCredentials(
 	context: ApiRequestContext,
 ): Promise<Credentials & { data: ICredentialDataDecryptedObject }> {
 	const credentials = await context.session.credentials();
-	const apiKey = String(credentials.apiKey ?? '');
+	const redact = context.session.redactorOf(String(credentials.apiKey ?? ''));
 	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
 	const problem = baseUrlProblem(baseUrl);
 	if (problem) {
@@ -105,12 +115,12 @@ async function loadCredentials(
 			this,
 			context.itemIndex,
 			'Credential › Base URL',
-			redact(String(credentials.baseUrl ?? ''), apiKey),
+			redact(String(credentials.baseUrl ?? '')),
 			problem,
 			'Correct the Base URL field of the MediaGen API credential.',
 		);
 	}
-	return { apiKey, baseUrl, data: credentials };
+	return { baseUrl, redact, data: credentials };
 }
 
 /** The request: the body as JSON or multipart, the answer read here as a stream (readAnswerBody), no redirect. */
@@ -149,7 +159,7 @@ function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, dea
 		: nothingSent
 			? ' The connection never opened, so no task was created. Check the Base URL of the credential and that the service is up.'
 			: ` Check the Base URL of the credential and that the service is up. ${mayHaveCreated('If the request reached the server,')}`;
-	return apiError.call(this, call.apiKey, call.context, {
+	return apiError.call(this, call.redact, call.context, {
 		message: `Could not reach the MediaGen API: ${reason}`,
 		description: `POST ${call.path} did not get an answer${code ? ` (${code})` : ''}.${advice}`,
 		retryable: true,
@@ -190,8 +200,8 @@ async function send(
 	body: IDataObject | StreamingForm,
 	context: ApiRequestContext,
 ): Promise<unknown> {
-	const { apiKey, baseUrl, data } = await loadCredentials.call(this, context);
-	const call: ApiCall = { path, creation: body instanceof StreamingForm, apiKey, baseUrl, context };
+	const { baseUrl, redact, data } = await loadCredentials.call(this, context);
+	const call: ApiCall = { path, creation: body instanceof StreamingForm, redact, baseUrl, context };
 	const timeout = clampRequestTimeout(context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
 	const deadline = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
 	let answer: Answer;
@@ -230,7 +240,7 @@ export async function apiMultipartRequest(
 	const isObject = data !== null && typeof data === 'object' && !Array.isArray(data);
 	const taskId = isObject ? taskIdOf((data as IDataObject).taskid) : undefined;
 	if (taskId === undefined) {
-		throw apiError.call(this, '', context, {
+		throw apiError.call(this, (text) => text, context, {
 			message: 'The MediaGen API answered success (code 1000) without a task ID',
 			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed. A task may have been created (and charged) anyway: check your tasks before running the node again.`,
 			retryable: false,

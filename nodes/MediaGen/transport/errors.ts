@@ -6,7 +6,7 @@ import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { RequestContext } from './context';
-import { redact } from './redaction';
+import type { Redact } from './redaction';
 
 /** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
 const RETRYABLE = 'mediaGenRetryable';
@@ -70,7 +70,7 @@ export function parseRetryAfter(header: unknown): number | undefined {
 
 export function apiError(
 	this: IExecuteFunctions,
-	apiKey: string,
+	redactText: Redact,
 	context: RequestContext,
 	details: {
 		message: string;
@@ -90,8 +90,8 @@ export function apiError(
 ): NodeApiError {
 	const taskId = details.taskId ?? context.taskId;
 	const taskNote = taskId ? ` (task ${taskId})` : '';
-	const message = redact(`${details.message}${taskNote} [item ${context.itemIndex}]`, apiKey);
-	const description = redact(details.description, apiKey);
+	const message = redactText(`${details.message}${taskNote} [item ${context.itemIndex}]`);
+	const description = redactText(details.description);
 	const error = new NodeApiError(
 		this.getNode(),
 		{ message, description, code: details.apiCode ?? null } as JsonObject,

@@ -3,6 +3,9 @@
  * back: raw, percent-encoded (a result URL), form-encoded, base64 (a token), JSON-escaped.
  */
 
+/** A text with the key replaced, in every form it can take (see keyRedactor). */
+export type Redact = (text: string) => string;
+
 /** The key as the HTTP client puts it into a header: it drops C0 control characters (but tab) and DEL anywhere. */
 function withoutControlCharacters(text: string): string {
 	return [...text].filter((char) => !isControl(char.codePointAt(0)!)).join('');
@@ -88,22 +91,33 @@ function characterPattern(char: string): string {
 	return `(?:${ways.join('|')})`;
 }
 
+/** Replaces every occurrence of each text (longest first) with `[redacted]`. */
+function replaceLiterally(text: string, forms: string[]): string {
+	let result = text;
+	for (const form of forms) if (result.includes(form)) result = result.split(form).join('[redacted]');
+	return result;
+}
+
 /**
  * A redactor for one key: it replaces with `[redacted]` every form in which the key can reach a text (as typed and
  * as sent, see keyForms, and each of them in base64), each character of which may be written as itself,
- * percent-encoded (also form-encoded) or JSON-escaped, in any mix. Built once per key, run over many texts.
+ * percent-encoded (also form-encoded) or JSON-escaped, in any mix. A text without `%` or `\` holds no escape, so
+ * only the forms as they are (and with `+` for a space) are looked for; the pattern for escapes is built on the
+ * first text that needs it.
  */
-export function keyRedactor(apiKey: string): (text: string) => string {
+export function keyRedactor(apiKey: string): Redact {
 	const forms = keyForms(apiKey);
 	if (!forms.length) return (text) => text;
-	const written = [...new Set([...forms, ...forms.flatMap(base64Forms)])].sort((a, b) => b.length - a.length);
-	const pattern = new RegExp(written.map((form) => [...form].map(characterPattern).join('')).join('|'), 'g');
-	return (text) => text.replace(pattern, '[redacted]');
-}
-
-/** The key must never reach a message, even if a server or a library echoes it back (in any form it was sent). */
-export function redact(text: string, apiKey: string): string {
-	return keyRedactor(apiKey)(text);
+	const written = [...new Set([...forms, ...forms.flatMap(base64Forms)])];
+	const literal = [...new Set([...written, ...written.map((form) => form.replace(/ /g, '+'))])].sort(
+		(a, b) => b.length - a.length,
+	);
+	let escaped: RegExp | undefined;
+	return (text) => {
+		if (!text.includes('%') && !text.includes('\\')) return replaceLiterally(text, literal);
+		escaped ??= new RegExp(literal.map((form) => [...form].map(characterPattern).join('')).join('|'), 'g');
+		return text.replace(escaped, '[redacted]');
+	};
 }
 
 /** Longest text an answer may put into an error message or description (a message can be megabytes long). */
@@ -113,8 +127,8 @@ export const MAX_ECHO_CHARACTERS = 500;
  * A text from an answer (a message, a location) for an error: redacted first, then cut, so that a key across the
  * cut cannot leak in part.
  */
-export function echo(text: string, apiKey: string, max = MAX_ECHO_CHARACTERS): string {
-	return clip(redact(text, apiKey), max);
+export function echo(text: string, redactText: Redact, max = MAX_ECHO_CHARACTERS): string {
+	return clip(redactText(text), max);
 }
 
 /** Cuts an already redacted text to `max` characters, saying how long it was. */
@@ -123,9 +137,9 @@ export function clip(text: string, max = MAX_ECHO_CHARACTERS): string {
 }
 
 /** The start of a body for a message: redacted first, then cut, so that a key across the cut cannot leak in part. */
-export function snippet(body: unknown, apiKey: string): string {
+export function snippet(body: unknown, redactText: Redact): string {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
-	const flat = redact(text ?? '', apiKey)
+	const flat = redactText(text ?? '')
 		.replace(/\s+/g, ' ')
 		.trim();
 	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;

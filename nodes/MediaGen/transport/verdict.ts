@@ -16,7 +16,7 @@ import {
 } from './answer';
 import { abortReason, type RequestContext, type RequestSignal } from './context';
 import { apiError, parseRetryAfter } from './errors';
-import { echo, snippet } from './redaction';
+import { echo, snippet, type Redact } from './redaction';
 
 /** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
 export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
@@ -35,13 +35,13 @@ function envelopeOf(value: unknown): ApiEnvelope<unknown> | undefined {
 }
 
 /** "a redirect to <location>" for messages (the location resolved against the request URL). */
-function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, apiKey: string): string {
+function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, redactText: Redact): string {
 	const location = response.headers.location;
 	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
 	try {
-		return `a redirect to ${echo(new URL(location, requestUrl).href, apiKey)}`;
+		return `a redirect to ${echo(new URL(location, requestUrl).href, redactText)}`;
 	} catch {
-		return `a redirect to ${echo(location, apiKey)}`;
+		return `a redirect to ${echo(location, redactText)}`;
 	}
 }
 
@@ -77,7 +77,8 @@ class AnswerTooLarge extends Error {}
 export interface ApiCall {
 	path: string;
 	creation: boolean;
-	apiKey: string;
+	/** Redacts the key from a text (built once per run: ApiSession). */
+	redact: Redact;
 	baseUrl: string;
 	context: RequestContext;
 }
@@ -112,17 +113,17 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 		parsed,
 		envelope,
 		// Every id a creation answer names is kept, whatever its status: the task exists and may be charged.
-		taskId: call.creation ? recoverTaskId(body.bytes, parsed.json, call.apiKey) : undefined,
-		serverMessage: typeof envelope?.msg === 'string' && envelope.msg ? echo(envelope.msg, call.apiKey) : undefined,
+		taskId: call.creation ? recoverTaskId(body.bytes, parsed.json, call.redact) : undefined,
+		serverMessage: typeof envelope?.msg === 'string' && envelope.msg ? echo(envelope.msg, call.redact) : undefined,
 	};
 }
 
 /** A 3xx: API calls follow no redirect, so that the key goes nowhere but the Base URL. */
 function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
-	const { path, creation, apiKey } = call;
-	const target = redirectTarget(answer.response, `${call.baseUrl}${path}`, apiKey);
+	const { path, creation, redact } = call;
+	const target = redirectTarget(answer.response, `${call.baseUrl}${path}`, redact);
 	const advice = taskAdvice(answer.taskId, path, creation, 'The server answered, so');
-	return apiError.call(this, apiKey, call.context, {
+	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${answer.status}, ${target}, which the node does not follow`,
 		description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${advice ? ` ${advice}` : ''}`,
 		httpCode: String(answer.status),
@@ -134,7 +135,7 @@ function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 
 /** A 4xx or 5xx: a refusal, a rate limit, or a failing service (which may have created a task). */
 function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
-	const { path, creation, apiKey } = call;
+	const { path, creation, redact } = call;
 	const { status, taskId, serverMessage, envelope } = answer;
 	// 408: the server (or a proxy) gave up waiting for the request; like a 5xx, another status check may pass.
 	const unfinished = status === 408 || status >= 500;
@@ -151,8 +152,8 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 						? 'The service is busy or failing. Try again later.'
 						: `POST ${path} was rejected.`;
 	const quoted =
-		status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer.body.bytes, apiKey)}`;
-	return apiError.call(this, apiKey, call.context, {
+		status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer.body.bytes, redact)}`;
+	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
 		description: `${advice}${quoted}`,
 		httpCode: String(status),
@@ -168,7 +169,7 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 
 /** A success status whose body cannot be read whole: past the cap, or broken off. The API did answer. */
 function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
-	const { path, creation, apiKey } = call;
+	const { path, creation, redact } = call;
 	const { status, body, taskId } = answer;
 	const limit = `${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
 	const what = body.tooLarge
@@ -178,9 +179,9 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 		? `the first ${limit} were read, then the connection was closed`
 		: `${body.bytes.length} bytes arrived`;
 	const advice = taskAdvice(taskId, path, creation, 'The request reached the server, so');
-	return apiError.call(this, apiKey, call.context, {
+	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${what}`,
-		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${snippet(body.bytes, apiKey)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${snippet(body.bytes, redact)}`,
 		httpCode: String(status),
 		retryable: true,
 		uncertain: creation,
@@ -190,15 +191,15 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 
 /** A success status whose body is not the API's envelope (a page, text, cut-off or nested JSON). */
 function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
-	const { path, creation, apiKey } = call;
+	const { path, creation, redact } = call;
 	// The advice comes first: the body's start follows, and may end anywhere.
 	const advice = taskAdvice(answer.taskId, path, creation, 'The request reached the server, so');
-	return apiError.call(this, apiKey, call.context, {
+	return apiError.call(this, redact, call.context, {
 		message:
 			answer.parsed.problem === 'too deep'
 				? 'The MediaGen API answered with JSON nested too deeply to read'
 				: 'The MediaGen API answered with a body that is not a JSON envelope',
-		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.body.bytes, apiKey)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.body.bytes, redact)}`,
 		httpCode: String(answer.status),
 		retryable: true,
 		uncertain: creation,
@@ -210,7 +211,7 @@ function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): 
 function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { taskId, serverMessage, envelope } = answer;
 	const quoted = serverMessage ? ` ("${serverMessage}")` : '';
-	return apiError.call(this, call.apiKey, call.context, {
+	return apiError.call(this, call.redact, call.context, {
 		message: 'Insufficient credits',
 		description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
 			taskId
@@ -229,7 +230,7 @@ function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeAp
 	const { taskId, serverMessage, envelope } = answer;
 	const notFound = saysNotFound(envelope!.msg);
 	const hint = !creation && context.notFoundHint && notFound ? ` ${context.notFoundHint}` : '';
-	return apiError.call(this, call.apiKey, context, {
+	return apiError.call(this, call.redact, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
 		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
 		retryable: false,
@@ -248,7 +249,7 @@ export function judge(this: IExecuteFunctions, call: ApiCall, answer: Answer): u
 	if (answer.body.tooLarge || answer.brokeOff) throw unreadable.call(this, call, answer);
 	if (!envelope) throw notAnEnvelope.call(this, call, answer);
 	// The envelope is the first level: its data starts at the second.
-	if (envelope.code === RESPONSE_CODE.success) return keptAnswer(envelope.data, call.apiKey, 1);
+	if (envelope.code === RESPONSE_CODE.success) return keptAnswer(envelope.data, call.redact, 1);
 	if (envelope.code === RESPONSE_CODE.insufficientCredits) throw noCredits.call(this, call, answer);
 	throw refused.call(this, call, answer);
 }

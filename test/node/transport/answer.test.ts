@@ -37,7 +37,7 @@ describe('readAnswerBody', () => {
 		expect(body.tooLarge).toBe(true);
 		expect(body.bytes.length).toBe(MAX_ANSWER_BYTES);
 		expect(aborted).toBe(1);
-		expect(recoverTaskId(body.bytes, undefined, 'key')).toBe('t-1');
+		expect(recoverTaskId(body.bytes, undefined, keyRedactor('key'))).toBe('t-1');
 	});
 
 	it('a body that breaks off keeps what came, and the error that ended it', async () => {
@@ -47,12 +47,12 @@ describe('readAnswerBody', () => {
 		const body = await readAnswerBody(stream, () => {});
 		expect(body.brokeOff).toEqual(new Error('aborted'));
 		expect(body.bytes.toString()).toBe('{"code":1000,"data":{"taskid":"t-2",');
-		expect(recoverTaskId(body.bytes, undefined, 'key')).toBe('t-2');
+		expect(recoverTaskId(body.bytes, undefined, keyRedactor('key'))).toBe('t-2');
 	});
 
 	it('an id cut off by the end of the bytes is not taken for a whole one', () => {
-		expect(recoverTaskId(Buffer.from('{"data":{"taskid":"t-3'), undefined, 'key')).toBeUndefined();
-		expect(recoverTaskId(Buffer.from('{"data":{"taskid":12'), undefined, 'key')).toBeUndefined();
+		expect(recoverTaskId(Buffer.from('{"data":{"taskid":"t-3'), undefined, keyRedactor('key'))).toBeUndefined();
+		expect(recoverTaskId(Buffer.from('{"data":{"taskid":12'), undefined, keyRedactor('key'))).toBeUndefined();
 	});
 });
 
@@ -65,7 +65,7 @@ describe('parseAnswer and keptAnswer', () => {
 	it('an answer a million levels deep is parsed, and kept down to the limit with a marker', () => {
 		const { json } = parseAnswer(Buffer.from(`{"code":1000,"data":{"taskid":"t-4","meta":${nested(1_000_000)}}}`));
 		const data = (json as { data: unknown }).data;
-		const kept = keptAnswer(data, 'key', 1) as { taskid: string };
+		const kept = keptAnswer(data, keyRedactor('key'), 1) as { taskid: string };
 		expect(kept.taskid).toBe('t-4');
 		expect(depthOf(kept)).toBe(MAX_ANSWER_DEPTH - 1);
 		expect(JSON.stringify(kept)).toContain(JSON.stringify(LEFT_OUT));
@@ -73,7 +73,7 @@ describe('parseAnswer and keptAnswer', () => {
 	});
 
 	it('lists nest too, and the key is redacted in names and texts at every kept depth', () => {
-		const kept = keptAnswer({ 'k-secret-key-1': [['k-secret-key-1 in text', [[[]]]]] }, 'k-secret-key-1');
+		const kept = keptAnswer({ 'k-secret-key-1': [['k-secret-key-1 in text', [[[]]]]] }, keyRedactor('k-secret-key-1'));
 		expect(kept).toEqual({ '[redacted]': [['[redacted] in text', [[[]]]]] });
 	});
 });
