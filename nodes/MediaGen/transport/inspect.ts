@@ -10,6 +10,7 @@ import { kindOfText } from '../helpers/bodyText';
 import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from '../helpers/media';
 import type { RequestContext } from './context';
 import { downloadError, downloadInterrupted, emptyResultFile, showUrl, type DownloadedFile } from './download';
+import { clip } from './redaction';
 
 /** Longest part of a refused body an error quotes. */
 const MAX_QUOTED_CHARACTERS = 200;
@@ -85,9 +86,13 @@ async function readHead(
 
 type Refused = Exclude<BodyVerdict, { kind: 'media' | 'unknown' }>;
 
-/** The start of a refused text, whitespace folded, at most MAX_QUOTED_CHARACTERS characters of it. */
+/**
+ * The start of a refused text, whitespace folded, at most MAX_QUOTED_CHARACTERS characters of it; control characters
+ * (a byte order mark before bytes that are not text) are shown as U+FFFD, not as JSON's six-character escapes.
+ */
 function quote(text: string): string {
-	const characters = [...text.replace(/\s+/g, ' ').trim()];
+	const control = (char: string) => char < ' ' || (char >= '\u007f' && char <= '\u009f');
+	const characters = [...text.replace(/\s+/g, ' ').trim()].map((char) => (control(char) ? '\ufffd' : char));
 	const shown = characters.slice(0, MAX_QUOTED_CHARACTERS).join('');
 	return JSON.stringify(characters.length > MAX_QUOTED_CHARACTERS ? `${shown}…` : shown);
 }
@@ -99,7 +104,7 @@ function notAFile(
 	verdict: Refused,
 	context: RequestContext,
 ): NodeApiError {
-	const sent = mimeType ? `as ${mimeType}` : 'without a Content-Type';
+	const sent = mimeType ? `as ${clip(mimeType, 100)}` : 'without a Content-Type';
 	const what =
 		verdict.kind === 'zeros'
 			? `only zero bytes ${sent}`

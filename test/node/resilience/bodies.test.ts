@@ -113,6 +113,15 @@ describe('issue 31: text where a file should be is refused, whatever its Content
 		expect(String(item.json.errorDescription).length).toBeLessThan(600);
 	});
 
+	it('a byte order mark before binary bytes, under a Content-Type of 2,000 characters: refused, the error still short', async () => {
+		const binary = Buffer.from(Array.from({ length: 4096 }, (_, index) => (index * 37) % 256));
+		const body = Buffer.concat([Buffer.from([0x00, 0x00, 0xfe, 0xff]), binary]);
+		const [item] = await download([{ body, type: `image/${'y'.repeat(2000)}` }]);
+		const error = expectRefused(item, 0);
+		expect(error).toContain('(UTF-32 BE with a byte order mark)');
+		expect(error.length).toBeLessThan(700);
+	});
+
 	it.each(TYPE_HEADERS.map((type) => [typeName(type), type]))(
 		'every text in every encoding, served with %s, is refused',
 		async (_name, type) => {
