@@ -86,7 +86,7 @@ export function checkNoFileRefused(observation: Observation, fail: (text: string
 		if (!url || observation.world.servedNotAFile.has(url)) continue;
 		const body = observation.world.fileBodies.get(url);
 		fail(
-			`the file ${url} was refused as not an image or a video, but its body is ${body?.what ?? 'unknown'}: ${message}`,
+			`the file ${url} was refused as not an image or a video, but its body is ${body?.what ?? 'unknown'}: ${message.slice(0, 300)}…`,
 		);
 	}
 }
