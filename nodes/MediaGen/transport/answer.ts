@@ -77,20 +77,21 @@ export function keptAnswer(value: unknown, redactText: Redact, depth = 0): unkno
 	return keep(value, depth);
 }
 
-/** A body parsed as JSON; `problem` when it is not JSON (or nested past what the parser takes). */
+/** A body parsed as JSON; `json` is absent when it is not JSON. */
 export interface ParsedAnswer {
 	json?: unknown;
-	problem?: 'not JSON' | 'too deep';
 }
 
-/** The body as JSON, when it is JSON, a UTF-8 byte order mark before it or not. */
+/**
+ * The body as JSON, when it is JSON, a UTF-8 byte order mark before it or not. V8's parser takes any depth (it does
+ * not recurse); what follows it is kept down to MAX_ANSWER_DEPTH (keptAnswer), so depth is never an error.
+ */
 export function parseAnswer(bytes: Buffer): ParsedAnswer {
 	const text = bytes.toString('utf8').replace(/^\ufeff/, '');
 	try {
 		return { json: JSON.parse(text) as unknown };
-	} catch (error) {
-		// V8 parses any depth; an engine whose parser recurses runs out of stack instead.
-		return { problem: error instanceof RangeError ? 'too deep' : 'not JSON' };
+	} catch {
+		return {};
 	}
 }
 

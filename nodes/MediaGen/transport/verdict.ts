@@ -189,16 +189,13 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 	});
 }
 
-/** A success status whose body is not the API's envelope (a page, text, cut-off or nested JSON). */
+/** A success status whose body is not the API's envelope (a page, text, JSON of another shape). */
 function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
 	// The advice comes first: the body's start follows, and may end anywhere.
 	const advice = taskAdvice(answer.taskId, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
-		message:
-			answer.parsed.problem === 'too deep'
-				? 'The MediaGen API answered with JSON nested too deeply to read'
-				: 'The MediaGen API answered with a body that is not a JSON envelope',
+		message: 'The MediaGen API answered with a body that is not a JSON envelope',
 		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.body.bytes, redact)}`,
 		httpCode: String(answer.status),
 		retryable: true,

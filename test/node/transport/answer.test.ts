@@ -59,7 +59,7 @@ describe('readAnswerBody', () => {
 describe('parseAnswer and keptAnswer', () => {
 	it('JSON after a UTF-8 byte order mark is JSON; a page is not', () => {
 		expect(parseAnswer(Buffer.from('\ufeff{"code":1000}'))).toEqual({ json: { code: 1000 } });
-		expect(parseAnswer(Buffer.from('<html>502</html>'))).toEqual({ problem: 'not JSON' });
+		expect(parseAnswer(Buffer.from('<html>502</html>'))).toEqual({});
 	});
 
 	it('an answer a million levels deep is parsed, and kept down to the limit with a marker', () => {
