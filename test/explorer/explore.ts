@@ -191,6 +191,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 				const notes = [
 					request.kind === 'create' ? (acted ? 'the server acted' : 'nothing done') : '',
 					namesTask ? 'names the task' : '',
+					request.body ?? '',
 				]
 					.filter(Boolean)
 					.join(', ');

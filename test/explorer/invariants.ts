@@ -7,10 +7,11 @@
  *      failed, or the user allowed repeating an uncertain creation;
  *   3. every request ends within Request Timeout (plus slack) of its arrival, and the run within its bound;
  *   4. no connection to either host stays open after the run;
- *   5. every stored file is byte-identical to a complete body the host served and is what its type says; a
- *      completed item carries a file for each URL;
+ *   5. every stored file is byte-identical to a complete body the host served; a completed item carries a file
+ *      for each URL;
  *   6. output items pair with input items, none duplicated (when the run ended without stopping);
  *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line;
+ *   8–10. errors are bounded, a stored file is what its name and type say, no file is refused (checks/bodies.ts);
  *  11. no item is lost (checks/items.ts);
  *  12–13. Task → Delete: what is reported deleted is gone, and a failure is never reported as deleted
  *      (checks/deletes.ts).
@@ -20,6 +21,7 @@ import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 
 import { readBinary, type RunResult } from '../harness';
 import { allText } from '../support';
+import { checkErrorLengths, checkNoFileRefused, checkStoredFileKinds, storedUrl } from './checks/bodies';
 import { checkDeletes } from './checks/deletes';
 import { checkItemsOut, pairedItems } from './checks/items';
 import type { Schedule } from './schedule';
@@ -48,10 +50,6 @@ const SLACK_MS = 2000;
 /** The longest pause a creation may take between attempts in these schedules (Retry-After of at most 2 s). */
 const CREATION_PAUSE_MS = 2500;
 
-function sniff(bytes: Buffer): string | undefined {
-	if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-	if (bytes.subarray(4, 8).toString('latin1') === 'ftyp') return 'video/mp4';
-	return undefined;
 }
 
 /** n8n's pause between two tries of Retry On Fail: it takes a Wait Between Tries of 0 as 1000 ms. */
@@ -190,6 +188,10 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		fail(7, `the key appears in ${where}`);
 	}
 
+	// 8–10. Bodies: errors bounded, stored files what they say, no file refused.
+	checkErrorLengths(observation, (text) => fail(8, text));
+	checkStoredFileKinds(observation, (text) => fail(9, text));
+	checkNoFileRefused(observation, (text) => fail(10, text));
 	// 11–13.
 	for (const text of checkItemsOut(observation)) fail(11, text);
 	if (observation.deleteIds)
@@ -216,23 +218,12 @@ async function checkFiles(
 	const json = item.json;
 	const urls = Array.isArray(json.urls) ? (json.urls as string[]) : [];
 	for (const [property, binary] of Object.entries(item.binary ?? {})) {
-		const index = schedule.split
-			? Number(json.resultIndex ?? 0)
-			: property === 'data'
-				? 0
-				: Number(/_(\d+)$/.exec(property)?.[1]);
-		const url = schedule.split ? String(json.url) : urls[index];
+		const url = storedUrl(schedule, json, property);
 		const bytes = await readBinary(binary as IBinaryData);
 		const hash = createHash('sha256').update(bytes).digest('hex');
 		if (!world.servedBodies.get(url)?.has(hash)) {
 			fail(
 				`the file stored for ${url} (task ${String(json.taskid)}, ${bytes.length} bytes) is not a complete body the host served`,
-			);
-		}
-		const kind = sniff(bytes);
-		if (kind !== (binary as IBinaryData).mimeType) {
-			fail(
-				`the file stored for ${url} says it is ${(binary as IBinaryData).mimeType} but its bytes are ${kind ?? 'neither PNG nor MP4'}`,
 			);
 		}
 	}

@@ -1,13 +1,16 @@
 /**
  * A fault schedule: n8n's node settings, drawn here from the seed, and what the generators (generators/) draw from
- * the same seed: how the servers answer every request (faults.ts), what each task does (tasks.ts). Every generator
+ * the same seed: how the servers answer every request (faults.ts), what each task does (tasks.ts), what a result
+ * file's body is (files.ts), the shape of a success answer (answers.ts). Every generator
  * draws from streams of its own (`Random.stream(seed, <generator>, …)`): per schedule, or per request by what the
  * request is (its kind, its item, its attempt), never by the order requests arrive in, so that the same seed gives
  * the same schedule however the requests interleave, and a new generator leaves every other draw as it was. A
  * generator is a module with its part's type, its draw and its words for a failing schedule's report.
  */
 import { deletePlan, describeDeletes, type DeletePlan } from './generators/deletes';
+import { describeAnswers } from './generators/answers';
 import type { RequestKind } from './generators/faults';
+import { describeFiles } from './generators/files';
 import { Random } from './random';
 
 export type { AnswerClass, Fault, RequestKind } from './generators/faults';
@@ -116,5 +119,7 @@ export function describeSchedule(schedule: Schedule): string {
 		`tasks that fail on the server: ${schedule.failingTasks ? 'some' : 'none'}; Stop: ${schedule.stopAtMs === undefined ? 'none' : `at ${schedule.stopAtMs} ms`}; GC at: ${schedule.gcAtMs.join(', ') || 'never'}`,
 		`fault rates: ${rates}`,
 		...(schedule.deletes ? [describeDeletes(schedule.deletes)] : []),
+		describeFiles(schedule),
+		describeAnswers(schedule),
 	].join('\n');
 }

@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { makePng } from '../simulator/png';
+import { shapedAnswer } from './generators/answers';
 import { deleteAnswer, goneBefore, requestKey, type DeletePlan } from './generators/deletes';
 import { faultFor, type Fault, type RequestKind } from './generators/faults';
+import { classicBody, drawsFileBodies, fileBody, type FileBody } from './generators/files';
 import { taskPlan, type TaskPlan } from './generators/tasks';
 import type { Schedule } from './schedule';
 
@@ -43,6 +44,8 @@ export interface WorldRequest {
 	headers: http.IncomingHttpHeaders;
 	item?: number;
 	fault: Fault;
+	/** A download's body as generators/files.ts drew it, in words. */
+	body?: string;
 	/** When the request's body had arrived, and when the exchange ended (answered, or the connection closed). */
 	arrivedAt: number;
 	endedAt?: number;
@@ -60,6 +63,14 @@ const REFUSAL_STATUS: Partial<Record<Fault['answer'], number>> = {
 	'429': 429,
 };
 const ENDLESS_CHUNK = Buffer.alloc(16 * 1024, 0x41);
+/** Download answers that send the file's body, or its start. */
+const CONTENT_ANSWERS: ReadonlySet<Fault['answer']> = new Set([
+	'ok',
+	'chunked',
+	'stall-body',
+	'endless-body',
+	'truncated',
+]);
 
 function sha(data: Buffer): string {
 	return createHash('sha256').update(data).digest('hex');
@@ -117,6 +128,10 @@ export class World {
 	readonly requests: WorldRequest[] = [];
 	/** Hashes of the complete bodies each file URL served. */
 	readonly servedBodies = new Map<string, Set<string>>();
+	/** What each file URL's body is (generators/files.ts): a stored copy must say so. */
+	readonly fileBodies = new Map<string, FileBody>();
+	/** File URLs for which the host sent something that is not a file (text, a page, zero bytes), on any attempt. */
+	readonly servedNotAFile = new Set<string>();
 	/** Garbage collections the world ran during the run. */
 	gcRuns = 0;
 
@@ -219,10 +234,11 @@ export class World {
 		return attempt;
 	}
 
-	private track(response: http.ServerResponse, request: Omit<WorldRequest, 'arrivedAt'>): void {
+	private track(response: http.ServerResponse, request: Omit<WorldRequest, 'arrivedAt'>): WorldRequest {
 		const tracked: WorldRequest = { ...request, arrivedAt: Date.now() };
 		response.on('close', () => (tracked.endedAt = Date.now()));
 		this.requests.push(tracked);
+		return tracked;
 	}
 
 	// --- the API ------------------------------------------------------------------------------------
@@ -246,9 +262,11 @@ export class World {
 		}
 		if (path === '/v1/tlimages/betav4' || path === '/v1/tlvideo/alphav15pro') {
 			const item = Number(/name="prompt"\r\n\r\nidea (\d+)/.exec(body.toString('latin1'))?.[1] ?? -1);
-			const fault = faultFor(this.schedule, 'create', item, this.nextAttempt('create', item));
+			const attempt = this.nextAttempt('create', item);
+			const fault = faultFor(this.schedule, 'create', item, attempt);
 			record('create', fault, item);
-			return this.answerCreation(response, item, path.startsWith('/v1/tlvideo/') ? 'video' : 'image', fault);
+			const taskType = path.startsWith('/v1/tlvideo/') ? 'video' : 'image';
+			return this.answerCreation(response, item, taskType, fault, attempt);
 		}
 		let json: Record<string, unknown> = {};
 		try {
@@ -259,9 +277,10 @@ export class World {
 		if (path.endsWith('/infobytaskid')) {
 			const task = this.tasks.get(String(json.taskid));
 			const item = task?.item ?? -1;
-			const fault = faultFor(this.schedule, 'status', item, this.nextAttempt('status', item));
+			const attempt = this.nextAttempt('status', item);
+			const fault = faultFor(this.schedule, 'status', item, attempt);
 			record('status', fault, item);
-			return this.answerStatus(response, task, fault);
+			return this.answerStatus(response, task, fault, attempt);
 		}
 		if (path === '/v1/tlimages/deleteimagestask' || path === '/v1/tlvideo/deletevideotask') {
 			const ids = Array.isArray(json.taskids) ? json.taskids.map(String) : [];
@@ -276,14 +295,27 @@ export class World {
 		return this.json(response, 404, { code: 9999, msg: 'no such endpoint' });
 	}
 
-	private answerCreation(response: http.ServerResponse, item: number, taskType: 'image' | 'video', fault: Fault): void {
+	private answerCreation(
+		response: http.ServerResponse,
+		item: number,
+		taskType: 'image' | 'video',
+		fault: Fault,
+		attempt: number,
+	): void {
 		const task = fault.acted ? this.addTask(item, taskType, false, fault.answer) : undefined;
 		const taskId = task?.taskId;
 		const named = () => task && (task.named = true);
 		switch (fault.answer) {
-			case 'ok':
-				named();
-				return this.json(response, 200, { code: 1000, msg: 'ok', data: { taskid: taskId } });
+			case 'ok': {
+				// Shaped by generators/answers.ts: an id past the 4 MiB the client reads does not reach it.
+				const shaped = shapedAnswer(this.schedule, 'create', item, attempt, {
+					code: 1000,
+					msg: 'ok',
+					data: { taskid: taskId },
+				});
+				if (shaped.namesTask) named();
+				return this.raw(response, 200, 'application/json', shaped.bytes);
+			}
 			case 'odd-json':
 				named();
 				return this.raw(
@@ -317,7 +349,12 @@ export class World {
 		}
 	}
 
-	private answerStatus(response: http.ServerResponse, task: WorldTask | undefined, fault: Fault): void {
+	private answerStatus(
+		response: http.ServerResponse,
+		task: WorldTask | undefined,
+		fault: Fault,
+		attempt: number,
+	): void {
 		if (!['ok', 'odd-json', 'echo-key'].includes(fault.answer)) {
 			return this.answerPlain(response, fault, fault.namesTask ? task?.taskId : undefined);
 		}
@@ -340,7 +377,10 @@ export class World {
 			data = { taskid: task.taskId, [statusField]: 2, url: urls, width: 8, height: 8 };
 		}
 		if (fault.answer === 'echo-key') data.message = `checked with key ${this.apiKey}`;
-		return this.json(response, 200, { code: 1000, msg: fault.answer === 'echo-key' ? this.apiKey : 'ok', data });
+		const msg = fault.answer === 'echo-key' ? this.apiKey : 'ok';
+		if (fault.answer !== 'ok') return this.json(response, 200, { code: 1000, msg, data });
+		const shaped = shapedAnswer(this.schedule, 'status', task.item, attempt, { code: 1000, msg, data });
+		return this.raw(response, 200, 'application/json', shaped.bytes);
 	}
 
 	/**
@@ -448,7 +488,7 @@ export class World {
 			hop || !task
 				? { answer: 'ok' as const, acted: true, namesTask: false }
 				: faultFor(this.schedule, 'download', item, this.nextAttempt('download', item));
-		this.track(response, {
+		const tracked = this.track(response, {
 			host: 'files',
 			kind: task ? 'download' : 'other',
 			method: request.method ?? '',
@@ -462,9 +502,20 @@ export class World {
 			return void response.end();
 		}
 		const url = `${this.files.url}/files/${name}`;
-		const video = name.endsWith('.mp4');
-		const content = this.fileContent(name, video);
-		const type = video ? 'video/mp4' : 'image/png';
+		const served = this.fileBody(url, name);
+		tracked.body = `${served.what} as ${served.type ?? 'no Content-Type'}`;
+		const notAFile =
+			(!served.file && CONTENT_ANSWERS.has(fault.answer)) ||
+			['html-file', 'text-file', 'json-file'].includes(fault.answer);
+		if (notAFile) this.servedNotAFile.add(url);
+		return this.serveFile(response, url, name, served, fault);
+	}
+
+	/** Answers a file request as its fault says, with the URL's body or its start. */
+	private serveFile(response: http.ServerResponse, url: string, name: string, served: FileBody, fault: Fault): void {
+		const content = served.bytes;
+		const typed = (headers: http.OutgoingHttpHeaders) =>
+			served.type === undefined ? headers : { ...headers, 'content-type': served.type };
 		const complete = () => {
 			const hashes = this.servedBodies.get(url) ?? new Set<string>();
 			hashes.add(sha(content));
@@ -480,11 +531,11 @@ export class World {
 		if (refusal) return status(refusal);
 		switch (fault.answer) {
 			case 'ok':
-				response.writeHead(200, { 'content-type': type, 'content-length': content.length });
+				response.writeHead(200, typed({ 'content-length': content.length }));
 				response.on('finish', complete);
 				return void response.end(content);
 			case 'chunked':
-				response.writeHead(200, { 'content-type': type });
+				response.writeHead(200, typed({}));
 				response.write(content.subarray(0, 10));
 				return this.files.later(5, () => {
 					response.on('finish', complete);
@@ -500,12 +551,13 @@ export class World {
 			case 'drop':
 				return void response.socket?.destroy();
 			case 'stall-body':
-				response.writeHead(200, { 'content-type': type, 'content-length': content.length });
+				response.writeHead(200, typed({ 'content-length': content.length }));
 				response.write(content.subarray(0, 10));
 				return this.files.later(STALL_CAP_MS, () => response.destroy());
 			case 'endless-body': {
-				response.writeHead(200, { 'content-type': type });
-				response.write(content.subarray(0, 16));
+				// The whole body, then more without end: what the node reads first is the body's own start.
+				response.writeHead(200, typed({}));
+				response.write(content);
 				const startedAt = Date.now();
 				const trickle = () => {
 					if (response.destroyed || Date.now() - startedAt > STALL_CAP_MS) return void response.destroy();
@@ -515,11 +567,16 @@ export class World {
 				return trickle();
 			}
 			case 'truncated':
-				response.writeHead(200, { 'content-type': type, 'content-length': content.length });
+				response.writeHead(200, typed({ 'content-length': content.length }));
 				response.write(content.subarray(0, Math.floor(content.length / 2)));
 				return this.files.later(5, () => response.destroy());
 			case 'html-file':
-				return this.raw(response, 200, type, '<!DOCTYPE html><html><body>Sign in to view this file</body></html>');
+				return this.raw(
+					response,
+					200,
+					served.type ?? 'image/png',
+					'<!DOCTYPE html><html><body>Sign in to view this file</body></html>',
+				);
 			case 'text-file':
 				return this.raw(response, 200, 'text/plain', 'Access denied');
 			case 'json-file':
@@ -530,14 +587,15 @@ export class World {
 		}
 	}
 
-	/** A file's bytes: a real PNG or an MP4 header, different for every URL. */
-	private fileContent(name: string, video: boolean): Buffer {
-		const tag = Buffer.from(`mediagen-explorer ${name}`);
-		if (video) {
-			const head = Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x6d, 0x70, 0x34, 0x32, 0, 0, 0, 0]);
-			return Buffer.concat([head, Buffer.from('mp42isom'), tag]);
+	/** A file URL's body: from the corpus in schedules that draw it (generators/files.ts), else a PNG or an MP4. */
+	private fileBody(url: string, name: string): FileBody {
+		let body = this.fileBodies.get(url);
+		if (!body) {
+			const tag = Buffer.from(`mediagen-explorer ${name}`);
+			body = drawsFileBodies(this.schedule) ? fileBody(this.schedule, name, tag) : classicBody(name, tag);
+			this.fileBodies.set(url, body);
 		}
-		return Buffer.concat([makePng(4, 4), tag]);
+		return body;
 	}
 
 	private json(
@@ -553,7 +611,7 @@ export class World {
 		response: http.ServerResponse,
 		status: number,
 		type: string,
-		text: string,
+		text: string | Buffer,
 		headers: http.OutgoingHttpHeaders = {},
 	): void {
 		response.writeHead(status, { ...headers, 'content-type': type, 'content-length': Buffer.byteLength(text) });

@@ -10,7 +10,7 @@
  */
 import type http from 'node:http';
 
-import { runNode, testCredential } from '../harness';
+import { loggedLines, runNode, testCredential } from '../harness';
 import { sendJson, type HostileRequest } from '../hostile-server';
 import { makePng } from '../simulator/png';
 import {
@@ -214,6 +214,117 @@ describe('the key as the server received it is redacted too (issue 18, point 8)'
 		expect(result.output[0].json.error).toBe('The MediaGen API answered HTTP 400: bad key [redacted] [item 0]');
 		expect(result.output[1].json.source).toBe('header [redacted]');
 		expect(allText(result)).not.toContain(KEY.slice(10));
+	});
+});
+
+describe('the key in any encoding is redacted (issue 31, point 5)', () => {
+	// URL-special characters, a space and a Latin-1 letter: every encoding writes this key differently.
+	const SPECIAL = 'Zq9k/Key+with spaces&=?#%é-0123456789';
+	const percent = encodeURIComponent(SPECIAL);
+	const forms: Array<[string, string]> = [
+		['percent-encoded', percent],
+		['percent-encoded in lower case', percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())],
+		['form-encoded', new URLSearchParams({ k: SPECIAL }).toString().slice(2)],
+		[
+			'JSON with \\u escapes',
+			JSON.stringify(SPECIAL)
+				.slice(1, -1)
+				.replace(/[a-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`),
+		],
+	];
+	/** Base64 of a text in which the key stands at some offset, and the part of it only the key decides. */
+	const base64Inside = (prefix: string, url = false) => {
+		const encoded = Buffer.from(`${prefix}${SPECIAL}!`).toString(url ? 'base64url' : 'base64');
+		return { encoded, keyPart: encoded.slice(Math.ceil((prefix.length * 8) / 6) + 1, -4) };
+	};
+	const basic = base64Inside('Basic user:');
+	const token = base64Inside('t=', true);
+
+	/** The server as it received the key (a Latin-1 header), as a string. */
+	const received = (request: HostileRequest) =>
+		Buffer.from(String(request.headers.authorization), 'latin1').toString('latin1');
+
+	it('a key with URL-special characters echoed percent-encoded into a result URL, and in base64, form and JSON escapes', async () => {
+		useApi({
+			info: (request, response, taskId) => {
+				const key = received(request);
+				sendJson(response, {
+					code: 1000,
+					data: {
+						taskid: taskId,
+						image_status: 2,
+						url: [`${server.url}/files/${taskId}.png?key=${encodeURIComponent(key)}&v=1`],
+						authorization: Buffer.from(`Basic user:${key}!`).toString('base64'),
+						token: Buffer.from(`t=${key}!`).toString('base64url'),
+						form: `k=${new URLSearchParams({ k: key }).toString().slice(2)}`,
+					},
+				});
+			},
+		});
+		const result = await runNode({
+			parameters: betav4({ downloadResults: true }),
+			items: [{ json: { idea: 'one' } }],
+			credentials: { apiKey: SPECIAL, baseUrl: server.url },
+		});
+		expect(result.error).toBeUndefined();
+		expect(String(received(server.requestsTo(INFO_PATH)[0]))).toBe(SPECIAL); // the server had it to echo
+		const json = result.output[0].json;
+		expect(json.urls).toEqual([`${server.url}/files/task-0.png?key=[redacted]&v=1`]);
+		const text = allText(result.output);
+		for (const [name, form] of [...forms, ['base64', basic.keyPart], ['base64url', token.keyPart]]) {
+			expect({ name, leaked: text.includes(form) }).toEqual({ name, leaked: false });
+		}
+		expect(server.requestsTo(/^\/files\//).every((request) => !request.path.includes('Key'))).toBe(true);
+	});
+
+	it.each(forms)('an error page that echoes the key %s: the error quotes it redacted', async (_name, form) => {
+		useApi({
+			create: (_request, response) => {
+				response.writeHead(400, { 'content-type': 'text/html' });
+				response.end(`<script>var k = "${form}";</script>`);
+			},
+		});
+		const result = await runNode({
+			parameters: betav4(),
+			items: [{ json: { idea: 'one' } }],
+			credentials: { apiKey: SPECIAL, baseUrl: server.url },
+			continueOnFail: true,
+		});
+		const description = String(result.output[0].json.errorDescription);
+		expect(description).toContain('<script>var k = "[redacted]";</script>');
+	});
+
+	it('a task whose result URL carries the key percent-encoded: the download error and the log line show it redacted', async () => {
+		const logged = loggedLines().length;
+		useApi({
+			create: (request, response, index) =>
+				sendJson(response, {
+					code: 1000,
+					data: { taskid: `task-${index}`, url: `${server.url}/x?k=${encodeURIComponent(received(request))}` },
+				}),
+			info: (request, response, taskId) =>
+				sendJson(response, {
+					code: 1000,
+					data: {
+						taskid: taskId,
+						image_status: 2,
+						url: [`${server.url}/gone/${encodeURIComponent(received(request))}.png`],
+					},
+				}),
+			file: (_request, response) => {
+				response.writeHead(404);
+				response.end();
+			},
+		});
+		const result = await runNode({
+			parameters: betav4({ downloadResults: true }),
+			items: [{ json: { idea: 'one' } }],
+			credentials: { apiKey: SPECIAL, baseUrl: server.url },
+		});
+		expect(result.error?.message).toBe(`Could not download a result file: HTTP 404 (task task-0) [item 0]`);
+		const text = `${allText(result)}\n${loggedLines(logged).join('\n')}`;
+		expect(text).toContain('/gone/[redacted].png');
+		for (const [, form] of forms) expect(text).not.toContain(form);
 	});
 });
 

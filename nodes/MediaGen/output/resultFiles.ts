@@ -1,7 +1,6 @@
 /** A finished task's result file, stored into n8n's binary storage as it streams in (never held whole in memory). */
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { extensionFromMime, mimeFromFileName } from '../helpers/mime';
 import {
 	downloadInterrupted,
 	emptyResultFile,
@@ -9,16 +8,6 @@ import {
 	type DownloadedFile,
 	type RequestContext,
 } from '../transport';
-
-/** The last path segment of a URL, when it looks like a file name. */
-function fileNameFromUrl(url: string): string | undefined {
-	try {
-		const segment = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
-		return /\.[a-z0-9]{2,5}$/i.test(segment) ? segment : undefined;
-	} catch {
-		return undefined;
-	}
-}
 
 /** `<taskid>-<n>.<ext>`, n being the file's index in `urls`; characters unsafe in file names become `_`. */
 function resultFileName(taskId: string, index: number, extension: string): string {
@@ -35,8 +24,9 @@ function storedBytes(binary: IBinaryData): number | undefined {
 /**
  * Stores one downloaded result file as binary data. Property names: `prefix`, `prefix_1`, … on one item (n is
  * the file's index in `urls`), or `prefix` on each item when results are split. A body that breaks off is an
- * error naming the task (transient: the result lane may ask again); a file of 0 bytes, or one that is not an
- * image or a video (a page or a message in its place), is an error naming the task and the URL.
+ * error naming the task (transient: the result lane may ask again); a file of 0 bytes, or text in place of an
+ * image or a video (a page or a message), is an error naming the task and the URL. A binary of a format the media
+ * table does not know is stored as application/octet-stream, named `.bin`.
  */
 export async function storeResultFile(
 	this: IExecuteFunctions,
@@ -50,16 +40,10 @@ export async function storeResultFile(
 		file.release();
 		throw emptyResultFile.call(this, url, context);
 	}
-	// What the bytes say wins over what the host says: hosts often serve every file as application/octet-stream.
-	const sniffed = await inspectResultFile.call(this, file, url, context);
-	const mimeType =
-		sniffed ??
-		(file.mimeType && file.mimeType !== 'application/octet-stream'
-			? file.mimeType
-			: (mimeFromFileName(file.fileName) ?? mimeFromFileName(fileNameFromUrl(url))));
-	const namedLike = file.fileName ?? fileNameFromUrl(url);
-	const extension =
-		extensionFromMime(mimeType) ?? /\.([a-z0-9]{1,5})$/i.exec(namedLike ?? '')?.[1]?.toLowerCase() ?? 'bin';
+	// The bytes tell the type, never the host: a stored file's MIME type and extension always say what it is.
+	const format = await inspectResultFile.call(this, file, url, context);
+	const mimeType = format?.mimeType ?? 'application/octet-stream';
+	const extension = format?.extensions[0] ?? 'bin';
 	// Named after the task, so files of merged items never collide (servers often call every file 0.png).
 	const fileName = resultFileName(context.taskId, index, extension);
 	const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;

@@ -6,7 +6,7 @@ import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { RequestContext } from './context';
-import { redact } from './redaction';
+import type { Redact } from './redaction';
 
 /** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
 const RETRYABLE = 'mediaGenRetryable';
@@ -47,7 +47,7 @@ export function taskRefused(error: unknown): boolean {
 }
 
 /**
- * Marks a refusal whose message says that the API does not know the task (its wording: saysNotFound in api.ts).
+ * Marks a refusal whose message says that the API does not know the task (its wording: saysNotFound in verdict.ts).
  * Task → Delete counts such an id as gone.
  */
 const NOT_FOUND = 'mediaGenNotFound';
@@ -80,7 +80,7 @@ export function parseRetryAfter(header: unknown): number | undefined {
 
 export function apiError(
 	this: IExecuteFunctions,
-	apiKey: string,
+	redactText: Redact,
 	context: RequestContext,
 	details: {
 		message: string;
@@ -102,8 +102,8 @@ export function apiError(
 ): NodeApiError {
 	const taskId = details.taskId ?? context.taskId;
 	const taskNote = taskId ? ` (task ${taskId})` : '';
-	const message = redact(`${details.message}${taskNote} [item ${context.itemIndex}]`, apiKey);
-	const description = redact(details.description, apiKey);
+	const message = redactText(`${details.message}${taskNote} [item ${context.itemIndex}]`);
+	const description = redactText(details.description);
 	const error = new NodeApiError(
 		this.getNode(),
 		{ message, description, code: details.apiCode ?? null } as JsonObject,

@@ -1,14 +1,18 @@
 /**
  * The only door to HTTP. Each job has its own file, so that the security rules can be reviewed on their own:
  * - context.ts: what a request is for, and its total deadline (Request Timeout) joined with Stop;
- * - api.ts: the API call and its envelope (the key goes to the Base URL only; no redirect is followed), and the
- *   session that reads the credential once per run;
+ * - api.ts: the API call (the key goes to the Base URL only; no redirect is followed), and the session that reads
+ *   the credential once per run;
+ * - answer.ts: an answer's body, read up to 4 MiB, parsed, kept down to a depth, and the task id it names;
+ * - verdict.ts: what an answer means: the envelope's data, or the error it is;
  * - errors.ts: what failed, and whether it may be repeated;
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
+ * - inspect.ts: what a result file is, by its first bytes (helpers/media.ts), before it is stored;
  * - multipart.ts: streamed multipart bodies.
  */
-export { apiJsonRequest, apiMultipartRequest, ApiSession, saysNotFound, type ApiRequestContext } from './api';
+export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';
+export { saysNotFound } from './verdict';
 export {
 	clampRequestTimeout,
 	DEFAULT_REQUEST_TIMEOUT_MS,
@@ -20,10 +24,10 @@ export {
 	downloadResultFile,
 	downloadRetryAfterMs,
 	emptyResultFile,
-	inspectResultFile,
 	isTransientDownloadError,
 	type DownloadedFile,
 } from './download';
+export { inspectResultFile } from './inspect';
 export {
 	createdNothing,
 	isRateLimited,

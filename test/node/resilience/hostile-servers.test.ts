@@ -58,7 +58,7 @@ describe('a paid task id is never lost when a download breaks', () => {
 	});
 
 	it('a malformed percent-escape in Content-Disposition does not fail the download, and the whole body is read', async () => {
-		const big = Buffer.alloc(8 * 1024 * 1024, 7);
+		const big = Buffer.concat([makePng(8, 8), Buffer.alloc(8 * 1024 * 1024, 7)]);
 		useApi({
 			file: (request, response) => {
 				response.writeHead(200, {

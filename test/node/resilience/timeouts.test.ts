@@ -31,7 +31,10 @@ describe('every wait is bounded: Request Timeout is a total deadline', () => {
 			credentials: context.credentials(),
 			continueOnFail: true,
 		});
-		expect(output[0].json.error).toBe('Could not reach the MediaGen API: the request timed out [item 0]');
+		// The API answered (HTTP 200): its body is what did not arrive in time.
+		expect(output[0].json.error).toBe(
+			'The MediaGen API answered HTTP 200, but its answer broke off: the request timed out [item 0]',
+		);
 		expect(output[0].json.errorDescription).toMatch(/a task may have been created/);
 		expect(output[1].json.taskid).toEqual(expect.stringMatching(/^img-/));
 		expect(context.sim.requests(BETAV4_PATH)).toHaveLength(2); // not retried

@@ -1,0 +1,183 @@
+/**
+ * Whether the first bytes of a body are text, in which encoding, and what kind of text: a sign-in page, an SVG, an
+ * error message. Hosts send such text where a file should be, under any Content-Type; the table of media
+ * (media.ts) decides what a file is, this file what a body that is not one says.
+ */
+
+export interface BodyText {
+	/** "UTF-8", "UTF-16 LE with a byte order mark", "an 8-bit encoding", … */
+	encoding: string;
+	/** The text, decoded, without its byte order mark. */
+	text: string;
+}
+
+/** Control characters that text does not hold: every C0 control but tab, line feed, vertical tab, form feed, CR. */
+function isControl(code: number): boolean {
+	return (code < 0x20 && (code < 0x09 || code > 0x0d)) || code === 0x7f;
+}
+
+const BOMS: ReadonlyArray<readonly [encoding: string, bytes: readonly number[]]> = [
+	['UTF-32 LE', [0xff, 0xfe, 0x00, 0x00]],
+	['UTF-32 BE', [0x00, 0x00, 0xfe, 0xff]],
+	['UTF-8', [0xef, 0xbb, 0xbf]],
+	['UTF-16 LE', [0xff, 0xfe]],
+	['UTF-16 BE', [0xfe, 0xff]],
+];
+
+function bomOf(head: Buffer): (typeof BOMS)[number] | undefined {
+	return BOMS.find(([, bytes]) => bytes.every((byte, index) => head[index] === byte));
+}
+
+/** The bytes without an incomplete UTF-8 sequence at their end (the head may cut a character in two). */
+function wholeUtf8(bytes: Buffer): Buffer {
+	for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+		const byte = bytes[bytes.length - back];
+		if (byte < 0x80) return bytes;
+		if (byte >= 0xc0) {
+			const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+			return length > back ? bytes.subarray(0, bytes.length - back) : bytes;
+		}
+	}
+	return bytes;
+}
+
+function decodeUtf8(bytes: Buffer): string | undefined {
+	try {
+		return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(wholeUtf8(bytes));
+	} catch {
+		return undefined;
+	}
+}
+
+/** UTF-16 code units as text; a high surrogate cut off by the head's end is dropped. */
+function decodeUtf16(bytes: Buffer, bigEndian: boolean): string {
+	const even = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
+	let text = (bigEndian ? even.swap16() : even).toString('utf16le');
+	const last = text.charCodeAt(text.length - 1);
+	if (last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
+	return text;
+}
+
+function decodeUtf32(bytes: Buffer, bigEndian: boolean): string | undefined {
+	const points: number[] = [];
+	for (let at = 0; at + 4 <= bytes.length; at += 4) {
+		const point = bigEndian ? bytes.readUInt32BE(at) : bytes.readUInt32LE(at);
+		if (point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return undefined;
+		points.push(point);
+	}
+	return String.fromCodePoint(...points);
+}
+
+/** Text holds no control character and no lone surrogate (UTF-16 of something that is not text does). */
+function isText(text: string): boolean {
+	for (let index = 0; index < text.length; index++) {
+		const code = text.charCodeAt(index);
+		if (isControl(code) || code === 0xfffe || code === 0xffff) return false;
+		if (code >= 0xd800 && code <= 0xdbff) {
+			const next = text.charCodeAt(index + 1);
+			if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+			index++;
+		} else if (code >= 0xdc00 && code <= 0xdfff) return false;
+	}
+	return true;
+}
+
+/**
+ * Code units of the scripts and punctuation that messages are written in. UTF-16 without a byte order mark is
+ * taken for text only when every unit is one of them: units of a binary file fall outside them about every
+ * third unit, so a head of a few hundred units never passes by chance.
+ */
+const SCRIPT_RANGES: ReadonlyArray<readonly [number, number]> = [
+	[0x09, 0x0d],
+	[0x20, 0x7e],
+	[0xa0, 0x24f], // Latin
+	[0x370, 0x52f], // Greek, Cyrillic
+	[0x590, 0x6ff], // Hebrew, Arabic
+	[0x900, 0x97f], // Devanagari
+	[0xe00, 0xe7f], // Thai
+	[0x2000, 0x20cf], // punctuation, currency
+	[0x3000, 0x30ff], // CJK punctuation, kana
+	[0x3400, 0x4dbf], // CJK extension A
+	[0x4e00, 0x9fff], // CJK
+	[0xac00, 0xd7a3], // Hangul
+	[0xff00, 0xffef], // full-width forms
+];
+
+function inScripts(text: string): boolean {
+	for (let index = 0; index < text.length; index++) {
+		const code = text.charCodeAt(index);
+		if (!SCRIPT_RANGES.some(([from, to]) => code >= from && code <= to)) return false;
+	}
+	return true;
+}
+
+/** ASCII characters (whitespace included): the spaces, punctuation and markup of a message. */
+const asciiUnits = (text: string) => [...text].filter((char) => char >= '\t' && char <= '~').length;
+
+/**
+ * UTF-16 without a byte order mark, in whichever byte order reads as text (the one with more ASCII, if both do). A
+ * message holds at least one ASCII character (a space, punctuation, markup): a run of one repeated byte (0x01 0x01
+ * reads as "ā") is not a message.
+ */
+function utf16WithoutMark(head: Buffer): BodyText | undefined {
+	if (head.length < 2) return undefined;
+	const readings = [false, true]
+		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-16 BE' : 'UTF-16 LE', text: decodeUtf16(head, bigEndian) }))
+		.filter(({ text }) => asciiUnits(text) > 0 && isText(text) && inScripts(text));
+	return readings.sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
+}
+
+/** Single-byte text (Latin-1, Windows-125x, …): no control byte at all. Shown as Latin-1. */
+function eightBit(head: Buffer): BodyText | undefined {
+	return head.length && !head.some(isControl)
+		? { encoding: 'an 8-bit encoding', text: head.toString('latin1') }
+		: undefined;
+}
+
+function withMark(head: Buffer, mark: (typeof BOMS)[number]): BodyText | undefined {
+	const [encoding, bytes] = mark;
+	const rest = head.subarray(bytes.length);
+	const text = encoding.startsWith('UTF-8')
+		? decodeUtf8(rest)
+		: encoding.startsWith('UTF-16')
+			? decodeUtf16(rest, encoding.endsWith('BE'))
+			: decodeUtf32(rest, encoding.endsWith('BE'));
+	return text !== undefined && isText(text) ? { encoding: `${encoding} with a byte order mark`, text } : undefined;
+}
+
+/**
+ * The body as text, when it is text: after a byte order mark, in its encoding; else UTF-8, UTF-16 in either byte
+ * order, or a single-byte encoding. Undefined for bytes that are not text in any of them.
+ */
+export function readAsText(head: Buffer): BodyText | undefined {
+	const mark = bomOf(head);
+	if (mark) return withMark(head, mark);
+	const utf8 = decodeUtf8(head);
+	if (utf8 !== undefined && utf8.length > 0 && isText(utf8)) return { encoding: 'UTF-8', text: utf8 };
+	return utf16WithoutMark(head) ?? eightBit(head);
+}
+
+/**
+ * A byte order mark before bytes that are not text in its encoding: still text by its own account, never a file
+ * (no format of the media table starts with one). What follows is shown as far as it decodes.
+ */
+export function byteOrderMark(head: Buffer): BodyText | undefined {
+	const mark = bomOf(head);
+	if (!mark) return undefined;
+	const rest = head.subarray(mark[1].length);
+	return {
+		encoding: `${mark[0]} with a byte order mark`,
+		text: rest.toString(mark[0] === 'UTF-8' ? 'utf8' : 'latin1'),
+	};
+}
+
+/** What kind of text it is, for a message: "an HTML page", "an SVG image", "XML", "JSON" or "text". */
+export function kindOfText(text: string): string {
+	const start = text.trimStart().slice(0, 2048).toLowerCase();
+	if (/^<!doctype html|^<html/.test(start)) return 'an HTML page';
+	if (/<svg[\s>]/.test(start)) return 'an SVG image (markup, which can carry scripts)';
+	if (/<html[\s>]|<body[\s>]|<head[\s>]/.test(start)) return 'an HTML page';
+	if (start.startsWith('<')) return 'XML';
+	if (/^[{[]/.test(start)) return 'JSON';
+	return 'text';
+}

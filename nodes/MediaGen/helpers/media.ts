@@ -1,0 +1,214 @@
+/**
+ * The media formats the node takes a result file for, as one table: each recognised by its first bytes, never by
+ * what a host or a file name says. It gives a stored file its MIME type and extension (so that both always say
+ * what the bytes are) and an input file without a type its MIME type by extension.
+ */
+import { byteOrderMark, readAsText, type BodyText } from './bodyText';
+
+/** One part of the bytes a format starts with: latin1 text, a byte, bytes to skip, or one byte of a range. */
+type Part = string | number | { skip: number } | { from: number; to: number } | { oneOf: readonly number[] };
+
+/** ISO base media files (MP4, QuickTime, HEIF, AVIF) are told apart by their boxes, not by fixed bytes. */
+interface IsoRule {
+	/** Brands of the ftyp (or styp) box, major or compatible, that make a file this format; '*' is any brand. */
+	brands: readonly string[];
+	/** Boxes a file of this format may open with when it has no ftyp at all (QuickTime before ISO, segments). */
+	firstBoxes?: readonly string[];
+}
+
+export interface MediaFormat {
+	name: string;
+	mimeType: string;
+	/** The extension a stored file gets, then other extensions files of the format go by. */
+	extensions: readonly [string, ...string[]];
+	/** Byte patterns from the first byte: any one of them is enough. */
+	starts?: ReadonlyArray<readonly Part[]>;
+	/** Matroska and WebM: the EBML header's DocType. */
+	docType?: string;
+	iso?: IsoRule;
+}
+
+/** Every ISO box a file may open with: the ones the walk steps over (padding, previews), then the others. */
+const ISO_PADDING = ['free', 'skip', 'wide', 'pnot', 'uuid'];
+const ISO_FIRST_BOXES = ['ftyp', 'styp', ...ISO_PADDING, 'moov', 'mdat', 'moof', 'sidx'];
+
+const EBML = [0x1a, 0x45, 0xdf, 0xa3];
+
+/**
+ * The accepted formats. ISO rows are tried in this order on a file's brands (an AVIF also lists mif1), and the
+ * last one takes every other ISO file. SVG is not here: it is markup, which can carry scripts, and is refused as
+ * text. BMP and TIFF stay: image tools export them, and their headers (zero fields, a fixed DIB size, a byte-order
+ * mark of their own) cannot be mistaken for text.
+ */
+export const MEDIA_FORMATS: readonly MediaFormat[] = [
+	{ name: 'PNG', mimeType: 'image/png', extensions: ['png'], starts: [['\x89PNG\r\n\x1a\n']] },
+	// SOI, then any marker: APP0 JFIF (E0), APP1 Exif (E1), a quantisation table (DB), Adobe (EE), a frame (C0…), …
+	{
+		name: 'JPEG',
+		mimeType: 'image/jpeg',
+		extensions: ['jpg', 'jpeg', 'jpe'],
+		starts: [[0xff, 0xd8, 0xff, { from: 0xc0, to: 0xfe }]],
+	},
+	{
+		name: 'WebP',
+		mimeType: 'image/webp',
+		extensions: ['webp'],
+		starts: [
+			['RIFF', { skip: 4 }, 'WEBPVP8 '],
+			['RIFF', { skip: 4 }, 'WEBPVP8L'],
+			['RIFF', { skip: 4 }, 'WEBPVP8X'],
+		],
+	},
+	{ name: 'GIF', mimeType: 'image/gif', extensions: ['gif'], starts: [['GIF87a'], ['GIF89a']] },
+	{
+		name: 'BMP',
+		mimeType: 'image/bmp',
+		extensions: ['bmp'],
+		// File size, four reserved zero bytes, the pixels' offset, then the size of a known DIB header.
+		starts: [['BM', { skip: 4 }, 0, 0, 0, 0, { skip: 4 }, { oneOf: [12, 40, 52, 56, 64, 108, 124] }, 0, 0, 0]],
+	},
+	{
+		name: 'TIFF',
+		mimeType: 'image/tiff',
+		extensions: ['tif', 'tiff'],
+		starts: [
+			['II', 42, 0],
+			['MM', 0, 42],
+			['II', 43, 0],
+			['MM', 0, 43],
+		],
+	},
+	{ name: 'WebM', mimeType: 'video/webm', extensions: ['webm'], starts: [EBML], docType: 'webm' },
+	{ name: 'Matroska', mimeType: 'video/x-matroska', extensions: ['mkv'], starts: [EBML], docType: 'matroska' },
+	{ name: 'AVIF', mimeType: 'image/avif', extensions: ['avif'], iso: { brands: ['avif', 'avis'] } },
+	{
+		name: 'HEIC',
+		mimeType: 'image/heic',
+		extensions: ['heic'],
+		iso: { brands: ['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis'] },
+	},
+	{ name: 'HEIF', mimeType: 'image/heif', extensions: ['heif'], iso: { brands: ['mif1', 'msf1'] } },
+	{
+		name: 'QuickTime',
+		mimeType: 'video/quicktime',
+		extensions: ['mov', 'qt'],
+		iso: { brands: ['qt  '], firstBoxes: [...ISO_PADDING, 'moov', 'mdat'] },
+	},
+	{
+		name: 'MP4',
+		mimeType: 'video/mp4',
+		extensions: ['mp4', 'm4v'],
+		iso: { brands: ['*'], firstBoxes: ['moof', 'sidx'] },
+	},
+];
+
+/** Bytes read from a file's start to tell what it is: the ISO walk steps over boxes inside them. */
+export const MEDIA_HEAD_BYTES = 4096;
+
+function partMatches(head: Buffer, at: number, part: Part): number | undefined {
+	if (typeof part === 'string') {
+		return head.toString('latin1', at, at + part.length) === part ? at + part.length : undefined;
+	}
+	if (typeof part === 'number') return head[at] === part ? at + 1 : undefined;
+	if ('skip' in part) return at + part.skip <= head.length ? at + part.skip : undefined;
+	const byte = head[at];
+	if (byte === undefined) return undefined;
+	const inside = 'oneOf' in part ? part.oneOf.includes(byte) : byte >= part.from && byte <= part.to;
+	return inside ? at + 1 : undefined;
+}
+
+function startsWith(head: Buffer, pattern: readonly Part[]): boolean {
+	let at: number | undefined = 0;
+	for (const part of pattern) {
+		at = partMatches(head, at, part);
+		if (at === undefined) return false;
+	}
+	return true;
+}
+
+/** The DocType of an EBML header (element 0x4282 with a one-byte size), within the header's first bytes. */
+function ebmlDocType(head: Buffer): string | undefined {
+	const at = head.subarray(0, 64).indexOf(Buffer.from([0x42, 0x82]));
+	if (at < 0 || (head[at + 2] & 0x80) === 0) return undefined;
+	const size = head[at + 2] & 0x7f;
+	return head.toString('latin1', at + 3, at + 3 + size);
+}
+
+/** What an ISO file's boxes say: the brands of its ftyp/styp box, or the box it opens with when it has none. */
+interface IsoHead {
+	brands?: string[];
+	firstBox: string;
+}
+
+/** Walks the boxes at the start of a file, over padding and previews, up to its ftyp or its first other box. */
+function isoHead(head: Buffer): IsoHead | undefined {
+	const firstBox = head.toString('latin1', 4, 8);
+	if (head.length < 8 || !ISO_FIRST_BOXES.includes(firstBox)) return undefined;
+	for (let at = 0; at + 8 <= head.length; ) {
+		const size = head.readUInt32BE(at);
+		const type = head.toString('latin1', at + 4, at + 8);
+		if (!ISO_FIRST_BOXES.includes(type) || (size > 1 && size < 8)) return at === 0 ? undefined : { firstBox };
+		if (type === 'ftyp' || type === 'styp') {
+			const end = Math.min(size >= 16 ? at + size : head.length, head.length);
+			const brands = [head.toString('latin1', at + 8, at + 12)];
+			for (let brand = at + 16; brand + 4 <= end; brand += 4) brands.push(head.toString('latin1', brand, brand + 4));
+			return { brands, firstBox };
+		}
+		if (!ISO_PADDING.includes(type) || size < 8) return { firstBox };
+		at += size;
+	}
+	return { firstBox };
+}
+
+function isoFormat(iso: IsoHead): MediaFormat | undefined {
+	const rows = MEDIA_FORMATS.filter((format) => format.iso);
+	if (iso.brands) {
+		return rows.find(
+			({ iso: rule }) => rule!.brands.includes('*') || rule!.brands.some((b) => iso.brands!.includes(b)),
+		);
+	}
+	return rows.find(({ iso: rule }) => rule!.firstBoxes?.includes(iso.firstBox));
+}
+
+/** The format of the table that fixed bytes at a file's start announce (every row but the ISO ones). */
+function signatureFormat(head: Buffer): MediaFormat | undefined {
+	return MEDIA_FORMATS.find(
+		(format) =>
+			format.starts?.some((pattern) => startsWith(head, pattern)) &&
+			(format.docType === undefined || ebmlDocType(head) === format.docType),
+	);
+}
+
+/** What a body's first bytes are: a format of the table, text of some kind, only zero bytes, or something else. */
+export type BodyVerdict =
+	| { kind: 'media'; format: MediaFormat }
+	| { kind: 'text'; text: BodyText }
+	| { kind: 'zeros' }
+	| { kind: 'unknown' };
+
+/**
+ * Judges a body by its first bytes (up to MEDIA_HEAD_BYTES of them), in this order: fixed signatures (no text
+ * starts like them); text in any encoding, with or without a byte order mark; ISO boxes (after text, because a
+ * box is named by four letters that a sentence may hold: "Try free trial"; a real ISO file's head is never text);
+ * a byte order mark before anything else; only zero bytes. What is left is a binary of a format the table does
+ * not know.
+ */
+export function judgeBody(head: Buffer): BodyVerdict {
+	const signed = signatureFormat(head);
+	if (signed) return { kind: 'media', format: signed };
+	const text = readAsText(head);
+	if (text) return { kind: 'text', text };
+	const iso = isoHead(head);
+	const format = iso ? isoFormat(iso) : undefined;
+	if (format) return { kind: 'media', format };
+	const marked = byteOrderMark(head);
+	if (marked) return { kind: 'text', text: marked };
+	if (head.length && head.every((byte) => byte === 0)) return { kind: 'zeros' };
+	return { kind: 'unknown' };
+}
+
+/** The MIME type of a file name's extension, for the formats of the table. */
+export function mimeFromFileName(fileName: string | undefined): string | undefined {
+	const extension = /\.([a-z0-9]+)$/i.exec(fileName ?? '')?.[1]?.toLowerCase();
+	return extension ? MEDIA_FORMATS.find((format) => format.extensions.includes(extension))?.mimeType : undefined;
+}

@@ -1,0 +1,129 @@
+/**
+ * An API answer's body: read up to a cap, parsed, and kept down to a depth. Whatever a server sends, what leaves
+ * this file is bounded: at most MAX_ANSWER_BYTES of bytes, and JSON at most MAX_ANSWER_DEPTH levels deep, so that
+ * nothing after it (redaction, n8n's copies of output items, JSON.stringify) recurses without a bound. A body that
+ * is not whole (too large, or broken off) keeps the bytes that came: a creation's task id may be in them.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Redact } from './redaction';
+
+/** The largest answer the node reads from the API: envelopes are a few kilobytes, so a larger body is not one. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** The deepest nesting kept from an answer (the API's answers are three levels deep). */
+export const MAX_ANSWER_DEPTH = 32;
+
+/** What stands in an answer's data for what lay deeper than MAX_ANSWER_DEPTH. */
+export const LEFT_OUT = `[nested deeper than ${MAX_ANSWER_DEPTH} levels: left out]`;
+
+/** An answer's body as it came: whole, or its first bytes and why the rest is missing. */
+export interface AnswerBody {
+	bytes: Buffer;
+	/** Past MAX_ANSWER_BYTES: the read stopped there and the connection was closed. */
+	tooLarge?: boolean;
+	/** The body broke off (connection closed, deadline, Stop): the error that ended it. */
+	brokeOff?: unknown;
+}
+
+/**
+ * Reads an answer's body to its end as bytes. n8n's request helper would read any body whole, without a limit: a
+ * body that never ends (a misbehaving server or proxy) would fill memory until Request Timeout. Past
+ * MAX_ANSWER_BYTES the request is aborted (`abort`), which closes its connection. Never throws: a body that breaks
+ * off is returned with what came of it.
+ */
+export async function readAnswerBody(body: unknown, abort: () => void): Promise<AnswerBody> {
+	if (Buffer.isBuffer(body)) return { bytes: body };
+	if (typeof body === 'string') return { bytes: Buffer.from(body) };
+	if (!body || typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
+		return { bytes: Buffer.from(body === undefined ? '' : JSON.stringify(body)) };
+	}
+	const chunks: Buffer[] = [];
+	let size = 0;
+	try {
+		for await (const chunk of body as AsyncIterable<Buffer | string>) {
+			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			if (size + bytes.length > MAX_ANSWER_BYTES) {
+				chunks.push(bytes.subarray(0, MAX_ANSWER_BYTES - size));
+				abort();
+				return { bytes: Buffer.concat(chunks), tooLarge: true };
+			}
+			size += bytes.length;
+			chunks.push(bytes);
+		}
+	} catch (error) {
+		return { bytes: Buffer.concat(chunks), brokeOff: error };
+	}
+	return { bytes: Buffer.concat(chunks) };
+}
+
+/**
+ * A copy of a parsed answer whose objects and lists deeper than MAX_ANSWER_DEPTH are replaced with LEFT_OUT, and
+ * whose texts and names are redacted. Its own recursion stops at that depth: JSON.parse copes with any nesting, code
+ * after it may not.
+ */
+export function keptAnswer(value: unknown, redactText: Redact, depth = 0): unknown {
+	const keep = (entry: unknown, level: number): unknown => {
+		if (typeof entry === 'string') return redactText(entry);
+		if (!entry || typeof entry !== 'object') return entry;
+		if (level >= MAX_ANSWER_DEPTH) return LEFT_OUT;
+		if (Array.isArray(entry)) return entry.map((inner) => keep(inner, level + 1));
+		const kept: IDataObject = {};
+		for (const [name, inner] of Object.entries(entry)) {
+			kept[redactText(name)] = keep(inner, level + 1) as IDataObject[string];
+		}
+		return kept;
+	};
+	return keep(value, depth);
+}
+
+/** A body parsed as JSON; `json` is absent when it is not JSON. */
+export interface ParsedAnswer {
+	json?: unknown;
+}
+
+/**
+ * The body as JSON, when it is JSON, a UTF-8 byte order mark before it or not. V8's parser takes any depth (it does
+ * not recurse); what follows it is kept down to MAX_ANSWER_DEPTH (keptAnswer), so depth is never an error.
+ */
+export function parseAnswer(bytes: Buffer): ParsedAnswer {
+	const text = bytes.toString('utf8').replace(/^\ufeff/, '');
+	try {
+		return { json: JSON.parse(text) as unknown };
+	} catch {
+		return {};
+	}
+}
+
+/** A task id as the API may send it: a non-empty string, or a number (kept as its digits). */
+export function taskIdOf(value: unknown): string | undefined {
+	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	return undefined;
+}
+
+/**
+ * `"taskid": "<id>"` with its closing quote, or `"taskid": <digits>` followed by a delimiter: an id cut off by the
+ * end of the body is not taken for a whole one.
+ */
+const TASK_ID_IN_TEXT = /"taskid"\s*:\s*(?:"([^"\\\s]{1,200})"|(\d{1,40})(?=\s*[,}\]]))/;
+
+/**
+ * The id of a task an answer names, whatever its status: in `data.taskid` (or `taskid`) of a JSON body, or, in a
+ * body that is not JSON (cut off, past the cap, or wrapped in a page), by a strict pattern. Creation answers only:
+ * an answer that names a task means the task exists and may be charged.
+ */
+export function recoverTaskId(bytes: Buffer, json: unknown, redactText: Redact): string | undefined {
+	let taskId: string | undefined;
+	if (json && typeof json === 'object') {
+		const data = (json as { data?: unknown }).data;
+		taskId =
+			(data && typeof data === 'object' ? taskIdOf((data as IDataObject).taskid) : undefined) ??
+			taskIdOf((json as IDataObject).taskid);
+	}
+	if (taskId === undefined) {
+		const match = TASK_ID_IN_TEXT.exec(bytes.toString('utf8'));
+		taskId = match ? (match[1] ?? match[2]).trim() || undefined : undefined;
+	}
+	return taskId === undefined ? undefined : redactText(taskId);
+}

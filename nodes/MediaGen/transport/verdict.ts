@@ -1,0 +1,253 @@
+/**
+ * What an API answer means: the envelope's data, or the error it is (a redirect, an HTTP failure, a body that cannot
+ * be read whole, a body that is not the envelope, no credits, a refusal). Each error says that the API answered and
+ * what was wrong with the answer, and keeps the task a creation answer names (it exists and may be charged).
+ */
+import type { IExecuteFunctions, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
+
+import {
+	keptAnswer,
+	MAX_ANSWER_BYTES,
+	parseAnswer,
+	readAnswerBody,
+	recoverTaskId,
+	type AnswerBody,
+	type ParsedAnswer,
+} from './answer';
+import { abortReason, type RequestContext, type RequestSignal } from './context';
+import { apiError, parseRetryAfter } from './errors';
+import { echo, snippet, type Redact } from './redaction';
+
+/** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
+export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
+
+interface ApiEnvelope<T> {
+	code: number;
+	msg?: string;
+	data?: T;
+}
+
+function envelopeOf(value: unknown): ApiEnvelope<unknown> | undefined {
+	if (value && typeof value === 'object' && typeof (value as ApiEnvelope<unknown>).code === 'number') {
+		return value as ApiEnvelope<unknown>;
+	}
+	return undefined;
+}
+
+/** "a redirect to <location>" for messages (the location resolved against the request URL). */
+function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, redactText: Redact): string {
+	const location = response.headers.location;
+	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
+	try {
+		return `a redirect to ${echo(new URL(location, requestUrl).href, redactText)}`;
+	} catch {
+		return `a redirect to ${echo(location, redactText)}`;
+	}
+}
+
+/** The advice of an answer to a creation that may have created a task; nothing in it invites a paid re-run. */
+export function mayHaveCreated(reason: string): string {
+	return `${reason} a task may have been created (and charged) anyway: check your tasks before running the node again.`;
+}
+
+/** The advice of an answer to a creation that names a task: it exists, and is followed rather than paid for again. */
+function namesTask(taskId: string, path: string): string {
+	const taskType = path.startsWith('/v1/tlvideo/') ? 'video' : 'image';
+	return `The answer names task ${taskId}: it was created and may be charged. Follow it with Task → Get or Task → Wait (Task Type ${taskType}, Task ID ${taskId}) instead of running the node again.`;
+}
+
+/**
+ * What a failed answer means for a task: the task it names, or, for a creation that may have reached the server
+ * (`reason` says why), that one may exist; else nothing.
+ */
+function taskAdvice(taskId: string | undefined, path: string, creation: boolean, reason: string): string {
+	if (taskId) return namesTask(taskId, path);
+	return creation ? mayHaveCreated(reason) : '';
+}
+
+/** Whether a refusal says that the task does not exist (the API documents no code for it: its message tells). */
+export function saysNotFound(message: string | undefined): boolean {
+	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
+}
+
+/** An answer cut off at MAX_ANSWER_BYTES. */
+class AnswerTooLarge extends Error {}
+
+/** One API call: where it goes, whether it creates (and may charge) a task, the key to keep out of its messages. */
+export interface ApiCall {
+	path: string;
+	creation: boolean;
+	/** Redacts the key from a text (built once per run: ApiSession). */
+	redact: Redact;
+	baseUrl: string;
+	context: RequestContext;
+}
+
+/** An answer as it is judged: its status and headers, its body, the body's JSON and the task id it names. */
+export interface Answer {
+	response: IN8nHttpFullResponse;
+	status: number;
+	body: AnswerBody;
+	/** Why the body broke off, in words. */
+	brokeOff?: string;
+	parsed: ParsedAnswer;
+	envelope?: ApiEnvelope<unknown>;
+	taskId?: string;
+	serverMessage?: string;
+}
+
+/** Reads the body (up to the cap) and what it says: its JSON, its envelope, the task it names, its message. */
+export async function receive(call: ApiCall, response: IN8nHttpFullResponse, deadline: RequestSignal): Promise<Answer> {
+	const body = await readAnswerBody(response.body, () => deadline.abort(new AnswerTooLarge()));
+	const brokeOff =
+		body.brokeOff === undefined
+			? undefined
+			: (abortReason(deadline.signal) ?? 'the connection was closed before the whole answer arrived');
+	const parsed = body.tooLarge || brokeOff ? {} : parseAnswer(body.bytes);
+	const envelope = envelopeOf(parsed.json);
+	return {
+		response,
+		status: response.statusCode,
+		body,
+		brokeOff,
+		parsed,
+		envelope,
+		// Every id a creation answer names is kept, whatever its status: the task exists and may be charged.
+		taskId: call.creation ? recoverTaskId(body.bytes, parsed.json, call.redact) : undefined,
+		serverMessage: typeof envelope?.msg === 'string' && envelope.msg ? echo(envelope.msg, call.redact) : undefined,
+	};
+}
+
+/** A 3xx: API calls follow no redirect, so that the key goes nowhere but the Base URL. */
+function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
+	const { path, creation, redact } = call;
+	const target = redirectTarget(answer.response, `${call.baseUrl}${path}`, redact);
+	const advice = taskAdvice(answer.taskId, path, creation, 'The server answered, so');
+	return apiError.call(this, redact, call.context, {
+		message: `The MediaGen API answered HTTP ${answer.status}, ${target}, which the node does not follow`,
+		description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${advice ? ` ${advice}` : ''}`,
+		httpCode: String(answer.status),
+		retryable: false,
+		uncertain: creation,
+		taskId: answer.taskId,
+	});
+}
+
+/** A 4xx or 5xx: a refusal, a rate limit, or a failing service (which may have created a task). */
+function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
+	const { path, creation, redact } = call;
+	const { status, taskId, serverMessage, envelope } = answer;
+	// 408: the server (or a proxy) gave up waiting for the request; like a 5xx, another status check may pass.
+	const unfinished = status === 408 || status >= 500;
+	const refusedKey = status === 401 || status === 403;
+	const advice = taskId
+		? namesTask(taskId, path)
+		: refusedKey
+			? 'The API refused the key. Check the API Key of the MediaGen API credential.'
+			: status === 429
+				? 'The API is limiting the rate of requests; a refused request created nothing.'
+				: unfinished && creation
+					? `The service is failing. ${mayHaveCreated('The request reached the server, so')}`
+					: unfinished
+						? 'The service is busy or failing. Try again later.'
+						: `POST ${path} was rejected.`;
+	const quoted =
+		status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer.body.bytes, redact)}`;
+	return apiError.call(this, redact, call.context, {
+		message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
+		description: `${advice}${quoted}`,
+		httpCode: String(status),
+		retryable: status === 429 || unfinished,
+		apiCode: envelope?.code,
+		// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
+		nothingSent: status === 429 && taskId === undefined,
+		uncertain: creation && unfinished,
+		retryAfterMs: status === 429 ? parseRetryAfter(answer.response.headers?.['retry-after']) : undefined,
+		taskId,
+	});
+}
+
+/** A success status whose body cannot be read whole: past the cap, or broken off. The API did answer. */
+function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
+	const { path, creation, redact } = call;
+	const { status, body, taskId } = answer;
+	const limit = `${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
+	const what = body.tooLarge
+		? ` with a body larger than ${limit}, which no answer of the API is`
+		: `, but its answer broke off: ${answer.brokeOff}`;
+	const read = body.tooLarge
+		? `the first ${limit} were read, then the connection was closed`
+		: `${body.bytes.length} bytes arrived`;
+	const advice = taskAdvice(taskId, path, creation, 'The request reached the server, so');
+	return apiError.call(this, redact, call.context, {
+		message: `The MediaGen API answered HTTP ${status}${what}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${snippet(body.bytes, redact)}`,
+		httpCode: String(status),
+		retryable: true,
+		uncertain: creation,
+		taskId,
+	});
+}
+
+/** A success status whose body is not the API's envelope (a page, text, JSON of another shape). */
+function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
+	const { path, creation, redact } = call;
+	// The advice comes first: the body's start follows, and may end anywhere.
+	const advice = taskAdvice(answer.taskId, path, creation, 'The request reached the server, so');
+	return apiError.call(this, redact, call.context, {
+		message: 'The MediaGen API answered with a body that is not a JSON envelope',
+		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.body.bytes, redact)}`,
+		httpCode: String(answer.status),
+		retryable: true,
+		uncertain: creation,
+		taskId: answer.taskId,
+	});
+}
+
+/** Code 9000: the account has no credits; nothing was created, unless the answer names a task. */
+function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
+	const { taskId, serverMessage, envelope } = answer;
+	const quoted = serverMessage ? ` ("${serverMessage}")` : '';
+	return apiError.call(this, call.redact, call.context, {
+		message: 'Insufficient credits',
+		description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
+			taskId
+				? namesTask(taskId, call.path)
+				: 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
+		}`,
+		retryable: false,
+		apiCode: envelope!.code,
+		taskId,
+	});
+}
+
+/** Any other code: the API refused the request; about a task, a refusal other than "not found" is its verdict. */
+function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
+	const { path, creation, context } = call;
+	const { taskId, serverMessage, envelope } = answer;
+	const notFound = saysNotFound(envelope!.msg);
+	const hint = !creation && context.notFoundHint && notFound ? ` ${context.notFoundHint}` : '';
+	return apiError.call(this, call.redact, context, {
+		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
+		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
+		retryable: false,
+		apiCode: envelope!.code,
+		// About a task (a status check, a delete): a refusal other than "not found" is the API's word on the task.
+		taskRefused: !creation && !notFound,
+		notFound: !creation && notFound,
+		taskId,
+	});
+}
+
+/** What an answer means: the envelope's data (redacted, and kept down to MAX_ANSWER_DEPTH), or the error it is. */
+export function judge(this: IExecuteFunctions, call: ApiCall, answer: Answer): unknown {
+	const { status, envelope } = answer;
+	if (status >= 300 && status < 400) throw redirected.call(this, call, answer);
+	if (status < 200 || status >= 300) throw failedStatus.call(this, call, answer);
+	if (answer.body.tooLarge || answer.brokeOff) throw unreadable.call(this, call, answer);
+	if (!envelope) throw notAnEnvelope.call(this, call, answer);
+	// The envelope is the first level: its data starts at the second.
+	if (envelope.code === RESPONSE_CODE.success) return keptAnswer(envelope.data, call.redact, 1);
+	if (envelope.code === RESPONSE_CODE.insufficientCredits) throw noCredits.call(this, call, answer);
+	throw refused.call(this, call, answer);
+}
