@@ -50,8 +50,6 @@ const SLACK_MS = 2000;
 /** The longest pause a creation may take between attempts in these schedules (Retry-After of at most 2 s). */
 const CREATION_PAUSE_MS = 2500;
 
-}
-
 /** n8n's pause between two tries of Retry On Fail: it takes a Wait Between Tries of 0 as 1000 ms. */
 const N8N_WAIT_BETWEEN_TRIES_MS = 1000;
 
