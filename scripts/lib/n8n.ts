@@ -131,15 +131,15 @@ export async function callWebhook(baseUrl: string, webhookPath: string, body: ob
 		);
 }
 
+/** The MediaGen credential pointing at a simulator, as `n8n import:credentials` and the REST API take it. */
+export function simulatorCredential(baseUrl: string) {
+	return { id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } };
+}
+
 /** Credential file for `n8n import:credentials` pointing at a simulator. */
 export function writeCredentials(userFolder: string, baseUrl: string): string {
 	const file = path.join(userFolder, 'credentials.json');
-	writeFileSync(
-		file,
-		JSON.stringify([
-			{ id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } },
-		]),
-	);
+	writeFileSync(file, JSON.stringify([simulatorCredential(baseUrl)]));
 	return file;
 }
 
