@@ -255,4 +255,12 @@ export function rememberTimes(context: IExecuteFunctions, times: RenderTimes): v
 	} catch {
 		// A context without workflow static data (an AI Agent's sub-run, some test contexts) learns within the run.
 	}
+	if (context.getMode() === 'manual') context.addExecutionHints?.({ message: MANUAL_RUN_HINT, location: 'outputPane' });
 }
+
+/**
+ * Shown in the editor's output panel after a manual run: n8n's execution lifecycle hooks save a workflow's static
+ * data after every execution but a manual one, so what such a run learned is gone when it ends.
+ */
+export const MANUAL_RUN_HINT =
+	"Poll Schedule learned this run's render times, but n8n keeps them only after production executions (webhook, form, chat, schedule and other triggers), not after manual runs";
