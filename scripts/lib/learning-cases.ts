@@ -1,0 +1,268 @@
+/**
+ * The learning suite's cases (scripts/learning.ts; the bench's queue-mode row runs the single-item ones): each
+ * starts executions in a running deployment the way users start them and returns what the simulator saw of
+ * their tasks (learning-measure.ts) and what n8n stored of the workflow's static data after them. The cases
+ * only drive and measure; the suite states what must hold.
+ */
+import { MEDIAGEN, MANUAL_TRIGGER, type Workflow } from './learning-workflows';
+import { figures, seeded, taskRecords, timedPrompt, type RunFigures, type TaskRecord } from './learning-measure';
+import { callWebhook } from './n8n';
+import {
+	activateWorkflow,
+	getExecution,
+	listExecutions,
+	restJson,
+	restPost,
+	restRequest,
+	waitForExecution,
+	type RestSession,
+} from './rest';
+import type { Deployment } from './deployment';
+import { waitFor } from './wait';
+
+/** Render time of every case, in seconds; each render is drawn from [SPREAD_LOW, SPREAD_HIGH] × this. */
+export const RENDER_S = 2.5;
+
+/** Renders "narrow" (0.9–1.1 × RENDER_S) or "wide" (0.6–1.4), drawn from a seeded generator. */
+export function renderTimes(count: number, seed: number, spread: 'narrow' | 'wide'): number[] {
+	const random = seeded(seed);
+	const [low, high] = spread === 'narrow' ? [0.9, 1.1] : [0.6, 1.4];
+	return Array.from({ length: count }, () => RENDER_S * (low + (high - low) * random()));
+}
+
+/** What n8n stored of the MediaGen node's static data: its size and how many numbers (render times) it holds. */
+export interface Stored {
+	bytes: number;
+	times: number;
+	valid: boolean;
+}
+
+function countNumbers(value: unknown): number {
+	if (typeof value === 'number') return Number.isFinite(value) ? 1 : 0;
+	if (value && typeof value === 'object') return Object.values(value).reduce((sum, v) => sum + countNumbers(v), 0);
+	return 0;
+}
+
+/** The MediaGen node's static data as n8n stored it (the editor's REST API returns the workflow's). */
+export async function storedData(session: RestSession, workflowId: string): Promise<Stored> {
+	const workflow = await restJson<{ staticData?: unknown }>(session, `/workflows/${workflowId}`);
+	let data = workflow.staticData;
+	if (typeof data === 'string') data = JSON.parse(data) as unknown;
+	const mine = (data as Record<string, unknown> | null | undefined)?.[`node:${MEDIAGEN}`];
+	if (mine === undefined) return { bytes: 0, times: 0, valid: true };
+	return {
+		bytes: JSON.stringify(mine).length,
+		times: countNumbers(mine),
+		valid: typeof mine === 'object' && mine !== null && !Array.isArray(mine),
+	};
+}
+
+/** One row of a case: a run (or runs taken together), its figures and the static data stored after it. */
+export interface Row {
+	label: string;
+	figures: RunFigures;
+	stored?: Stored;
+	/** Execution hints the node gave in the editor's output panel (manual runs). */
+	hints?: string[];
+}
+
+/** The tasks of one execution of a workflow whose prompts end with its execution id. */
+const ofExecution = (tasks: TaskRecord[], workflow: Workflow, id: string) =>
+	tasks.filter((task) => task.prompt.includes(` ${workflow.id} `) && task.prompt.endsWith(`(execution ${id})`));
+
+const tagged = (tasks: TaskRecord[], tag: string) => tasks.filter((task) => task.prompt.includes(` ${tag} `));
+
+/**
+ * Calls a one-item webhook workflow `runs` times, one call after the other (each answers when its execution
+ * ends). Rows: the first `warmUp` runs, then the others together.
+ */
+export async function singleItemCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	runs: number,
+	warmUp: number,
+	seed: number,
+	/** The workflow whose static data the MediaGen node keeps (a sub-workflow's own). */
+	keptIn = workflow.id,
+): Promise<Row[]> {
+	const renders = renderTimes(runs, seed, 'narrow');
+	for (let run = 1; run <= runs; run++)
+		await callWebhook(deployment.baseUrl, workflow.webhookPath!, {
+			prompt: timedPrompt(renders[run - 1], `${workflow.id} r${run} `),
+		});
+	const tasks = await taskRecords(simulatorUrl);
+	const runTasks = (from: number, to: number) =>
+		Array.from({ length: to - from + 1 }, (_, index) => tagged(tasks, `${workflow.id} r${from + index}`)).flat();
+	return [
+		{ label: `runs 1–${warmUp}`, figures: figures(runTasks(1, warmUp)) },
+		{
+			label: `runs ${warmUp + 1}–${runs}`,
+			figures: figures(runTasks(warmUp + 1, runs)),
+			stored: await storedData(deployment.session, deployment.idOf(keptIn)),
+		},
+	];
+}
+
+/** One batch run: `count` prompts in one webhook call (`calls` such calls at once). */
+async function batchRun(
+	deployment: Deployment,
+	workflow: Workflow,
+	renders: number[],
+	label: string,
+	calls = 1,
+): Promise<void> {
+	await Promise.all(
+		Array.from(
+			{ length: calls },
+			async (_, call) =>
+				await callWebhook(deployment.baseUrl, workflow.webhookPath!, {
+					prompts: renders.map((seconds, item) => timedPrompt(seconds, `${workflow.id} ${label}c${call} i${item}`)),
+				}),
+		),
+	);
+}
+
+/**
+ * A batch workflow's life: run 1 (nothing learned), an editor save, run 2, two runs at once, run 4. Every run
+ * has the same seeded renders (wide: 0.6–1.4 × RENDER_S).
+ */
+export async function batchCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	count: number,
+	seed: number,
+): Promise<Row[]> {
+	const renders = renderTimes(count, seed, 'wide');
+	const session = deployment.session;
+	const rows: Array<{ label: string; tag: string; stored: Stored }> = [];
+	const step = async (label: string, tag: string, calls = 1) => {
+		await batchRun(deployment, workflow, renders, tag, calls);
+		rows.push({ label, tag, stored: await storedData(session, deployment.idOf(workflow.id)) });
+	};
+	await step('run 1', 'r1');
+	await editorSave(deployment, deployment.idOf(workflow.id));
+	await step('run 2, after an editor save', 'r2');
+	await step('runs 3a + 3b, at once', 'r3', 2);
+	await step('run 4', 'r4');
+	const tasks = await taskRecords(simulatorUrl);
+	return rows.map(({ label, tag, stored }) => ({
+		label,
+		figures: figures(tasks.filter((task) => task.prompt.includes(` ${workflow.id} ${tag}c`))),
+		stored,
+	}));
+}
+
+/**
+ * Saves the workflow as the editor does (what the editor sends: no static data) with the MediaGen node moved,
+ * then publishes the saved version in n8n 2.x (1.x re-activates an active workflow on save).
+ */
+export async function editorSave(deployment: Deployment, workflowId: string): Promise<void> {
+	const session = deployment.session;
+	const workflow = await restJson<Record<string, unknown> & { nodes: Array<{ name: string; position: number[] }> }>(
+		session,
+		`/workflows/${workflowId}`,
+	);
+	const nodes = workflow.nodes.map((node) =>
+		node.name === MEDIAGEN ? { ...node, position: [node.position[0] + 20, node.position[1] + 20] } : node,
+	);
+	const body = {
+		name: workflow.name,
+		nodes,
+		pinData: workflow.pinData ?? {},
+		connections: workflow.connections,
+		active: workflow.active,
+		settings: workflow.settings,
+		tags: [],
+		versionId: workflow.versionId,
+		meta: workflow.meta ?? {},
+	};
+	await restRequest(session, `/workflows/${workflowId}`, {
+		method: 'PATCH',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!deployment.install.recipe.n8n.startsWith('1.')) await activateWorkflow(session, workflowId);
+}
+
+/**
+ * A published Schedule Trigger workflow: waits until `runs` of its executions have ended, then unpublishes it.
+ * Its prompts carry the execution id; rows per run, oldest first.
+ */
+export async function scheduleCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	runs: number,
+): Promise<Row[]> {
+	const session = deployment.session;
+	const workflowId = deployment.idOf(workflow.id);
+	const ended = await waitFor(
+		async (see) => {
+			const done = (await listExecutions(session, workflowId)).filter((execution) => execution.stoppedAt);
+			see(`${done.length} ended: ${done.map((execution) => `${execution.id} ${execution.status}`).join(', ')}`);
+			return done.length >= runs ? done : undefined;
+		},
+		{ deadline: 60_000 * runs, describe: `${runs} Schedule Trigger executions to end`, interval: 500 },
+	);
+	await restPost(session, `/workflows/${workflowId}/deactivate`, {});
+	const ids = ended.map((execution) => execution.id).sort((a, b) => Number(a) - Number(b));
+	const tasks = await taskRecords(simulatorUrl);
+	const stored = await storedData(session, workflowId);
+	return ids.slice(0, runs).map((id, index) => ({
+		label: `run ${index + 1} (execution ${id})`,
+		figures: figures(ofExecution(tasks, workflow, id)),
+		...(index === runs - 1 ? { stored } : {}),
+	}));
+}
+
+/** Starts a manual run as the editor's "Execute workflow" does (n8n 1.x sends the workflow, 2.x names the trigger). */
+async function runManually(deployment: Deployment, workflowId: string): Promise<string> {
+	const session = deployment.session;
+	const trigger = { triggerToStartFrom: { name: MANUAL_TRIGGER } };
+	let body: object = trigger;
+	if (deployment.install.recipe.n8n.startsWith('1.')) {
+		const { staticData: _omitted, ...workflowData } = await restJson<Record<string, unknown>>(
+			session,
+			`/workflows/${workflowId}`,
+		);
+		body = { ...trigger, workflowData };
+	}
+	const started = await restPost<{ executionId?: string }>(session, `/workflows/${workflowId}/run`, body);
+	if (!started.executionId) throw new Error(`the manual run did not start: ${JSON.stringify(started)}`);
+	return started.executionId;
+}
+
+/** Runs a manual workflow `runs` times, one after the other: what each run did, stored and said. */
+export async function manualCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	runs: number,
+): Promise<Row[]> {
+	const session = deployment.session;
+	const rows: Row[] = [];
+	const workflowId = deployment.idOf(workflow.id);
+	for (let run = 1; run <= runs; run++) {
+		const id = await runManually(deployment, workflowId);
+		await waitForExecution(
+			() => session,
+			workflowId,
+			id,
+			(status) => status !== 'running' && status !== 'new',
+			120_000,
+			`manual run ${id} to end`,
+		);
+		const execution = await getExecution(deployment.install, session, id);
+		const nodeRuns = execution.data.resultData.runData[MEDIAGEN] as Array<{ hints?: Array<{ message: string }> }>;
+		const tasks = ofExecution(await taskRecords(simulatorUrl), workflow, id);
+		rows.push({
+			label: `manual run ${run} (execution ${id}, ${execution.status})`,
+			figures: figures(tasks),
+			stored: await storedData(session, workflowId),
+			hints: (nodeRuns?.[0]?.hints ?? []).map((hint) => hint.message),
+		});
+	}
+	return rows;
+}
