@@ -4,7 +4,7 @@
  * user folder with the packed package installed as a community package (as separate machines would), the
  * simulator credential and the given workflows imported, the owner set up and the workflows published.
  */
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -63,13 +63,15 @@ export async function startWorker(
 }
 
 /**
- * The packed package installed once as n8n installs a community package (into a `.n8n/nodes` folder), for
- * every process of every deployment to copy: the package is the same whatever the n8n version.
+ * The packed package (packPackage's tarball, removed here) installed once as n8n installs a community package
+ * (into a `.n8n/nodes` folder), for every process of every deployment to copy: the package is the same whatever
+ * the n8n version.
  */
 export function installedPackage(tarball: string): string {
 	const folder = mkdtempSync(path.join(tmpdir(), 'mediagen-package-'));
 	removeOnExit(folder);
 	installCommunityPackage(folder, tarball);
+	rmSync(path.dirname(tarball), { recursive: true, force: true });
 	return path.join(folder, '.n8n');
 }
 
@@ -97,6 +99,8 @@ export interface Deployment {
 	session: RestSession;
 	mainLog: string;
 	workerLogs: string[];
+	/** Queue mode: the deployment's database on the Postgres server. */
+	database?: string;
 	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
 	idOf: (workflowId: string) => string;
 	stop: () => Promise<void>;
@@ -138,8 +142,8 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		const folders = ['main', ...Array.from({ length: queue?.workers ?? 0 }, (_, index) => `worker-${index + 1}`)];
 		for (const folder of folders) cpSync(options.packageFolder, path.join(work, folder, '.n8n'), { recursive: true });
 		let modeEnv: Record<string, string> = {};
-		if (queue) {
-			const database = `n8n_${queue.services.name.replace(/\W/g, '_')}`;
+		const database = queue && `n8n_${queue.services.name.replace(/\W/g, '_')}`;
+		if (queue && database) {
 			postgresQuery(queue.services.postgres, `create database ${database}`);
 			modeEnv = queueEnv(queue.services, database);
 		}
@@ -160,7 +164,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		const ids = await createWorkflows(session, options);
 		for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
 		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
-		return { install, baseUrl: server.url, session, mainLog, workerLogs, idOf, stop };
+		return { install, baseUrl: server.url, session, mainLog, workerLogs, database, idOf, stop };
 	} catch (error) {
 		await stop();
 		throw error;
