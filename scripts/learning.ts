@@ -164,15 +164,15 @@ const fixed2 = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '
 
 function printTable(results: CaseResult[]): void {
 	console.log(
-		'\n| n8n | mode | case | runs | tasks | checks per task | after floor (I, per task) | last result after floor (I) | checks off the grid | stored times (bytes) | node hints |',
+		"\n| n8n | mode | case | runs | tasks | checks per task | after floor (I, per task) | last result after floor (I) | checks off the grid | stored times (bytes) | other nodes' data | node hints |",
 	);
-	console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+	console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 	for (const result of results)
 		for (const row of result.rows) {
 			const f = row.figures;
 			const stored = row.stored ? `${row.stored.times} (${row.stored.bytes})${row.stored.valid ? '' : ' INVALID'}` : '';
 			console.log(
-				`| ${result.version} | ${result.mode} | ${result.name} | ${row.label} | ${f.tasks}${f.unseen ? ` (${f.unseen} unseen)` : ''} | ${fixed2(f.checks)} | ${fixed2(f.afterFloor)} | ${fixed2(f.runAfterFloor)} | ${f.offGrid} | ${stored} | ${(row.hints ?? []).join(' / ')} |`,
+				`| ${result.version} | ${result.mode} | ${result.name} | ${row.label} | ${f.tasks}${f.unseen ? ` (${f.unseen} unseen)` : ''} | ${fixed2(f.checks)} | ${fixed2(f.afterFloor)} | ${fixed2(f.runAfterFloor)} | ${f.offGrid} | ${stored} | ${row.stored ? (row.stored.others ? 'kept' : 'gone') : ''} | ${(row.hints ?? []).join(' / ')} |`,
 			);
 		}
 }
@@ -188,6 +188,15 @@ const STORED_BYTES = 16 * 1024;
 
 const find = (all: CaseResult[], like: CaseResult, name: string) =>
 	all.find((other) => other.version === like.version && other.mode === like.mode && other.name === name);
+
+/** Whether the static data of the workflow's other node survived its executions (learning-workflows.ts). */
+function othersKept(rows: Row[], kept: boolean): Statement {
+	const stored = rows[rows.length - 1].stored;
+	return [
+		`the other node's static data is ${kept ? 'kept' : "gone, replaced by the worker's save"} (${stored?.others ? 'kept' : 'gone'})`,
+		stored?.others === kept,
+	];
+}
 
 /** One item per execution, after the first runs: placed from what earlier executions learned. */
 function learnsAcrossExecutions(rows: Row[]): Statement[] {
@@ -263,8 +272,10 @@ function expectations(result: CaseResult, all: CaseResult[]): Statement[] {
 	switch (result.name) {
 		case 'single':
 			return queue2
-				? behavesLikeTheGrid(result.rows, find(all, result, 'fixed')?.rows)
-				: learnsAcrossExecutions(result.rows);
+				? [...behavesLikeTheGrid(result.rows, find(all, result, 'fixed')?.rows), othersKept(result.rows, false)]
+				: [...learnsAcrossExecutions(result.rows), othersKept(result.rows, true)];
+		case 'fixed':
+			return [othersKept(result.rows, true)];
 		case 'sub-workflow':
 			return learnsAcrossExecutions(result.rows);
 		case 'batch':

@@ -35,6 +35,8 @@ export interface Stored {
 	bytes: number;
 	times: number;
 	valid: boolean;
+	/** Whether the static data of other nodes is still there. */
+	others: boolean;
 }
 
 function countNumbers(value: unknown): number {
@@ -48,12 +50,15 @@ export async function storedData(session: RestSession, workflowId: string): Prom
 	const workflow = await restJson<{ staticData?: unknown }>(session, `/workflows/${workflowId}`);
 	let data = workflow.staticData;
 	if (typeof data === 'string') data = JSON.parse(data) as unknown;
-	const mine = (data as Record<string, unknown> | null | undefined)?.[`node:${MEDIAGEN}`];
-	if (mine === undefined) return { bytes: 0, times: 0, valid: true };
+	const all = (data ?? {}) as Record<string, unknown>;
+	const mine = all[`node:${MEDIAGEN}`];
+	const others = Object.keys(all).some((key) => key !== `node:${MEDIAGEN}`);
+	if (mine === undefined) return { bytes: 0, times: 0, valid: true, others };
 	return {
 		bytes: JSON.stringify(mine).length,
 		times: countNumbers(mine),
 		valid: typeof mine === 'object' && mine !== null && !Array.isArray(mine),
+		others,
 	};
 }
 

@@ -33,7 +33,15 @@ export interface Workflow {
 	pinData: Record<string, unknown>;
 	/** The production webhook path of a webhook workflow. */
 	webhookPath?: string;
+	/** Static data the workflow is created with. */
+	staticData?: Record<string, unknown>;
 }
+
+/**
+ * Static data of another node that the one-item workflows are created with: whether it is still there after their
+ * executions tells whether n8n saved the MediaGen node's data over the workflow's (queue mode on n8n 2.x).
+ */
+export const OTHER_NODE_DATA = { 'node:Webhook': { note: 'kept by another node' } };
 
 /** The MediaGen node's name in every workflow here (its static data is kept under it). */
 export const MEDIAGEN = 'Create Image';
@@ -104,7 +112,10 @@ function chain(id: string, nodes: WorkflowNode[], webhookPath?: string): Workflo
 /** Webhook → MediaGen: one prompt per call (`{ prompt }`), one item per execution. */
 export function singleItemWorkflow(id: string, schedule: Schedule): Workflow {
 	const webhookPath = `learning-${id}`;
-	return chain(id, [webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule)], webhookPath);
+	return {
+		...chain(id, [webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule)], webhookPath),
+		staticData: OTHER_NODE_DATA,
+	};
 }
 
 /** Webhook → Split Out → MediaGen: a batch of prompts per call (`{ prompts: [...] }`). */
