@@ -36,6 +36,7 @@ import {
 } from './lib/bench-common';
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
 import { acrossRunsCase, fixedDurationsCase, neverWorseCase, spreadCase } from './lib/bench-polling';
+import { queueModeCase } from './lib/bench-queue';
 import { largeFilesCase } from './lib/bench-results';
 import { ROOT } from './lib/paths';
 import {
@@ -160,6 +161,8 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	neverWorse: neverWorseCase,
 
 	largeFiles: largeFilesCase,
+
+	queueMode: queueModeCase,
 
 	async headOfLine() {
 		const interval = 1000;

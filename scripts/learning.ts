@@ -8,19 +8,18 @@
  * SQLite) and queue mode (a main and a worker, Postgres and Redis). Cases, all at once in each deployment:
  * - single: a webhook workflow called again and again with one item;
  * - batch: a webhook workflow with 20 items: run 1, an editor save, run 2, two runs at once, run 4;
- * - schedule (regular mode): a Schedule Trigger workflow, three runs;
+ * - schedule: a Schedule Trigger workflow (every 12 s, 10 items), three runs, then unpublished;
  * - manual (regular mode): two manual runs from the editor, which n8n does not let keep anything;
  * - fixed (queue mode): the single case with Poll Schedule "Fixed Interval", beside it;
  * - sub-workflow (queue mode): the single case through Execute Workflow, the sub-workflow holding MediaGen.
  * Every figure comes from the simulator's record (learning-measure.ts): checks per task, the time after the
- * floor, whether each check fell on the Poll Interval grid; and from n8n's REST API, the static data it stored.
+ * floor, whether each check fell on the Poll Interval grid; and from n8n's REST API, the static data it stored
+ * (the MediaGen node's, and whether the Schedule Trigger's own survived).
  * The expectations below say what must hold per version and mode; every table is printed before they are checked.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { ensureN8n, packPackage } from './lib/installer';
-import { installedPackage, startDeployment, type Deployment, type QueueServices } from './lib/deployment';
 import {
 	batchCase,
 	manualCase,
@@ -31,133 +30,71 @@ import {
 	type Row,
 } from './lib/learning-cases';
 import { timedPrompt } from './lib/learning-measure';
+import { runPlans, startWorld, type CaseResult, type Plan } from './lib/learning-run';
 import {
 	batchWorkflow,
 	manualWorkflow,
 	scheduleWorkflow,
 	singleItemWorkflow,
-	subWorkflow,
-	subWorkflowCaller,
+	subWorkflowPair,
+	workflowId,
 	type Workflow,
 } from './lib/learning-workflows';
 import { logFolder } from './lib/paths';
-import { runMain, stopProcess } from './lib/process';
+import { runMain } from './lib/process';
 import { log, stepTimer } from './lib/report';
-import { ensureDebianPackages, POSTGRES_PACKAGE, REDIS_PACKAGE, startPostgres, startRedis } from './lib/services';
-import { startSimulator } from './lib/simulator';
 
 const SCOPE = 'learning';
 const VERSIONS = (process.env.MEDIAGEN_LEARNING_VERSIONS ?? '2.41.1,1.123.81').split(',').filter(Boolean);
-/** Added by the simulator to every answer: a remote API's round trip. */
-const RTT_MS = 100;
 const SINGLE_RUNS = 10;
 const SINGLE_WARM_UP = 5;
 const BATCH_ITEMS = 20;
 const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
 
-/** A case's rows, named by deployment and case. */
-interface CaseResult {
-	version: string;
-	mode: 'regular' | 'queue';
-	name: string;
-	rows: Row[];
+/** The Schedule Trigger workflow: 10 seeded renders (wide), each prompt tagged with the workflow's id. */
+function scheduleOf(id: string): Workflow {
+	const prompts = renderTimes(10, 3, 'wide').map((seconds, item) => timedPrompt(seconds, `${id} i${item}`));
+	return scheduleWorkflow(id, SCHEDULE_SECONDS, prompts);
 }
-
-interface Plan {
-	workflows: Workflow[];
-	/** Workflow ids to publish (production triggers). */
-	publish: string[];
-	run: (deployment: Deployment, simulatorUrl: string) => Array<Promise<CaseResult>>;
-}
-
-/** Workflow ids of a version's deployments (the simulator serves both versions: prompts carry the ids). */
-const ids = (version: string, name: string) => `${name}-v${version.split('.')[0]}`;
 
 function regularPlan(version: string): Plan {
-	const single = singleItemWorkflow(ids(version, 'single'), 'learned');
-	const batch = batchWorkflow(ids(version, 'batch'));
-	const scheduleId = ids(version, 'schedule');
-	const schedulePrompts = renderTimes(10, 3, 'wide').map((seconds, item) =>
-		timedPrompt(seconds, `${scheduleId} i${item}`),
-	);
-	const schedule = scheduleWorkflow(scheduleId, SCHEDULE_SECONDS, schedulePrompts);
-	const manualId = ids(version, 'manual');
+	const single = singleItemWorkflow(workflowId(version, 'single'), 'learned');
+	const batch = batchWorkflow(workflowId(version, 'batch'));
+	const schedule = scheduleOf(workflowId(version, 'schedule'));
+	const manualId = workflowId(version, 'manual');
 	const manual = manualWorkflow(manualId, timedPrompt(RENDER_S, manualId));
-	const result = (name: string, rows: Promise<Row[]>) =>
-		rows.then((list): CaseResult => ({ version, mode: 'regular', name, rows: list }));
 	return {
+		mode: 'regular',
 		workflows: [single, batch, schedule, manual],
 		publish: [single.id, batch.id, schedule.id],
-		run: (deployment, url) => [
-			result('single', singleItemCase(deployment, url, single, SINGLE_RUNS, SINGLE_WARM_UP, 1)),
-			result('batch', batchCase(deployment, url, batch, BATCH_ITEMS, 2)),
-			result('schedule', scheduleCase(deployment, url, schedule, SCHEDULE_RUNS)),
-			result('manual', manualCase(deployment, url, manual, 2)),
+		cases: (deployment, url) => [
+			['single', singleItemCase(deployment, url, single, SINGLE_RUNS, SINGLE_WARM_UP, 1)],
+			['batch', batchCase(deployment, url, batch, BATCH_ITEMS, 2)],
+			['schedule', scheduleCase(deployment, url, schedule, SCHEDULE_RUNS)],
+			['manual', manualCase(deployment, url, manual, 2)],
 		],
 	};
 }
 
 function queuePlan(version: string): Plan {
-	const single = singleItemWorkflow(ids(version, 'qsingle'), 'learned');
-	const fixed = singleItemWorkflow(ids(version, 'qfixed'), 'fixed');
-	const sub = subWorkflow(ids(version, 'qsub'));
-	const caller = subWorkflowCaller(ids(version, 'qcaller'), sub.id);
-	const batch = batchWorkflow(ids(version, 'qbatch'));
-	const result = (name: string, rows: Promise<Row[]>) =>
-		rows.then((list): CaseResult => ({ version, mode: 'queue', name, rows: list }));
-	// n8n 2.x calls only published sub-workflows from production executions; 1.x cannot publish one without a trigger.
-	const publishSub = version.startsWith('1.') ? [] : [sub.id];
+	const single = singleItemWorkflow(workflowId(version, 'qsingle'), 'learned');
+	const fixed = singleItemWorkflow(workflowId(version, 'qfixed'), 'fixed');
+	const { sub, caller, publish } = subWorkflowPair(version, 'q');
+	const batch = batchWorkflow(workflowId(version, 'qbatch'));
+	const schedule = scheduleOf(workflowId(version, 'qschedule'));
 	return {
-		workflows: [single, fixed, sub, caller, batch],
-		publish: [single.id, fixed.id, ...publishSub, caller.id, batch.id],
-		run: (deployment, url) => [
-			result('single', singleItemCase(deployment, url, single, SINGLE_RUNS, SINGLE_WARM_UP, 1)),
-			result('fixed', singleItemCase(deployment, url, fixed, SINGLE_RUNS, SINGLE_WARM_UP, 1)),
-			result('sub-workflow', singleItemCase(deployment, url, caller, SINGLE_RUNS, SINGLE_WARM_UP, 1, sub.id)),
-			result('batch', batchCase(deployment, url, batch, BATCH_ITEMS, 2)),
+		mode: 'queue',
+		workflows: [single, fixed, sub, caller, batch, schedule],
+		publish: [single.id, fixed.id, ...publish, batch.id, schedule.id],
+		cases: (deployment, url) => [
+			['single', singleItemCase(deployment, url, single, SINGLE_RUNS, SINGLE_WARM_UP, 1)],
+			['fixed', singleItemCase(deployment, url, fixed, SINGLE_RUNS, SINGLE_WARM_UP, 1)],
+			['sub-workflow', singleItemCase(deployment, url, caller, SINGLE_RUNS, SINGLE_WARM_UP, 1, sub.id)],
+			['batch', batchCase(deployment, url, batch, BATCH_ITEMS, 2)],
+			['schedule', scheduleCase(deployment, url, schedule, SCHEDULE_RUNS)],
 		],
 	};
-}
-
-const webhookPaths = (plan: Plan) =>
-	plan.workflows
-		.filter((workflow) => workflow.webhookPath && plan.publish.includes(workflow.id))
-		.map((w) => w.webhookPath!);
-
-async function runVersion(
-	version: string,
-	packageFolder: string,
-	simulatorUrl: string,
-	services: Omit<QueueServices, 'name'>,
-): Promise<CaseResult[]> {
-	const install = ensureN8n(version, SCOPE);
-	const plans = { regular: regularPlan(version), queue: queuePlan(version) };
-	const deployments = await Promise.all(
-		(['regular', 'queue'] as const).map(
-			async (mode) =>
-				await startDeployment({
-					install,
-					packageFolder,
-					simulatorUrl,
-					workflows: plans[mode].workflows,
-					publish: plans[mode].publish,
-					webhookPaths: webhookPaths(plans[mode]),
-					logDir: logFolder(`${SCOPE}-${version}-${mode}`),
-					queue:
-						mode === 'queue' ? { services: { ...services, name: version.replace(/\W/g, '') }, workers: 1 } : undefined,
-				}),
-		),
-	);
-	try {
-		log(SCOPE, `n8n ${version}: regular mode at ${deployments[0].baseUrl}, queue mode at ${deployments[1].baseUrl}`);
-		return await Promise.all([
-			...plans.regular.run(deployments[0], simulatorUrl),
-			...plans.queue.run(deployments[1], simulatorUrl),
-		]);
-	} finally {
-		await Promise.all(deployments.map(async (deployment) => await deployment.stop()));
-	}
 }
 
 const fixed2 = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
@@ -189,12 +126,44 @@ const STORED_BYTES = 16 * 1024;
 const find = (all: CaseResult[], like: CaseResult, name: string) =>
 	all.find((other) => other.version === like.version && other.mode === like.mode && other.name === name);
 
-/** Whether the static data of the workflow's other node survived its executions (learning-workflows.ts). */
+/** Whether the Schedule Trigger's own static data survived the workflow's executions (learning-workflows.ts). */
 function othersKept(rows: Row[], kept: boolean): Statement {
 	const stored = rows[rows.length - 1].stored;
 	return [
-		`the other node's static data is ${kept ? 'kept' : "gone, replaced by the worker's save"} (${stored?.others ? 'kept' : 'gone'})`,
+		`the Schedule Trigger's static data is ${kept ? 'kept' : "gone, replaced by the worker's save"} (${stored?.others ? 'kept' : 'gone'})`,
 		stored?.others === kept,
+	];
+}
+
+/**
+ * The Schedule Trigger case: each run learns from the ones before, and the trigger's own static data survives
+ * them; on n8n 2.x queue-mode workers neither holds (each run starts with no static data, and its save replaces
+ * the trigger's).
+ */
+function scheduleStatements(rows: Row[], learns: boolean): Statement[] {
+	const last = rows[rows.length - 1];
+	const statements: Statement[] = [
+		[`every run's tasks finished`, rows.every((row) => row.figures.unseen === 0 && row.figures.tasks > 0)],
+		othersKept(rows, learns),
+	];
+	if (!learns)
+		return [
+			...statements,
+			[
+				`the static data holds the last run's render times only (${last.stored?.times} after ${rows.length} runs of ${last.figures.tasks})`,
+				(last.stored?.times ?? 0) <= last.figures.tasks,
+			],
+		];
+	return [
+		...statements,
+		[
+			`${last.label}: ${last.figures.checks.toFixed(2)} checks per task ≤ ${BATCH_LEARNED.checks}`,
+			last.figures.checks <= BATCH_LEARNED.checks,
+		],
+		[
+			`the static data kept every run's render times (${last.stored?.times} after ${rows.length} runs of ${last.figures.tasks})`,
+			(last.stored?.times ?? 0) > last.figures.tasks,
+		],
 	];
 }
 
@@ -272,28 +241,14 @@ function expectations(result: CaseResult, all: CaseResult[]): Statement[] {
 	switch (result.name) {
 		case 'single':
 			return queue2
-				? [...behavesLikeTheGrid(result.rows, find(all, result, 'fixed')?.rows), othersKept(result.rows, false)]
-				: [...learnsAcrossExecutions(result.rows), othersKept(result.rows, true)];
-		case 'fixed':
-			return [othersKept(result.rows, true)];
+				? behavesLikeTheGrid(result.rows, find(all, result, 'fixed')?.rows)
+				: learnsAcrossExecutions(result.rows);
 		case 'sub-workflow':
 			return learnsAcrossExecutions(result.rows);
 		case 'batch':
 			return batchStatements(result.rows, !queue2);
-		case 'schedule': {
-			const last = result.rows[result.rows.length - 1];
-			return [
-				[`every run's tasks finished`, result.rows.every((row) => row.figures.unseen === 0 && row.figures.tasks > 0)],
-				[
-					`${last.label}: ${last.figures.checks.toFixed(2)} checks per task ≤ ${BATCH_LEARNED.checks}`,
-					last.figures.checks <= BATCH_LEARNED.checks,
-				],
-				[
-					`the static data kept every run's render times (${last.stored?.times} after ${result.rows.length} runs of ${last.figures.tasks})`,
-					(last.stored?.times ?? 0) > last.figures.tasks,
-				],
-			];
-		}
+		case 'schedule':
+			return scheduleStatements(result.rows, !queue2);
 		case 'manual':
 			return result.rows.flatMap((row): Statement[] => [
 				[`${row.label}: nothing kept (${row.stored?.times} times stored)`, row.stored?.times === 0],
@@ -320,28 +275,21 @@ function evaluate(results: CaseResult[]): string[] {
 
 async function main(): Promise<void> {
 	const { step, summary } = stepTimer();
-	ensureDebianPackages(SCOPE, [POSTGRES_PACKAGE, REDIS_PACKAGE]);
-	for (const version of VERSIONS) ensureN8n(version, SCOPE);
-	step('system packages and n8n installs');
-	const packageFolder = installedPackage(packPackage());
-	step('build, pack and install the package');
-	const simulator = await startSimulator({ taskDurationMs: RENDER_S * 1000, latencyMs: RTT_MS });
-	const postgres = await startPostgres(SCOPE, 'n8n');
-	const redis = await startRedis(SCOPE);
-	step('simulator, postgres, redis');
-	const results: CaseResult[] = [];
+	const world = await startWorld(SCOPE, VERSIONS, RENDER_S * 1000);
+	step('system packages, n8n installs, the package, simulator, postgres, redis');
+	let results: CaseResult[];
 	try {
 		// The versions run side by side: most of a case is waiting for renders, and the deployments' start-up (the
 		// CPU-bound part) overlaps what the other version waits for.
 		const perVersion = await Promise.all(
-			VERSIONS.map(async (version) => await runVersion(version, packageFolder, simulator.url, { postgres, redis })),
+			VERSIONS.map(
+				async (version) => await runPlans(SCOPE, version, [regularPlan(version), queuePlan(version)], world),
+			),
 		);
-		results.push(...perVersion.flat());
+		results = perVersion.flat();
 		step(`n8n ${VERSIONS.join(' and ')}: both deployments each, every case`);
 	} finally {
-		await redis.stop();
-		await postgres.stop();
-		await stopProcess(simulator.child);
+		await world.stop();
 		log(SCOPE, summary());
 	}
 	printTable(results);

@@ -33,15 +33,10 @@ export interface Workflow {
 	pinData: Record<string, unknown>;
 	/** The production webhook path of a webhook workflow. */
 	webhookPath?: string;
-	/** Static data the workflow is created with. */
-	staticData?: Record<string, unknown>;
 }
 
-/**
- * Static data of another node that the one-item workflows are created with: whether it is still there after their
- * executions tells whether n8n saved the MediaGen node's data over the workflow's (queue mode on n8n 2.x).
- */
-export const OTHER_NODE_DATA = { 'node:Webhook': { note: 'kept by another node' } };
+/** A workflow id for an n8n version's deployments (one simulator serves every version: prompts carry the ids). */
+export const workflowId = (version: string, name: string) => `${name}-v${version.split('.')[0]}`;
 
 /** The MediaGen node's name in every workflow here (its static data is kept under it). */
 export const MEDIAGEN = 'Create Image';
@@ -112,10 +107,7 @@ function chain(id: string, nodes: WorkflowNode[], webhookPath?: string): Workflo
 /** Webhook → MediaGen: one prompt per call (`{ prompt }`), one item per execution. */
 export function singleItemWorkflow(id: string, schedule: Schedule): Workflow {
 	const webhookPath = `learning-${id}`;
-	return {
-		...chain(id, [webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule)], webhookPath),
-		staticData: OTHER_NODE_DATA,
-	};
+	return chain(id, [webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule)], webhookPath);
 }
 
 /** Webhook → Split Out → MediaGen: a batch of prompts per call (`{ prompts: [...] }`). */
@@ -130,7 +122,9 @@ export function batchWorkflow(id: string): Workflow {
 
 /**
  * Schedule Trigger (every `seconds`) → the prompts as JSON → Split Out → MediaGen. Each prompt carries the
- * execution's id, so that the suite can tell the runs' tasks apart.
+ * execution's id, so that the suite can tell the runs' tasks apart. The Schedule Trigger keeps state of its own in
+ * the workflow's static data (its interval rules, written when it is published): whether it is still there after
+ * the executions tells whether n8n saved the MediaGen node's data over the workflow's.
  */
 export function scheduleWorkflow(id: string, seconds: number, prompts: string[]): Workflow {
 	return chain(id, [
@@ -181,4 +175,14 @@ export function subWorkflowCaller(id: string, subId: string): Workflow {
 		],
 		webhookPath,
 	);
+}
+
+/**
+ * A sub-workflow holding the MediaGen node and a webhook workflow that calls it, with the ids to publish: n8n 2.x
+ * calls only published sub-workflows from production executions, and 1.x cannot publish one without a trigger.
+ */
+export function subWorkflowPair(version: string, prefix: string) {
+	const sub = subWorkflow(workflowId(version, `${prefix}sub`));
+	const caller = subWorkflowCaller(workflowId(version, `${prefix}caller`), sub.id);
+	return { sub, caller, publish: version.startsWith('1.') ? [caller.id] : [sub.id, caller.id] };
 }
