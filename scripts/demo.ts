@@ -100,12 +100,14 @@ async function main(): Promise<void> {
 		const name = file.replace(/\.json$/, '');
 		console.log(`\n▶ ${workflow.name}`);
 		if (!harnessCanRun(workflow)) {
-			// n8n's own nodes (Wait and IF, or the chat trigger and the AI Agent): this one runs in real n8n.
-			const agent = workflow.nodes.some((node) => node.type.startsWith('@n8n/n8n-nodes-langchain.'));
+			// n8n's own nodes (Wait and IF, the chat trigger and the AI Agent, the MCP Server Trigger): real n8n runs it.
+			const types = workflow.nodes.map((node) => node.type);
 			console.log(
-				agent
-					? "  skipped here: it needs n8n's Chat Trigger and AI Agent; `npm run test:agent` runs it in real n8n"
-					: "  skipped here: it needs n8n's own Wait and IF nodes; `npm run test:durable` runs it in real n8n",
+				types.includes('@n8n/n8n-nodes-langchain.mcpTrigger')
+					? "  skipped here: it needs n8n's MCP Server Trigger; `npm run test:mcp` runs it in real n8n"
+					: types.some((type) => type.startsWith('@n8n/n8n-nodes-langchain.'))
+						? "  skipped here: it needs n8n's Chat Trigger and AI Agent; `npm run test:agent` runs it in real n8n"
+						: "  skipped here: it needs n8n's own Wait and IF nodes; `npm run test:durable` runs it in real n8n",
 			);
 			continue;
 		}

@@ -93,9 +93,10 @@ async function runTarget(version: string, tarball: string): Promise<void> {
 				nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
 			};
 			// `n8n execute` starts a workflow only from a manual trigger: the chat example (examples/agent-images.json)
-			// runs under `n8n start`, driven through its chat URL, in npm run test:agent.
+			// and the MCP server (examples/mcp-server.json) run under `n8n start`, in npm run test:agent and test:mcp.
 			if (!workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger')) {
-				log('e2e', `${file}: no manual trigger, not run here (npm run test:agent runs it)`);
+				const suite = workflow.nodes.some((node) => node.type.endsWith('.mcpTrigger')) ? 'test:mcp' : 'test:agent';
+				log('e2e', `${file}: no manual trigger, not run here (npm run ${suite} runs it)`);
 				continue;
 			}
 			const raw = n8n('execute', `--id=${workflow.id}`, '--rawOutput');

@@ -75,8 +75,10 @@ export async function startN8nServer(
 	env: NodeJS.ProcessEnv,
 	logFile?: string,
 	timeoutMs = 240_000,
+	/** A port chosen beforehand (workflows imported before the start may need their own URLs). */
+	chosenPort?: number,
 ): Promise<N8nServer> {
-	const port = await freePort();
+	const port = chosenPort ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
 	const serverEnv: NodeJS.ProcessEnv = {
 		...env,

@@ -1,7 +1,7 @@
 /**
  * The GitHub Actions workflows are parsed as YAML and checked for what they promise: CI on pull requests
  * and pushes to main; publishing on version tags with npm provenance (id-token: write); and every command
- * they run is one of the project's own npm scripts (or npm install / test / publish), so CI runs what
+ * they run is one of the project's own npm scripts (or npm ci / test / publish), so CI runs what
  * CONTRIBUTING.md documents and nothing else.
  */
 import { readFileSync } from 'node:fs';
@@ -51,7 +51,7 @@ function checkCommands(workflow: Workflow, allowPublish: boolean): string[] {
 					continue;
 				}
 				const allowed =
-					/^npm install( --no-audit --no-fund)?$/.test(line) ||
+					/^npm ci( --no-audit --no-fund)?$/.test(line) ||
 					line === 'npm test' ||
 					(allowPublish && line === 'npm publish --provenance --access public');
 				if (!allowed) throw new Error(`workflow runs a command that is not one of the project's scripts: ${line}`);

@@ -281,7 +281,7 @@ describe('as a tool, a long render comes back pending, and Task → Wait picks i
 		});
 	});
 
-	it('the tool’s defaults: Max Wait 60 s, On Timeout pending, no downloads; set values still win', () => {
+	it('the tool’s defaults: Max Wait 45 s for the whole call, On Timeout pending, no downloads; set values still win', () => {
 		const fake = (type: string, options: INodeParameters) =>
 			({ getNodeParameter: () => options, getNode: () => ({ type }) }) as never;
 		const tool = readWaitingOptions.call(fake(`${NODE_TYPE}Tool`, {}), 'video', true);
@@ -298,6 +298,66 @@ describe('as a tool, a long render comes back pending, and Task → Wait picks i
 		expect(chosen).toMatchObject({ maxWaitMs: 600_000, onTimeout: 'error', download: true });
 		const node = readWaitingOptions.call(fake(NODE_TYPE, {}), 'video', true);
 		expect(node).toMatchObject({ maxWaitMs: 1_800_000, onTimeout: 'error', download: true });
+		// Only a tool call has a time by which it answers: its start + Max Wait.
+		expect(tool.answerBy).toBeGreaterThan(Date.now() + TOOL_MAX_WAIT_SECONDS * 1000 - 1000);
+		expect(node.answerBy).toBeUndefined();
+	});
+});
+
+describe('as a tool, the whole call answers within Max Wait, whatever the API does', () => {
+	/** A call's own time: from the node's start to its answer. */
+	async function timedTool(parameters: INodeParameters) {
+		const startedAt = Date.now();
+		const result = await runTool(parameters);
+		return { ...result, tookMs: Date.now() - startedAt };
+	}
+
+	it('status checks that answer slowly (Request Timeout 120 s): pending with the taskid by Max Wait', async () => {
+		context.sim.taskDurationMs = 60_000;
+		// Every status check answers after 4 s: a last check at Max Wait would otherwise end 4 s after it.
+		context.sim.inject({ path: INFO, action: { type: 'delay', ms: 4000 }, times: 100 });
+		const { output, error, tookMs } = await timedTool(betav45({}, { maxWait: 3, requestTimeout: 120 }));
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ status: 'pending', taskid: expect.stringMatching(/^img-/) });
+		expect(tookMs).toBeLessThan(3000 + 1500);
+	});
+
+	it('a creation that answers after Max Wait: the call ends by Max Wait, saying a task may have been created', async () => {
+		context.sim.inject({ path: CREATE, action: { type: 'delay', ms: 6000 } });
+		const { output, error, tookMs } = await timedTool(betav45({}, { maxWait: 2, requestTimeout: 120 }));
+		expect(error).toBeUndefined();
+		expect(output[0].json.status).toBe('failed');
+		expect(String(output[0].json.hint)).toMatch(/may have been created/);
+		expect(tookMs).toBeLessThan(2000 + 1500);
+	});
+
+	it('Task → Wait on a task that needs longer: pending by its Max Wait, however slow the last check', async () => {
+		context.sim.taskDurationMs = 60_000;
+		const created = await runTool(betav45({ waitForCompletion: false }));
+		const taskid = String(created.output[0].json.taskid);
+		context.sim.inject({ path: INFO, action: { type: 'delay', ms: 4000 }, times: 100 });
+		const { output, tookMs } = await timedTool({
+			resource: 'task',
+			operation: 'wait',
+			taskType: 'image',
+			taskId: taskid,
+			options: { pollInterval: 0.2, maxWait: 3, requestTimeout: 120 },
+		});
+		expect(output[0].json).toMatchObject({ status: 'pending', taskid });
+		expect(tookMs).toBeLessThan(3000 + 1500);
+	});
+
+	it('outside a tool, Max Wait counts per task from its creation and the last check may take its Request Timeout', async () => {
+		context.sim.taskDurationMs = 60_000;
+		context.sim.inject({ path: INFO, action: { type: 'delay', ms: 2500 }, times: 100 });
+		const startedAt = Date.now();
+		const { output } = await runNode({
+			parameters: betav45({}, { maxWait: 1, requestTimeout: 120, onTimeout: 'returnPending' }),
+			credentials: context.credentials(),
+		});
+		expect(output[0].json.status).toBe('pending');
+		// The last check starts at Max Wait and is awaited: the node is not bound to answer early.
+		expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000 + 2500);
 	});
 });
 

@@ -14,7 +14,7 @@ import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
 import type { CreatedTask } from '../waiting/answers';
 import { runEngine, type CreationJob } from '../waiting/engine';
-import type { CreationRef } from '../waiting/ledger';
+import { executionNote, type CreationRef } from '../waiting/ledger';
 import { fingerprint, TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
 import { modelProperties, operationProperty, waitingProperties } from './descriptions';
@@ -76,10 +76,10 @@ async function createTasks(
 			taskType: spec.taskType,
 			summary,
 			// One attempt; the body is built per attempt (a multipart body can be sent only once).
-			send: async (session): Promise<CreatedTask> => {
+			send: async (session, timeout): Promise<CreatedTask> => {
 				const data = await apiMultipartRequest.call(this, spec.path, await buildForm.call(this, request), {
 					itemIndex: request.itemIndex,
-					timeout: options.requestTimeoutMs,
+					timeout,
 					survivesCancel: true,
 					session,
 				});
@@ -95,7 +95,7 @@ async function createTasks(
 	}
 	for (const task of resumed) {
 		this.logger.info(
-			`MediaGen node "${this.getNode().name}" resumes ${task.taskType} task ${task.taskId} for item ${task.itemIndex} instead of creating it again (execution ${this.getExecutionId()})`,
+			`MediaGen node "${this.getNode().name}" resumes ${task.taskType} task ${task.taskId} for item ${task.itemIndex} instead of creating it again ${executionNote(this)}`,
 		);
 	}
 	const key = (itemIndex: number) => fingerprints.get(itemIndex)!;

@@ -22,7 +22,7 @@ import { TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
 
 const RETURNS = 'Returns JSON, never files: taskid, status, urls, taskType, model.';
 const FAILED = 'status "failed": nothing more comes of this call; read message (what happened) and hint (what to do).';
-const WAITED = `this tool's Max Wait (${TOOL_MAX_WAIT_SECONDS} s unless the workflow sets another)`;
+const WAITED = `this tool's Max Wait (a call answers within ${TOOL_MAX_WAIT_SECONDS} s unless the workflow sets another time)`;
 
 /** A field's help text inside a sentence: first letter lower-case, no full stop. */
 function inSentence(text: string): string {
@@ -148,7 +148,7 @@ function toolOptions(property: INodeProperties): INodeProperties {
 				return {
 					...option,
 					default: TOOL_MAX_WAIT_SECONDS,
-					description: `How long one tool call waits for each task; then On Timeout applies. ${TOOL_MAX_WAIT_SECONDS} s by default in a tool, so that the agent is not blocked: the model can come back for the task with a Task → Wait tool.`,
+					description: `How long one tool call may take in all, from its start to its answer (creation, waiting, downloads); a task not finished by then comes back pending with its task ID, for a Task → Wait tool to pick up. ${TOOL_MAX_WAIT_SECONDS} s by default: MCP clients give up on a call after 60 s unless set otherwise, and so do many chat front ends.`,
 				};
 			default:
 				return option;

@@ -14,16 +14,12 @@
  * - bad input names a field by the model's argument when the value came from one (`count must be an integer from
  *   1 to 15 ("Batch Size"); got "three"`): the model knows its arguments, not the node's field names.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	NodeApiError,
-	NodeOperationError,
-} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../output/taskOutput';
 import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
+import { isMcpCall } from '../helpers/toolCall';
 import { toolArguments, type ToolArguments } from './arguments';
 
 /** The fields of a task's output a model needs. */
@@ -99,7 +95,7 @@ function noun(taskType: unknown): string {
 /** How to come back for a task that is not finished. */
 export function pendingHint(json: IDataObject): string {
 	const id = String(json.taskid);
-	return `Task ${id} is not finished yet. It keeps running on the server and is not charged again. To get the ${noun(json.taskType)}, call the MediaGen tool that waits for tasks with taskid "${id}"${kind(json.taskType)}, now or later; if it is still pending, tell the user the taskid so they can ask for the result later. Do not create the task again.`;
+	return `Task ${id} is not finished yet. It keeps running on the server and is not charged again. To get the ${noun(json.taskType)}, call the MediaGen tool that waits for tasks with taskid "${id}"${kind(json.taskType)}: now (each call waits for it up to that tool's Max Wait), and again while it answers pending; or tell the user the taskid so they can ask for the result later. Do not create the task again.`;
 }
 
 function taskResult(json: IDataObject, operation: ToolOperation): IDataObject {
@@ -214,8 +210,38 @@ export async function runAsTool(
 		(output) => ({ output }),
 		(error: Error & { description?: string | null }) => ({ error }),
 	);
-	if ('output' in ended) return ended.output;
-	// n8n recognises its cancellation error by its name: it must reach n8n as it is.
-	if (this.getExecutionCancelSignal()?.aborted || /Cancel/.test(String(ended.error?.name))) throw ended.error;
-	return [[toolFailureItem(ended.error, toolArguments(this.getNode()))]];
+	if ('error' in ended) {
+		// n8n recognises its cancellation error by its name: it must reach n8n as it is.
+		if (this.getExecutionCancelSignal()?.aborted || /Cancel/.test(String(ended.error?.name))) throw ended.error;
+	}
+	const items = 'output' in ended ? ended.output[0] : [toolFailureItem(ended.error, toolArguments(this.getNode()))];
+	// n8n runs a tool that throws again when its Retry On Fail is on, each try as a new run that remembers no task
+	// of the one before (waiting/memory.ts): a failed creation could then be paid for again.
+	if (isMcpCall(this) && this.getNode().retryOnFail !== true) throwIfFailed.call(this, items);
+	return [items];
+}
+
+/**
+ * Over MCP a failed call must be an error to the client (`isError`), not a result whose text says "failed": many
+ * clients, and the models behind them, read only that flag. n8n's MCP Server Trigger sets it for a tool that
+ * throws, and sends the error's message and description as the result's text (n8n-core's
+ * makeHandleToolInvocation adds the description as "Details"), so the model still reads what happened and what to
+ * do, with the task id. A pending or completed task is a result.
+ */
+function throwIfFailed(this: IExecuteFunctions, items: INodeExecutionData[]): void {
+	const failed = items.filter((item) => item.json.status === 'failed');
+	if (!failed.length || failed.length < items.length) return;
+	const text = (key: string) =>
+		failed
+			.map((item) => item.json[key])
+			.filter((value): value is string => typeof value === 'string' && value !== '')
+			.join(' ');
+	const ids = failed.map((item) => item.json.taskid).filter((id) => typeof id === 'string' && id);
+	const message = text('message') || 'The MediaGen tool call failed';
+	const hint = text('hint');
+	const named = ids.length && !`${message} ${hint}`.includes(String(ids[0])) ? ` Task ID: ${ids.join(', ')}.` : '';
+	throw new NodeOperationError(this.getNode(), message, {
+		description: `${hint}${named}`.trim() || undefined,
+		itemIndex: 0,
+	});
 }

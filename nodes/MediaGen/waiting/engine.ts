@@ -49,7 +49,7 @@ import { creationRetryDelay, creationRetryWindow, MAX_POLL_BACKOFF_MS, pollRetry
 import { AdaptiveBound } from './bound';
 import { MinHeap } from './heap';
 import { PaidTasks, type LedgerMemory } from './ledger';
-import type { WaitingOptions } from './options';
+import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
 import { rememberedTimes, rememberTimes, RenderTimes } from './renderTimes';
 import { ResultLane } from './results';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
@@ -62,8 +62,8 @@ export interface CreationJob {
 	itemIndex: number;
 	taskType: TaskType;
 	summary: RequestSummary;
-	/** One attempt, through the run's session. */
-	send: (session: ApiSession) => Promise<CreatedTask>;
+	/** One attempt, through the run's session, with the attempt's timeout. */
+	send: (session: ApiSession, timeoutMs: number) => Promise<CreatedTask>;
 }
 
 export interface EngineInput {
@@ -151,7 +151,7 @@ class Engine {
 		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
 		// Existing tasks may be done already: their first poll is due at once.
 		for (const task of input.existing) {
-			if (input.options.wait) this.schedule.add(task, now, now, now + input.options.maxWaitMs, false);
+			if (input.options.wait) this.schedule.add(task, now, now, waitEndsAt(input.options, now), false);
 			else this.outcomes.push(createdOutcome(task));
 		}
 	}
@@ -272,7 +272,7 @@ class Engine {
 		if (!entry.attempts) entry.firstAttemptAt = startedAt;
 		entry.attempts++;
 		try {
-			const task = await entry.job.send(this.session);
+			const task = await entry.job.send(this.session, requestTimeoutAt(this.options, startedAt));
 			this.bound.onSuccess();
 			this.ledger.created(task);
 			if (this.options.wait && !this.stopped) {
@@ -282,7 +282,7 @@ class Engine {
 					task,
 					now,
 					now + this.options.pollIntervalMs,
-					entry.firstAttemptAt + this.options.maxWaitMs,
+					waitEndsAt(this.options, entry.firstAttemptAt),
 					true,
 				);
 			} else {
@@ -297,7 +297,8 @@ class Engine {
 				createdNothing(error) &&
 				!this.cancelled &&
 				!this.stopped &&
-				now + delay - entry.firstAttemptAt <= creationRetryWindow(this.options)
+				now + delay - entry.firstAttemptAt <= creationRetryWindow(this.options) &&
+				now + delay < (this.options.answerBy ?? Infinity)
 			) {
 				entry.notBefore = now + delay;
 				this.retryCreations.push(entry);
@@ -344,7 +345,7 @@ class Engine {
 					{
 						itemIndex: task.itemIndex,
 						taskId: task.taskId,
-						timeout: this.options.requestTimeoutMs,
+						timeout: requestTimeoutAt(this.options, startedAt),
 						signal: entry.done.signal,
 						notFoundHint: task.notFoundHint,
 						session: this.session,

@@ -23,6 +23,15 @@ export interface LedgerMemory {
 	failed(task: CreatedTask): void;
 }
 
+/**
+ * "(execution 1042)" for the node's log lines. A tool call of n8n's MCP Server Trigger runs before n8n has given its
+ * execution an id: the line then says so rather than "undefined".
+ */
+export function executionNote(context: IExecuteFunctions): string {
+	const id = context.getExecutionId();
+	return id ? `(execution ${id})` : '(a tool call, before n8n gave its execution an id)';
+}
+
 export class PaidTasks {
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -38,7 +47,7 @@ export class PaidTasks {
 	created(task: CreatedTask, how = 'created'): void {
 		this.memory?.created(task);
 		this.context.logger.info(
-			`MediaGen node "${this.context.getNode().name}" ${how} ${task.taskType} task ${task.taskId} for item ${task.itemIndex} (execution ${this.context.getExecutionId()})`,
+			`MediaGen node "${this.context.getNode().name}" ${how} ${task.taskType} task ${task.taskId} for item ${task.itemIndex} ${executionNote(this.context)}`,
 		);
 	}
 
@@ -59,7 +68,7 @@ export class PaidTasks {
 	uncertain(job: CreationRef, error: unknown): void {
 		this.memory?.uncertain(job);
 		this.context.logger.warn(
-			`MediaGen node "${this.context.getNode().name}" may have created a ${job.taskType} task for item ${job.itemIndex} (execution ${this.context.getExecutionId()}): ${(error as Error).message}`,
+			`MediaGen node "${this.context.getNode().name}" may have created a ${job.taskType} task for item ${job.itemIndex} ${executionNote(this.context)}: ${(error as Error).message}`,
 		);
 	}
 

@@ -31,6 +31,34 @@ export interface WaitingOptions {
 	split: boolean;
 	/** Create again, on a later try, an item whose creation may have created a task (Repeat Uncertain Creations). */
 	repeatUncertain: boolean;
+	/**
+	 * As a tool: when the call must have answered (its start + Max Wait). Every request, every wait and every
+	 * download of the call ends by then, so that the caller gets the task ids before it gives up.
+	 */
+	answerBy?: number;
+}
+
+/**
+ * Time a tool call keeps for the last status check of a task, at most: the check starts this long before the call
+ * must answer (or a quarter of Max Wait, or Request Timeout, if shorter), so that its answer comes in time.
+ */
+const LAST_CHECK_MS = 3000;
+
+/** A request's timeout when it starts at `now`: Request Timeout, cut to the time left before a tool call answers. */
+export function requestTimeoutAt(options: WaitingOptions, now: number): number {
+	if (options.answerBy === undefined) return options.requestTimeoutMs;
+	return Math.max(1, Math.min(options.requestTimeoutMs, options.answerBy - now));
+}
+
+/**
+ * When the wait for a task whose creation was first tried at `firstAttemptAt` ends with its last check: Max Wait
+ * later, and, as a tool, early enough that the last check answers before the call must.
+ */
+export function waitEndsAt(options: WaitingOptions, firstAttemptAt: number): number {
+	const end = firstAttemptAt + options.maxWaitMs;
+	if (options.answerBy === undefined) return end;
+	const lastCheck = Math.min(LAST_CHECK_MS, options.requestTimeoutMs, options.maxWaitMs / 4);
+	return Math.min(end, options.answerBy - lastCheck);
 }
 
 /** Defaults in seconds per task type; the editor shows the same values (actions/descriptions.ts). */
@@ -76,6 +104,7 @@ export function readWaitingOptions(
 		const number = Number(value ?? fallback);
 		return Number.isFinite(number) && number >= 0 ? number : fallback;
 	};
+	const maxWaitMs = seconds(options.maxWait, tool ? TOOL_MAX_WAIT_SECONDS : defaults.maxWait) * 1000;
 	return {
 		wait,
 		maxConcurrency: Math.max(1, Math.floor(seconds(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY))),
@@ -83,7 +112,7 @@ export function readWaitingOptions(
 		requestTimeoutMs: clampRequestTimeout(Math.max(1, seconds(options.requestTimeout, defaults.requestTimeout)) * 1000),
 		pollIntervalMs: Math.max(0.05, seconds(options.pollInterval, defaults.pollInterval)) * 1000,
 		pollSchedule: options.pollSchedule === 'fixed' ? 'fixed' : 'learned',
-		maxWaitMs: seconds(options.maxWait, tool ? TOOL_MAX_WAIT_SECONDS : defaults.maxWait) * 1000,
+		maxWaitMs,
 		onTimeout:
 			options.onTimeout === 'returnPending' || (tool && options.onTimeout === undefined) ? 'returnPending' : 'error',
 		succeededCodes: statusCodes.call(this, options.succeededStatusCodes, 'Succeeded Status Codes'),
@@ -93,5 +122,7 @@ export function readWaitingOptions(
 		binaryPrefix: String(options.binaryPropertyPrefix ?? 'data').trim() || 'data',
 		split: options.splitIntoItems === true,
 		repeatUncertain: options.repeatUncertainCreations === true,
+		// Read when the call's operation starts: reading and checking its one item takes no time worth counting.
+		answerBy: tool ? Date.now() + maxWaitMs : undefined,
 	};
 }

@@ -27,7 +27,7 @@ import { downloadResultFile, downloadRetryAfterMs, isTransientDownloadError, typ
 import { cancelledOutcome, completedJson, finish, type CreatedTask } from './answers';
 import { MAX_RETRY_AFTER_MS } from './bound';
 import { MinHeap } from './heap';
-import type { WaitingOptions } from './options';
+import { requestTimeoutAt, type WaitingOptions } from './options';
 
 /**
  * Files in flight at once when they are small (images): enough to hide a round trip behind the others. With Poll
@@ -181,7 +181,7 @@ export class ResultLane {
 		this.streams++;
 		this.bytesInFlight += weight;
 		const startedAt = Date.now();
-		const deadline = job.deadline ?? startedAt + this.input.options.requestTimeoutMs;
+		const deadline = job.deadline ?? startedAt + requestTimeoutAt(this.input.options, startedAt);
 		const context = {
 			itemIndex: files.task.itemIndex,
 			taskId: files.task.taskId,

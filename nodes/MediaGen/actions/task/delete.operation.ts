@@ -7,7 +7,7 @@ import { apiJsonRequest, ApiSession } from '../../transport';
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
 import { failuresContinue } from '../../helpers/toolCall';
-import { readWaitingOptions } from '../../waiting/options';
+import { readWaitingOptions, requestTimeoutAt } from '../../waiting/options';
 import { taskOptionsProperties } from '../descriptions';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
@@ -119,11 +119,11 @@ export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise
 	}
 	const session = new ApiSession(this);
 	const taskTypes = items.length ? items.map((item) => item.taskType) : (['image'] as TaskType[]);
-	const { requestTimeoutMs } = readWaitingOptions.call(this, taskTypes, false);
+	const options = readWaitingOptions.call(this, taskTypes, false);
 	for (const request of requests) {
 		const [itemIndex] = request.itemIndexes;
 		try {
-			const json = await sendDelete.call(this, request, session, requestTimeoutMs);
+			const json = await sendDelete.call(this, request, session, requestTimeoutAt(options, Date.now()));
 			const pairedItem = request.itemIndexes.map((item) => ({ item }));
 			outcomes.push({ itemIndex, items: [{ json, pairedItem }] });
 		} catch (error) {

@@ -1,0 +1,574 @@
+/**
+ * `npm run test:mcp`: the MediaGen tools behind n8n's MCP Server Trigger, in real n8n, driven by real MCP clients.
+ *
+ * Real n8n (`n8n start`, from the shared installer) with the packed tarball installed as a community package
+ * publishes examples/mcp-server.json: an MCP Server Trigger with three MediaGen tools (create_image, create_video,
+ * wait_for_task), at the tools' defaults. The clients are the official MCP TypeScript SDK client that n8n ships
+ * (its `Client`, at its default settings: a request fails after 60 s), over both transports n8n serves at the
+ * trigger's URL (Streamable HTTP, and SSE), and n8n's own MCP Client Tool under an AI Agent whose model is the
+ * scripted model server (scripts/lib/model-server.ts). The MediaGen credential points at the API simulator, whose
+ * prompt markers choose what each call meets (`[sim:seconds=N]`, `[sim:credits]`, `[sim:refuse]`).
+ *
+ * Asserted, from what each client received and from the simulator's own record of what reached the API:
+ * - tools/list names the three tools with their descriptions;
+ * - an image call answers the result URLs and the task id, not an error;
+ * - a video whose render takes longer than the client's 60 s answers within its timeout, as "pending" with the
+ *   task id, and not an error; one creation only; wait_for_task later returns it completed;
+ * - bad arguments, a 9000 answer and a task the API refuses are MCP errors (`isError`) whose text still says what
+ *   happened and what to do; bad arguments reach no API; a refused task's id is in the text;
+ * - three calls at once: three creations, three results;
+ * - the API key appears in nothing any client received.
+ *
+ * MEDIAGEN_MCP_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './lib/installer';
+import { startModelServer, type ModelRequest, type ModelServer } from './lib/model-server';
+import { n8nCommand, n8nEnv, startN8nServer, writeCredentials, type N8nServer } from './lib/n8n';
+import { logFolder, ROOT } from './lib/paths';
+import { freePort, runMain, stopProcess, waitForLog } from './lib/process';
+import { check, log, stepTimer } from './lib/report';
+import { activateWorkflow, listExecutions, setupOwner, type RestSession } from './lib/rest';
+import { SIM_KEY, simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { waitFor } from './lib/wait';
+import type { RecordedRequestSummary } from '../test/simulator/server';
+
+/** The MCP SDK client's default request timeout (`DEFAULT_REQUEST_TIMEOUT_MSEC`): what the clients here keep. */
+const CLIENT_TIMEOUT_MS = 60_000;
+/** A render longer than the client's patience. */
+const LONG_RENDER_S = 70;
+const IMAGE_PATH = '/v1/tlimages/betav45';
+const VIDEO_PATH = '/v1/tlvideo/alphav15pro';
+
+interface WorkflowFile {
+	id: string;
+	name: string;
+	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown>; webhookId?: string }>;
+	connections: Record<string, unknown>;
+	[key: string]: unknown;
+}
+
+/** A tool result as an MCP client receives it. */
+interface CallResult {
+	isError?: boolean;
+	content?: Array<{ type: string; text?: string }>;
+}
+
+/** The parts of the SDK the suite uses (loaded from n8n's own node_modules: the client n8n ships). */
+interface McpClient {
+	connect(transport: unknown): Promise<void>;
+	listTools(): Promise<{ tools: Array<{ name: string; description?: string }> }>;
+	callTool(request: { name: string; arguments: Record<string, unknown> }): Promise<CallResult>;
+	close(): Promise<void>;
+}
+
+interface Sdk {
+	connect(url: string, transport: Transport): Promise<McpClient>;
+}
+
+type Transport = 'streamable HTTP' | 'SSE';
+
+function loadSdk(install: N8nInstall): Sdk {
+	// The SDK is a dependency of n8n's AI nodes; resolve it from there, as n8n itself does.
+	const langchain = createRequire(
+		createRequire(path.join(install.dir, 'package.json')).resolve('@n8n/n8n-nodes-langchain/package.json'),
+	);
+	const load = (entry: string) => langchain(`@modelcontextprotocol/sdk/${entry}`) as Record<string, unknown>;
+	const { Client } = load('client/index.js') as { Client: new (info: object) => McpClient };
+	const { StreamableHTTPClientTransport } = load('client/streamableHttp.js') as {
+		StreamableHTTPClientTransport: new (url: URL) => unknown;
+	};
+	const { SSEClientTransport } = load('client/sse.js') as { SSEClientTransport: new (url: URL) => unknown };
+	return {
+		async connect(url, transport) {
+			const client = new Client({ name: 'mediagen-mcp-suite', version: '1.0.0' });
+			const made =
+				transport === 'SSE' ? new SSEClientTransport(new URL(url)) : new StreamableHTTPClientTransport(new URL(url));
+			await client.connect(made);
+			return client;
+		},
+	};
+}
+
+/** The text an MCP client received from a call (every text part). */
+function textOf(result: CallResult): string {
+	return (result.content ?? []).map((part) => part.text ?? '').join('\n');
+}
+
+/** The JSON items a successful MediaGen tool call answers (n8n sends the tool's output items as JSON text). */
+function itemsOf(result: CallResult): Array<Record<string, unknown>> {
+	const value = JSON.parse(textOf(result)) as unknown;
+	check(Array.isArray(value), `the tool result is a JSON array: ${textOf(result).slice(0, 300)}`);
+	return value as Array<Record<string, unknown>>;
+}
+
+/** A call and what the client saw: the result or the error, and when. */
+interface Observed {
+	result?: CallResult;
+	error?: { code?: number; message: string };
+	ms: number;
+}
+
+async function observe(client: McpClient, name: string, args: Record<string, unknown>): Promise<Observed> {
+	const started = Date.now();
+	try {
+		const result = await client.callTool({ name, arguments: args });
+		return { result, ms: Date.now() - started };
+	} catch (error) {
+		const { code, message } = error as { code?: number; message: string };
+		return { error: { code, message }, ms: Date.now() - started };
+	}
+}
+
+function describe(observed: Observed): string {
+	const seconds = `${(observed.ms / 1000).toFixed(1)} s`;
+	if (observed.error) return `${seconds}: the call failed (${observed.error.code ?? '-'} ${observed.error.message})`;
+	const text = textOf(observed.result!);
+	return `${seconds}: isError ${observed.result!.isError === true}, ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`;
+}
+
+/** The result of a call that must have answered, not failed or timed out. */
+function answered(label: string, observed: Observed): CallResult {
+	check(observed.result, `${label}: the client got an answer (${describe(observed)})`);
+	return observed.result;
+}
+
+const creationsWith = (record: RecordedRequestSummary[], apiPath: string, marker: string) =>
+	record.filter((entry) => entry.path === apiPath && (entry.fields.prompt?.[0] ?? '').includes(marker));
+
+interface Context {
+	sdk: Sdk;
+	url: string;
+	simulator: SimulatorProcess;
+	/** Every text any client received, for the key check. */
+	received: string[];
+}
+
+/** A short label that makes each scenario's prompts unique in the simulator's record. */
+const tag = (transport: Transport, what: string) => `[${transport === 'SSE' ? 'sse' : 'http'} ${what}]`;
+
+/** The long render: answered pending within the client's patience, then picked up by wait_for_task. */
+async function longRender(context: Context, transport: Transport): Promise<void> {
+	const label = `${transport} / long video`;
+	const client = await context.sdk.connect(context.url, transport);
+	try {
+		const marker = tag(transport, 'long');
+		const created = await observe(client, 'create_video', {
+			prompt: `A slow pan over a harbour at night ${marker} [sim:seconds=${LONG_RENDER_S}]`,
+			sourceImageUrl: `${context.simulator.url}/files/source.png`,
+			duration: 5,
+			aspectRatio: '16:9',
+		});
+		log('mcp', `${label}: create_video → ${describe(created)}`);
+		const result = answered(label, created);
+		context.received.push(textOf(result));
+		check(created.ms < CLIENT_TIMEOUT_MS, `${label}: answered within the client's ${CLIENT_TIMEOUT_MS / 1000} s`);
+		check(result.isError !== true, `${label}: a pending task is not an error`);
+		const [pending] = itemsOf(result);
+		check(pending.status === 'pending', `${label}: status pending (${String(pending.status)})`);
+		const taskid = String(pending.taskid ?? '');
+		check(taskid, `${label}: the client got the task id`);
+		check(String(pending.hint ?? '').includes(taskid), `${label}: the hint says how to come back for ${taskid}`);
+
+		const waited = await observe(client, 'wait_for_task', { taskType: 'video', taskid });
+		log('mcp', `${label}: wait_for_task → ${describe(waited)}`);
+		const done = answered(`${label}, wait`, waited);
+		context.received.push(textOf(done));
+		check(waited.ms < CLIENT_TIMEOUT_MS, `${label}: wait_for_task answered within the client's timeout`);
+		const [item] = itemsOf(done);
+		check(item.status === 'completed' && item.taskid === taskid, `${label}: the same task, completed`);
+		check(Array.isArray(item.urls) && item.urls.length > 0, `${label}: with its result URLs`);
+		const record = await simulatorRecord(context.simulator.url);
+		check(creationsWith(record, VIDEO_PATH, marker).length === 1, `${label}: exactly one creation reached the API`);
+	} finally {
+		await client.close();
+	}
+}
+
+/** Everything else, on one transport: list, image, refusals, parallel calls. */
+async function shortCalls(context: Context, transport: Transport): Promise<void> {
+	const client = await context.sdk.connect(context.url, transport);
+	const label = (what: string) => `${transport} / ${what}`;
+	const record = async () => await simulatorRecord(context.simulator.url);
+	const image = (marker: string, extra: Record<string, unknown> = {}) => ({
+		prompt: `A lighthouse on a cliff at dawn ${marker}`,
+		referenceImageUrl: '',
+		count: 1,
+		aspectRatio: '16:9',
+		...extra,
+	});
+	try {
+		const { tools } = await client.listTools();
+		context.received.push(JSON.stringify(tools));
+		const names = tools.map((tool) => tool.name).sort();
+		log('mcp', `${label('tools/list')}: ${names.join(', ')}`);
+		check(
+			['create_image', 'create_video', 'wait_for_task'].every((name) => names.includes(name)),
+			`${label('tools/list')}: the three MediaGen tools are listed`,
+		);
+		const description = tools.find((tool) => tool.name === 'create_video')?.description ?? '';
+		check(/pending/.test(description) && /taskid/.test(description), `${label('tools/list')}: described`);
+
+		// An image: the result URLs and the task id.
+		{
+			const marker = tag(transport, 'image');
+			const observed = await observe(client, 'create_image', image(`${marker} [sim:seconds=2]`));
+			log('mcp', `${label('image')}: ${describe(observed)}`);
+			const result = answered(label('image'), observed);
+			context.received.push(textOf(result));
+			check(result.isError !== true, `${label('image')}: not an error`);
+			const [item] = itemsOf(result);
+			check(item.status === 'completed' && typeof item.taskid === 'string', `${label('image')}: completed`);
+			check(Array.isArray(item.urls) && item.urls.length === 1, `${label('image')}: one result URL`);
+			check(creationsWith(await record(), IMAGE_PATH, marker).length === 1, `${label('image')}: one creation`);
+		}
+
+		// Refusals: MCP errors whose text still says what happened and what to do.
+		{
+			const marker = tag(transport, 'bad');
+			const observed = await observe(client, 'create_image', image(marker, { count: 20, aspectRatio: 'square' }));
+			log('mcp', `${label('bad arguments')}: ${describe(observed)}`);
+			const result = answered(label('bad arguments'), observed);
+			context.received.push(textOf(result));
+			check(result.isError === true, `${label('bad arguments')}: isError`);
+			check(/count/.test(textOf(result)) && /aspectRatio/.test(textOf(result)), `${label('bad arguments')}: named`);
+			check(/Nothing was sent/i.test(textOf(result)), `${label('bad arguments')}: says nothing was sent`);
+			check(creationsWith(await record(), IMAGE_PATH, marker).length === 0, `${label('bad arguments')}: no creation`);
+		}
+		{
+			const marker = tag(transport, 'credits');
+			const observed = await observe(client, 'create_image', image(`${marker} [sim:credits]`));
+			log('mcp', `${label('credits')}: ${describe(observed)}`);
+			const result = answered(label('credits'), observed);
+			context.received.push(textOf(result));
+			check(result.isError === true, `${label('credits')}: isError`);
+			check(/insufficient credits/i.test(textOf(result)), `${label('credits')}: says why`);
+			check(/top up/i.test(textOf(result)), `${label('credits')}: says what to do`);
+		}
+		{
+			const marker = tag(transport, 'refused');
+			const observed = await observe(client, 'create_image', image(`${marker} [sim:refuse] [sim:seconds=1]`));
+			log('mcp', `${label('refused task')}: ${describe(observed)}`);
+			const result = answered(label('refused task'), observed);
+			context.received.push(textOf(result));
+			check(result.isError === true, `${label('refused task')}: isError`);
+			const created = creationsWith(await record(), IMAGE_PATH, marker);
+			check(created.length === 1, `${label('refused task')}: one creation`);
+			const tasks = await simulatorTasks(context.simulator.url);
+			const taskid = tasks.find((task) => (task.prompt ?? '').includes(marker))?.taskid;
+			check(taskid && textOf(result).includes(taskid), `${label('refused task')}: the text names task ${taskid}`);
+			check(/moderation/i.test(textOf(result)), `${label('refused task')}: with the API's reason`);
+		}
+
+		// Three calls at once on one session.
+		{
+			const marker = tag(transport, 'parallel');
+			const calls = await Promise.all(
+				[1, 2, 3].map(
+					async (index) =>
+						await observe(client, 'create_image', image(`${marker} #${index} [sim:seconds=${1 + index}]`)),
+				),
+			);
+			const ids = calls.map((observed, index) => {
+				const result = answered(`${label('parallel')} #${index + 1}`, observed);
+				context.received.push(textOf(result));
+				const [item] = itemsOf(result);
+				check(item.status === 'completed', `${label('parallel')} #${index + 1}: completed`);
+				return String(item.taskid);
+			});
+			log('mcp', `${label('parallel')}: ${calls.map(describe).join(' | ')}`);
+			check(new Set(ids).size === 3, `${label('parallel')}: three different tasks`);
+			check(creationsWith(await record(), IMAGE_PATH, marker).length === 3, `${label('parallel')}: three creations`);
+		}
+	} finally {
+		await client.close();
+	}
+}
+
+/** The MCP server of examples/mcp-server.json with its production URL. */
+function exampleServer(example: WorkflowFile): { path: string } {
+	const trigger = example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.mcpTrigger');
+	check(trigger && typeof trigger.parameters.path === 'string', 'the example has an MCP Server Trigger with a path');
+	for (const name of ['create_image', 'create_video', 'wait_for_task'])
+		check(
+			example.nodes.some((node) => node.name === name && node.type === 'n8n-nodes-mediagen.mediaGenTool'),
+			`the example has the MediaGen tool ${name}`,
+		);
+	return { path: trigger.parameters.path };
+}
+
+/**
+ * A chat workflow whose AI Agent reaches the example's tools through n8n's own MCP Client Tool (at its defaults:
+ * Streamable HTTP, a 60 s timeout), with an OpenAI model that the scripted model server answers.
+ */
+function clientWorkflow(mcpUrl: string, modelCredential: { id: string; name: string }): WorkflowFile {
+	const chat = {
+		parameters: { public: true, mode: 'hostedChat', options: { responseMode: 'lastNode' } },
+		id: 'c0000000-0000-4000-8000-000000000801',
+		name: 'When chat message received',
+		type: '@n8n/n8n-nodes-langchain.chatTrigger',
+		typeVersion: 1.1,
+		position: [0, 0],
+		webhookId: '8c4f1d63-6b2a-4e9f-8d4c-7a2b3e5f8001',
+	};
+	return {
+		id: 'mediagenMcpClient01',
+		name: 'An AI Agent using MediaGen through MCP',
+		nodes: [
+			chat,
+			{
+				parameters: { promptType: 'auto', options: { maxIterations: 6 } },
+				id: 'c0000000-0000-4000-8000-000000000802',
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 2,
+				position: [240, 0],
+			},
+			{
+				parameters: { model: { __rl: true, value: 'gpt-4o-mini', mode: 'list' }, options: {} },
+				id: 'c0000000-0000-4000-8000-000000000803',
+				name: 'OpenAI Chat Model',
+				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				typeVersion: 1.2,
+				position: [120, 240],
+				credentials: { openAiApi: modelCredential },
+			},
+			{
+				parameters: { endpointUrl: mcpUrl, serverTransport: 'httpStreamable', options: {} },
+				id: 'c0000000-0000-4000-8000-000000000804',
+				name: 'MediaGen MCP',
+				type: '@n8n/n8n-nodes-langchain.mcpClientTool',
+				typeVersion: 1.1,
+				position: [360, 240],
+			},
+		] as WorkflowFile['nodes'],
+		connections: {
+			'When chat message received': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+			'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+			'MediaGen MCP': { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+		},
+		active: false,
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/**
+ * The items of a MediaGen result as n8n's MCP Client Tool hands it to the model: the MCP result's content parts as
+ * JSON, whose text is the tool's JSON.
+ */
+function clientToolItems(output: string | undefined): Array<Record<string, unknown>> {
+	try {
+		const parts = JSON.parse(output ?? '') as Array<{ text?: string }>;
+		return JSON.parse(parts.map((part) => part.text ?? '').join('')) as Array<Record<string, unknown>>;
+	} catch {
+		return [];
+	}
+}
+
+/** The offered tool whose name ends with `name` (n8n's MCP Client Tool may prefix the server's tool names). */
+function offered(request: ModelRequest, name: string): string {
+	const tool = request.tools.find((candidate) => candidate.name === name || candidate.name.endsWith(`_${name}`));
+	if (!tool) throw new Error(`no tool ${name} offered (${request.tools.map((entry) => entry.name).join(', ')})`);
+	return tool.name;
+}
+
+/**
+ * n8n's own MCP Client Tool under an AI Agent: the long render reaches the model as pending with its task id
+ * before the client tool's 60 s timeout, the model picks it up with wait_for_task, and a refusal reaches the
+ * model as the error's text (what happened, what to do).
+ */
+async function agentThroughMcp(
+	context: Context,
+	server: N8nServer,
+	model: ModelServer,
+	webhookId: string,
+): Promise<void> {
+	const marker = '[agent long]';
+	model.setScript((request) => {
+		const results = request.toolResults;
+		if (results.length === 0)
+			return {
+				call: {
+					name: offered(request, 'create_video'),
+					arguments: {
+						prompt: `Waves at night ${marker} [sim:seconds=${LONG_RENDER_S}]`,
+						sourceImageUrl: `${context.simulator.url}/files/source.png`,
+						duration: 5,
+						aspectRatio: '16:9',
+					},
+				},
+			};
+		if (results.length === 1) {
+			const [pending] = clientToolItems(results[0].output);
+			if (!pending?.taskid) return { text: `no task id: ${results[0].output}` };
+			return {
+				call: { name: offered(request, 'wait_for_task'), arguments: { taskType: 'video', taskid: pending.taskid } },
+			};
+		}
+		if (results.length === 2)
+			return {
+				call: {
+					name: offered(request, 'create_image'),
+					arguments: {
+						prompt: 'A fox [agent credits] [sim:credits]',
+						referenceImageUrl: '',
+						count: 1,
+						aspectRatio: '1:1',
+					},
+				},
+			};
+		return { text: `Results: ${results.map((result) => result.output).join(' || ')}` };
+	});
+	const started = Date.now();
+	const response = await fetch(`${server.url}/webhook/${webhookId}/chat`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({
+			action: 'sendMessage',
+			sessionId: 'mcp-agent',
+			chatInput: 'Make a video of waves at night.',
+		}),
+		signal: AbortSignal.timeout(300_000),
+	});
+	const text = await response.text();
+	check(response.ok, `agent via MCP Client Tool: chat answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	const last = model.requests[model.requests.length - 1];
+	const [created, waited, refused] = last?.toolResults ?? [];
+	for (const [what, result] of [
+		['create_video', created],
+		['wait_for_task', waited],
+		['create_image (9000)', refused],
+	] as const)
+		log('mcp', `agent via MCP Client Tool: the model read from ${what}: ${result?.output.slice(0, 400)}`);
+	const [pending] = clientToolItems(created?.output);
+	check(pending?.status === 'pending', 'agent via MCP Client Tool: the long render came back pending');
+	const taskid = String(pending.taskid ?? '');
+	check(taskid, 'agent via MCP Client Tool: with its task id');
+	const [done] = clientToolItems(waited?.output);
+	check(
+		done?.status === 'completed' && done.taskid === taskid,
+		'agent via MCP Client Tool: wait_for_task returned it completed',
+	);
+	check(
+		refused && /insufficient credits/i.test(refused.output) && /top up/i.test(refused.output),
+		`agent via MCP Client Tool: the refusal's text reached the model (${refused?.output})`,
+	);
+	const record = await simulatorRecord(context.simulator.url);
+	check(creationsWith(record, VIDEO_PATH, marker).length === 1, 'agent via MCP Client Tool: one video creation');
+	context.received.push(...(last?.toolResults ?? []).map((result) => result.output));
+	log('mcp', `agent via MCP Client Tool: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function runVersion(version: string, tarball: string, example: WorkflowFile): Promise<void> {
+	const { step, summary } = stepTimer();
+	const install = ensureN8n(version, 'mcp');
+	step('n8n install');
+	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-mcp-${version}-`));
+	const logFile = path.join(logFolder(`mcp-${version}`), 'n8n.log');
+	let simulator: SimulatorProcess | undefined;
+	let model: ModelServer | undefined;
+	let server: N8nServer | undefined;
+	let passed = false;
+	try {
+		simulator = await startSimulator({ taskDurationMs: 2000 });
+		model = await startModelServer();
+		installCommunityPackage(userFolder, tarball);
+		const env = await n8nEnv(install, userFolder);
+		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
+		const credentialsFile = writeCredentials(userFolder, simulator.url);
+		const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as object[];
+		const modelCredential = { id: 'openai-cred', name: 'OpenAi account' };
+		credentials.push({ ...modelCredential, type: 'openAiApi', data: { apiKey: 'sk-mcp-test', url: model.baseUrl } });
+		writeFileSync(credentialsFile, JSON.stringify(credentials));
+		n8n('import:credentials', `--input=${credentialsFile}`);
+		const { path: mcpPath } = exampleServer(example);
+		// The client workflow names the server's URL, so the port is chosen before the import.
+		const port = await freePort();
+		const url = `http://127.0.0.1:${port}/mcp/${mcpPath}`;
+		const agent = clientWorkflow(url, modelCredential);
+		const folder = path.join(userFolder, 'workflows');
+		mkdirSync(folder);
+		writeFileSync(path.join(folder, 'server.json'), JSON.stringify(example));
+		writeFileSync(path.join(folder, 'client.json'), JSON.stringify(agent));
+		n8n('import:workflow', '--separate', `--input=${folder}`);
+		step('simulator, model server, package, credentials, import');
+
+		server = await startN8nServer(install, env, logFile, undefined, port);
+		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
+		const session: RestSession = await setupOwner(server.url);
+		await activateWorkflow(session, example.id);
+		await activateWorkflow(session, agent.id);
+		const sdk = loadSdk(install);
+		await waitFor(
+			async (see) => {
+				try {
+					const client = await sdk.connect(url, 'streamable HTTP');
+					await client.close();
+					return true;
+				} catch (error) {
+					see((error as Error).message);
+					return false;
+				}
+			},
+			{ deadline: 120_000, describe: `the MCP server at ${url}`, interval: 500 },
+		);
+		step('n8n started, workflows published');
+
+		const context: Context = { sdk, url, simulator, received: [] };
+		const chatId = agent.nodes[0].webhookId!;
+		// The long renders run side by side; everything else runs meanwhile.
+		const long = Promise.all([
+			longRender(context, 'streamable HTTP'),
+			longRender(context, 'SSE'),
+			agentThroughMcp(context, server, model, chatId),
+		]);
+		long.catch(() => {});
+		await shortCalls(context, 'streamable HTTP');
+		await shortCalls(context, 'SSE');
+		await long;
+		step('calls');
+
+		const received = context.received.join('\n');
+		check(!received.includes(SIM_KEY), 'the API key is in nothing any client received');
+		const executions = await listExecutions(session, example.id);
+		log('mcp', `n8n recorded ${executions.length} executions of the MCP server workflow`);
+		log('mcp', `PASS on n8n ${version}`);
+		passed = true;
+	} finally {
+		if (!passed) {
+			try {
+				console.error(`--- n8n log (tail)\n${readFileSync(logFile, 'utf8').split('\n').slice(-60).join('\n')}`);
+			} catch {
+				// not started
+			}
+		}
+		await stopProcess(server?.child, 20_000);
+		await stopProcess(simulator?.child);
+		await model?.close();
+		rmSync(userFolder, { recursive: true, force: true });
+		step('shutdown');
+		log('mcp', `n8n ${version}: ${summary()}`);
+	}
+}
+
+async function main(): Promise<void> {
+	const versions = (process.env.MEDIAGEN_MCP_VERSIONS ?? '2.41.1,1.123.81')
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean);
+	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'mcp-server.json'), 'utf8')) as WorkflowFile;
+	const tarball = packPackage();
+	log('mcp', `packed ${path.basename(tarball)}`);
+	try {
+		for (const version of versions) await runVersion(version, tarball, example);
+	} finally {
+		rmSync(path.dirname(tarball), { recursive: true, force: true });
+	}
+	log('mcp', `passed on n8n ${versions.join(' and ')}`);
+}
+
+runMain('mcp', main);
