@@ -37,6 +37,7 @@ import {
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
 import { acrossRunsCase, fixedDurationsCase, neverWorseCase, spreadCase } from './lib/bench-polling';
 import { largeFilesCase } from './lib/bench-results';
+import { singleItemCase } from './lib/bench-single';
 import { ROOT } from './lib/paths';
 import {
 	injectFault,
@@ -158,6 +159,8 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	fixedDurations: fixedDurationsCase,
 
 	neverWorse: neverWorseCase,
+
+	singleItem: singleItemCase,
 
 	largeFiles: largeFilesCase,
 
