@@ -38,6 +38,7 @@ import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
 import { acrossRunsCase, fixedDurationsCase, neverWorseCase, spreadCase } from './lib/bench-polling';
 import { queueModeCase } from './lib/bench-queue';
 import { largeFilesCase } from './lib/bench-results';
+import { singleItemCase } from './lib/bench-single';
 import { ROOT } from './lib/paths';
 import {
 	injectFault,
@@ -159,6 +160,8 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	fixedDurations: fixedDurationsCase,
 
 	neverWorse: neverWorseCase,
+
+	singleItem: singleItemCase,
 
 	largeFiles: largeFilesCase,
 

@@ -39,9 +39,9 @@ import type {
 	IRun,
 	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
 	ExecutionError,
 	INodeCredentialTestResult,
-	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { ICredentialsHelper, Workflow } from 'n8n-workflow';
 
@@ -321,7 +321,7 @@ export interface NodeRunOptions {
 	 * (trigger, webhook, schedule) and hands to the next one.
 	 */
 	staticData?: IDataObject;
-	/** The execution mode (default "manual", the editor's run; "webhook", "trigger", … are production runs). */
+	/** n8n's execution mode (default "manual", the editor's; "webhook", "trigger" … are production executions). */
 	mode?: WorkflowExecuteMode;
 }
 
@@ -351,7 +351,7 @@ export interface WorkflowRunOptions {
 	extraNodeTypes?: Record<string, INodeType>;
 	/** The workflow's static data (NodeRunOptions.staticData). */
 	staticData?: IDataObject;
-	/** The execution mode (NodeRunOptions.mode). */
+	/** n8n's execution mode (NodeRunOptions.mode). */
 	mode?: WorkflowExecuteMode;
 }
 

@@ -49,8 +49,9 @@ import { creationRetryDelay, creationRetryWindow, MAX_POLL_BACKOFF_MS, pollRetry
 import { AdaptiveBound } from './bound';
 import { MinHeap } from './heap';
 import { PaidTasks, type LedgerMemory } from './ledger';
+import { noteManualRun, readHistory, writeHistory, type RenderKey } from './history';
 import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
-import { rememberedTimes, rememberTimes, RenderTimes } from './renderTimes';
+import { RenderTimes } from './renderTimes';
 import { ResultLane } from './results';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
@@ -64,6 +65,8 @@ export interface CreationJob {
 	summary: RequestSummary;
 	/** One attempt, through the run's session, with the attempt's timeout. */
 	send: (session: ApiSession, timeoutMs: number) => Promise<CreatedTask>;
+	/** Its render kind, for Poll Schedule "Learned" (history.ts). */
+	renderKey?: RenderKey;
 }
 
 export interface EngineInput {
@@ -144,14 +147,14 @@ class Engine {
 		});
 		this.renderTimes =
 			input.options.pollSchedule === 'learned' && input.creations.length && !input.checkOnly
-				? new RenderTimes(input.options.pollIntervalMs, rememberedTimes(context))
+				? new RenderTimes(input.options.pollIntervalMs, readHistory(context), plannedKinds(input.creations))
 				: undefined;
 		this.schedule = new PollSchedule(input.options, this.renderTimes);
 		const now = Date.now();
 		this.newCreations = input.creations.map((job) => ({ job, attempts: 0, firstAttemptAt: 0, notBefore: now }));
 		// Existing tasks may be done already: their first poll is due at once.
 		for (const task of input.existing) {
-			if (input.options.wait) this.schedule.add(task, now, now, waitEndsAt(input.options, now), false);
+			if (input.options.wait) this.schedule.add(task, now, now, waitEndsAt(input.options, now));
 			else this.outcomes.push(createdOutcome(task));
 		}
 	}
@@ -169,7 +172,11 @@ class Engine {
 			this.cancel?.removeEventListener('abort', onCancel);
 		}
 		this.settleLeftovers();
-		if (this.renderTimes) rememberTimes(this.context, this.renderTimes);
+		if (this.renderTimes) {
+			const { run, history } = this.renderTimes.keep();
+			writeHistory(this.context, run, history);
+			noteManualRun(this.context);
+		}
 		return this.outcomes;
 	}
 
@@ -277,13 +284,15 @@ class Engine {
 			this.ledger.created(task);
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
+				// The creation's round trip stands for a check's until one is answered (policy.ts, rule 3).
+				this.renderTimes?.sawRoundTrip(now - startedAt);
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
 				this.schedule.add(
 					task,
 					now,
 					now + this.options.pollIntervalMs,
 					waitEndsAt(this.options, entry.firstAttemptAt),
-					true,
+					entry.job.renderKey,
 				);
 			} else {
 				this.outcomes.push(createdOutcome(task));
@@ -320,6 +329,7 @@ class Engine {
 		const { entry } = ticket;
 		// The ticket at the deadline is the promised last poll: it always goes out, and nothing follows it.
 		const final = ticket.dueAt >= entry.deadline;
+		entry.lastCheckAt = now;
 		if (final) entry.finalStarted = true;
 		else this.schedule.onGrid(entry, now);
 		if (!final && entry.inFlight >= MAX_POLLS_PER_TASK) return; // this slot is skipped
@@ -436,6 +446,14 @@ class Engine {
 		this.schedule.active.clear();
 		for (const outcome of this.results.leftovers()) this.outcomes.push(outcome);
 	}
+}
+
+/** How many tasks of each render kind the run creates. */
+function plannedKinds(creations: CreationJob[]): Map<string, number> {
+	const planned = new Map<string, number>();
+	for (const { renderKey } of creations)
+		if (renderKey) planned.set(renderKey.key, (planned.get(renderKey.key) ?? 0) + 1);
+	return planned;
 }
 
 /** Creates (optionally) and waits on tasks; one outcome per item that was started, in any order. */
