@@ -15,21 +15,14 @@
  * Every figure comes from the simulator's record (learning-measure.ts): checks per task, the time after the
  * floor, whether each check fell on the Poll Interval grid; and from n8n's REST API, the static data it stored
  * (the MediaGen node's, and whether the Schedule Trigger's own survived).
- * The expectations below say what must hold per version and mode; every table is printed before they are checked.
+ * What must hold per version and mode is in lib/learning-expect.ts; the table is printed before it is checked.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import {
-	batchCase,
-	manualCase,
-	scheduleCase,
-	singleItemCase,
-	RENDER_S,
-	renderTimes,
-	type Row,
-} from './lib/learning-cases';
+import { batchCase, manualCase, scheduleCase, singleItemCase, RENDER_S, renderTimes } from './lib/learning-cases';
 import { timedPrompt } from './lib/learning-measure';
+import { evaluate, printTable } from './lib/learning-expect';
 import { runPlans, startWorld, type CaseResult, type Plan } from './lib/learning-run';
 import {
 	batchWorkflow,
@@ -97,182 +90,6 @@ function queuePlan(version: string): Plan {
 	};
 }
 
-const fixed2 = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
-
-function printTable(results: CaseResult[]): void {
-	console.log(
-		"\n| n8n | mode | case | runs | tasks | checks per task | after floor (I, per task) | last result after floor (I) | checks off the grid | stored times (bytes) | other nodes' data | node hints |",
-	);
-	console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
-	for (const result of results)
-		for (const row of result.rows) {
-			const f = row.figures;
-			const stored = row.stored ? `${row.stored.times} (${row.stored.bytes})${row.stored.valid ? '' : ' INVALID'}` : '';
-			console.log(
-				`| ${result.version} | ${result.mode} | ${result.name} | ${row.label} | ${f.tasks}${f.unseen ? ` (${f.unseen} unseen)` : ''} | ${fixed2(f.checks)} | ${fixed2(f.afterFloor)} | ${fixed2(f.runAfterFloor)} | ${f.offGrid} | ${stored} | ${row.stored ? (row.stored.others ? 'kept' : 'gone') : ''} | ${(row.hints ?? []).join(' / ')} |`,
-			);
-		}
-}
-
-/** What must hold of a case: [statement, holds] pairs. */
-type Statement = [string, boolean];
-
-/** Targets (Poll Interval 1 s, renders 2.5 s ± 10 %): the grid needs 3 checks per task, about 0.6 I after the floor. */
-const LEARNED = { checks: 2.4, afterFloor: 0.25 };
-const BATCH_LEARNED = { checks: 2.4, runAfterFloor: 0.35 };
-/** The most the node keeps in a workflow's static data (about 16 KB per node, whatever the workflow does). */
-const STORED_BYTES = 16 * 1024;
-
-const find = (all: CaseResult[], like: CaseResult, name: string) =>
-	all.find((other) => other.version === like.version && other.mode === like.mode && other.name === name);
-
-/** Whether the Schedule Trigger's own static data survived the workflow's executions (learning-workflows.ts). */
-function othersKept(rows: Row[], kept: boolean): Statement {
-	const stored = rows[rows.length - 1].stored;
-	return [
-		`the Schedule Trigger's static data is ${kept ? 'kept' : "gone, replaced by the worker's save"} (${stored?.others ? 'kept' : 'gone'})`,
-		stored?.others === kept,
-	];
-}
-
-/**
- * The Schedule Trigger case: each run learns from the ones before, and the trigger's own static data survives
- * them; on n8n 2.x queue-mode workers neither holds (each run starts with no static data, and its save replaces
- * the trigger's).
- */
-function scheduleStatements(rows: Row[], learns: boolean): Statement[] {
-	const last = rows[rows.length - 1];
-	const statements: Statement[] = [
-		[`every run's tasks finished`, rows.every((row) => row.figures.unseen === 0 && row.figures.tasks > 0)],
-		othersKept(rows, learns),
-	];
-	if (!learns)
-		return [
-			...statements,
-			[
-				`the static data holds the last run's render times only (${last.stored?.times} after ${rows.length} runs of ${last.figures.tasks})`,
-				(last.stored?.times ?? 0) <= last.figures.tasks,
-			],
-		];
-	return [
-		...statements,
-		[
-			`${last.label}: ${last.figures.checks.toFixed(2)} checks per task ≤ ${BATCH_LEARNED.checks}`,
-			last.figures.checks <= BATCH_LEARNED.checks,
-		],
-		[
-			`the static data kept every run's render times (${last.stored?.times} after ${rows.length} runs of ${last.figures.tasks})`,
-			(last.stored?.times ?? 0) > last.figures.tasks,
-		],
-	];
-}
-
-/** One item per execution, after the first runs: placed from what earlier executions learned. */
-function learnsAcrossExecutions(rows: Row[]): Statement[] {
-	const measured = rows[rows.length - 1];
-	const { checks, afterFloor, unseen } = measured.figures;
-	return [
-		[`${measured.label}: every task finished (${unseen} not)`, unseen === 0],
-		[`${measured.label}: ${checks.toFixed(2)} checks per task ≤ ${LEARNED.checks}`, checks <= LEARNED.checks],
-		[
-			`${measured.label}: ${afterFloor.toFixed(2)} I after the floor ≤ ${LEARNED.afterFloor} I`,
-			afterFloor <= LEARNED.afterFloor,
-		],
-		[`the static data holds render times (${measured.stored?.times ?? 0})`, (measured.stored?.times ?? 0) > 0],
-	];
-}
-
-/** One item per execution where n8n hands each execution no static data: exactly what Fixed Interval does. */
-function behavesLikeTheGrid(rows: Row[], fixed: Row[] | undefined): Statement[] {
-	if (!fixed) return [['the Fixed Interval case ran beside it', false]];
-	return rows.map((row, index) => {
-		const grid = fixed[index].figures;
-		const { checks, offGrid } = row.figures;
-		return [
-			`${row.label}: every check on the grid like Fixed Interval (${offGrid} off it, Fixed Interval ${grid.offGrid}), ${checks.toFixed(2)} checks per task (Fixed Interval ${grid.checks.toFixed(2)})`,
-			offGrid <= grid.offGrid + 1 && Math.abs(checks - grid.checks) <= 0.21,
-		];
-	});
-}
-
-/** The batch case: what an editor save, two runs at once and the next run do to what was learned. */
-function batchStatements(rows: Row[], learns: boolean): Statement[] {
-	const [first, afterSave, together, last] = rows;
-	const statements: Statement[] = [
-		[`every task of every run finished`, rows.every((row) => row.figures.unseen === 0)],
-		[
-			`the static data stays an object of at most ${STORED_BYTES} bytes (${rows.map((row) => row.stored?.bytes).join(', ')})`,
-			rows.every((row) => row.stored?.valid && row.stored.bytes <= STORED_BYTES),
-		],
-	];
-	if (!learns) return statements;
-	for (const row of [afterSave, last])
-		statements.push(
-			[
-				`${row.label}: ${row.figures.checks.toFixed(2)} checks per task ≤ ${BATCH_LEARNED.checks}`,
-				row.figures.checks <= BATCH_LEARNED.checks,
-			],
-			[
-				`${row.label}: its last result ${row.figures.runAfterFloor.toFixed(2)} I after its last render's end ≤ ${BATCH_LEARNED.runAfterFloor} I`,
-				row.figures.runAfterFloor <= BATCH_LEARNED.runAfterFloor,
-			],
-		);
-	statements.push(
-		[
-			`the editor save kept what run 1 learned (${first.stored?.times} times before, ${afterSave.stored?.times} after run 2)`,
-			(afterSave.stored?.times ?? 0) > (first.stored?.times ?? 0),
-		],
-		[
-			`after two runs at once the static data still holds render times (${together.stored?.times})`,
-			(together.stored?.times ?? 0) > 0,
-		],
-	);
-	return statements;
-}
-
-/**
- * Where learning persists (docs/waiting-and-output.md#poll-schedule): production executions in regular mode; in
- * queue mode on n8n 1.x, whose workers load the stored static data, but not on 2.x, whose workers start each new
- * execution with none; sub-workflows everywhere (the sub-workflow's static data is loaded with it). Manual runs
- * keep nothing, and the node says so.
- */
-function expectations(result: CaseResult, all: CaseResult[]): Statement[] {
-	const queue2 = result.mode === 'queue' && !result.version.startsWith('1.');
-	switch (result.name) {
-		case 'single':
-			return queue2
-				? behavesLikeTheGrid(result.rows, find(all, result, 'fixed')?.rows)
-				: learnsAcrossExecutions(result.rows);
-		case 'sub-workflow':
-			return learnsAcrossExecutions(result.rows);
-		case 'batch':
-			return batchStatements(result.rows, !queue2);
-		case 'schedule':
-			return scheduleStatements(result.rows, !queue2);
-		case 'manual':
-			return result.rows.flatMap((row): Statement[] => [
-				[`${row.label}: nothing kept (${row.stored?.times} times stored)`, row.stored?.times === 0],
-				[
-					`${row.label}: the node says that manual runs keep nothing (${row.hints?.join(' / ') || 'no hint'})`,
-					(row.hints ?? []).some((hint) => /manual/i.test(hint)),
-				],
-			]);
-		default:
-			return [];
-	}
-}
-
-function evaluate(results: CaseResult[]): string[] {
-	const failures: string[] = [];
-	for (const result of results) {
-		for (const [statement, holds] of expectations(result, results)) {
-			log(SCOPE, `${holds ? 'ok  ' : 'FAIL'} n8n ${result.version} ${result.mode} ${result.name}: ${statement}`);
-			if (!holds) failures.push(`n8n ${result.version} ${result.mode} ${result.name}: ${statement}`);
-		}
-	}
-	return failures;
-}
-
 async function main(): Promise<void> {
 	const { step, summary } = stepTimer();
 	const world = await startWorld(SCOPE, VERSIONS, RENDER_S * 1000);
@@ -295,7 +112,7 @@ async function main(): Promise<void> {
 	printTable(results);
 	// Kept for comparing runs (before and after a change): the rows of every case, as measured.
 	writeFileSync(path.join(logFolder(SCOPE), 'results.json'), JSON.stringify(results, null, 1));
-	const failures = evaluate(results);
+	const failures = evaluate(results, (line) => log(SCOPE, line));
 	if (failures.length) throw new Error(`${failures.length} expectation(s) failed:\n${failures.join('\n')}`);
 	log(SCOPE, `PASS: ${results.length} cases on n8n ${VERSIONS.join(' and ')}`);
 }

@@ -40,7 +40,10 @@ export function queueEnv(services: QueueServices, database: string): Record<stri
 	};
 }
 
-/** Starts `n8n worker` with a health endpoint on a free port and waits until it is ready. */
+/**
+ * Starts `n8n worker` with a health endpoint on a free port and waits until it is ready. A worker that exits
+ * before (its health port taken meanwhile, as startN8nServer's can be) is started again, twice at most.
+ */
 export async function startWorker(
 	install: N8nInstall,
 	userFolder: string,
@@ -48,18 +51,26 @@ export async function startWorker(
 	concurrency: number,
 	logFile: string,
 ): Promise<{ child: ChildProcess; port: number }> {
-	const port = await freePort();
-	const workerEnv = await n8nEnv(install, userFolder, {
-		...env,
-		QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-		QUEUE_HEALTH_CHECK_PORT: String(port),
-		N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-		// Unused by workers, but n8n reads it: keep every process off the default 5678.
-		N8N_PORT: String(await freePort()),
-	});
-	const child = spawnN8n(install, workerEnv, ['worker', `--concurrency=${concurrency}`], logFile);
-	await waitForHttp(`http://127.0.0.1:${port}/healthz/readiness`, 240_000, child);
-	return { child, port };
+	for (let attempt = 1; ; attempt++) {
+		const port = await freePort();
+		const workerEnv = await n8nEnv(install, userFolder, {
+			...env,
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(port),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			// Unused by workers, but n8n reads it: keep every process off the default 5678.
+			N8N_PORT: String(await freePort()),
+		});
+		const child = spawnN8n(install, workerEnv, ['worker', `--concurrency=${concurrency}`], logFile);
+		try {
+			await waitForHttp(`http://127.0.0.1:${port}/healthz/readiness`, 240_000, child);
+			return { child, port };
+		} catch (error) {
+			const exited = child.exitCode !== null || child.signalCode !== null;
+			await stopProcess(child);
+			if (!exited || attempt >= 3) throw error;
+		}
+	}
 }
 
 /**

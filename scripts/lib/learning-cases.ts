@@ -30,7 +30,7 @@ export function renderTimes(count: number, seed: number, spread: 'narrow' | 'wid
 	return Array.from({ length: count }, () => RENDER_S * (low + (high - low) * random()));
 }
 
-/** What n8n stored of the MediaGen node's static data: its size and how many numbers (render times) it holds. */
+/** What n8n stored of the MediaGen node's render times: their size as JSON and how many it holds. */
 export interface Stored {
 	bytes: number;
 	times: number;
@@ -39,25 +39,37 @@ export interface Stored {
 	others: boolean;
 }
 
-function countNumbers(value: unknown): number {
-	if (typeof value === 'number') return Number.isFinite(value) ? 1 : 0;
-	if (value && typeof value === 'object') return Object.values(value).reduce((sum, v) => sum + countNumbers(v), 0);
+/** Render times stored: a [low, high] pair counts once, a loose number in a list once (either shape the node wrote). */
+function countTimes(value: unknown): number {
+	if (Array.isArray(value)) {
+		if (value.length === 2 && value.every((entry) => typeof entry === 'number')) return 1;
+		return value.reduce((sum: number, entry) => sum + (typeof entry === 'number' ? 1 : countTimes(entry)), 0);
+	}
+	if (value && typeof value === 'object')
+		return Object.values(value).reduce((sum: number, v) => sum + countTimes(v), 0);
 	return 0;
 }
 
-/** The MediaGen node's static data as n8n stored it (the editor's REST API returns the workflow's). */
+/** Where the node keeps its render times: the workflow's global static data (and, before, the node's own). */
+const STORE_KEY = 'mediagenRenderTimes';
+
+/**
+ * What n8n stored of the MediaGen node's render times (the editor's REST API returns the workflow's static data),
+ * and whether the static data of other nodes is there too.
+ */
 export async function storedData(session: RestSession, workflowId: string): Promise<Stored> {
 	const workflow = await restJson<{ staticData?: unknown }>(session, `/workflows/${workflowId}`);
 	let data = workflow.staticData;
 	if (typeof data === 'string') data = JSON.parse(data) as unknown;
-	const all = (data ?? {}) as Record<string, unknown>;
-	const mine = all[`node:${MEDIAGEN}`];
-	const others = Object.keys(all).some((key) => key !== `node:${MEDIAGEN}`);
-	if (mine === undefined) return { bytes: 0, times: 0, valid: true, others };
+	const all = (data ?? {}) as Record<string, Record<string, unknown> | undefined>;
+	const mine = [all.global?.[STORE_KEY], all[`node:${MEDIAGEN}`]?.[STORE_KEY]].filter((entry) => entry !== undefined);
+	const others =
+		Object.keys(all).some((key) => key !== 'global' && key !== `node:${MEDIAGEN}`) ||
+		Object.keys(all.global ?? {}).some((key) => key !== STORE_KEY);
 	return {
-		bytes: JSON.stringify(mine).length,
-		times: countNumbers(mine),
-		valid: typeof mine === 'object' && mine !== null && !Array.isArray(mine),
+		bytes: mine.reduce<number>((sum, entry) => sum + JSON.stringify(entry).length, 0),
+		times: countTimes(mine),
+		valid: mine.every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry)),
 		others,
 	};
 }
