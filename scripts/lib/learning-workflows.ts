@@ -6,22 +6,12 @@
  * 2.41.1 alike. Render times come from the prompts (`[sim:seconds=N]`, read by the simulator).
  */
 import { NODE_TYPE } from '../../test/nodeType';
-import { CREDENTIAL_REF } from './n8n';
+import { CREDENTIAL_REF, type WorkflowNode } from './n8n';
 
 /** Poll Interval of every MediaGen node here, in seconds. */
 export const INTERVAL_S = 1;
 
 export type Schedule = 'learned' | 'fixed';
-
-interface WorkflowNode {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	[key: string]: unknown;
-}
 
 export interface Workflow {
 	id: string;

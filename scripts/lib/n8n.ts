@@ -177,5 +177,16 @@ export function writeCredentials(userFolder: string, baseUrl: string): string {
 	return file;
 }
 
+/** A node of a workflow as n8n imports and stores it. */
+export interface WorkflowNode {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	[setting: string]: unknown;
+}
+
 /** How a workflow's MediaGen node refers to the credential that writeCredentials imports. */
 export const CREDENTIAL_REF = { mediaGenApi: { id: 'mediagen-cred', name: 'MediaGen account' } };
