@@ -10,6 +10,8 @@
  * - batch: a webhook workflow with 20 items: run 1, an editor save, run 2, two runs at once, run 4;
  * - schedule: a Schedule Trigger workflow (every 12 s, 10 items), three runs, then unpublished;
  * - manual (regular mode): two manual runs from the editor, which n8n does not let keep anything;
+ * - agent (regular mode): examples/agent-images.json asked for a picture ten times (a scripted model calls the
+ *   MediaGen tool once per chat message: one item per execution);
  * - fixed (queue mode): the single case with Poll Schedule "Fixed Interval", beside it;
  * - sub-workflow (queue mode): the single case through Execute Workflow, the sub-workflow holding MediaGen.
  * Every figure comes from the simulator's record (learning-measure.ts): checks per task, the time after the
@@ -20,11 +22,23 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { batchCase, manualCase, scheduleCase, singleItemCase, RENDER_S, renderTimes } from './lib/learning-cases';
+import {
+	agentCase,
+	agentModel,
+	batchCase,
+	manualCase,
+	scheduleCase,
+	singleItemCase,
+	warmUpAgent,
+	RENDER_S,
+	renderTimes,
+} from './lib/learning-cases';
 import { timedPrompt } from './lib/learning-measure';
 import { evaluate, printTable } from './lib/learning-expect';
 import { runPlans, startWorld, type CaseResult, type Plan } from './lib/learning-run';
 import {
+	agentModelCredential,
+	agentWorkflow,
 	batchWorkflow,
 	manualWorkflow,
 	scheduleWorkflow,
@@ -39,8 +53,8 @@ import { log, stepTimer } from './lib/report';
 
 const SCOPE = 'learning';
 const VERSIONS = (process.env.MEDIAGEN_LEARNING_VERSIONS ?? '2.41.1,1.123.81').split(',').filter(Boolean);
-const SINGLE_RUNS = 10;
-const SINGLE_WARM_UP = 5;
+/** One item per execution: ten executions, the first five reported apart. */
+const SINGLE = { runs: 10, warmUp: 5, seed: 1 };
 const BATCH_ITEMS = 20;
 const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
@@ -51,21 +65,25 @@ function scheduleOf(id: string): Workflow {
 	return scheduleWorkflow(id, SCHEDULE_SECONDS, prompts);
 }
 
-function regularPlan(version: string): Plan {
+function regularPlan(version: string, modelUrl: string): Plan {
 	const single = singleItemWorkflow(workflowId(version, 'single'), 'learned');
+	const agent = agentWorkflow(workflowId(version, 'agent'));
 	const batch = batchWorkflow(workflowId(version, 'batch'));
 	const schedule = scheduleOf(workflowId(version, 'schedule'));
 	const manualId = workflowId(version, 'manual');
 	const manual = manualWorkflow(manualId, timedPrompt(RENDER_S, manualId));
 	return {
 		mode: 'regular',
-		workflows: [single, batch, schedule, manual],
-		publish: [single.id, batch.id, schedule.id],
+		workflows: [single, batch, schedule, manual, agent],
+		publish: [single.id, batch.id, schedule.id, agent.id],
+		credentials: [agentModelCredential(modelUrl)],
+		prepare: async (deployment) => await warmUpAgent(deployment, agent),
 		cases: (deployment, url) => [
-			['single', singleItemCase(deployment, url, single, SINGLE_RUNS, SINGLE_WARM_UP, 1)],
+			['single', singleItemCase(deployment, url, single, SINGLE)],
 			['batch', batchCase(deployment, url, batch, BATCH_ITEMS, 2)],
 			['schedule', scheduleCase(deployment, url, schedule, SCHEDULE_RUNS)],
 			['manual', manualCase(deployment, url, manual, 2)],
+			['agent', agentCase(deployment, url, agent, SINGLE)],
 		],
 	};
 }
@@ -81,9 +99,9 @@ function queuePlan(version: string): Plan {
 		workflows: [single, fixed, sub, caller, batch, schedule],
 		publish: [single.id, fixed.id, ...publish, batch.id, schedule.id],
 		cases: (deployment, url) => [
-			['single', singleItemCase(deployment, url, single, SINGLE_RUNS, SINGLE_WARM_UP, 1)],
-			['fixed', singleItemCase(deployment, url, fixed, SINGLE_RUNS, SINGLE_WARM_UP, 1)],
-			['sub-workflow', singleItemCase(deployment, url, caller, SINGLE_RUNS, SINGLE_WARM_UP, 1, sub.id)],
+			['single', singleItemCase(deployment, url, single, SINGLE)],
+			['fixed', singleItemCase(deployment, url, fixed, SINGLE)],
+			['sub-workflow', singleItemCase(deployment, url, caller, { ...SINGLE, keptIn: sub.id })],
 			['batch', batchCase(deployment, url, batch, BATCH_ITEMS, 2)],
 			['schedule', scheduleCase(deployment, url, schedule, SCHEDULE_RUNS)],
 		],
@@ -92,7 +110,7 @@ function queuePlan(version: string): Plan {
 
 async function main(): Promise<void> {
 	const { step, summary } = stepTimer();
-	const world = await startWorld(SCOPE, VERSIONS, RENDER_S * 1000);
+	const world = await startWorld(SCOPE, VERSIONS, RENDER_S * 1000, agentModel);
 	step('system packages, n8n installs, the package, simulator, postgres, redis');
 	let results: CaseResult[];
 	try {
@@ -100,7 +118,8 @@ async function main(): Promise<void> {
 		// CPU-bound part) overlaps what the other version waits for.
 		const perVersion = await Promise.all(
 			VERSIONS.map(
-				async (version) => await runPlans(SCOPE, version, [regularPlan(version), queuePlan(version)], world),
+				async (version) =>
+					await runPlans(SCOPE, version, [regularPlan(version, world.modelUrl!), queuePlan(version)], world),
 			),
 		);
 		results = perVersion.flat();

@@ -20,6 +20,7 @@ const VERSIONS = ['2.41.1', '1.123.81'];
 const RUNS = 20;
 const WARM_UP = 5;
 const TARGET = { afterFloor: 0.15, checks: 2.2 };
+const SINGLE = { runs: RUNS, warmUp: WARM_UP, seed: 7 };
 
 function plan(version: string): Plan {
 	const learned = singleItemWorkflow(workflowId(version, 'bsingle'), 'learned');
@@ -30,9 +31,9 @@ function plan(version: string): Plan {
 		workflows: [learned, fixed, sub, caller],
 		publish: [learned.id, fixed.id, ...publish],
 		cases: (deployment, url) => [
-			['learned', singleItemCase(deployment, url, learned, RUNS, WARM_UP, 7)],
-			['fixed', singleItemCase(deployment, url, fixed, RUNS, WARM_UP, 7)],
-			['sub-workflow', singleItemCase(deployment, url, caller, RUNS, WARM_UP, 7, sub.id)],
+			['learned', singleItemCase(deployment, url, learned, SINGLE)],
+			['fixed', singleItemCase(deployment, url, fixed, SINGLE)],
+			['sub-workflow', singleItemCase(deployment, url, caller, { ...SINGLE, keptIn: sub.id })],
 		],
 	};
 }

@@ -97,6 +97,8 @@ export interface DeploymentOptions {
 	 */
 	workflows: Array<{ id: string; name: string }>;
 	publish: string[];
+	/** Credentials besides the simulator's, with the ids the workflows name. */
+	credentials?: Array<{ id: string; name: string; type: string; data: object }>;
 	/** Production webhook paths to wait for after publishing. */
 	webhookPaths: string[];
 	logDir: string;
@@ -118,16 +120,17 @@ export interface Deployment {
 }
 
 /**
- * Creates the simulator credential and the workflows through the REST API, as the editor does (no CLI import:
+ * Creates the credentials (the simulator's first) and the workflows through the REST API, as the editor does (no CLI import:
  * each CLI command would boot n8n once more), and publishes those to publish. n8n 1.x gives every new credential
  * and workflow an id of its own: ids that a later workflow names (the credential, a sub-workflow) are replaced
  * by those n8n gave. Returns n8n's id for each requested one.
  */
 async function createWorkflows(session: RestSession, options: DeploymentOptions): Promise<Map<string, string>> {
-	const credential = simulatorCredential(options.simulatorUrl);
 	const actual = new Map<string, string>();
-	const created = await restPost<{ id: string }>(session, '/credentials', credential);
-	actual.set(credential.id, created.id);
+	for (const credential of [simulatorCredential(options.simulatorUrl), ...(options.credentials ?? [])]) {
+		const created = await restPost<{ id: string }>(session, '/credentials', credential);
+		actual.set(credential.id, created.id);
+	}
 	for (const workflow of options.workflows) {
 		let text = JSON.stringify(workflow);
 		for (const [requested, id] of actual) text = text.split(JSON.stringify(requested)).join(JSON.stringify(id));

@@ -4,7 +4,8 @@
  * their tasks (learning-measure.ts) and what n8n stored of the workflow's static data after them. The cases
  * only drive and measure; the suite states what must hold.
  */
-import { MEDIAGEN, MANUAL_TRIGGER, type Workflow } from './learning-workflows';
+import { AGENT_TOOL, MEDIAGEN, MANUAL_TRIGGER, type Workflow } from './learning-workflows';
+import type { ModelScript } from './model-server';
 import { figures, seeded, taskRecords, timedPrompt, type RunFigures, type TaskRecord } from './learning-measure';
 import { callWebhook } from './n8n';
 import {
@@ -81,7 +82,15 @@ export interface Row {
 	stored?: Stored;
 	/** Execution hints the node gave in the editor's output panel (manual runs). */
 	hints?: string[];
+	/** Per task, its render time and when each check reached the API, in ms from its creation (results.json). */
+	detail?: Array<{ render: number; checks: number[] }>;
 }
+
+const detail = (tasks: TaskRecord[]) =>
+	tasks.map((task) => ({
+		render: task.doneAt - task.createdAt,
+		checks: task.checks.map((at) => at - task.createdAt),
+	}));
 
 /** The tasks of one execution of a workflow whose prompts end with its execution id. */
 const ofExecution = (tasks: TaskRecord[], workflow: Workflow, id: string) =>
@@ -89,37 +98,108 @@ const ofExecution = (tasks: TaskRecord[], workflow: Workflow, id: string) =>
 
 const tagged = (tasks: TaskRecord[], tag: string) => tasks.filter((task) => task.prompt.includes(` ${tag} `));
 
+/** How many executions of one item, which seed draws their renders, and how each is started. */
+export interface SingleItemRuns {
+	runs: number;
+	/** The first runs, reported apart: history builds up in them. */
+	warmUp: number;
+	seed: number;
+	/** The workflow whose static data the MediaGen node keeps (a sub-workflow's own); default the workflow. */
+	keptIn?: string;
+	/** Starts one execution with `prompt` and resolves when it ended (default: the workflow's webhook). */
+	send?: (prompt: string, run: number) => Promise<void>;
+}
+
 /**
- * Calls a one-item webhook workflow `runs` times, one call after the other (each answers when its execution
+ * Starts a one-item workflow `runs` times, one execution after the other (each call answers when its execution
  * ends). Rows: the first `warmUp` runs, then the others together.
  */
 export async function singleItemCase(
 	deployment: Deployment,
 	simulatorUrl: string,
 	workflow: Workflow,
-	runs: number,
-	warmUp: number,
-	seed: number,
-	/** The workflow whose static data the MediaGen node keeps (a sub-workflow's own). */
-	keptIn = workflow.id,
+	{ runs, warmUp, seed, keptIn = workflow.id, send }: SingleItemRuns,
 ): Promise<Row[]> {
 	const renders = renderTimes(runs, seed, 'narrow');
-	for (let run = 1; run <= runs; run++)
-		await callWebhook(deployment.baseUrl, workflow.webhookPath!, {
-			prompt: timedPrompt(renders[run - 1], `${workflow.id} r${run} `),
-		});
+	const start =
+		send ?? (async (prompt: string) => await callWebhook(deployment.baseUrl, workflow.webhookPath!, { prompt }));
+	for (let run = 1; run <= runs; run++) await start(timedPrompt(renders[run - 1], `${workflow.id} r${run} `), run);
 	const tasks = await taskRecords(simulatorUrl);
 	const runTasks = (from: number, to: number) =>
 		Array.from({ length: to - from + 1 }, (_, index) => tagged(tasks, `${workflow.id} r${from + index}`)).flat();
 	return [
-		{ label: `runs 1–${warmUp}`, figures: figures(runTasks(1, warmUp)) },
+		{ label: `runs 1–${warmUp}`, figures: figures(runTasks(1, warmUp)), detail: detail(runTasks(1, warmUp)) },
 		{
 			label: `runs ${warmUp + 1}–${runs}`,
 			figures: figures(runTasks(warmUp + 1, runs)),
 			stored: await storedData(deployment.session, deployment.idOf(keptIn)),
+			detail: detail(runTasks(warmUp + 1, runs)),
 		},
 	];
 }
+
+/**
+ * The agent example asked for a picture again and again, each chat message in a session of its own: the model
+ * (the model server, agentModel) calls the MediaGen tool once with the message as its prompt, so each execution
+ * is one tool call of one item.
+ */
+export async function agentCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	runs: Omit<SingleItemRuns, 'send'>,
+): Promise<Row[]> {
+	return await singleItemCase(deployment, simulatorUrl, workflow, { ...runs, send: chatSender(deployment, workflow) });
+}
+
+/** Sends one chat message to the agent workflow in a session of its own; resolves with the answer. */
+function chatSender(deployment: Deployment, workflow: Workflow) {
+	const chatUrl = `${deployment.baseUrl}/webhook/${workflow.chatId}/chat`;
+	return async (chatInput: string, run: number | string) => {
+		const response = await fetch(chatUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId: `${workflow.id}-${run}`, chatInput }),
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`chat ${workflow.id} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	};
+}
+
+/**
+ * Waits until the agent workflow's chat answers, then chats once (a prompt no case counts): n8n loads the AI
+ * Agent's modules at the first execution, which holds its process for seconds.
+ */
+export async function warmUpAgent(deployment: Deployment, workflow: Workflow): Promise<void> {
+	const chatUrl = `${deployment.baseUrl}/webhook/${workflow.chatId}/chat`;
+	await waitFor(
+		async (see) => {
+			const status = await fetch(chatUrl)
+				.then((response) => response.status)
+				.catch(() => 0);
+			see(`HTTP ${status}`);
+			return status === 200;
+		},
+		{ deadline: 120_000, describe: `the chat of ${workflow.id} to be registered`, interval: 500 },
+	);
+	await chatSender(deployment, workflow)(timedPrompt(0.2, `${workflow.id} warm-up `), 'warm-up');
+}
+
+/** The model's script for agentCase: call the MediaGen tool with the user's message as the prompt, then answer. */
+export const agentModel: ModelScript = (request) =>
+	request.toolResults.length
+		? { text: 'Here is your picture.' }
+		: {
+				call: {
+					name: AGENT_TOOL,
+					arguments: {
+						prompt: request.userMessages[request.userMessages.length - 1] ?? '',
+						count: 1,
+						aspectRatio: '1:1',
+						referenceImageUrl: '',
+					},
+				},
+			};
 
 /** One batch run: `count` prompts in one webhook call (`calls` such calls at once). */
 async function batchRun(

@@ -1,13 +1,20 @@
 /**
  * Runs the learning cases (learning-cases.ts) in real n8n, for the suite (scripts/learning.ts) and the bench's
  * queue-mode row (bench-queue.ts): one API simulator, Postgres and Redis for everything (the packages from Debian
- * when missing), the package installed once, and per n8n version one deployment per plan (regular or queue mode),
+ * when missing), a scripted model server when an AI Agent runs, the package installed once, and per n8n version one deployment per plan (regular or queue mode),
  * started side by side, whose cases run all at once.
  */
 import { ensureN8n, packPackage } from './installer';
-import { installedPackage, startDeployment, type Deployment, type QueueServices } from './deployment';
+import {
+	installedPackage,
+	startDeployment,
+	type Deployment,
+	type DeploymentOptions,
+	type QueueServices,
+} from './deployment';
 import type { Row } from './learning-cases';
 import type { Workflow } from './learning-workflows';
+import { startModelServer, type ModelScript } from './model-server';
 import { logFolder } from './paths';
 import { stopProcess } from './process';
 import { log } from './report';
@@ -30,29 +37,48 @@ export interface Plan {
 	mode: 'regular' | 'queue';
 	workflows: Workflow[];
 	publish: string[];
+	/** Credentials besides the simulator's (deployment.ts). */
+	credentials?: DeploymentOptions['credentials'];
 	cases: (deployment: Deployment, simulatorUrl: string) => Array<[name: string, rows: Promise<Row[]>]>;
+	/**
+	 * Runs before the cases start: what would otherwise stall the process while they are timed (n8n loads an AI
+	 * Agent's modules at its first execution, holding its event loop for seconds).
+	 */
+	prepare?: (deployment: Deployment) => Promise<void>;
 }
 
 /** The simulator, Postgres, Redis and the installed package that every deployment shares. */
 export interface World {
 	packageFolder: string;
 	simulatorUrl: string;
+	/** The scripted model server's OpenAI Base URL, when the world has one. */
+	modelUrl?: string;
 	services: Omit<QueueServices, 'name'>;
 	stop: () => Promise<void>;
 }
 
-export async function startWorld(scope: string, versions: string[], renderMs: number): Promise<World> {
+/** Starts the world; with `model`, a scripted OpenAI-compatible model server too (model-server.ts). */
+export async function startWorld(
+	scope: string,
+	versions: string[],
+	renderMs: number,
+	model?: ModelScript,
+): Promise<World> {
 	ensureDebianPackages(scope, [POSTGRES_PACKAGE, REDIS_PACKAGE]);
 	for (const version of versions) ensureN8n(version, scope);
 	const packageFolder = installedPackage(packPackage());
 	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs: RTT_MS });
 	const postgres = await startPostgres(scope, 'n8n');
 	const redis = await startRedis(scope);
+	const modelServer = model ? await startModelServer() : undefined;
+	if (model) modelServer?.setScript(model);
 	return {
 		packageFolder,
 		simulatorUrl: simulator.url,
+		modelUrl: modelServer?.baseUrl,
 		services: { postgres, redis },
 		stop: async () => {
+			await modelServer?.close();
 			await redis.stop();
 			await postgres.stop();
 			await stopProcess(simulator.child);
@@ -72,6 +98,7 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 					simulatorUrl: world.simulatorUrl,
 					workflows: plan.workflows,
 					publish: plan.publish,
+					credentials: plan.credentials,
 					webhookPaths: plan.workflows
 						.filter((workflow) => workflow.webhookPath && plan.publish.includes(workflow.id))
 						.map((workflow) => workflow.webhookPath!),
@@ -88,6 +115,7 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 			scope,
 			`n8n ${version}: ${plans.map((plan, index) => `${plan.mode} mode at ${deployments[index].baseUrl}`).join(', ')}`,
 		);
+		await Promise.all(plans.map(async (plan, index) => await plan.prepare?.(deployments[index])));
 		const running = plans.flatMap((plan, index) =>
 			plan
 				.cases(deployments[index], world.simulatorUrl)

@@ -5,8 +5,12 @@
  * manual run, a sub-workflow called by Execute Workflow. Node types and versions exist in n8n 1.123.81 and
  * 2.41.1 alike. Render times come from the prompts (`[sim:seconds=N]`, read by the simulator).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
 import { NODE_TYPE } from '../../test/nodeType';
 import { CREDENTIAL_REF, type WorkflowNode } from './n8n';
+import { ROOT } from './paths';
 
 /** Poll Interval of every MediaGen node here, in seconds. */
 export const INTERVAL_S = 1;
@@ -23,6 +27,8 @@ export interface Workflow {
 	pinData: Record<string, unknown>;
 	/** The production webhook path of a webhook workflow. */
 	webhookPath?: string;
+	/** The Chat Trigger's webhook id of a chat workflow (its chat URL is /webhook/<id>/chat). */
+	chatId?: string;
 }
 
 /** A workflow id for an n8n version's deployments (one simulator serves every version: prompts carry the ids). */
@@ -175,4 +181,41 @@ export function subWorkflowPair(version: string, prefix: string) {
 	const sub = subWorkflow(workflowId(version, `${prefix}sub`));
 	const caller = subWorkflowCaller(workflowId(version, `${prefix}caller`), sub.id);
 	return { sub, caller, publish: version.startsWith('1.') ? [caller.id] : [sub.id, caller.id] };
+}
+
+/** The MediaGen tool the agent example's model calls (n8n's tool name for the node "Create images"). */
+export const AGENT_TOOL = 'Create_images';
+
+/**
+ * examples/agent-images.json as a user runs it, with the tool's Poll Interval at 1 s and the chat answered when the
+ * execution ends (not streamed): Chat Trigger → AI Agent (OpenAI Chat Model, Simple Memory) → the MediaGen tools.
+ * Its credentials are those of learning-run.ts's world (the simulator's, and the model server's as its OpenAI).
+ */
+export function agentWorkflow(id: string): Workflow {
+	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as Workflow;
+	const nodes = example.nodes.map((node) => {
+		if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger')
+			return { ...node, parameters: { ...node.parameters, options: { responseMode: 'lastNode' } } };
+		if (node.name === 'Create images')
+			return {
+				...node,
+				parameters: {
+					...node.parameters,
+					options: { ...(node.parameters.options as object), pollInterval: INTERVAL_S },
+				},
+			};
+		return node;
+	});
+	const chatId = nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger')?.webhookId as string;
+	return { ...example, id, name: `MediaGen learning: ${id}`, nodes, active: false, chatId };
+}
+
+/** The OpenAI credential the agent example names. */
+export function agentModelCredential(modelBaseUrl: string) {
+	return {
+		id: 'openai-cred',
+		name: 'OpenAi account',
+		type: 'openAiApi',
+		data: { apiKey: 'sk-learning', url: modelBaseUrl },
+	};
 }
