@@ -222,33 +222,58 @@ async function batchRun(
 
 /**
  * A batch workflow's life: run 1 (nothing learned), an editor save, run 2, two runs at once, run 4. Every run
- * has the same seeded renders (wide: 0.6–1.4 × RENDER_S).
+ * has the same seeded renders (wide: 0.6–1.4 × RENDER_S). `start` runs run 1 and the save; the case's other
+ * runs wait for it (a deployment may start them before its other cases: publishing the saved version holds
+ * n8n 2.x's main process for a moment, which would delay the checks of executions it runs meanwhile).
  */
-export async function batchCase(
-	deployment: Deployment,
-	simulatorUrl: string,
-	workflow: Workflow,
-	count: number,
-	seed: number,
-): Promise<Row[]> {
-	const renders = renderTimes(count, seed, 'wide');
-	const session = deployment.session;
-	const rows: Array<{ label: string; tag: string; stored: Stored }> = [];
-	const step = async (label: string, tag: string, calls = 1) => {
-		await batchRun(deployment, workflow, renders, tag, calls);
-		rows.push({ label, tag, stored: await storedData(session, deployment.idOf(workflow.id)) });
-	};
-	await step('run 1', 'r1');
-	await editorSave(deployment, deployment.idOf(workflow.id));
-	await step('run 2, after an editor save', 'r2');
-	await step('runs 3a + 3b, at once', 'r3', 2);
-	await step('run 4', 'r4');
-	const tasks = await taskRecords(simulatorUrl);
-	return rows.map(({ label, tag, stored }) => ({
-		label,
-		figures: figures(tasks.filter((task) => task.prompt.includes(` ${workflow.id} ${tag}c`))),
-		stored,
-	}));
+export class BatchCase {
+	private readonly renders: number[];
+
+	private readonly rows: Array<{ label: string; tag: string; stored: Stored }> = [];
+
+	private started?: Promise<void>;
+
+	constructor(
+		private readonly deployment: Deployment,
+		private readonly simulatorUrl: string,
+		private readonly workflow: Workflow,
+		count: number,
+		seed: number,
+	) {
+		this.renders = renderTimes(count, seed, 'wide');
+	}
+
+	private async step(label: string, tag: string, calls = 1): Promise<void> {
+		await batchRun(this.deployment, this.workflow, this.renders, tag, calls);
+		this.rows.push({ label, tag, stored: await storedData(this.deployment.session, this.id) });
+	}
+
+	private get id(): string {
+		return this.deployment.idOf(this.workflow.id);
+	}
+
+	/** Run 1, then the editor save. */
+	async start(): Promise<void> {
+		this.started ??= (async () => {
+			await this.step('run 1', 'r1');
+			await editorSave(this.deployment, this.id);
+		})();
+		await this.started;
+	}
+
+	/** The runs after the save; the rows of all of them. */
+	async rest(): Promise<Row[]> {
+		await this.start();
+		await this.step('run 2, after an editor save', 'r2');
+		await this.step('runs 3a + 3b, at once', 'r3', 2);
+		await this.step('run 4', 'r4');
+		const tasks = await taskRecords(this.simulatorUrl);
+		return this.rows.map(({ label, tag, stored }) => ({
+			label,
+			figures: figures(tasks.filter((task) => task.prompt.includes(` ${this.workflow.id} ${tag}c`))),
+			stored,
+		}));
+	}
 }
 
 /**

@@ -40,11 +40,6 @@ export interface Plan {
 	/** Credentials besides the simulator's (deployment.ts). */
 	credentials?: DeploymentOptions['credentials'];
 	cases: (deployment: Deployment, simulatorUrl: string) => Array<[name: string, rows: Promise<Row[]>]>;
-	/**
-	 * Runs before the cases start: what would otherwise stall the process while they are timed (n8n loads an AI
-	 * Agent's modules at its first execution, holding its event loop for seconds).
-	 */
-	prepare?: (deployment: Deployment) => Promise<void>;
 }
 
 /** The simulator, Postgres, Redis and the installed package that every deployment shares. */
@@ -115,7 +110,6 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 			scope,
 			`n8n ${version}: ${plans.map((plan, index) => `${plan.mode} mode at ${deployments[index].baseUrl}`).join(', ')}`,
 		);
-		await Promise.all(plans.map(async (plan, index) => await plan.prepare?.(deployments[index])));
 		const running = plans.flatMap((plan, index) =>
 			plan
 				.cases(deployments[index], world.simulatorUrl)
