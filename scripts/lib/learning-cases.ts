@@ -322,7 +322,12 @@ export async function scheduleCase(
 	const workflowId = deployment.idOf(workflow.id);
 	const ended = await waitFor(
 		async (see) => {
-			const done = (await listExecutions(session, workflowId)).filter((execution) => execution.stoppedAt);
+			const listed = await listExecutions(session, workflowId).catch((error: Error) => {
+				see(`the executions list did not answer (${error.message.slice(0, 200)})`);
+				return undefined;
+			});
+			if (!listed) return undefined;
+			const done = listed.filter((execution) => execution.stoppedAt);
 			see(`${done.length} ended: ${done.map((execution) => `${execution.id} ${execution.status}`).join(', ')}`);
 			return done.length >= runs ? done : undefined;
 		},
