@@ -309,7 +309,7 @@ export async function editorSave(deployment: Deployment, workflowId: string): Pr
 }
 
 /**
- * A published Schedule Trigger workflow: waits until `runs` of its executions have ended, then unpublishes it.
+ * A Schedule Trigger workflow: publishes it, waits until `runs` of its executions have ended, then unpublishes it.
  * Its prompts carry the execution id; rows per run, oldest first.
  */
 export async function scheduleCase(
@@ -320,6 +320,7 @@ export async function scheduleCase(
 ): Promise<Row[]> {
 	const session = deployment.session;
 	const workflowId = deployment.idOf(workflow.id);
+	await activateWorkflow(session, workflowId);
 	const ended = await waitFor(
 		async (see) => {
 			const listed = await listExecutions(session, workflowId).catch((error: Error) => {
