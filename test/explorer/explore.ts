@@ -5,6 +5,7 @@
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { onLoggedLine, runNode, type RunResult } from '../harness';
+import { memoryFor } from './generators/memory';
 import { checkInvariants, type Observation } from './invariants';
 import { drawSchedule, type Schedule } from './schedule';
 import { World } from './world';
@@ -113,6 +114,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	const unsubscribe = onLoggedLine((line) => {
 		if (line.includes(`"${nodeName}"`) || line.includes(`T${seed}-`) || line.includes(apiKey)) logLines.push(line);
 	});
+	const { staticData } = memoryFor(schedule, world.renders);
 	const startedAt = Date.now();
 	const lostBefore = lostMs;
 	let result: RunResult | undefined;
@@ -129,16 +131,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 			name: nodeName,
 			cancelAfterMs: schedule.stopAtMs,
 			onCancel: (at) => (stoppedAt = at),
-			staticData: schedule.rememberedTimesMs.length
-				? {
-						[`node:${nodeName}`]: {
-							mediagenRenderTimes: {
-								'image/betav4': schedule.rememberedTimesMs,
-								'video/alphav15pro': schedule.rememberedTimesMs,
-							},
-						},
-					}
-				: undefined,
+			staticData,
 		});
 	} catch (error) {
 		crashed = error;
@@ -160,6 +153,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		stoppedAt,
 		openSockets: world.openSockets(),
 		lagMs: lostMs - lostBefore,
+		staticData,
 	};
 	let violations: string[];
 	try {

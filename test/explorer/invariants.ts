@@ -10,13 +10,17 @@
  *   5. every stored file is byte-identical to a complete body the host served and is what its type says; a
  *      completed item carries a file for each URL;
  *   6. output items pair with input items, none lost or duplicated (when the run ended without stopping);
- *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line.
+ *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line;
+ *  14. never later than the grid (checks/grid.ts);
+ *  15. the workflow's static data stays small and safe (checks/memory.ts).
  */
 import { createHash } from 'node:crypto';
-import type { IBinaryData, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
 
 import { readBinary, type RunResult } from '../harness';
 import { allText } from '../support';
+import { checkNeverLaterThanGrid } from './checks/grid';
+import { checkStaticData } from './checks/memory';
 import type { Schedule } from './schedule';
 import type { World, WorldTask } from './world';
 
@@ -33,6 +37,8 @@ export interface Observation {
 	openSockets: { api: number; files: number };
 	/** Time the process lost to a blocked event loop during the run: added to every time bound's slack. */
 	lagMs: number;
+	/** The workflow's static data the run was handed (generators/memory.ts), as the run left it. */
+	staticData?: IDataObject;
 }
 
 /** Lateness a request or a run may have beyond its bound: event-loop lag on a busy 2-core machine. */
@@ -175,6 +181,9 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		const where = observation.logLines.some((line) => line.includes(apiKey)) ? 'a log line' : 'the output or an error';
 		fail(7, `the key appears in ${where}`);
 	}
+
+	checkNeverLaterThanGrid(observation, (text) => fail(14, text));
+	checkStaticData(observation, (text) => fail(15, text));
 	return violations;
 }
 

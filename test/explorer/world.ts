@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { makePng } from '../simulator/png';
 import { faultFor, type Fault, type RequestKind } from './generators/faults';
+import { renderMs, rendersFor, type RenderPlan } from './generators/renders';
 import { taskPlan, type TaskPlan } from './generators/tasks';
 import type { Schedule } from './schedule';
 
@@ -28,6 +29,11 @@ export interface WorldTask {
 	reportedFailed: boolean;
 	/** How the creation was answered. */
 	answer: Fault['answer'];
+	/** When the server created it; a task the run created is done its render time later (generators/renders.ts). */
+	createdAt: number;
+	renderMs?: number;
+	/** When a status check first saw it finished. */
+	doneAt?: number;
 }
 
 export interface WorldRequest {
@@ -37,6 +43,8 @@ export interface WorldRequest {
 	path: string;
 	headers: http.IncomingHttpHeaders;
 	item?: number;
+	/** The task a status check asked about. */
+	taskId?: string;
 	fault: Fault;
 	/** When the request's body had arrived, and when the exchange ended (answered, or the connection closed). */
 	arrivedAt: number;
@@ -115,6 +123,7 @@ export class World {
 	/** Garbage collections the world ran during the run. */
 	gcRuns = 0;
 
+	readonly renders: RenderPlan;
 	private readonly attempts = new Map<string, number>();
 	private serial = 0;
 	private readonly api: Host;
@@ -124,6 +133,7 @@ export class World {
 		readonly schedule: Schedule,
 		readonly apiKey: string,
 	) {
+		this.renders = rendersFor(schedule);
 		this.api = new Host((request, body, response) => this.onApi(request, body, response));
 		this.files = new Host((request, body, response) => this.onFile(request, response));
 	}
@@ -178,6 +188,8 @@ export class World {
 			named: preexisting,
 			reportedFailed: false,
 			answer,
+			createdAt: Date.now(),
+			renderMs: preexisting ? undefined : renderMs(this.schedule, this.renders, item, serial),
 		};
 		this.tasks.set(task.taskId, task);
 		return task;
@@ -200,7 +212,7 @@ export class World {
 
 	private onApi(request: http.IncomingMessage, body: Buffer, response: http.ServerResponse): void {
 		const path = stripQuery(request.url ?? '/');
-		const record = (kind: WorldRequest['kind'], fault: Fault, item?: number) =>
+		const record = (kind: WorldRequest['kind'], fault: Fault, item?: number, taskId?: string) =>
 			this.track(response, {
 				host: 'api',
 				kind,
@@ -208,6 +220,7 @@ export class World {
 				path,
 				headers: request.headers,
 				item,
+				taskId,
 				fault,
 			});
 		const ok: Fault = { answer: 'ok', acted: true, namesTask: false };
@@ -231,7 +244,7 @@ export class World {
 			const task = this.tasks.get(String(json.taskid));
 			const item = task?.item ?? -1;
 			const fault = faultFor(this.schedule, 'status', item, this.nextAttempt('status', item));
-			record('status', fault, item);
+			record('status', fault, item, task?.taskId);
 			return this.answerStatus(response, task, fault);
 		}
 		if (path === '/v1/tlimages/deleteimagestask' || path === '/v1/tlvideo/deletevideotask') {
@@ -295,7 +308,12 @@ export class World {
 		const video = task.taskType === 'video';
 		const statusField = video ? 'task_status' : 'image_status';
 		let data: Record<string, unknown>;
-		if (task.checks <= task.plan.checksBeforeDone) {
+		const rendering =
+			task.renderMs === undefined
+				? task.checks <= task.plan.checksBeforeDone
+				: Date.now() < task.createdAt + task.renderMs;
+		if (!rendering) task.doneAt ??= Date.now();
+		if (rendering) {
 			data = { taskid: task.taskId, [statusField]: 1, url: [] };
 		} else if (task.plan.fails) {
 			task.reportedFailed = true;

@@ -165,7 +165,10 @@ export function readHistory(context: IExecuteFunctions): { run: number; history:
 function nodeJson(history: NodeHistory, used: number): IDataObject {
 	const keys: IDataObject = {};
 	for (const [key, entry] of history)
-		keys[key] = { u: entry.used, o: entry.observations.map(({ lo, hi }) => [lo, hi]) };
+		keys[key] = {
+			u: entry.used,
+			o: entry.observations.map(({ lo, hi }) => [Math.round(lo), Math.max(Math.round(hi), Math.round(lo) + 1)]),
+		};
 	return { u: used, keys };
 }
 

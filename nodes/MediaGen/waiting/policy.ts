@@ -120,26 +120,31 @@ function bandwidth(middles: number[]): number {
 	return 0.9 * spread * sorted.length ** -0.2;
 }
 
-/** Four points evenly over [from, to], a quarter of the weight each. */
-function spreadOver(from: number, to: number): WeightedPoint[] {
-	return [0, 1, 2, 3].map((k) => ({ at: Math.max(1, from + ((k + 0.5) / 4) * (to - from)), weight: 0.25 }));
+/** Four points evenly over [from, to] (within [1, latest]), a quarter of the weight each. */
+function spreadOver(from: number, to: number, latest: number): WeightedPoint[] {
+	return [0, 1, 2, 3].map((k) => ({
+		at: Math.min(latest, Math.max(1, from + ((k + 0.5) / 4) * (to - from))),
+		weight: 0.25,
+	}));
 }
 
 /**
  * Rule 2's picture of render times: each observation spread over what its checks left open (and at least a
  * kernel's width, so that a few observations do not read as a few exact times); a task found done at its first
- * check over the four kernel widths before that check (it may have been done much sooner).
+ * check over the four kernel widths before that check (it may have been done much sooner). Nothing lies beyond
+ * the latest age at which a render was seen done: the first check never waits past every render history knows.
  */
 export function renderDistribution(observations: readonly Observation[]): WeightedPoint[] {
 	const middles = observations.filter((o) => o.lo > 0).map(pointOf);
 	const width = bandwidth(middles);
+	const latest = Math.max(...observations.map((o) => o.hi));
 	return observations.flatMap((o) => {
 		if (o.lo > 0) {
 			const middle = pointOf(o);
 			const half = Math.max((o.hi - o.lo) / 2, width);
-			return spreadOver(middle - half, middle + half);
+			return spreadOver(middle - half, middle + half, latest);
 		}
-		return width > 0 ? spreadOver(o.hi - 4 * width, o.hi) : [{ at: o.hi, weight: 1 }];
+		return width > 0 ? spreadOver(o.hi - 4 * width, o.hi, latest) : [{ at: o.hi, weight: 1 }];
 	});
 }
 
