@@ -7,7 +7,8 @@
  * all), and the last two also compare Poll Schedule "Learned" with "Fixed Interval"; the spread and large-files
  * cases use the HTTP Request loop (lib/bench-loop.ts: n8n's own request helper and binary storage, as the HTTP
  * Request node uses them, downloads included). The cases about where polls go (lib/bench-polling.ts: spread,
- * acrossRuns, fixedDurations, neverWorse) measure each run against its floor on the simulator's clock. The simulator runs in a child process with 150 ms added to every answer (a
+ * acrossRuns, fixedDurations, neverWorse) measure each run against its floor on the simulator's clock; queueMode
+ * (lib/bench-queue.ts) runs one item per execution in real n8n in queue mode, both versions. The simulator runs in a child process with 150 ms added to every answer (a
  * remote API's round trip), so neither its CPU nor its memory is counted for the node. Each case runs in its
  * own Node process so that memory peaks do not mix.
  */
@@ -36,7 +37,9 @@ import {
 } from './lib/bench-common';
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
 import { acrossRunsCase, fixedDurationsCase, neverWorseCase, spreadCase } from './lib/bench-polling';
+import { queueModeCase } from './lib/bench-queue';
 import { largeFilesCase } from './lib/bench-results';
+import { singleItemCase } from './lib/bench-single';
 import { ROOT } from './lib/paths';
 import {
 	injectFault,
@@ -159,7 +162,11 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 
 	neverWorse: neverWorseCase,
 
+	singleItem: singleItemCase,
+
 	largeFiles: largeFilesCase,
+
+	queueMode: queueModeCase,
 
 	async headOfLine() {
 		const interval = 1000;

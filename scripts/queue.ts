@@ -9,18 +9,17 @@
  * the API serves; the simulator saw exactly one creation per webhook call; both workers ran executions (their
  * logs name each execution they started; counts are printed).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 
 import { NODE_TYPE } from '../test/nodeType';
-import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
-import { CREDENTIAL_REF, n8nCommand, n8nEnv, spawnN8n, waitForWebhook, writeCredentials } from './lib/n8n';
+import { installedPackage, startDeployment, type Deployment } from './lib/deployment';
+import { ensureN8n, packPackage } from './lib/installer';
+import { CREDENTIAL_REF } from './lib/n8n';
 import { logFolder } from './lib/paths';
-import { freePort, runMain, stopProcess, waitForHttp } from './lib/process';
+import { runMain, stopProcess } from './lib/process';
 import { check, log, stepTimer } from './lib/report';
-import { getExecution, listExecutions, readBinary, setupOwner } from './lib/rest';
+import { getExecution, listExecutions, readBinary } from './lib/rest';
 import {
 	ensureDebianPackages,
 	POSTGRES_PACKAGE,
@@ -42,7 +41,7 @@ const WORKFLOW_ID = 'mgQueueScale';
 const WEBHOOK_PATH = 'mediagen-queue';
 const CREATE_NODE = 'Create, Wait And Download';
 
-function workflow(): object {
+function workflow(): { id: string; name: string; [key: string]: unknown } {
 	return {
 		id: WORKFLOW_ID,
 		name: 'MediaGen queue-mode scale test',
@@ -93,21 +92,15 @@ async function main(): Promise<void> {
 	ensureDebianPackages('queue', [POSTGRES_PACKAGE, REDIS_PACKAGE]);
 	const install = ensureN8n(VERSION, 'queue');
 	step('system packages and n8n install');
-	const tarball = packPackage();
-	step('build and pack');
+	const packageFolder = installedPackage(packPackage());
+	step('build, pack and install the package');
 
-	const work = mkdtempSync(path.join(tmpdir(), 'mediagen-queue-'));
 	// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
 	const logDir = logFolder('queue');
-	const logs = {
-		main: path.join(logDir, 'main.log'),
-		workers: Array.from({ length: WORKERS }, (_, index) => path.join(logDir, `worker-${index + 1}.log`)),
-	};
 	let simulator: SimulatorProcess | undefined;
 	let postgres: Service | undefined;
 	let redis: Service | undefined;
-	let mainProcess: ChildProcess | undefined;
-	const workers: ChildProcess[] = [];
+	let deployment: Deployment | undefined;
 	let passed = false;
 	try {
 		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
@@ -116,65 +109,23 @@ async function main(): Promise<void> {
 		redis = await startRedis('queue');
 		step('simulator, postgres, redis');
 
-		// Each process has its own user folder, as separate machines (containers) would: the package is
-		// installed once, as n8n installs it, and the same nodes folder is copied to the workers.
-		const folders = ['main', ...Array.from({ length: WORKERS }, (_, index) => `worker-${index + 1}`)];
-		for (const folder of folders) mkdirSync(path.join(work, folder));
-		installCommunityPackage(path.join(work, 'main'), tarball);
-		for (const folder of folders.slice(1))
-			cpSync(path.join(work, 'main', '.n8n'), path.join(work, folder, '.n8n'), { recursive: true });
-		step(`community package installed for ${folders.length} processes`);
-
-		const queueEnv = {
-			EXECUTIONS_MODE: 'queue',
-			DB_TYPE: 'postgresdb',
-			DB_POSTGRESDB_HOST: '127.0.0.1',
-			DB_POSTGRESDB_PORT: String(pg.port),
-			DB_POSTGRESDB_DATABASE: pg.database,
-			DB_POSTGRESDB_USER: pg.user,
-			DB_POSTGRESDB_PASSWORD: '',
-			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-			QUEUE_BULL_REDIS_PORT: String(redis.port),
-			N8N_LOG_LEVEL: 'info',
-			N8N_SECURE_COOKIE: 'false',
-		};
-		const mainPort = await freePort();
-		const mainEnv = await n8nEnv(install, path.join(work, 'main'), {
-			...queueEnv,
-			N8N_PORT: String(mainPort),
-			N8N_LISTEN_ADDRESS: '127.0.0.1',
+		// Each process has its own user folder, as separate machines (containers) would, with the package installed
+		// as n8n installs it.
+		deployment = await startDeployment({
+			install,
+			packageFolder,
+			simulatorUrl: simulator.url,
+			workflows: [workflow()],
+			publish: [WORKFLOW_ID],
+			webhookPaths: [WEBHOOK_PATH],
+			logDir,
+			queue: { services: { postgres: pg, redis, name: 'queue' }, workers: WORKERS },
 		});
-		const n8n = (...args: string[]) => n8nCommand(install, mainEnv, ...args);
-		const workflowFile = path.join(work, 'workflow.json');
-		writeFileSync(workflowFile, JSON.stringify(workflow()));
-		n8n('import:credentials', `--input=${writeCredentials(path.join(work, 'main'), simulator.url)}`);
-		n8n('import:workflow', `--input=${workflowFile}`);
-		n8n('publish:workflow', `--id=${WORKFLOW_ID}`);
-		step('migrations, import and publish');
+		const baseUrl = deployment.baseUrl;
+		const logs = { main: deployment.mainLog, workers: deployment.workerLogs };
+		step(`main and ${WORKERS} workers ready, workflow created and published`);
 
-		const baseUrl = `http://127.0.0.1:${mainPort}`;
-		mainProcess = spawnN8n(install, mainEnv, ['start'], logs.main);
-		const workerPorts: number[] = [];
-		for (let index = 0; index < WORKERS; index++) {
-			const port = await freePort();
-			workerPorts.push(port);
-			const env = await n8nEnv(install, path.join(work, `worker-${index + 1}`), {
-				...queueEnv,
-				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-				QUEUE_HEALTH_CHECK_PORT: String(port),
-				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-				// Unused by workers, but n8n reads it: keep every process off the default 5678.
-				N8N_PORT: String(await freePort()),
-			});
-			workers.push(spawnN8n(install, env, ['worker', '--concurrency=10'], logs.workers[index]));
-		}
-		await waitForHttp(`${baseUrl}/healthz/readiness`, 240_000, mainProcess);
-		await waitForWebhook(baseUrl, WEBHOOK_PATH, 240_000);
-		for (let index = 0; index < WORKERS; index++)
-			await waitForHttp(`http://127.0.0.1:${workerPorts[index]}/healthz/readiness`, 240_000, workers[index]);
-		step(`main (port ${mainPort}) and ${WORKERS} workers (ports ${workerPorts.join(', ')}) ready`);
-
-		const session = await setupOwner(baseUrl);
+		const session = deployment.session;
 		const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
 		log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
 		const fireStarted = Date.now();
@@ -256,7 +207,9 @@ async function main(): Promise<void> {
 			modes.size === 1 && modes.has('database'),
 			`binary data stored in database mode (queue mode's default in n8n 2.x), got ${[...modes].join(', ')}`,
 		);
-		const storedFiles = Number(postgresQuery(pg, 'select count(*) from binary_data').trim());
+		const storedFiles = Number(
+			postgresQuery({ ...pg, database: deployment.database! }, 'select count(*) from binary_data').trim(),
+		);
 		check(storedFiles >= ITEMS, `Postgres holds the files (binary_data rows: ${storedFiles})`);
 		step('assertions (execution data, binary files through the main instance, simulator record)');
 
@@ -288,18 +241,15 @@ async function main(): Promise<void> {
 		);
 		passed = true;
 	} finally {
-		if (!passed) {
-			for (const file of [logs.main, ...logs.workers])
+		if (!passed && deployment) {
+			for (const file of [deployment.mainLog, ...deployment.workerLogs])
 				console.error(`--- ${path.basename(file)} (tail; whole log in ${logDir})\n${tail(file)}`);
 		}
 		const stopStarted = Date.now();
-		await Promise.all(workers.map((worker) => stopProcess(worker, 20_000)));
-		await stopProcess(mainProcess, 20_000);
+		await deployment?.stop();
 		await redis?.stop();
 		await postgres?.stop();
 		await stopProcess(simulator?.child);
-		rmSync(work, { recursive: true, force: true });
-		rmSync(path.dirname(tarball), { recursive: true, force: true });
 		log(
 			'queue',
 			`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,

@@ -47,6 +47,7 @@ import {
 	waitForWebhook,
 	writeCredentials,
 	type N8nServer,
+	type WorkflowNode,
 } from './lib/n8n';
 import { logFolder, ROOT } from './lib/paths';
 import { lastLines, logSize, runMain, stopProcess, waitForLog } from './lib/process';
@@ -76,15 +77,6 @@ const STOP_TRIES = 3;
 
 // --- workflows ------------------------------------------------------------------------------------------
 
-interface WorkflowNode {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	[setting: string]: unknown;
-}
 interface Connection {
 	node: string;
 	type: 'main';

@@ -4,12 +4,12 @@
  * calling a published webhook, and the simulator credential to import.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
-import { freePort, pipeOutput, run, stopProcess, track, waitForHttp } from './process';
+import { freePort, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
 import { SIM_KEY } from './simulator';
 import { waitFor } from './wait';
 
@@ -66,9 +66,23 @@ export interface N8nServer {
 	url: string;
 }
 
+/** What n8n prints once it listens, and when its port is taken. */
+const LISTENING = /n8n ready on \S+, port (\d+)|n8n's port (\d+) is already in use/g;
+
+/**
+ * Whether this start of n8n found its port taken. A port free when freePort chose it can be taken before n8n
+ * binds it (another suite's process, an outgoing connection's local port); then n8n exits, and another process
+ * may even answer on that port.
+ */
+function portTaken(logFile: string | undefined, port: number): boolean {
+	if (!logFile || !existsSync(logFile)) return false;
+	return [...readFileSync(logFile, 'utf8').matchAll(LISTENING)].some((match) => match[2] === String(port));
+}
+
 /**
  * Starts `n8n start` on a free port of 127.0.0.1 and waits until it is healthy. `env` comes from n8nEnv;
- * plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1.
+ * plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1. With a log file, a start whose port
+ * was taken meanwhile is tried again on another one (twice at most).
  */
 export async function startN8nServer(
 	install: N8nInstall,
@@ -78,7 +92,23 @@ export async function startN8nServer(
 	/** A port chosen beforehand (workflows imported before the start may need their own URLs). */
 	chosenPort?: number,
 ): Promise<N8nServer> {
-	const port = chosenPort ?? (await freePort());
+	for (let attempt = 1; ; attempt++) {
+		const port = chosenPort ?? (await freePort());
+		try {
+			return await startOnPort(install, env, port, logFile, timeoutMs);
+		} catch (error) {
+			if (chosenPort !== undefined || attempt >= 3 || !portTaken(logFile, port)) throw error;
+		}
+	}
+}
+
+async function startOnPort(
+	install: N8nInstall,
+	env: NodeJS.ProcessEnv,
+	port: number,
+	logFile: string | undefined,
+	timeoutMs: number,
+): Promise<N8nServer> {
 	const url = `http://127.0.0.1:${port}`;
 	const serverEnv: NodeJS.ProcessEnv = {
 		...env,
@@ -95,6 +125,8 @@ export async function startN8nServer(
 	const child = spawnN8n(install, serverEnv, ['start'], logFile);
 	try {
 		await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
+		// Whoever answered, this n8n must say it listens on the port (or that it could not).
+		if (logFile) await waitForLog(logFile, new RegExp(`n8n ready on \\S+, port ${port}\\b`), timeoutMs, child);
 	} catch (error) {
 		await stopProcess(child);
 		throw error;
@@ -133,16 +165,27 @@ export async function callWebhook(baseUrl: string, webhookPath: string, body: ob
 		);
 }
 
+/** The MediaGen credential pointing at a simulator, as `n8n import:credentials` and the REST API take it. */
+export function simulatorCredential(baseUrl: string) {
+	return { id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } };
+}
+
 /** Credential file for `n8n import:credentials` pointing at a simulator. */
 export function writeCredentials(userFolder: string, baseUrl: string): string {
 	const file = path.join(userFolder, 'credentials.json');
-	writeFileSync(
-		file,
-		JSON.stringify([
-			{ id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } },
-		]),
-	);
+	writeFileSync(file, JSON.stringify([simulatorCredential(baseUrl)]));
 	return file;
+}
+
+/** A node of a workflow as n8n imports and stores it. */
+export interface WorkflowNode {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	[setting: string]: unknown;
 }
 
 /** How a workflow's MediaGen node refers to the credential that writeCredentials imports. */

@@ -169,7 +169,7 @@ export async function waitForHttp(url: string, timeoutMs: number, child?: ChildP
 }
 
 /** The reason a fetch failed, as short as it can be said ("ECONNREFUSED"). */
-function causeOf(error: unknown): string {
+export function causeOf(error: unknown): string {
 	const cause = (error as { cause?: { code?: string; message?: string } }).cause;
 	return cause?.code ?? cause?.message ?? (error as Error).message;
 }

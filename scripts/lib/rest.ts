@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import type { N8nInstall } from './installer';
+import { causeOf } from './process';
 import { waitFor } from './wait';
 
 /** A logged-in session on a running n8n's REST API (the editor's API): owner set up, auth cookie kept. */
@@ -49,15 +50,30 @@ export async function loginOwner(baseUrl: string): Promise<RestSession> {
 	return await authenticate(baseUrl, '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
 }
 
+/**
+ * A request to n8n's REST API with the session's cookie; throws unless n8n answered 2xx. A GET whose connection
+ * failed (a busy n8n may reset one) is sent again, twice at most: reading changes nothing.
+ */
 export async function restRequest(
 	session: RestSession,
 	pathAndQuery: string,
 	init: RequestInit = {},
 ): Promise<Response> {
-	const response = await fetch(`${session.baseUrl}/rest${pathAndQuery}`, {
-		...init,
-		headers: { cookie: session.cookie, ...(init.headers ?? {}) },
-	});
+	const send = async () =>
+		await fetch(`${session.baseUrl}/rest${pathAndQuery}`, {
+			...init,
+			headers: { cookie: session.cookie, ...(init.headers ?? {}) },
+		});
+	const idempotent = (init.method ?? 'GET') === 'GET';
+	let response: Response | undefined;
+	for (let attempt = 1; !response; attempt++) {
+		try {
+			response = await send();
+		} catch (error) {
+			if (!idempotent || attempt >= 3)
+				throw new Error(`${init.method ?? 'GET'} /rest${pathAndQuery}: no answer (${causeOf(error)})`);
+		}
+	}
 	if (!response.ok)
 		throw new Error(
 			`${init.method ?? 'GET'} /rest${pathAndQuery}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`,

@@ -5,6 +5,7 @@
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { onLoggedLine, runNode, type RunResult } from '../harness';
+import { memoryFor } from './generators/memory';
 import { checkInvariants, type Observation } from './invariants';
 import { drawSchedule, type Schedule } from './schedule';
 import { World } from './world';
@@ -122,6 +123,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		if (line.includes(`"${nodeName}"`) || line.includes(`T${seed}-`) || line.includes(apiKey)) logLines.push(line);
 	});
 	const items = inputItems(schedule, world);
+	const { staticData } = memoryFor(schedule, world.renders);
 	const startedAt = Date.now();
 	const lostBefore = lostMs;
 	let result: RunResult | undefined;
@@ -138,16 +140,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 			name: nodeName,
 			cancelAfterMs: schedule.stopAtMs,
 			onCancel: (at) => (stoppedAt = at),
-			staticData: schedule.rememberedTimesMs.length
-				? {
-						[`node:${nodeName}`]: {
-							mediagenRenderTimes: {
-								'image/betav4': schedule.rememberedTimesMs,
-								'video/alphav15pro': schedule.rememberedTimesMs,
-							},
-						},
-					}
-				: undefined,
+			staticData,
 		});
 	} catch (error) {
 		crashed = error;
@@ -170,6 +163,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		openSockets: world.openSockets(),
 		lagMs: lostMs - lostBefore,
 		deleteIds: schedule.deletes ? items.map((item) => item.json.ids as string[]) : undefined,
+		staticData,
 	};
 	let violations: string[];
 	try {

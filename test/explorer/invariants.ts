@@ -14,16 +14,20 @@
  *   8–10. errors are bounded, a stored file is what its name and type say, no file is refused (checks/bodies.ts);
  *  11. no item is lost (checks/items.ts);
  *  12–13. Task → Delete: what is reported deleted is gone, and a failure is never reported as deleted
- *      (checks/deletes.ts).
+ *      (checks/deletes.ts);
+ *  14. never later than the grid (checks/grid.ts);
+ *  15. the workflow's static data stays small and safe (checks/memory.ts).
  */
 import { createHash } from 'node:crypto';
-import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { readBinary, type RunResult } from '../harness';
 import { allText } from '../support';
 import { checkErrorLengths, checkNoFileRefused, checkStoredFileKinds, storedUrl } from './checks/bodies';
 import { checkDeletes } from './checks/deletes';
+import { checkNeverLaterThanGrid } from './checks/grid';
 import { checkItemsOut, pairedItems } from './checks/items';
+import { checkStaticData } from './checks/memory';
 import type { Schedule } from './schedule';
 import type { World, WorldTask } from './world';
 
@@ -42,6 +46,8 @@ export interface Observation {
 	lagMs: number;
 	/** Task → Delete: the ids each input item gave. */
 	deleteIds?: string[][];
+	/** The workflow's static data the run was handed (generators/memory.ts), as the run left it. */
+	staticData?: IDataObject;
 }
 
 /** Lateness a request or a run may have beyond its bound: event-loop lag on a busy 2-core machine. */
@@ -194,6 +200,9 @@ export async function checkInvariants(observation: Observation): Promise<string[
 	for (const text of checkItemsOut(observation)) fail(11, text);
 	if (observation.deleteIds)
 		for (const [invariant, text] of checkDeletes(observation, observation.deleteIds)) fail(invariant, text);
+	// 14–15.
+	checkNeverLaterThanGrid(observation, (text) => fail(14, text));
+	checkStaticData(observation, (text) => fail(15, text));
 	return violations;
 }
 

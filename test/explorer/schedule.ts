@@ -5,12 +5,15 @@
  * draws from streams of its own (`Random.stream(seed, <generator>, …)`): per schedule, or per request by what the
  * request is (its kind, its item, its attempt), never by the order requests arrive in, so that the same seed gives
  * the same schedule however the requests interleave, and a new generator leaves every other draw as it was. A
- * generator is a module with its part's type, its draw and its words for a failing schedule's report.
+ * generator is a module with its part's type, its draw and its words for a failing schedule's report: faults.ts,
+ * tasks.ts, renders.ts (how long renders take, and what earlier runs saw), memory.ts (the workflow's static data).
  */
 import { deletePlan, describeDeletes, type DeletePlan } from './generators/deletes';
 import { describeAnswers } from './generators/answers';
 import type { RequestKind } from './generators/faults';
 import { describeFiles } from './generators/files';
+import { memoryFor } from './generators/memory';
+import { describeRenders, rendersFor } from './generators/renders';
 import { Random } from './random';
 
 export type { AnswerClass, Fault, RequestKind } from './generators/faults';
@@ -42,9 +45,8 @@ export interface Schedule {
 	gcAtMs: number[];
 	/** The chance that a request of each kind meets a fault. */
 	faultRate: Record<RequestKind, number>;
-	/** Poll Schedule; with "learned", render times the workflow remembers from earlier runs (ms), if any. */
+	/** Poll Schedule; what the workflow remembers is generators/memory.ts's draw. */
 	pollSchedule: 'learned' | 'fixed';
-	rememberedTimesMs: number[];
 	/** Task → Delete: what the items list and how the API answers (generators/deletes.ts). */
 	deletes?: DeletePlan;
 }
@@ -91,12 +93,9 @@ export function drawSchedule(seed: number): Schedule {
 		gcAtMs: Array.from({ length: random.int(0, 2) }, () => random.int(0, 1500)),
 		faultRate: { create: rate(), status: rate(), download: rate(), delete: rate() },
 		pollSchedule: 'learned',
-		rememberedTimesMs: [],
 	};
 	// Drawn last, so that the draws above (and every seed's schedule before Poll Schedule existed) stay as they were.
 	if (random.chance(0.3)) schedule.pollSchedule = 'fixed';
-	else if (random.chance(0.4))
-		schedule.rememberedTimesMs = Array.from({ length: random.int(1, 20) }, () => random.int(10, 3000));
 	// From generator "deletes"' own stream: no other draw moves.
 	if (operation === 'taskDelete') schedule.deletes = deletePlan(seed, items);
 	// The tool reads JSON: downloads are off unless switched on, and it waits (As a tool the node waits by default).
@@ -115,7 +114,7 @@ export function describeSchedule(schedule: Schedule): string {
 		`On Error ${schedule.onError}, Retry On Fail ${schedule.maxTries ? `${schedule.maxTries} tries` : 'off'}`,
 		`Wait ${schedule.wait ? 'on' : 'off'}, Download ${schedule.download ? 'on' : 'off'}, Split ${schedule.split ? 'on' : 'off'}, Repeat Uncertain ${schedule.repeatUncertain ? 'on' : 'off'}`,
 		`Request Timeout ${schedule.requestTimeoutS} s, Poll Interval ${schedule.pollIntervalS} s, Max Wait ${schedule.maxWaitS} s, Max Concurrent ${schedule.maxConcurrency}`,
-		`Poll Schedule ${schedule.pollSchedule}${schedule.rememberedTimesMs.length ? `, remembering ${schedule.rememberedTimesMs.length} render times (${Math.min(...schedule.rememberedTimesMs)}–${Math.max(...schedule.rememberedTimesMs)} ms)` : ''}`,
+		`Poll Schedule ${schedule.pollSchedule}, static data: ${memoryFor(schedule, rendersFor(schedule)).kind}; ${describeRenders(rendersFor(schedule))}`,
 		`tasks that fail on the server: ${schedule.failingTasks ? 'some' : 'none'}; Stop: ${schedule.stopAtMs === undefined ? 'none' : `at ${schedule.stopAtMs} ms`}; GC at: ${schedule.gcAtMs.join(', ') || 'never'}`,
 		`fault rates: ${rates}`,
 		...(schedule.deletes ? [describeDeletes(schedule.deletes)] : []),

@@ -12,6 +12,7 @@ import { shapedAnswer } from './generators/answers';
 import { deleteAnswer, goneBefore, requestKey, type DeletePlan } from './generators/deletes';
 import { faultFor, type Fault, type RequestKind } from './generators/faults';
 import { classicBody, drawsFileBodies, fileBody, type FileBody } from './generators/files';
+import { renderMs, rendersFor, type RenderPlan } from './generators/renders';
 import { taskPlan, type TaskPlan } from './generators/tasks';
 import type { Schedule } from './schedule';
 
@@ -34,6 +35,11 @@ export interface WorldTask {
 	deleted?: boolean;
 	/** The world's delete handler deleted it, during the run. */
 	deletedInRun?: boolean;
+	/** When the server created it; a task the run created is done its render time later (generators/renders.ts). */
+	createdAt: number;
+	renderMs?: number;
+	/** When a status check first saw it finished. */
+	doneAt?: number;
 }
 
 export interface WorldRequest {
@@ -43,6 +49,8 @@ export interface WorldRequest {
 	path: string;
 	headers: http.IncomingHttpHeaders;
 	item?: number;
+	/** The task a status check asked about. */
+	taskId?: string;
 	fault: Fault;
 	/** A download's body as generators/files.ts drew it, in words. */
 	body?: string;
@@ -135,6 +143,7 @@ export class World {
 	/** Garbage collections the world ran during the run. */
 	gcRuns = 0;
 
+	readonly renders: RenderPlan;
 	private readonly attempts = new Map<string, number>();
 	private serial = 0;
 	private readonly api: Host;
@@ -144,6 +153,7 @@ export class World {
 		readonly schedule: Schedule,
 		readonly apiKey: string,
 	) {
+		this.renders = rendersFor(schedule);
 		this.api = new Host((request, body, response) => this.onApi(request, body, response));
 		this.files = new Host((request, body, response) => this.onFile(request, response));
 	}
@@ -222,6 +232,8 @@ export class World {
 			named: preexisting,
 			reportedFailed: false,
 			answer,
+			createdAt: Date.now(),
+			renderMs: preexisting ? undefined : renderMs(this.schedule, this.renders, item, serial),
 		};
 		this.tasks.set(task.taskId, task);
 		return task;
@@ -245,7 +257,7 @@ export class World {
 
 	private onApi(request: http.IncomingMessage, body: Buffer, response: http.ServerResponse): void {
 		const path = stripQuery(request.url ?? '/');
-		const record = (kind: WorldRequest['kind'], fault: Fault, item?: number) =>
+		const record = (kind: WorldRequest['kind'], fault: Fault, item?: number, taskId?: string) =>
 			this.track(response, {
 				host: 'api',
 				kind,
@@ -253,6 +265,7 @@ export class World {
 				path,
 				headers: request.headers,
 				item,
+				taskId,
 				fault,
 			});
 		const ok: Fault = { answer: 'ok', acted: true, namesTask: false };
@@ -279,7 +292,7 @@ export class World {
 			const item = task?.item ?? -1;
 			const attempt = this.nextAttempt('status', item);
 			const fault = faultFor(this.schedule, 'status', item, attempt);
-			record('status', fault, item);
+			record('status', fault, item, task?.taskId);
 			return this.answerStatus(response, task, fault, attempt);
 		}
 		if (path === '/v1/tlimages/deleteimagestask' || path === '/v1/tlvideo/deletevideotask') {
@@ -363,7 +376,12 @@ export class World {
 		const video = task.taskType === 'video';
 		const statusField = video ? 'task_status' : 'image_status';
 		let data: Record<string, unknown>;
-		if (task.checks <= task.plan.checksBeforeDone) {
+		const rendering =
+			task.renderMs === undefined
+				? task.checks <= task.plan.checksBeforeDone
+				: Date.now() < task.createdAt + task.renderMs;
+		if (!rendering) task.doneAt ??= Date.now();
+		if (rendering) {
 			data = { taskid: task.taskId, [statusField]: 1, url: [] };
 		} else if (task.plan.fails) {
 			task.reportedFailed = true;

@@ -39,6 +39,7 @@ import type {
 	IRun,
 	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
 	ExecutionError,
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
@@ -320,6 +321,8 @@ export interface NodeRunOptions {
 	 * (trigger, webhook, schedule) and hands to the next one.
 	 */
 	staticData?: IDataObject;
+	/** n8n's execution mode (default "manual", the editor's; "webhook", "trigger" … are production executions). */
+	mode?: WorkflowExecuteMode;
 }
 
 export interface RunResult {
@@ -348,6 +351,8 @@ export interface WorkflowRunOptions {
 	extraNodeTypes?: Record<string, INodeType>;
 	/** The workflow's static data (NodeRunOptions.staticData). */
 	staticData?: IDataObject;
+	/** n8n's execution mode (NodeRunOptions.mode). */
+	mode?: WorkflowExecuteMode;
 }
 
 let executionCounter = 0;
@@ -371,7 +376,8 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 		definition.nodes[0];
 
 	const executionId = `exec-${++executionCounter}`;
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+	const mode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: WORKFLOW_ID,
 		name: 'MediaGen test',
 		active: false,
@@ -427,7 +433,7 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 		},
 	} as unknown as IRunExecutionData;
 
-	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
 	const running = execution.processRunExecutionData(workflow);
 	let timer: NodeJS.Timeout | undefined;
 	if (options.cancelAfterMs !== undefined)
@@ -473,6 +479,7 @@ export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 			cancelAfterMs: options.cancelAfterMs,
 			onCancel: options.onCancel,
 			staticData: options.staticData,
+			mode: options.mode,
 		},
 	);
 	const taskData = run.data.resultData.runData[node.name]?.[0];

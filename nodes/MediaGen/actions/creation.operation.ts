@@ -14,6 +14,7 @@ import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
 import type { CreatedTask } from '../waiting/answers';
 import { runEngine, type CreationJob } from '../waiting/engine';
+import { renderKey } from '../waiting/history';
 import { executionNote, type CreationRef } from '../waiting/ledger';
 import { fingerprint, TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
@@ -75,6 +76,7 @@ async function createTasks(
 			itemIndex: request.itemIndex,
 			taskType: spec.taskType,
 			summary,
+			renderKey: renderKey(spec, summary.request),
 			// One attempt; the body is built per attempt (a multipart body can be sent only once).
 			send: async (session, timeout): Promise<CreatedTask> => {
 				const data = await apiMultipartRequest.call(this, spec.path, await buildForm.call(this, request), {

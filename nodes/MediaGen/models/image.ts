@@ -33,6 +33,7 @@ const batchsize = (max?: number): FieldSpec => ({
 	min: 1,
 	max,
 	default: 1,
+	renderTime: true,
 });
 
 const sourceReferences = (model: string): ReferenceSpec => ({
@@ -73,6 +74,7 @@ export const PROIMAGE: ModelSpec = {
 			values: ['proimg-2', 'proimg-2-2k', 'proimg-2-4k'],
 			labels: { 'proimg-2': 'proimg-2 (1K)', 'proimg-2-2k': 'proimg-2-2k (2K)', 'proimg-2-4k': 'proimg-2-4k (4K)' },
 			default: 'proimg-2',
+			renderTime: true,
 		},
 		prompt({
 			required: true,
@@ -86,6 +88,7 @@ export const PROIMAGE: ModelSpec = {
 			description: `Text-to-image: auto, a ratio (${PROIMAGE_RATIOS.join(', ')}) or a WxH pixel size. Editing: a WxH pixel size. Delivered dimensions follow the model tier.`,
 			placement: 'additional',
 			placeholder: 'e.g. 16:9 or 1536x1024',
+			renderTime: true,
 			normalize: lowerCaseX,
 			check: (value, request) => {
 				if (WXH.test(value)) return undefined;
@@ -104,6 +107,7 @@ export const PROIMAGE: ModelSpec = {
 			min: 1,
 			max: 10,
 			default: 1,
+			renderTime: true,
 		},
 	],
 	references: {
@@ -142,6 +146,7 @@ export const BETAV45: ModelSpec = {
 			description: `An aspect ratio (${BETAV45_RATIOS.join(', ')}), a tier (2K, 4K), or WxH with total pixels from ${BETAV45_PIXELS.min} to ${BETAV45_PIXELS.max}`,
 			placement: 'additional',
 			placeholder: 'e.g. 16:9, 2K or 2560x1440',
+			renderTime: true,
 			normalize: lowerCaseX,
 			check: (value) => {
 				if (BETAV45_RATIOS.includes(value) || value === '2K' || value === '4K') return undefined;
@@ -175,6 +180,7 @@ export const BETAV5: ModelSpec = {
 			displayName: 'Resolution',
 			description: 'Size or aspect ratio of the images; the API documents no allowed values for this model',
 			placement: 'additional',
+			renderTime: true,
 		},
 	],
 	references: sourceReferences('beta v5 lite'),
@@ -199,6 +205,7 @@ export const BETAV4: ModelSpec = {
 			placement: 'additional',
 			values: BETAV4_RATIOS,
 			default: '1:1',
+			renderTime: true,
 		},
 	],
 	references: sourceReferences('beta v4'),
@@ -220,6 +227,7 @@ export const GAMMAIMAGE: ModelSpec = {
 			description: 'Width, an asterisk, then height',
 			placement: 'additional',
 			placeholder: 'e.g. 1024*768',
+			renderTime: true,
 			check: (value) => (/^\d+\*\d+$/.test(value) ? undefined : 'must be width*height, e.g. 1024*768'),
 		},
 		SEED,

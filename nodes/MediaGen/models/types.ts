@@ -13,6 +13,11 @@ interface FieldBase {
 	placement: 'main' | 'additional';
 	required?: boolean;
 	placeholder?: string;
+	/**
+	 * Renders take longer or shorter with this field's value (a tier, a duration, a size or ratio, a count): the
+	 * learned Poll Schedule keeps render times apart per value (waiting/history.ts).
+	 */
+	renderTime?: true;
 }
 
 export interface StringField extends FieldBase {

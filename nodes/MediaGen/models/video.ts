@@ -24,6 +24,7 @@ const common = {
 		placement: 'additional',
 		values: VIDEO_RATIOS,
 		default: 'adaptive',
+		renderTime: true,
 	} as FieldSpec,
 	duration: (values: number[]): FieldSpec => ({
 		kind: 'options',
@@ -33,6 +34,7 @@ const common = {
 		placement: 'additional',
 		values,
 		default: values[0],
+		renderTime: true,
 	}),
 	resolution: (values: string[]): FieldSpec => ({
 		kind: 'options',
@@ -42,6 +44,7 @@ const common = {
 		placement: 'additional',
 		values,
 		default: values[0],
+		renderTime: true,
 	}),
 	fps: {
 		kind: 'integer',

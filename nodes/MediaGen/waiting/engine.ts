@@ -54,7 +54,7 @@ import { AdaptiveBound } from './bound';
 import { LaneQueue, type CreationJob, type LaneJob, type RequestJob } from './lane';
 import { PaidTasks, type LedgerMemory } from './ledger';
 import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
-import { rememberedTimes, rememberTimes, RenderTimes } from './renderTimes';
+import { keepLearned, learnedTimes, type RenderTimes } from './renderTimes';
 import { ResultLane } from './results';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
@@ -131,16 +131,13 @@ class Engine {
 			report: (outcome) => ('items' in outcome ? void this.outcomes.push(outcome) : this.fail(outcome)),
 			wake: () => this.wake(),
 		});
-		this.renderTimes =
-			input.options.pollSchedule === 'learned' && input.creations.length && !input.checkOnly
-				? new RenderTimes(input.options.pollIntervalMs, rememberedTimes(context))
-				: undefined;
+		this.renderTimes = learnedTimes(context, input);
 		this.schedule = new PollSchedule(input.options, this.renderTimes);
 		const now = Date.now();
 		for (const job of [...input.creations, ...(input.requests ?? [])]) this.creations.add(job, now);
 		// Existing tasks may be done already: their first poll is due at once.
 		for (const task of input.existing) {
-			if (input.options.wait) this.schedule.add(task, now, now, waitEndsAt(input.options, now), false);
+			if (input.options.wait) this.schedule.add(task, now, now, waitEndsAt(input.options, now));
 			else this.outcomes.push(createdOutcome(task));
 		}
 	}
@@ -158,7 +155,7 @@ class Engine {
 			this.cancel?.removeEventListener('abort', onCancel);
 		}
 		this.settleLeftovers();
-		if (this.renderTimes) rememberTimes(this.context, this.renderTimes);
+		if (this.renderTimes) keepLearned(this.context, this.renderTimes);
 		return this.outcomes;
 	}
 
@@ -266,13 +263,15 @@ class Engine {
 			this.ledger.created(task);
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
+				// The creation's round trip stands for a check's until one is answered (policy.ts, rule 3).
+				this.renderTimes?.sawRoundTrip(now - startedAt);
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
 				this.schedule.add(
 					task,
 					now,
 					now + this.options.pollIntervalMs,
 					waitEndsAt(this.options, entry.firstAttemptAt),
-					true,
+					job.renderKey,
 				);
 			} else {
 				this.outcomes.push(createdOutcome(task));
@@ -338,6 +337,7 @@ class Engine {
 		const { entry } = ticket;
 		// The ticket at the deadline is the promised last poll: it always goes out, and nothing follows it.
 		const final = ticket.dueAt >= entry.deadline;
+		entry.lastCheckAt = now;
 		if (final) entry.finalStarted = true;
 		else this.schedule.onGrid(entry, now);
 		if (!final && entry.inFlight >= MAX_POLLS_PER_TASK) return; // this slot is skipped

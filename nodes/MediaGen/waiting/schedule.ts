@@ -2,14 +2,15 @@
  * Where each task's status checks go: the engine's queue of checks by due time, one entry per task waited on.
  *
  * Poll Schedule "Fixed": check k of a task falls due at its creation + k × Poll Interval (a fixed period, slots
- * already past are skipped, not bunched). "Learned" (the default) keeps that grid as the fallback and places checks
- * by the model's known render times once there are enough (renderTimes.ts): when a "not yet" answer comes back, the
- * next check moves to where the task is likely done. Max Wait's check is the last one, wherever the others went.
+ * already past are skipped, not bunched). "Learned" (the default) keeps that grid as the fallback and places the
+ * first check, and the next one after each "not yet", by the rules of policy.ts over what renderTimes.ts knows.
+ * Max Wait's check is the last one, wherever the others went.
  */
 import type { CreatedTask } from './answers';
+import type { RenderKey } from './history';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
-import type { RenderTimes } from './renderTimes';
+import type { RenderTimes, Role } from './renderTimes';
 
 export interface Waiting {
 	task: CreatedTask;
@@ -30,10 +31,14 @@ export interface Waiting {
 	done: AbortController;
 	lastStatus?: number;
 	lastError?: Error;
-	/** The model's key in what is learned; unset when the task's checks stay on the grid (Task → Wait, "Fixed"). */
-	model?: string;
-	/** One of the model's first tasks in the run: its checks follow the grid (renderTimes.ts). */
-	scout: boolean;
+	/** The task's render kind in what is learned; unset when its checks stay on the grid (Task → Wait, "Fixed"). */
+	kind?: RenderKey;
+	/** How its checks are placed (renderTimes.ts): a scout's follow the grid. */
+	role?: Role;
+	/** When its last check started (its creation before the first). */
+	lastCheckAt: number;
+	/** Placed from history: a check may stand for a grid slot up to rule 3's allowance after it (policy.ts). */
+	placed: boolean;
 	/** Age at which the last check that said "not yet" started. */
 	notYetAge?: number;
 	/** When the first check was due: a busy or rate-limited API may let it start later. */
@@ -61,14 +66,25 @@ export class PollSchedule {
 	) {}
 
 	/**
-	 * A task to wait on, first checked at `firstDueAt` (or where what is learned places it). `learn`: the task was
-	 * created in this run, so its age is its render time so far.
+	 * A task to wait on, first checked at `firstDueAt` or where what is learned places it. `kind`: the task was
+	 * created in this run (its age is its render time so far), and this is its render kind.
 	 */
-	add(task: CreatedTask, anchor: number, firstDueAt: number, deadline: number, learn: boolean): Waiting {
+	add(task: CreatedTask, anchor: number, firstDueAt: number, deadline: number, kind?: RenderKey): Waiting {
+		if (!this.learned || !kind) return this.enqueue({ task, anchor, firstDueAt, deadline });
+		const role = this.learned.start(kind, anchor);
+		const placed = this.learned.firstCheck(kind, role, anchor);
+		const entry = this.enqueue({ task, anchor, firstDueAt: placed ?? firstDueAt, deadline, kind, role });
+		entry.placed = placed !== undefined;
+		return entry;
+	}
+
+	private enqueue(start: Pick<Waiting, 'task' | 'anchor' | 'deadline' | 'kind' | 'role'> & { firstDueAt: number }) {
+		const { task, anchor, firstDueAt, deadline } = start;
 		const entry: Waiting = {
 			task,
 			anchor,
-			pollNumber: Math.round((firstDueAt - anchor) / this.options.pollIntervalMs),
+			// The grid slot at or before the first check: the grid resumes after it.
+			pollNumber: Math.floor((firstDueAt - anchor) / this.options.pollIntervalMs + 1e-9),
 			deadline,
 			failures: 0,
 			inFlight: 0,
@@ -76,16 +92,13 @@ export class PollSchedule {
 			finalStarted: false,
 			ended: false,
 			done: new AbortController(),
-			scout: false,
+			kind: start.kind,
+			role: start.role,
+			lastCheckAt: anchor,
+			placed: false,
 			probes: 0,
-			firstCheckAt: firstDueAt,
+			firstCheckAt: Math.min(firstDueAt, deadline),
 		};
-		if (this.learned && learn) {
-			entry.model = `${task.taskType}/${task.summary.model ?? ''}`;
-			entry.scout = this.learned.started(entry.model, anchor);
-			if (!entry.scout) firstDueAt = this.learned.place(entry.model, anchor, 0, 0, anchor)?.at ?? firstDueAt;
-		}
-		entry.firstCheckAt = Math.min(firstDueAt, entry.deadline);
 		this.active.add(entry);
 		this.tickets.push({ entry, dueAt: entry.firstCheckAt, generation: 0 });
 		return entry;
@@ -105,11 +118,16 @@ export class PollSchedule {
 		this.tickets.pop();
 	}
 
-	/** The task's next slot on its own grid after `now`, capped at the deadline. */
+	/**
+	 * The task's next slot on its own grid after `now`, capped at the deadline. A task of a few placed from history
+	 * is checked there as late as rule 3 allows (policy.ts): a check placed just before the slot is answered by then.
+	 */
 	onGrid(entry: Waiting, now: number): void {
 		const interval = this.options.pollIntervalMs;
 		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
-		const dueAt = entry.anchor + entry.pollNumber * interval;
+		const slot = entry.pollNumber * interval;
+		const late = entry.placed && entry.role === 'planned' && this.learned;
+		const dueAt = entry.anchor + (late ? this.learned!.latestFor(slot) : slot);
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}
 
@@ -120,13 +138,25 @@ export class PollSchedule {
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}
 
+	/** The task's grid resumes where it would be after its last check: at once if a slot passed since. */
+	private backOnGrid(entry: Waiting, now: number): void {
+		const interval = this.options.pollIntervalMs;
+		entry.generation++;
+		entry.placed = false;
+		entry.pollNumber = Math.floor((entry.lastCheckAt - entry.anchor) / interval + 1e-9) + 1;
+		const dueAt = Math.max(now, entry.anchor + entry.pollNumber * interval);
+		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+	}
+
 	/** An answer said "not yet" for the check that started at `startedAt`: the next check goes where it is likely done. */
 	notYet(entry: Waiting, startedAt: number, now: number): void {
-		if (!entry.model || !this.learned) return;
+		if (!entry.kind || !entry.role || !this.learned) return;
+		this.learned.sawRoundTrip(now - startedAt);
 		entry.notYetAge = Math.max(entry.notYetAge ?? 0, startedAt - entry.anchor);
-		if (entry.scout || entry.finalStarted) return;
-		const placed = this.learned.place(entry.model, entry.anchor, entry.notYetAge, entry.probes, now);
+		if (entry.role === 'scout' || entry.finalStarted) return;
+		const placed = this.learned.nextCheck(entry.kind, entry.role, entry.anchor, entry.notYetAge, entry.probes, now);
 		if (!placed) return;
+		entry.placed = true;
 		if (placed.pastRange) {
 			// Past the learned range a check never comes later than the grid's next one.
 			if (placed.at >= entry.anchor + entry.pollNumber * this.options.pollIntervalMs) return;
@@ -140,16 +170,16 @@ export class PollSchedule {
 	 * server changed puts its model back on the grid.
 	 */
 	finished(entry: Waiting, startedAt: number, now: number): void {
-		if (!entry.model || !this.learned) return;
+		const { kind, role } = entry;
+		if (!kind || !role || !this.learned) return;
+		this.learned.sawRoundTrip(now - startedAt);
 		// Found done at its first check: the render ended before that check was due, whenever it could start.
 		const checked = entry.notYetAge === undefined ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
-		const ages = { notYet: entry.notYetAge, checked: checked - entry.anchor, answered: now - entry.anchor };
-		if (!this.learned.finished(entry.model, ages, entry.scout)) return;
+		const lo = entry.notYetAge ?? 0;
+		if (!this.learned.finished(kind, role, { lo, hi: Math.max(checked - entry.anchor, lo + 1) })) return;
 		for (const other of this.active)
-			if (other.model === entry.model && other !== entry && !other.ended && !other.scout && !other.finalStarted) {
-				other.generation++;
-				this.onGrid(other, now);
-			}
+			if (other.kind?.model === kind.model && other !== entry && other.role !== 'scout' && !other.finalStarted)
+				this.backOnGrid(other, now);
 	}
 
 	/** The task is no longer waited on. */
@@ -158,6 +188,6 @@ export class PollSchedule {
 		entry.generation++;
 		entry.done.abort();
 		this.active.delete(entry);
-		if (entry.model) this.learned?.ended(entry.model, entry.anchor);
+		if (entry.kind) this.learned?.ended(entry.kind, entry.anchor);
 	}
 }

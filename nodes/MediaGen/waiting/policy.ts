@@ -1,0 +1,319 @@
+/**
+ * Poll Schedule "Learned": the policy, as named rules. What a render took is known only through the checks that
+ * saw it: an Observation is the age (ms since the creation's answer) at which the last "not yet" check started
+ * (`lo`; 0 when the first check already found the task done) and the age at which the check that found it done
+ * started (`hi`). The rules, each with its test in test/node/polling.test.ts:
+ *
+ * 1. `backToGrid`: a task follows the fixed grid (creation + k × Poll Interval) while its kind of render has
+ *    fewer than GRID_UNTIL observations, and when it is one of the first SCOUTS tasks of a batch (more than
+ *    SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether history still holds.
+ * 2. `planChecks` (where the first check goes, and how checks space out, for a task on its own or one of a few):
+ *    the check times that minimise the expected wait after the render's end plus CHECK_COST × Poll Interval per
+ *    check, over the render times history describes (`renderDistribution`); planned again after every "not yet".
+ *    A batch's tasks instead follow `batchPlacement`: the next check where BATCH_SHARE of the longer renders had
+ *    ended (the batch's output leaves when its last task is done, so its early tasks need not be seen at once).
+ * 3. `reach` (never later than the grid once checked): after a task's first check, no check comes later than the
+ *    grid's next slot plus LATE_SHARE of the task's age plus one round trip. Only the first check may skip grid
+ *    slots: history says the render cannot be done before it.
+ * 4. Past every render history knows, checks come MIN_GAP_SHARE of an interval after the last, the gap doubling up
+ *    to the interval (`pastRange`), and rule 3 still holds.
+ * 5. `isStale` (when history is stale): a render done before STALE_FASTER × the age at which 95 % of the renders
+ *    history knows were still running, or still running after STALE_SLOWER × the age by which 95 % were done, or a
+ *    second task in a row found done at a first check that early: the server changed, and what was remembered
+ *    before counts no more. A task found done at its
+ *    first check hides how much sooner it was done, so the next one's first check comes half the spread of history
+ *    sooner (`probeAfterHit`): that is how a schedule learns that renders got faster.
+ * Max Wait's last check is the engine's, wherever these rules put the others.
+ */
+
+/** What the checks of one finished task saw: not done at age `lo` (0: never checked before), done at age `hi`. */
+export interface Observation {
+	lo: number;
+	hi: number;
+}
+
+/** The grid a task's checks are held to, and what a check costs. */
+export interface GridShape {
+	intervalMs: number;
+	/** The shortest round trip a check took in this run (0 before the first answer). */
+	rttMs: number;
+}
+
+/** Rule 1: observations of a kind of render before checks leave the grid. */
+export const GRID_UNTIL = 5;
+
+/** Rule 1: a run with more tasks of one kind than this is a batch; its first this many tasks scout on the grid. */
+export const SCOUTS = 3;
+
+/** Rule 2: a check is worth this share of a Poll Interval of waiting. */
+const CHECK_COST = 1 / 8;
+
+/** Rule 2: a batch task's next check goes where this share of the longer renders had ended. */
+const BATCH_SHARE = 0.8;
+
+/** Rule 2: at most this many Poll Intervals between two checks inside the range history knows. */
+const MAX_GAP_INTERVALS = 6;
+
+/** Rule 2: the planner looks this many grid slots ahead at most (a render history puts a day away is planned later). */
+const HORIZON_SLOTS = 64;
+
+/** Rule 3: how late after a grid slot a check may still stand for it, as a share of the slot's age. */
+const LATE_SHARE = 0.05;
+
+/** Rule 4: the shortest gap between two checks, as a share of the Poll Interval (and at least 50 ms). */
+const MIN_GAP_SHARE = 0.1;
+
+/** Rule 5: how far outside history a render must fall for history to be stale. */
+const STALE_FASTER = 0.9;
+const STALE_SLOWER = 1.1;
+
+/** Batch: stragglers (tasks older than every known render) are probed only while at most this share of them. */
+const STRAGGLER_SHARE = 0.2;
+
+export function minGap(intervalMs: number): number {
+	return Math.max(50, intervalMs * MIN_GAP_SHARE);
+}
+
+/** Rule 1. */
+export function backToGrid(observations: number, scout: boolean): boolean {
+	return scout || observations < GRID_UNTIL;
+}
+
+/** The `p` quantile of sorted values (the smallest value with at least that share at or below it). */
+export function quantile(sorted: readonly number[], p: number): number {
+	const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+	return sorted[index];
+}
+
+const byValue = (a: number, b: number) => a - b;
+
+/** A render time as one number: the middle of what the checks saw; a task found at its first check, that check. */
+export function pointOf(observation: Observation): number {
+	return observation.lo > 0 ? (observation.lo + observation.hi) / 2 : observation.hi;
+}
+
+/** Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. */
+export function reach(age: number, grid: GridShape): number {
+	const slot = (Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs;
+	return slot + LATE_SHARE * slot + grid.rttMs;
+}
+
+/** Rule 4: the next check of a task older than every render history knows; `probes` such checks came before. */
+export function pastRange(age: number, probes: number, grid: GridShape): number {
+	const gap = Math.min(minGap(grid.intervalMs) * 2 ** Math.min(probes, 16), grid.intervalMs);
+	return Math.min(age + gap, reach(age, grid));
+}
+
+export interface WeightedPoint {
+	at: number;
+	weight: number;
+}
+
+/** Spread of the middles of what the checks saw: Silverman's rule of thumb for a kernel's width. */
+function bandwidth(middles: number[]): number {
+	if (middles.length < 2) return 0;
+	const sorted = [...middles].sort(byValue);
+	const mean = sorted.reduce((sum, value) => sum + value, 0) / sorted.length;
+	const sd = Math.sqrt(sorted.reduce((sum, value) => sum + (value - mean) ** 2, 0) / sorted.length);
+	const iqr = quantile(sorted, 0.75) - quantile(sorted, 0.25);
+	const spread = iqr > 0 ? Math.min(sd, iqr / 1.34) : sd;
+	return 0.9 * spread * sorted.length ** -0.2;
+}
+
+/** Four points evenly over [from, to] (within [1, latest]), a quarter of the weight each. */
+function spreadOver(from: number, to: number, latest: number): WeightedPoint[] {
+	return [0, 1, 2, 3].map((k) => ({
+		at: Math.min(latest, Math.max(1, from + ((k + 0.5) / 4) * (to - from))),
+		weight: 0.25,
+	}));
+}
+
+/**
+ * Rule 2's picture of render times: each observation spread over what its checks left open (and at least a
+ * kernel's width, so that a few observations do not read as a few exact times); a task found done at its first
+ * check over the four kernel widths before that check (it may have been done much sooner). Nothing lies beyond
+ * the latest age at which a render was seen done: the first check never waits past every render history knows.
+ */
+export function renderDistribution(observations: readonly Observation[]): WeightedPoint[] {
+	const middles = observations.filter((o) => o.lo > 0).map(pointOf);
+	const width = bandwidth(middles);
+	const latest = Math.max(...observations.map((o) => o.hi));
+	return observations.flatMap((o) => {
+		if (o.lo > 0) {
+			const middle = pointOf(o);
+			const half = Math.max((o.hi - o.lo) / 2, width);
+			return spreadOver(middle - half, middle + half, latest);
+		}
+		return width > 0 ? spreadOver(o.hi - 4 * width, o.hi, latest) : [{ at: o.hi, weight: 1 }];
+	});
+}
+
+/**
+ * Rule 2 for a task on its own: the age of the next check after age `age` (0 for the first check, which is not
+ * held to rule 3), or undefined when history knows no render longer than `age` (rule 4 then).
+ */
+export function planChecks(
+	points: readonly WeightedPoint[],
+	age: number,
+	grid: GridShape,
+	first: boolean,
+): number | undefined {
+	const ahead = points.filter((point) => point.at > age).sort((a, b) => a.at - b.at);
+	if (!ahead.length) return undefined;
+	// The first check may go anywhere: the plan looks from the shortest render on; later ones from the task's age.
+	const from = first ? Math.max(age, ahead[0].at - grid.intervalMs) : age;
+	const horizon = from + HORIZON_SLOTS * grid.intervalMs;
+	const near = ahead.filter((point) => point.at <= horizon);
+	if (!near.length) return reach(age, grid);
+	const total = ahead.reduce((sum, point) => sum + point.weight, 0);
+	const last = near[near.length - 1].at;
+	// Candidate check times: the points, and the latest time that still stands for each grid slot before the last.
+	const slots: number[] = [];
+	for (let slot = Math.floor(from / grid.intervalMs) + 1; slots.length < HORIZON_SLOTS; slot++) {
+		const latest = slot * grid.intervalMs * (1 + LATE_SHARE) + grid.rttMs;
+		if (latest >= last) break;
+		slots.push(latest);
+	}
+	const candidates = [...new Set([...near.map((point) => point.at), ...slots])].sort(byValue);
+	// Weight done, and weight × age done, by each candidate.
+	const done: number[] = [];
+	const moment: number[] = [];
+	let index = 0;
+	let weight = 0;
+	let weighted = 0;
+	for (const candidate of candidates) {
+		for (; index < near.length && near[index].at <= candidate; index++) {
+			weight += near[index].weight;
+			weighted += near[index].weight * near[index].at;
+		}
+		done.push(weight);
+		moment.push(weighted);
+	}
+	return bestFirstStep(candidates, done, moment, { age, total, grid, first });
+}
+
+/** Rule 2's dynamic programme over the candidates (state: the last check; its cost to go), the best first step. */
+function bestFirstStep(
+	candidates: number[],
+	done: number[],
+	moment: number[],
+	plan: { age: number; total: number; grid: GridShape; first: boolean },
+): number | undefined {
+	const cost = CHECK_COST * plan.grid.intervalMs;
+	const count = candidates.length;
+	const everything = done[count - 1];
+	const toGo = new Array<number>(count + 1).fill(Infinity);
+	const step = new Array<number>(count + 1).fill(-1);
+	// State s: the last check was candidate s - 1 (s = 0: at `age`); nothing done before it is waited on.
+	for (let state = count; state >= 0; state--) {
+		const doneBefore = state ? done[state - 1] : 0;
+		if (doneBefore >= everything) {
+			toGo[state] = 0;
+			continue;
+		}
+		const at = state ? candidates[state - 1] : plan.age;
+		const limit = !state && plan.first ? Infinity : reach(at, plan.grid);
+		const momentBefore = state ? moment[state - 1] : 0;
+		for (let next = state; next < count && candidates[next] <= limit; next++) {
+			const wait = candidates[next] * (done[next] - doneBefore) - (moment[next] - momentBefore);
+			const total = (cost * (plan.total - doneBefore) + wait) / plan.total + toGo[next + 1];
+			if (total < toGo[state]) {
+				toGo[state] = total;
+				step[state] = next;
+			}
+		}
+	}
+	return step[0] >= 0 ? candidates[step[0]] : undefined;
+}
+
+/** Rule 5: the first check after a task found done at its first check comes half the spread of history sooner. */
+export function probeAfterHit(observations: readonly Observation[], planned: number): number {
+	const newest = observations[observations.length - 1];
+	if (!newest || newest.lo > 0) return planned;
+	const middles = observations
+		.filter((o) => o.lo > 0)
+		.map(pointOf)
+		.sort(byValue);
+	if (middles.length < 4) return planned;
+	return Math.min(planned, newest.hi - (quantile(middles, 0.75) - quantile(middles, 0.25)) / 2);
+}
+
+/**
+ * Rule 5: whether `seen` shows that `history` (oldest first) no longer describes the server's renders. History is
+ * read by what its checks proved: the ages at which renders were still running (`lo`) and by which they were done
+ * (`hi`), so that renders seen by a coarse grid do not look shorter or longer than they were.
+ */
+export function isStale(history: readonly Observation[], seen: Observation): boolean {
+	if (history.length < GRID_UNTIL) return false;
+	const running = history
+		.filter((o) => o.lo > 0)
+		.map((o) => o.lo)
+		.sort(byValue);
+	const done = history.map((o) => o.hi).sort(byValue);
+	const low = running.length >= GRID_UNTIL ? quantile(running, 0.05) : 0;
+	if (seen.lo > STALE_SLOWER * quantile(done, 0.95)) return true;
+	if (seen.hi < STALE_FASTER * low) return true;
+	const previous = history[history.length - 1];
+	return seen.lo === 0 && previous.lo === 0 && seen.hi <= low;
+}
+
+/**
+ * A batch's render time estimate, on the early side: a placement that errs early meets a "not yet" that makes the
+ * next estimate exact, while estimates that err late would put every check late and never learn otherwise. The
+ * midpoint of what the checks left open, at most MIN_GAP after the "not yet"; found at its first check, MIN_GAP
+ * before it.
+ */
+export function earlyEstimate(observation: Observation, intervalMs: number): number {
+	const gap = minGap(intervalMs);
+	if (observation.lo <= 0) return Math.max(0, observation.hi - gap);
+	return Math.min((observation.lo + observation.hi) / 2, observation.lo + gap);
+}
+
+/** The first index whose value is above `value`. */
+export function upperBound(sorted: readonly number[], value: number): number {
+	let low = 0;
+	let high = sorted.length;
+	while (low < high) {
+		const middle = (low + high) >> 1;
+		if (sorted[middle] <= value) low = middle + 1;
+		else high = middle;
+	}
+	return low;
+}
+
+/** What a batch's placement needs to know beyond the task's age. */
+export interface BatchView {
+	/** Early estimates of the known renders of the kind, sorted. */
+	samples: readonly number[];
+	/** Creation times of the kind's tasks still waited on, sorted. */
+	active: readonly number[];
+	/** Whether the samples include times remembered from earlier runs. */
+	remembered: boolean;
+	now: number;
+}
+
+/**
+ * Rule 2 for a batch: the age of the next check, `pastRange` when the task outlived every known render, or
+ * undefined for the grid. Stragglers (tasks older than every known render) that are many, against what is known
+ * and against the tasks waited on, mean that what is known is still behind most tasks (a batch created at once,
+ * its renders still finishing): the grid until the renders catch up. Times remembered from earlier runs cover
+ * whole runs (the scouts check that they still hold): with them, stragglers are probed.
+ */
+export function batchPlacement(
+	view: BatchView,
+	age: number,
+	probes: number,
+	grid: GridShape,
+): { age: number; pastRange: boolean } | undefined {
+	const { samples } = view;
+	const longer = samples.length - upperBound(samples, age);
+	if (longer > 0) {
+		const index = samples.length - longer + Math.max(0, Math.ceil(BATCH_SHARE * longer) - 1);
+		const gap = minGap(grid.intervalMs);
+		const next = Math.min(Math.max(samples[index], age + gap), age + MAX_GAP_INTERVALS * grid.intervalMs);
+		return { age: age > 0 ? Math.min(next, reach(age, grid)) : next, pastRange: false };
+	}
+	const stragglers = upperBound(view.active, view.now - samples[samples.length - 1]);
+	if (!view.remembered && stragglers > STRAGGLER_SHARE * Math.max(samples.length, view.active.length)) return undefined;
+	return { age: pastRange(age, probes, grid), pastRange: true };
+}

@@ -1,0 +1,164 @@
+/**
+ * The benchmark's case for one item per execution (scripts/bench.ts; docs/performance.md explains the method): a
+ * form, a webhook or a chat message runs the workflow once per item, so every execution creates one task and learns
+ * only from the executions before it (the workflow's static data, which n8n hands on after production executions).
+ *
+ * Four shapes of renders, each as 25 executions one after another, ONE item each, Poll Interval 1 s, D 3 s, 100 ms
+ * added to every answer by the simulator (a remote API's round trip), no downloads. Learned and Fixed Interval run
+ * the same seeded render times side by side (two chains of executions at once, the learned one handing its static
+ * data on); the figures are executions 11–25: the time after the floor (from the render's end plus one round trip,
+ * on the simulator's clock, to the moment the node's execution returned) in Poll Intervals, and info calls per
+ * task. Every shape's chains run at once: each execution mostly waits.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { runNode } from '../../test/harness';
+import { Random } from '../../test/explorer/random';
+import { mean, type Figure } from './bench-common';
+import { simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
+
+/** The round trip the simulator adds to every answer in this case. */
+const RTT = 100;
+const INTERVAL = 1000;
+const D = 3000;
+const EXECUTIONS = Number(process.env.BENCH_SINGLE_EXECUTIONS ?? 25);
+/** Workflows per shape, each its own chain of executions with its own renders: one workflow's 15 figures are noisy. */
+const WORKFLOWS = Number(process.env.BENCH_SINGLE_WORKFLOWS ?? 3);
+/** Executions before this one are the workflow's past: the figures are the later ones. */
+const MEASURED_FROM = 11;
+
+export interface SingleShape {
+	name: string;
+	/** The render time of execution `execution` (1-based), in ms, drawn from `random`. */
+	render: (execution: number, random: Random) => number;
+}
+
+const spread = (random: Random, from: number, to: number) => D * (from + (to - from) * random.next());
+
+export const SINGLE_SHAPES: SingleShape[] = [
+	{ name: 'renders spread 0.6–1.4 D', render: (_, random) => spread(random, 0.6, 1.4) },
+	{ name: 'renders spread 0.9–1.1 D (one model, one size)', render: (_, random) => spread(random, 0.9, 1.1) },
+	{
+		name: 'renders 0.6–1.4 D, 2x faster after execution 10',
+		render: (execution, random) => spread(random, 0.6, 1.4) * (execution > 10 ? 0.5 : 1),
+	},
+	{
+		name: 'renders 0.6–1.4 D, 2x slower after execution 10',
+		render: (execution, random) => spread(random, 0.6, 1.4) * (execution > 10 ? 2 : 1),
+	},
+];
+
+interface Execution {
+	taskId: string;
+	renderMs: number;
+	endedAt: number;
+}
+
+/** One chain: `EXECUTIONS` executions one after another, each with one item, the static data handed on. */
+async function chain(
+	sim: SimulatorProcess,
+	shape: SingleShape,
+	seed: number,
+	pollSchedule: 'learned' | 'fixed',
+): Promise<Execution[]> {
+	const staticData: IDataObject = {};
+	const executions: Execution[] = [];
+	for (let execution = 1; execution <= EXECUTIONS; execution++) {
+		const renderMs = Math.round(shape.render(execution, Random.stream(seed, shape.name, execution)));
+		// Executions 1 to 10 are the workflow's past: only 11 on are measured.
+		const result = await runNode({
+			parameters: {
+				resource: 'image',
+				operation: 'betav4',
+				prompt: `[sim:seconds=${(renderMs / 1000).toFixed(3)}] idea ${execution}`,
+				waitForCompletion: true,
+				options: { pollInterval: INTERVAL / 1000, downloadResults: false, pollSchedule },
+			},
+			credentials: sim.credentials,
+			staticData,
+		});
+		const endedAt = Date.now();
+		const taskId = String(result.output[0]?.json.taskid ?? '');
+		if (result.error || result.output[0]?.json.status !== 'completed')
+			throw new Error(`${shape.name}, ${pollSchedule}, execution ${execution}: ${result.error?.message}`);
+		if (execution >= MEASURED_FROM) executions.push({ taskId, renderMs, endedAt });
+	}
+	return executions;
+}
+
+export interface SingleFigures {
+	shape: string;
+	/** Mean time after the floor in Poll Intervals, and info calls per task, executions 11–25. */
+	learned: { after: number; calls: number };
+	fixed: { after: number; calls: number };
+}
+
+/** Runs every shape, learned and fixed side by side, and measures executions 11–25 against the simulator's record. */
+export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<SingleFigures[]> {
+	const sim = await startSimulator({ taskDurationMs: D, latencyMs: RTT });
+	try {
+		// A warm-up, so that lazily loaded code is not timed.
+		await runNode({
+			parameters: { resource: 'image', operation: 'betav4', prompt: 'warm', options: { pollInterval: 0.2 } },
+			credentials: sim.credentials,
+		});
+		const workflows = Array.from({ length: WORKFLOWS }, (_, index) => seed + index);
+		const both = async (shape: SingleShape, from: number) =>
+			await Promise.all([chain(sim, shape, from, 'learned'), chain(sim, shape, from, 'fixed')]);
+		const runs = await Promise.all(
+			shapes.map(async (shape) => {
+				const pairs = await Promise.all(workflows.map(async (from) => await both(shape, from)));
+				return { shape, learned: pairs.flatMap(([learned]) => learned), fixed: pairs.flatMap(([, fixed]) => fixed) };
+			}),
+		);
+		const tasks = new Map((await simulatorTasks(sim.url)).map((task) => [task.taskid, task]));
+		const calls = new Map<string, number>();
+		for (const request of await simulatorRecord(sim.url)) {
+			const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
+			if (request.path.endsWith('/infobytaskid') && taskid) calls.set(taskid, (calls.get(taskid) ?? 0) + 1);
+		}
+		const figures = (measured: Execution[]) => {
+			return {
+				after: mean(
+					measured.map(({ taskId, endedAt }) => {
+						const task = tasks.get(taskId)!;
+						return (endedAt - (task.createdAt + task.durationMs + RTT)) / INTERVAL;
+					}),
+				),
+				calls: mean(measured.map(({ taskId }) => calls.get(taskId) ?? 0)),
+			};
+		};
+		return runs.map(({ shape, learned, fixed }) => ({
+			shape: shape.name,
+			learned: figures(learned),
+			fixed: figures(fixed),
+		}));
+	} finally {
+		sim.child.kill();
+	}
+}
+
+/** The issue's targets per shape: narrow, wide, and renders that changed against what was learned. */
+function verdict(figures: SingleFigures): { target: string; pass: boolean } {
+	const { learned, fixed } = figures;
+	if (figures.shape.includes('0.9–1.1'))
+		return { target: '≤ 0.15 I and ≤ 2.2 calls', pass: learned.after <= 0.15 && learned.calls <= 2.2 };
+	if (figures.shape.includes('faster') || figures.shape.includes('slower'))
+		return { target: '≤ fixed + 0.1 I', pass: learned.after <= fixed.after + 0.1 };
+	return {
+		target: '≤ 0.6 × fixed, calls ≤ fixed',
+		pass: learned.after <= 0.6 * fixed.after && learned.calls <= fixed.calls,
+	};
+}
+
+export async function singleItemCase(): Promise<Figure[]> {
+	return (await measureSingle()).map((figures) => {
+		const { target, pass } = verdict(figures);
+		return {
+			name: `One item per execution (25 runs, D 3 s, I 1 s, RTT 100 ms, runs 11–25), ${figures.shape}: after the floor / calls, learned (fixed)`,
+			value: `${figures.learned.after.toFixed(2)} I / ${figures.learned.calls.toFixed(2)} (${figures.fixed.after.toFixed(2)} I / ${figures.fixed.calls.toFixed(2)})`,
+			target,
+			pass,
+		};
+	});
+}

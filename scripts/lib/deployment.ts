@@ -1,0 +1,186 @@
+/**
+ * A running n8n deployment for the suites, as users run one: regular mode (one `n8n start`, SQLite) or queue
+ * mode (one `n8n start` main and `n8n worker` processes sharing Postgres and Redis). Each process has its own
+ * user folder with the packed package installed as a community package (as separate machines would), the
+ * simulator credential and the given workflows imported, the owner set up and the workflows published.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+
+import { installCommunityPackage, type N8nInstall } from './installer';
+import { n8nEnv, simulatorCredential, spawnN8n, startN8nServer, waitForWebhook } from './n8n';
+import { freePort, removeNow, removeOnExit, stopProcess, waitForHttp, waitForLog } from './process';
+import { activateWorkflow, restPost, setupOwner, type RestSession } from './rest';
+import { postgresQuery, type Service } from './services';
+
+/** Postgres and Redis for a queue-mode deployment: its own database and its own Bull prefix in them. */
+export interface QueueServices {
+	postgres: Service & { user: string; database: string };
+	redis: Service;
+	/** A database of its own on that Postgres server (created here) and a Bull key prefix of its own. */
+	name: string;
+}
+
+/** What queue mode needs in every process's environment (main and workers alike). */
+export function queueEnv(services: QueueServices, database: string): Record<string, string> {
+	return {
+		EXECUTIONS_MODE: 'queue',
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(services.postgres.port),
+		DB_POSTGRESDB_DATABASE: database,
+		DB_POSTGRESDB_USER: services.postgres.user,
+		DB_POSTGRESDB_PASSWORD: '',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(services.redis.port),
+		QUEUE_BULL_PREFIX: `bull-${services.name}`,
+		N8N_LOG_LEVEL: 'info',
+	};
+}
+
+/**
+ * Starts `n8n worker` with a health endpoint on a free port and waits until it is ready. A worker that exits
+ * before (its health port taken meanwhile, as startN8nServer's can be) is started again, twice at most.
+ */
+export async function startWorker(
+	install: N8nInstall,
+	userFolder: string,
+	env: Record<string, string>,
+	concurrency: number,
+	logFile: string,
+): Promise<{ child: ChildProcess; port: number }> {
+	for (let attempt = 1; ; attempt++) {
+		const port = await freePort();
+		const workerEnv = await n8nEnv(install, userFolder, {
+			...env,
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(port),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			// Unused by workers, but n8n reads it: keep every process off the default 5678.
+			N8N_PORT: String(await freePort()),
+		});
+		const child = spawnN8n(install, workerEnv, ['worker', `--concurrency=${concurrency}`], logFile);
+		try {
+			await waitForHttp(`http://127.0.0.1:${port}/healthz/readiness`, 240_000, child);
+			return { child, port };
+		} catch (error) {
+			const exited = child.exitCode !== null || child.signalCode !== null;
+			await stopProcess(child);
+			if (!exited || attempt >= 3) throw error;
+		}
+	}
+}
+
+/**
+ * The packed package (packPackage's tarball, removed here) installed once as n8n installs a community package
+ * (into a `.n8n/nodes` folder), for every process of every deployment to copy: the package is the same whatever
+ * the n8n version.
+ */
+export function installedPackage(tarball: string): string {
+	const folder = mkdtempSync(path.join(tmpdir(), 'mediagen-package-'));
+	removeOnExit(folder);
+	installCommunityPackage(folder, tarball);
+	rmSync(path.dirname(tarball), { recursive: true, force: true });
+	return path.join(folder, '.n8n');
+}
+
+export interface DeploymentOptions {
+	install: N8nInstall;
+	/** The `.n8n` folder of installedPackage, copied into every process's user folder. */
+	packageFolder: string;
+	simulatorUrl: string;
+	/**
+	 * Workflows to create (each with its `id`, kept by n8n), in order: a workflow that calls another comes after
+	 * it. `publish` lists the ids to publish.
+	 */
+	workflows: Array<{ id: string; name: string }>;
+	publish: string[];
+	/** Credentials besides the simulator's, with the ids the workflows name. */
+	credentials?: Array<{ id: string; name: string; type: string; data: object }>;
+	/** Production webhook paths to wait for after publishing. */
+	webhookPaths: string[];
+	logDir: string;
+	/** Queue mode when set: Postgres and Redis, and how many workers. */
+	queue?: { services: QueueServices; workers: number };
+}
+
+export interface Deployment {
+	install: N8nInstall;
+	baseUrl: string;
+	session: RestSession;
+	mainLog: string;
+	workerLogs: string[];
+	/** Queue mode: the deployment's database on the Postgres server. */
+	database?: string;
+	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
+	idOf: (workflowId: string) => string;
+	stop: () => Promise<void>;
+}
+
+/**
+ * Creates the credentials (the simulator's first) and the workflows through the REST API, as the editor does (no CLI import:
+ * each CLI command would boot n8n once more), and publishes those to publish. n8n 1.x gives every new credential
+ * and workflow an id of its own: ids that a later workflow names (the credential, a sub-workflow) are replaced
+ * by those n8n gave. Returns n8n's id for each requested one.
+ */
+async function createWorkflows(session: RestSession, options: DeploymentOptions): Promise<Map<string, string>> {
+	const actual = new Map<string, string>();
+	for (const credential of [simulatorCredential(options.simulatorUrl), ...(options.credentials ?? [])]) {
+		const created = await restPost<{ id: string }>(session, '/credentials', credential);
+		actual.set(credential.id, created.id);
+	}
+	for (const workflow of options.workflows) {
+		let text = JSON.stringify(workflow);
+		for (const [requested, id] of actual) text = text.split(JSON.stringify(requested)).join(JSON.stringify(id));
+		const { id } = await restPost<{ id: string }>(session, '/workflows', JSON.parse(text) as object);
+		actual.set(workflow.id, id);
+	}
+	for (const workflowId of options.publish) await activateWorkflow(session, actual.get(workflowId) ?? workflowId);
+	return actual;
+}
+
+/** Starts a deployment, ready for webhook calls: its workflows created and published. */
+export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
+	const { install, queue } = options;
+	const work = mkdtempSync(path.join(tmpdir(), 'mediagen-deployment-'));
+	removeOnExit(work);
+	const children: ChildProcess[] = [];
+	const stop = async () => {
+		await Promise.all(children.slice(1).map(async (child) => await stopProcess(child, 20_000)));
+		await stopProcess(children[0], 20_000);
+		removeNow(work);
+	};
+	try {
+		const folders = ['main', ...Array.from({ length: queue?.workers ?? 0 }, (_, index) => `worker-${index + 1}`)];
+		for (const folder of folders) cpSync(options.packageFolder, path.join(work, folder, '.n8n'), { recursive: true });
+		let modeEnv: Record<string, string> = {};
+		const database = queue && `n8n_${queue.services.name.replace(/\W/g, '_')}`;
+		if (queue && database) {
+			postgresQuery(queue.services.postgres, `create database ${database}`);
+			modeEnv = queueEnv(queue.services, database);
+		}
+		const mainLog = path.join(options.logDir, 'main.log');
+		const workerLogs = folders.slice(1).map((name) => path.join(options.logDir, `${name}.log`));
+		// The workers start once the main is ready, that is its database migrated: n8n 1.x takes no migration lock,
+		// and a worker migrating the same database at the same time breaks both.
+		const server = await startN8nServer(install, await n8nEnv(install, path.join(work, 'main'), modeEnv), mainLog);
+		children.push(server.child);
+		await Promise.all(
+			folders.slice(1).map(async (name, index) => {
+				const { child } = await startWorker(install, path.join(work, name), modeEnv, 10, workerLogs[index]);
+				children.push(child);
+			}),
+		);
+		await waitForLog(mainLog, /Editor is now accessible/, 240_000, server.child);
+		const session = await setupOwner(server.url);
+		const ids = await createWorkflows(session, options);
+		for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
+		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
+		return { install, baseUrl: server.url, session, mainLog, workerLogs, database, idOf, stop };
+	} catch (error) {
+		await stop();
+		throw error;
+	}
+}

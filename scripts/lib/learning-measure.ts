@@ -1,0 +1,111 @@
+/**
+ * What the learning suite measures, from the simulator's own record (never from n8n's clock): for each task its
+ * creation, the end of its render (creation + its render time), every status check the API received for it and
+ * the answer that first said "done". From these: checks per task, the time after the floor (done on the server →
+ * first answered as done, in Poll Intervals: 0 is the floor, the grid averages about half an interval), and
+ * whether every check fell on the Poll Interval grid (creation + k × Poll Interval), which is what Poll Schedule
+ * "Fixed Interval" does and what "Learned" does when it knows nothing.
+ */
+import type { RecordedRequestSummary, SimTaskSummary } from '../../test/simulator/server';
+import { INTERVAL_S } from './learning-workflows';
+import { simulatorRecord, simulatorTasks } from './simulator';
+
+const INTERVAL_MS = INTERVAL_S * 1000;
+
+/**
+ * A check is on the grid when it reached the API between this much before and GRID_LATE_MS after its grid
+ * slot: the creation's answer comes back a few milliseconds after the simulator stamps the task, and a busy
+ * machine wakes timers late, never early.
+ */
+const GRID_EARLY_MS = 30;
+const GRID_LATE_MS = 400;
+
+export interface TaskRecord {
+	taskid: string;
+	prompt: string;
+	createdAt: number;
+	doneAt: number;
+	/** When an answer first said "done" (undefined: never). */
+	seenAt?: number;
+	/** When each status check of the task reached the API. */
+	checks: number[];
+}
+
+/** Every task the simulator created, with the status checks it received. */
+export async function taskRecords(simulatorUrl: string): Promise<TaskRecord[]> {
+	const [tasks, record] = await Promise.all([simulatorTasks(simulatorUrl), simulatorRecord(simulatorUrl)]);
+	return joinChecks(tasks, record);
+}
+
+export function joinChecks(tasks: SimTaskSummary[], record: RecordedRequestSummary[]): TaskRecord[] {
+	const checks = new Map<string, number[]>();
+	for (const request of record) {
+		const taskid = (request.json as { taskid?: unknown } | undefined)?.taskid;
+		if (!request.path.endsWith('/infobytaskid') || typeof taskid !== 'string') continue;
+		checks.set(taskid, [...(checks.get(taskid) ?? []), request.at]);
+	}
+	return tasks.map((task) => ({
+		taskid: task.taskid,
+		prompt: task.prompt ?? '',
+		createdAt: task.createdAt,
+		doneAt: task.createdAt + task.durationMs,
+		seenAt: task.firstReportedDoneAt,
+		checks: checks.get(task.taskid) ?? [],
+	}));
+}
+
+/** Whether a check at `at` of a task created at `createdAt` falls on its Poll Interval grid. */
+export function onGrid(createdAt: number, at: number): boolean {
+	const offset = at - createdAt;
+	const slot = Math.max(1, Math.round((offset - (GRID_LATE_MS - GRID_EARLY_MS) / 2) / INTERVAL_MS));
+	const late = offset - slot * INTERVAL_MS;
+	return late >= -GRID_EARLY_MS && late <= GRID_LATE_MS;
+}
+
+/** The figures of one run (or of several runs' tasks taken together). */
+export interface RunFigures {
+	tasks: number;
+	/** Status checks per task. */
+	checks: number;
+	/** Mean time after the floor per task, in Poll Intervals. */
+	afterFloor: number;
+	/** The run's last answer that said "done" after its last render's end, in Poll Intervals (a batch's wait). */
+	runAfterFloor: number;
+	/** Status checks that did not fall on the grid. */
+	offGrid: number;
+	/** Tasks never answered as done. */
+	unseen: number;
+}
+
+export function figures(tasks: TaskRecord[]): RunFigures {
+	const seen = tasks.filter((task) => task.seenAt !== undefined);
+	const checks = tasks.reduce((sum, task) => sum + task.checks.length, 0);
+	const delays = seen.map((task) => Math.max(0, task.seenAt! - task.doneAt));
+	const lastDone = Math.max(...tasks.map((task) => task.doneAt));
+	const lastSeen = Math.max(...seen.map((task) => task.seenAt!));
+	return {
+		tasks: tasks.length,
+		checks: checks / Math.max(1, tasks.length),
+		afterFloor: delays.reduce((sum, delay) => sum + delay, 0) / Math.max(1, delays.length) / INTERVAL_MS,
+		runAfterFloor: seen.length ? Math.max(0, lastSeen - lastDone) / INTERVAL_MS : NaN,
+		offGrid: tasks.reduce((sum, task) => sum + task.checks.filter((at) => !onGrid(task.createdAt, at)).length, 0),
+		unseen: tasks.length - seen.length,
+	};
+}
+
+/** A seeded random number generator (mulberry32): the same renders on every run of the suite. */
+export function seeded(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/** A prompt the simulator renders in `seconds`, tagged so that the suite finds its task again. */
+export function timedPrompt(seconds: number, tag: string): string {
+	return `[sim:seconds=${seconds.toFixed(3)}] ${tag}`;
+}

@@ -1,0 +1,122 @@
+/**
+ * Runs the learning cases (learning-cases.ts) in real n8n, for the suite (scripts/learning.ts) and the bench's
+ * queue-mode row (bench-queue.ts): one API simulator, Postgres and Redis for everything (the packages from Debian
+ * when missing), a scripted model server when an AI Agent runs, the package installed once, and per n8n version one deployment per plan (regular or queue mode),
+ * started side by side, whose cases run all at once.
+ */
+import { ensureN8n, packPackage } from './installer';
+import {
+	installedPackage,
+	startDeployment,
+	type Deployment,
+	type DeploymentOptions,
+	type QueueServices,
+} from './deployment';
+import type { Row } from './learning-cases';
+import type { Workflow } from './learning-workflows';
+import { startModelServer, type ModelScript } from './model-server';
+import { logFolder } from './paths';
+import { stopProcess } from './process';
+import { log } from './report';
+import { ensureDebianPackages, POSTGRES_PACKAGE, REDIS_PACKAGE, startPostgres, startRedis } from './services';
+import { startSimulator } from './simulator';
+
+/** Added by the simulator to every answer: a remote API's round trip. */
+export const RTT_MS = 100;
+
+/** A case's rows, named by version, deployment mode and case. */
+export interface CaseResult {
+	version: string;
+	mode: 'regular' | 'queue';
+	name: string;
+	rows: Row[];
+}
+
+/** What one deployment runs: its workflows, those to publish, and its cases (started all at once). */
+export interface Plan {
+	mode: 'regular' | 'queue';
+	workflows: Workflow[];
+	publish: string[];
+	/** Credentials besides the simulator's (deployment.ts). */
+	credentials?: DeploymentOptions['credentials'];
+	cases: (deployment: Deployment, simulatorUrl: string) => Array<[name: string, rows: Promise<Row[]>]>;
+}
+
+/** The simulator, Postgres, Redis and the installed package that every deployment shares. */
+export interface World {
+	packageFolder: string;
+	simulatorUrl: string;
+	/** The scripted model server's OpenAI Base URL, when the world has one. */
+	modelUrl?: string;
+	services: Omit<QueueServices, 'name'>;
+	stop: () => Promise<void>;
+}
+
+/** Starts the world; with `model`, a scripted OpenAI-compatible model server too (model-server.ts). */
+export async function startWorld(
+	scope: string,
+	versions: string[],
+	renderMs: number,
+	model?: ModelScript,
+): Promise<World> {
+	ensureDebianPackages(scope, [POSTGRES_PACKAGE, REDIS_PACKAGE]);
+	for (const version of versions) ensureN8n(version, scope);
+	const packageFolder = installedPackage(packPackage());
+	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs: RTT_MS });
+	const postgres = await startPostgres(scope, 'n8n');
+	const redis = await startRedis(scope);
+	const modelServer = model ? await startModelServer() : undefined;
+	if (model) modelServer?.setScript(model);
+	return {
+		packageFolder,
+		simulatorUrl: simulator.url,
+		modelUrl: modelServer?.baseUrl,
+		services: { postgres, redis },
+		stop: async () => {
+			await modelServer?.close();
+			await redis.stop();
+			await postgres.stop();
+			await stopProcess(simulator.child);
+		},
+	};
+}
+
+/** Starts one deployment per plan for `version`, runs every case of every plan at once, stops the deployments. */
+export async function runPlans(scope: string, version: string, plans: Plan[], world: World): Promise<CaseResult[]> {
+	const install = ensureN8n(version, scope);
+	const deployments = await Promise.all(
+		plans.map(
+			async (plan) =>
+				await startDeployment({
+					install,
+					packageFolder: world.packageFolder,
+					simulatorUrl: world.simulatorUrl,
+					workflows: plan.workflows,
+					publish: plan.publish,
+					credentials: plan.credentials,
+					webhookPaths: plan.workflows
+						.filter((workflow) => workflow.webhookPath && plan.publish.includes(workflow.id))
+						.map((workflow) => workflow.webhookPath!),
+					logDir: logFolder(`${scope}-${version}-${plan.mode}`),
+					queue:
+						plan.mode === 'queue'
+							? { services: { ...world.services, name: `${scope}${version.replace(/\W/g, '')}` }, workers: 1 }
+							: undefined,
+				}),
+		),
+	);
+	try {
+		log(
+			scope,
+			`n8n ${version}: ${plans.map((plan, index) => `${plan.mode} mode at ${deployments[index].baseUrl}`).join(', ')}`,
+		);
+		const running = plans.flatMap((plan, index) =>
+			plan
+				.cases(deployments[index], world.simulatorUrl)
+				.map(async ([name, rows]): Promise<CaseResult> => ({ version, mode: plan.mode, name, rows: await rows })),
+		);
+		return await Promise.all(running);
+	} finally {
+		await Promise.all(deployments.map(async (deployment) => await deployment.stop()));
+	}
+}

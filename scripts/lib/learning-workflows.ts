@@ -1,0 +1,221 @@
+/**
+ * The workflows of the learning suite (scripts/learning.ts) and of the bench's queue-mode row: each starts
+ * MediaGen creations (beta v4, Wait for Completion, Poll Interval 1 s, no downloads) the way users start them —
+ * a webhook call with one prompt, a webhook call with a batch of prompts, a Schedule Trigger, the editor's
+ * manual run, a sub-workflow called by Execute Workflow. Node types and versions exist in n8n 1.123.81 and
+ * 2.41.1 alike. Render times come from the prompts (`[sim:seconds=N]`, read by the simulator).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { NODE_TYPE } from '../../test/nodeType';
+import { CREDENTIAL_REF, type WorkflowNode } from './n8n';
+import { ROOT } from './paths';
+
+/** Poll Interval of every MediaGen node here, in seconds. */
+export const INTERVAL_S = 1;
+
+export type Schedule = 'learned' | 'fixed';
+
+export interface Workflow {
+	id: string;
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	active: boolean;
+	settings: Record<string, unknown>;
+	pinData: Record<string, unknown>;
+	/** The production webhook path of a webhook workflow. */
+	webhookPath?: string;
+	/** The Chat Trigger's webhook id of a chat workflow (its chat URL is /webhook/<id>/chat). */
+	chatId?: string;
+}
+
+/** A workflow id for an n8n version's deployments (one simulator serves every version: prompts carry the ids). */
+export const workflowId = (version: string, name: string) => `${name}-v${version.split('.')[0]}`;
+
+/** The MediaGen node's name in every workflow here (its static data is kept under it). */
+export const MEDIAGEN = 'Create Image';
+
+let counter = 0;
+/** A node id in n8n's UUID shape, unique within the process. */
+const nodeId = () => `c0000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`;
+
+function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>): WorkflowNode {
+	return { id: nodeId(), name, type, typeVersion, position: [counter * 220, 0], parameters };
+}
+
+/** The MediaGen creation every workflow runs, its prompt from `prompt` (an expression). */
+export function mediaGenNode(prompt: string, schedule: Schedule): WorkflowNode {
+	return {
+		...node(MEDIAGEN, NODE_TYPE, 1, {
+			resource: 'image',
+			operation: 'betav4',
+			prompt,
+			options: {
+				pollInterval: INTERVAL_S,
+				maxWait: 120,
+				downloadResults: false,
+				...(schedule === 'fixed' ? { pollSchedule: 'fixed' } : {}),
+			},
+		}),
+		credentials: CREDENTIAL_REF,
+	};
+}
+
+function webhookNode(webhookPath: string): WorkflowNode {
+	return {
+		...node('Webhook', 'n8n-nodes-base.webhook', 2, {
+			httpMethod: 'POST',
+			path: webhookPath,
+			responseMode: 'lastNode',
+			options: {},
+		}),
+		webhookId: nodeId(),
+	};
+}
+
+/** Splits an array field into one item per element, each as `{ prompt }`. */
+function splitPrompts(field: string): WorkflowNode {
+	return node('Split Prompts', 'n8n-nodes-base.splitOut', 1, {
+		fieldToSplitOut: field,
+		options: { destinationFieldName: 'prompt' },
+	});
+}
+
+/** A workflow whose nodes run one after the other. */
+function chain(id: string, nodes: WorkflowNode[], webhookPath?: string): Workflow {
+	const connections: Workflow['connections'] = {};
+	for (let index = 1; index < nodes.length; index++)
+		connections[nodes[index - 1].name] = { main: [[{ node: nodes[index].name, type: 'main', index: 0 }]] };
+	return {
+		id,
+		name: `MediaGen learning: ${id}`,
+		nodes,
+		connections,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+		...(webhookPath ? { webhookPath } : {}),
+	};
+}
+
+/** Webhook → MediaGen: one prompt per call (`{ prompt }`), one item per execution. */
+export function singleItemWorkflow(id: string, schedule: Schedule): Workflow {
+	const webhookPath = `learning-${id}`;
+	return chain(id, [webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule)], webhookPath);
+}
+
+/** Webhook → Split Out → MediaGen: a batch of prompts per call (`{ prompts: [...] }`). */
+export function batchWorkflow(id: string): Workflow {
+	const webhookPath = `learning-${id}`;
+	return chain(
+		id,
+		[webhookNode(webhookPath), splitPrompts('body.prompts'), mediaGenNode('={{ $json.prompt }}', 'learned')],
+		webhookPath,
+	);
+}
+
+/**
+ * Schedule Trigger (every `seconds`) → the prompts as JSON → Split Out → MediaGen. Each prompt carries the
+ * execution's id, so that the suite can tell the runs' tasks apart. The Schedule Trigger keeps state of its own in
+ * the workflow's static data (its interval rules, written when it is published): whether it is still there after
+ * the executions tells whether n8n saved the MediaGen node's data over the workflow's.
+ */
+export function scheduleWorkflow(id: string, seconds: number, prompts: string[]): Workflow {
+	return chain(id, [
+		node('Schedule Trigger', 'n8n-nodes-base.scheduleTrigger', 1.2, {
+			rule: { interval: [{ field: 'seconds', secondsInterval: seconds }] },
+		}),
+		node('Prompts', 'n8n-nodes-base.set', 3.4, {
+			mode: 'raw',
+			jsonOutput: JSON.stringify({ prompts }),
+			options: {},
+		}),
+		splitPrompts('prompts'),
+		mediaGenNode('={{ $json.prompt }} (execution {{ $execution.id }})', 'learned'),
+	]);
+}
+
+/** The name of the manual workflow's trigger (the editor's "Execute workflow" starts from it). */
+export const MANUAL_TRIGGER = 'Manual Trigger';
+
+/** Manual Trigger → MediaGen with one prompt: what a user tries from the editor. */
+export function manualWorkflow(id: string, prompt: string): Workflow {
+	return chain(id, [
+		node(MANUAL_TRIGGER, 'n8n-nodes-base.manualTrigger', 1, {}),
+		mediaGenNode(`=${prompt} (execution {{ $execution.id }})`, 'learned'),
+	]);
+}
+
+/** Execute Workflow Trigger → MediaGen: the sub-workflow that subWorkflowCaller calls. */
+export function subWorkflow(id: string): Workflow {
+	return chain(id, [
+		node('When Called', 'n8n-nodes-base.executeWorkflowTrigger', 1, {}),
+		mediaGenNode('={{ $json.body.prompt }}', 'learned'),
+	]);
+}
+
+/** Webhook → Execute Workflow (the sub-workflow `subId`, from the database): one prompt per call. */
+export function subWorkflowCaller(id: string, subId: string): Workflow {
+	const webhookPath = `learning-${id}`;
+	return chain(
+		id,
+		[
+			webhookNode(webhookPath),
+			node('Call Sub-workflow', 'n8n-nodes-base.executeWorkflow', 1, {
+				source: 'database',
+				workflowId: subId,
+				options: {},
+			}),
+		],
+		webhookPath,
+	);
+}
+
+/**
+ * A sub-workflow holding the MediaGen node and a webhook workflow that calls it, with the ids to publish: n8n 2.x
+ * calls only published sub-workflows from production executions, and 1.x cannot publish one without a trigger.
+ */
+export function subWorkflowPair(version: string, prefix: string) {
+	const sub = subWorkflow(workflowId(version, `${prefix}sub`));
+	const caller = subWorkflowCaller(workflowId(version, `${prefix}caller`), sub.id);
+	return { sub, caller, publish: version.startsWith('1.') ? [caller.id] : [sub.id, caller.id] };
+}
+
+/** The MediaGen tool the agent example's model calls (n8n's tool name for the node "Create images"). */
+export const AGENT_TOOL = 'Create_images';
+
+/**
+ * examples/agent-images.json as a user runs it, with the tool's Poll Interval at 1 s and the chat answered when the
+ * execution ends (not streamed): Chat Trigger → AI Agent (OpenAI Chat Model, Simple Memory) → the MediaGen tools.
+ * Its credentials are those of learning-run.ts's world (the simulator's, and the model server's as its OpenAI).
+ */
+export function agentWorkflow(id: string): Workflow {
+	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as Workflow;
+	const nodes = example.nodes.map((node) => {
+		if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger')
+			return { ...node, parameters: { ...node.parameters, options: { responseMode: 'lastNode' } } };
+		if (node.name === 'Create images')
+			return {
+				...node,
+				parameters: {
+					...node.parameters,
+					options: { ...(node.parameters.options as object), pollInterval: INTERVAL_S },
+				},
+			};
+		return node;
+	});
+	const chatId = nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger')?.webhookId as string;
+	return { ...example, id, name: `MediaGen learning: ${id}`, nodes, active: false, chatId };
+}
+
+/** The OpenAI credential the agent example names. */
+export function agentModelCredential(modelBaseUrl: string) {
+	return {
+		id: 'openai-cred',
+		name: 'OpenAi account',
+		type: 'openAiApi',
+		data: { apiKey: 'sk-learning', url: modelBaseUrl },
+	};
+}

@@ -1,0 +1,85 @@
+/**
+ * Invariant 14, never later than the grid: with Poll Schedule "Learned", a task the run created is seen done no
+ * later than Fixed Interval would have seen the same render (its first check at or after the render's end, k ×
+ * Poll Interval from the creation), plus 5 % of that time from the run's start, TIMING_SLACK_MS (a round trip and
+ * the node's handling of a creation's answer while seven other schedules run in the same process) and twice the
+ * time the process measurably lost to a blocked event loop (the 50 ms sampler sees only part of what a starved
+ * process loses: runs on a machine at load 10–20 were late by up to 1.5 × what it measured) — once the task has
+ * been checked at all: only a first check may come after
+ * the grid's, and it comes no later than the grid's slot at or after the longest render the node could know of
+ * (any time in the static data the run started with, or a render of the run that had been seen done before the
+ * task was created), or the grid's first slot when it knows none.
+ *
+ * Checked where only the schedule decides when checks go: no Retry On Fail try after a failure, no HTTP 429 (it
+ * holds every check and halves the requests in flight), room for every task's checks in flight (Max Concurrent
+ * Requests at least twice the items); for each task whose creation and status checks all met a plain answer, that
+ * was seen done before Stop, and that the grid would have seen before Max Wait.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { memoryFor } from '../generators/memory';
+import type { Observation } from '../invariants';
+import type { WorldTask } from '../world';
+
+/** A round trip and the node's own handling of an answer, measured up to about 150 ms on a loaded 2-core machine. */
+const TIMING_SLACK_MS = 150;
+
+/** The longest render history may hold (the node ignores longer ones). */
+const LONGEST_MS = 30 * 24 * 3600 * 1000;
+
+const PLAIN = new Set(['ok', 'odd-json', 'echo-key']);
+
+/** Every finite number up to LONGEST_MS anywhere in `value`: a bound on any render time the node can read there. */
+function longestTime(value: unknown, depth = 0): number {
+	if (typeof value === 'number') return Number.isFinite(value) && value <= LONGEST_MS ? value : 0;
+	if (typeof value !== 'object' || value === null || depth > 300) return 0;
+	let longest = 0;
+	for (const entry of Object.values(value)) longest = Math.max(longest, longestTime(entry, depth + 1));
+	return longest;
+}
+
+function applies(observation: Observation): boolean {
+	const { schedule, world } = observation;
+	if (schedule.pollSchedule !== 'learned' || !schedule.wait) return false;
+	if (schedule.operation !== 'betav4' && schedule.operation !== 'alphav15pro') return false;
+	if (schedule.maxConcurrency < 2 * schedule.items) return false;
+	if (world.requests.some((request) => request.host === 'api' && request.fault.answer === '429')) return false;
+	const failed = schedule.failingTasks || world.requests.some((request) => !PLAIN.has(request.fault.answer));
+	return !(schedule.maxTries && failed);
+}
+
+export function checkNeverLaterThanGrid(observation: Observation, fail: (text: string) => void): void {
+	if (!applies(observation)) return;
+	const { schedule, world, startedAt, lagMs, stoppedAt } = observation;
+	const interval = schedule.pollIntervalS * 1000;
+	const created = [...world.tasks.values()].filter((task) => !task.preexisting && task.renderMs !== undefined);
+	const remembered = longestTime(memoryFor(schedule, world.renders).staticData as IDataObject | undefined);
+	for (const task of created) {
+		if (task.doneAt === undefined || !PLAIN.has(task.answer)) continue;
+		const checks = world.requests.filter((request) => request.kind === 'status' && request.taskId === task.taskId);
+		if (!checks.length || checks.some((request) => !PLAIN.has(request.fault.answer))) continue;
+		if (stoppedAt !== undefined && task.doneAt > stoppedAt) continue;
+		const slot = (age: number) => task.createdAt + Math.max(1, Math.ceil(age / interval - 1e-9)) * interval;
+		const grid = slot(task.renderMs!);
+		if (grid > task.createdAt + schedule.maxWaitS * 1000) continue;
+		const allowance = 0.05 * (grid - startedAt) + TIMING_SLACK_MS + 2 * lagMs;
+		const firstCheck = checks[0].arrivedAt;
+		if (task.doneAt > Math.max(firstCheck, grid + allowance))
+			fail(
+				`task ${task.taskId} (render ${task.renderMs} ms) was seen done ${task.doneAt - task.createdAt} ms after its creation, first checked at ${firstCheck - task.createdAt} ms; the grid would have seen it at ${grid - task.createdAt} ms (allowance ${Math.round(allowance)} ms)`,
+			);
+		const longest = Math.max(remembered, ...known(created, task));
+		const latestFirst = (longest > 0 ? slot(longest) : task.createdAt + interval) + allowance;
+		if (firstCheck > latestFirst)
+			fail(
+				`task ${task.taskId} was first checked ${firstCheck - task.createdAt} ms after its creation, later than the grid's slot after the longest render the node could know (${Math.round(longest)} ms)`,
+			);
+	}
+}
+
+/** The renders of the run the node could have seen done before `task` was created (ms). */
+function known(created: WorldTask[], task: WorldTask): number[] {
+	return created
+		.filter((other) => other.doneAt !== undefined && other.doneAt <= task.createdAt)
+		.map((other) => other.doneAt! - other.createdAt);
+}

@@ -1,0 +1,169 @@
+/**
+ * Poll Schedule through n8n's executor against the simulator, with the workflow's static data kept from run to
+ * run as n8n keeps it after production executions: batches and one item per execution learn, Fixed Interval keeps
+ * the grid, renaming the node keeps what was learned, the AI Agent's tool calls learn, manual runs say that n8n
+ * does not keep what they learned. The rules one by one are in rules.test.ts; figures in `npm run bench`.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { runNode, type NodeRunOptions } from '../../harness';
+import type { RecordedRequest } from '../../simulator/server';
+import { betav4Parameters, INFO_PATH, useSimulator } from '../../support';
+
+const KEY = 'betav4|batchsize=|resolution=';
+const NODE_ID = 'mediagen-node';
+
+/** The observations the history keeps for `key`, as [lo, hi] pairs. */
+export function remembered(staticData: IDataObject, key = KEY, nodeId = NODE_ID): number[][] {
+	const store = (staticData.global as IDataObject | undefined)?.mediagenRenderTimes as IDataObject | undefined;
+	const node = (store?.nodes as IDataObject | undefined)?.[nodeId] as IDataObject | undefined;
+	return (((node?.keys as IDataObject | undefined)?.[key] as IDataObject | undefined)?.o as number[][]) ?? [];
+}
+
+describe('Poll Schedule through n8n’s executor', () => {
+	const context = useSimulator();
+	const interval = 0.2;
+
+	const parameters = (options: IDataObject = {}): INodeParameters =>
+		betav4Parameters({ pollInterval: interval, maxWait: 20, downloadResults: false }, options as INodeParameters);
+
+	const rendersOf = (seconds: number, count: number) =>
+		Array.from({ length: count }, (_, i) => ({ json: { idea: `[sim:seconds=${seconds}] idea ${i}` } }));
+
+	/** Each task's info calls, in ms after its creation on the simulator's clock. */
+	function checksPerTask(since: number): number[][] {
+		const created = new Map(
+			[...context.sim.tasks.values()].filter((task) => task.createdAt >= since).map((task) => [task.taskid, task]),
+		);
+		const checks = new Map<string, number[]>([...created.keys()].map((id) => [id, []]));
+		for (const request of context.sim.record as RecordedRequest[]) {
+			const id = (request.json as { taskid?: string } | undefined)?.taskid;
+			if (request.path === INFO_PATH && id && created.has(id))
+				checks.get(id)!.push(request.at - created.get(id)!.createdAt);
+		}
+		return [...checks.values()];
+	}
+
+	async function run(
+		items: ReturnType<typeof rendersOf>,
+		options: IDataObject,
+		staticData: IDataObject,
+		more: Partial<NodeRunOptions> = {},
+	) {
+		const since = Date.now();
+		const result = await runNode({
+			parameters: parameters(options),
+			items,
+			credentials: context.credentials(),
+			staticData,
+			mode: 'webhook',
+			...more,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output.every((item) => item.json.status === 'completed')).toBe(true);
+		return { result, checks: checksPerTask(since) };
+	}
+
+	const meanCalls = (checks: number[][]) => checks.reduce((sum, list) => sum + list.length, 0) / checks.length;
+
+	it('a workflow’s later runs of a batch check each task fewer times, where its renders end', async () => {
+		const staticData: IDataObject = {};
+		const first = await run(rendersOf(0.8, 30), {}, staticData);
+		expect(remembered(staticData).length).toBeGreaterThanOrEqual(5);
+		// Nothing learned yet: the grid, checks 0.2, 0.4, 0.6 … s after each creation (later on a busy machine).
+		expect(first.checks.every((checks) => checks[0] < 500 && checks.length >= 3)).toBe(true);
+		const second = await run(rendersOf(0.8, 30), {}, staticData);
+		expect(meanCalls(second.checks)).toBeLessThan(meanCalls(first.checks));
+		const third = await run(rendersOf(0.8, 30), {}, staticData);
+		expect(meanCalls(third.checks)).toBeLessThan(2.5);
+	});
+
+	it('one item per execution learns: later executions check where the render ends, not on the grid', async () => {
+		const staticData: IDataObject = {};
+		const calls: number[] = [];
+		for (let execution = 0; execution < 9; execution++) {
+			const { checks } = await run(rendersOf(0.9, 1), {}, staticData);
+			calls.push(checks[0].length);
+		}
+		// On the grid a 0.9 s render takes 5 checks (0.2 … 1.0 s); the first five executions learn it.
+		expect(calls.slice(0, 5).every((count) => count >= 4)).toBe(true);
+		expect(Math.max(...calls.slice(6))).toBeLessThanOrEqual(2);
+		expect(remembered(staticData).length).toBe(9);
+	});
+
+	it('Fixed Interval keeps the grid whatever was learned, and remembers nothing', async () => {
+		const staticData: IDataObject = {};
+		await run(rendersOf(0.8, 10), {}, staticData);
+		const before = JSON.stringify(staticData);
+		const fixed = await run(rendersOf(0.8, 10), { pollSchedule: 'fixed' }, staticData);
+		for (const checks of fixed.checks) {
+			expect(checks.length).toBeGreaterThanOrEqual(4);
+			expect(checks[0]).toBeLessThan(450); // the first slot, 0.2 s after the creation's answer
+		}
+		expect(JSON.stringify(staticData)).toBe(before);
+	});
+
+	it('renaming the node keeps what was learned: it is kept by the node’s id, which a rename keeps', async () => {
+		const staticData: IDataObject = {};
+		for (let execution = 0; execution < 6; execution++)
+			await run(rendersOf(0.9, 1), {}, staticData, { name: 'Render Images' });
+		const renamed = await run(rendersOf(0.9, 1), {}, staticData, { name: 'Product Shots' });
+		// Placed from history: the first check near the render's end, not the grid's first slot (0.2 s).
+		expect(renamed.checks[0][0]).toBeGreaterThan(500);
+		expect(renamed.checks[0].length).toBeLessThanOrEqual(2);
+		expect(remembered(staticData).length).toBe(7);
+	});
+
+	it('the AI Agent’s tool calls learn too: each call is one item, placed from the calls before', async () => {
+		const staticData: IDataObject = {};
+		const calls: number[][] = [];
+		for (let execution = 0; execution < 8; execution++) {
+			const { checks } = await run(rendersOf(0.9, 1), {}, staticData, { asTool: true });
+			calls.push(checks[0]);
+		}
+		expect(calls.slice(0, 5).every((checks) => checks.length >= 4)).toBe(true);
+		expect(calls[7][0]).toBeGreaterThan(500);
+		expect(calls[7].length).toBeLessThanOrEqual(2);
+	});
+
+	it('a manual run says in the output pane that n8n does not keep what it learned; a production run says nothing', async () => {
+		const hints = async (mode: NodeRunOptions['mode'], options: IDataObject = {}) => {
+			const { result } = await run(rendersOf(0.2, 1), options, {}, { mode });
+			return result.run.data.resultData.runData.MediaGen[0].hints?.map((hint) => hint.message) ?? [];
+		};
+		const manual = await hints('manual');
+		expect(manual).toHaveLength(1);
+		expect(manual[0]).toMatch(/only after production executions .*not after manual runs/);
+		expect(await hints('webhook')).toEqual([]);
+		expect(await hints('manual', { pollSchedule: 'fixed' })).toEqual([]);
+	});
+
+	it('renders much slower than remembered: the scouts forget the old times and no two checks are over an interval apart', async () => {
+		const staticData: IDataObject = {};
+		await run(rendersOf(0.1, 12), {}, staticData);
+		const slow = await run(rendersOf(1.5, 12), {}, staticData);
+		for (const checks of slow.checks)
+			for (let i = 1; i < checks.length; i++) expect(checks[i] - checks[i - 1]).toBeLessThan(interval * 1000 + 250);
+		expect(Math.min(...remembered(staticData).map(([lo]) => lo))).toBeGreaterThan(1000);
+	});
+
+	it('Max Wait’s last check stays where it is when the learned times lie beyond it', async () => {
+		const staticData: IDataObject = {};
+		for (let execution = 0; execution < 5; execution++) await run(rendersOf(2.5, 1), {}, staticData);
+		const since = Date.now();
+		const { output, error } = await runNode({
+			parameters: betav4Parameters(
+				{ pollInterval: interval, maxWait: 1, downloadResults: false, onTimeout: 'returnPending' },
+				{},
+			),
+			items: rendersOf(3, 1),
+			credentials: context.credentials(),
+			staticData,
+		});
+		expect(error).toBeUndefined();
+		expect(output.map((item) => item.json.status)).toEqual(['pending']);
+		const [checks] = checksPerTask(since);
+		expect(checks[checks.length - 1]).toBeGreaterThan(900);
+		expect(checks[checks.length - 1]).toBeLessThan(1500);
+	});
+});

@@ -1,0 +1,169 @@
+/**
+ * Poll Schedule "Learned": each named rule of nodes/MediaGen/waiting/policy.ts on its own (the node through n8n's
+ * executor is in the other files of this folder). Ages in ms since a task's creation, Poll Interval 1 s.
+ */
+import { Random } from '../../explorer/random';
+import type { NodeHistory } from '../../../nodes/MediaGen/waiting/history';
+import {
+	batchPlacement,
+	isStale,
+	pastRange,
+	planChecks,
+	probeAfterHit,
+	reach,
+	renderDistribution,
+	type GridShape,
+	type Observation,
+} from '../../../nodes/MediaGen/waiting/policy';
+import { RenderTimes } from '../../../nodes/MediaGen/waiting/renderTimes';
+
+const I = 1000;
+const grid: GridShape = { intervalMs: I, rttMs: 100 };
+const kind = { key: 'betav4|batchsize=|resolution=', model: 'betav4' };
+
+/** Observations of renders of `ms` each, seen by checks 100 ms apart around them. */
+const seen = (times: number[]): Observation[] => times.map((ms) => ({ lo: ms - 50, hi: ms + 50 }));
+
+const history = (observations: Observation[], key = kind.key): { run: number; history: NodeHistory } => ({
+	run: 1,
+	history: new Map([[key, { used: 1, observations }]]),
+});
+
+/** Renders spread evenly over [from, to] ms. */
+const spread = (count: number, from: number, to: number) =>
+	Array.from({ length: count }, (_, i) => from + ((to - from) * i) / (count - 1));
+
+describe('rule 1: back to the grid', () => {
+	it('until five renders of the kind are known', () => {
+		const four = new RenderTimes(I, history(seen([3000, 3100, 3200, 3300])), new Map([[kind.key, 1]]));
+		expect(four.firstCheck(kind, four.start(kind, 0), 0)).toBeUndefined();
+		const five = new RenderTimes(I, history(seen([3000, 3100, 3200, 3300, 3400])), new Map([[kind.key, 1]]));
+		expect(five.firstCheck(kind, five.start(kind, 0), 0)).toBeGreaterThan(2500);
+	});
+
+	it('a kind with too little history is placed by its model’s (every kind of it pooled)', () => {
+		const other = 'betav4|batchsize=|resolution=16:9';
+		const times = new RenderTimes(I, history(seen([3000, 3100, 3200, 3300, 3400]), other), new Map([[kind.key, 1]]));
+		expect(times.firstCheck(kind, times.start(kind, 0), 0)).toBeGreaterThan(2500);
+		const otherModel = { key: 'betav45|batchsize=|resolution=', model: 'betav45' };
+		expect(times.firstCheck(otherModel, times.start(otherModel, 0), 0)).toBeUndefined();
+	});
+
+	it('a batch (more than three tasks of a kind) sends its first three tasks on the grid as scouts; one task is placed', () => {
+		const batch = new RenderTimes(I, history(seen(spread(10, 3000, 4000))), new Map([[kind.key, 10]]));
+		const roles = Array.from({ length: 5 }, (_, i) => batch.start(kind, i));
+		expect(roles).toEqual(['scout', 'scout', 'scout', 'batch', 'batch']);
+		expect(batch.firstCheck(kind, 'scout', 0)).toBeUndefined();
+		const single = new RenderTimes(I, history(seen(spread(10, 3000, 4000))), new Map([[kind.key, 1]]));
+		expect(single.start(kind, 0)).toBe('planned');
+	});
+});
+
+describe('rule 2: where checks go', () => {
+	const first = (times: number[]) => planChecks(renderDistribution(seen(times)), 0, grid, true)!;
+
+	it('the first check of a task on its own goes inside what history knows, sooner where renders vary more', () => {
+		const narrow = first(spread(20, 2700, 3300));
+		expect(narrow).toBeGreaterThanOrEqual(2650);
+		expect(narrow).toBeLessThanOrEqual(3300);
+		const wide = first(spread(20, 1800, 4200));
+		expect(wide).toBeGreaterThanOrEqual(1750);
+		// Over a wide range a check is cheap against the waiting it saves: the first one comes before the middle.
+		expect(wide).toBeLessThan(3000);
+	});
+
+	it('after a "not yet", the next check goes further into what history knows', () => {
+		const points = renderDistribution(seen(spread(20, 2700, 3300)));
+		const next = planChecks(points, 2800, grid, false)!;
+		expect(next).toBeGreaterThan(2800);
+		expect(next).toBeLessThanOrEqual(3400);
+		expect(planChecks(points, 3500, grid, false)).toBeUndefined();
+	});
+
+	it('a batch’s task goes where 80 % of the longer renders had ended, at most 6 intervals on', () => {
+		const samples = spread(10, 3000, 3900);
+		const view = { samples, active: [], remembered: true, now: 0 };
+		expect(batchPlacement(view, 0, 0, grid)).toEqual({ age: 3700, pastRange: false });
+		const slow = { ...view, samples: spread(5, 60_000, 64_000) };
+		expect(batchPlacement(slow, 1000, 0, grid)?.age).toBe(reach(1000, grid));
+		expect(batchPlacement(slow, 0, 0, grid)?.age).toBe(6000);
+	});
+
+	it('a batch still finishing (many tasks older than every known render, nothing remembered) keeps the grid', () => {
+		const view = { samples: spread(5, 1000, 1400), active: spread(10, 0, 9), remembered: false, now: 2100 };
+		expect(batchPlacement(view, 2000, 0, grid)).toBeUndefined();
+		expect(batchPlacement({ ...view, remembered: true }, 2000, 0, grid)?.pastRange).toBe(true);
+	});
+});
+
+describe('rule 3: never later than the grid once checked', () => {
+	it('a check stands for a grid slot up to 5 % of the slot’s age and one round trip after it', () => {
+		expect(reach(2900, grid)).toBe(3000 + 150 + 100);
+		expect(reach(3000, grid)).toBe(4000 + 200 + 100);
+	});
+
+	it('no planned check after a "not yet" comes later than that, whatever history says', () => {
+		for (let seed = 1; seed <= 200; seed++) {
+			const random = Random.stream(seed, 'rule 3');
+			const times = Array.from({ length: random.int(5, 40) }, () => random.int(100, 20_000));
+			const points = renderDistribution(seen(times));
+			const age = random.int(1, 20_000);
+			const next = planChecks(points, age, grid, false);
+			if (next !== undefined) expect(next).toBeLessThanOrEqual(reach(age, grid));
+			expect(pastRange(age, random.int(0, 20), grid)).toBeLessThanOrEqual(reach(age, grid));
+		}
+	});
+});
+
+describe('rule 4: past every known render', () => {
+	it('checks 0.1, 0.2, 0.4 … intervals apart, at most one, never past the next slot’s allowance', () => {
+		const gaps = [0, 1, 2, 3, 4, 5].map((probes) => pastRange(5000, probes, grid) - 5000);
+		expect(gaps).toEqual([100, 200, 400, 800, 1000, 1000]);
+		expect(pastRange(5900, 5, grid)).toBe(reach(5900, grid));
+	});
+});
+
+describe('rule 5: when history is stale', () => {
+	const grid10 = (times: number[]) => times.map((ms) => ({ lo: Math.floor(ms / I) * I, hi: Math.ceil(ms / I) * I }));
+
+	it('a render done well before history’s renders were, or running well after they were done', () => {
+		const known = seen(spread(20, 3000, 4000));
+		expect(isStale(known, { lo: 1000, hi: 1400 })).toBe(true);
+		expect(isStale(known, { lo: 4600, hi: 4700 })).toBe(true);
+		expect(isStale(known, { lo: 2800, hi: 2900 })).toBe(false);
+		expect(isStale(known, { lo: 4050, hi: 4150 })).toBe(false);
+	});
+
+	it('a render at the edge of what a coarse grid saw is no news (the grid’s checks are an interval apart)', () => {
+		// Seen by the grid, renders of 1.8–4.2 s are "between 2 and 3 s", "between 3 and 4 s" …
+		const known = grid10([2500, 2600, 3300, 3500, 2100, 3900, 3200]);
+		expect(isStale(known, { lo: 3885, hi: 4048 })).toBe(false);
+		expect(isStale(known, { lo: 1700, hi: 1900 })).toBe(false);
+	});
+
+	it('two tasks in a row found done at a first check placed at the low end of history', () => {
+		const known = seen(spread(20, 3000, 4000));
+		expect(isStale([...known, { lo: 0, hi: 3300 }], { lo: 0, hi: 2900 })).toBe(true);
+		expect(isStale([...known, { lo: 3100, hi: 3300 }], { lo: 0, hi: 2900 })).toBe(false);
+	});
+
+	it('after a task found done at its first check, the next first check comes half the spread of history sooner', () => {
+		const known = seen(spread(20, 2000, 4000));
+		expect(probeAfterHit(known, 2500)).toBe(2500);
+		expect(probeAfterHit([...known, { lo: 0, hi: 2500 }], 2500)).toBeCloseTo(2500 - 1000 / 2, -2);
+	});
+
+	it('a stale history is forgotten: the next tasks follow the grid until the new renders are known', () => {
+		const times = new RenderTimes(I, history(seen(spread(20, 3000, 4000))), new Map([[kind.key, 1]]));
+		const role = times.start(kind, 0);
+		expect(times.finished(kind, role, { lo: 1000, hi: 1400 })).toBe(false);
+		const next = new RenderTimes(I, times.keep(), new Map([[kind.key, 1]]));
+		expect(next.firstCheck(kind, next.start(kind, 0), 0)).toBeUndefined();
+		expect(next.keep().history.get(kind.key)?.observations).toEqual([{ lo: 1000, hi: 1400 }]);
+	});
+
+	it('a batch’s scout that shows history stale puts the kind back on the grid', () => {
+		const batch = new RenderTimes(I, history(seen(spread(20, 3000, 4000))), new Map([[kind.key, 10]]));
+		expect(batch.finished(kind, batch.start(kind, 0), { lo: 1000, hi: 1400 })).toBe(true);
+	});
+});
