@@ -276,3 +276,24 @@ export function errorText(result: RunResult): string {
 	const error = result.error as { message?: string; description?: string } | undefined;
 	return `${error?.message ?? ''}\n${error?.description ?? ''}`;
 }
+
+/**
+ * The longest the test process could not run while a measurement ran (sampled every 10 ms): on a machine loaded by
+ * other work, a check or an answer is late by that much whatever the node does, so timing bounds add it.
+ */
+export function loopStalls(): { stop: () => number } {
+	const sampleMs = 10;
+	let last = Date.now();
+	let longest = 0;
+	const timer = setInterval(() => {
+		const now = Date.now();
+		longest = Math.max(longest, now - last - sampleMs);
+		last = now;
+	}, sampleMs);
+	return {
+		stop: () => {
+			clearInterval(timer);
+			return Math.max(0, longest);
+		},
+	};
+}

@@ -8,7 +8,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode, type NodeRunOptions } from '../../harness';
 import type { RecordedRequest } from '../../simulator/server';
-import { betav4Parameters, INFO_PATH, useSimulator } from '../../support';
+import { betav4Parameters, INFO_PATH, loopStalls, useSimulator } from '../../support';
 
 const KEY = 'betav4|batchsize=|resolution=';
 const NODE_ID = 'mediagen-node';
@@ -51,6 +51,7 @@ describe('Poll Schedule through n8n’s executor', () => {
 		more: Partial<NodeRunOptions> = {},
 	) {
 		const since = Date.now();
+		const stalls = loopStalls();
 		const result = await runNode({
 			parameters: parameters(options),
 			items,
@@ -59,9 +60,10 @@ describe('Poll Schedule through n8n’s executor', () => {
 			mode: 'webhook',
 			...more,
 		});
+		const stall = stalls.stop();
 		expect(result.error).toBeUndefined();
 		expect(result.output.every((item) => item.json.status === 'completed')).toBe(true);
-		return { result, checks: checksPerTask(since) };
+		return { result, checks: checksPerTask(since), stall };
 	}
 
 	const meanCalls = (checks: number[][]) => checks.reduce((sum, list) => sum + list.length, 0) / checks.length;
@@ -70,9 +72,9 @@ describe('Poll Schedule through n8n’s executor', () => {
 		const staticData: IDataObject = {};
 		const first = await run(rendersOf(0.8, 30), {}, staticData);
 		expect(remembered(staticData).length).toBeGreaterThanOrEqual(5);
-		// Nothing learned yet: the grid, checks 0.2, 0.4, 0.6 … s after each creation. A busy machine makes checks
-		// late (and fewer), never earlier: the mean count is the grid's, not where history would put one check.
-		expect(meanCalls(first.checks)).toBeGreaterThanOrEqual(3);
+		// Nothing learned yet: the grid, checks 0.2, 0.4, 0.6 … s after each creation, not one where history would
+		// put it (a busy machine makes grid checks late, and fewer).
+		expect(meanCalls(first.checks)).toBeGreaterThan(2);
 		const second = await run(rendersOf(0.8, 30), {}, staticData);
 		expect(meanCalls(second.checks)).toBeLessThan(meanCalls(first.checks));
 		const third = await run(rendersOf(0.8, 30), {}, staticData);
@@ -144,7 +146,8 @@ describe('Poll Schedule through n8n’s executor', () => {
 		await run(rendersOf(0.1, 12), {}, staticData);
 		const slow = await run(rendersOf(1.5, 12), {}, staticData);
 		for (const checks of slow.checks)
-			for (let i = 1; i < checks.length; i++) expect(checks[i] - checks[i - 1]).toBeLessThan(interval * 1000 + 250);
+			for (let i = 1; i < checks.length; i++)
+				expect(checks[i] - checks[i - 1]).toBeLessThan(interval * 1000 + 250 + slow.stall);
 		expect(Math.min(...remembered(staticData).map(([lo]) => lo))).toBeGreaterThan(1000);
 	});
 
