@@ -128,14 +128,15 @@ export class PollSchedule {
 	}
 
 	/**
-	 * The task's next slot on its own grid after `now`, capped at the deadline. A task of a few placed from history
-	 * is checked there as late as rule 3 allows (policy.ts): a check placed just before the slot is answered by then.
+	 * The task's next slot on its own grid after `now`, capped at the deadline. A task placed from history is checked
+	 * there as late as rule 3 allows (policy.ts): a check placed just before the slot is answered by then, instead of
+	 * a second check of the same task going out before that answer.
 	 */
 	onGrid(entry: Waiting, now: number): void {
 		const interval = this.options.pollIntervalMs;
 		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
 		const slot = entry.pollNumber * interval;
-		const late = entry.placed && entry.role === 'planned' && this.learned;
+		const late = entry.placed && this.learned;
 		const dueAt = entry.anchor + (late ? this.learned!.latestFor(slot) : slot);
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}

@@ -16,6 +16,9 @@ import {
 	type Observation,
 } from '../../../nodes/MediaGen/waiting/policy';
 import { RenderTimes } from '../../../nodes/MediaGen/waiting/renderTimes';
+import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
+import type { CreatedTask } from '../../../nodes/MediaGen/waiting/answers';
+import type { WaitingOptions } from '../../../nodes/MediaGen/waiting/options';
 
 const I = 1000;
 const grid: GridShape = { intervalMs: I, rttMs: 100 };
@@ -136,6 +139,30 @@ describe('rule 3: never later than the grid once checked', () => {
 			if (next !== undefined) expect(next).toBeLessThanOrEqual(reach(age, grid));
 			expect(pastRange(age, random.int(0, 20), grid)).toBeLessThanOrEqual(reach(age, grid));
 		}
+	});
+});
+
+describe('rule 3: the grid behind a placed check', () => {
+	it('a batch’s task placed just before a grid slot has that slot’s check as late as rule 3 allows', () => {
+		const times = new RenderTimes(I, history(seen(spread(10, 6000, 6900))), new Map([[kind.key, 10]]));
+		times.sawRoundTrip(100);
+		const schedule = new PollSchedule({ pollIntervalMs: I } as WaitingOptions, times);
+		const tasks = Array.from({ length: 4 }, () => schedule.add({} as CreatedTask, 0, I, 60_000, kind));
+		const batch = tasks[3];
+		expect(batch.role).toBe('batch');
+		expect(batch.placed).toBe(true);
+		// Placed at 6.9 s: the check that stands for the 7 s slot goes at 7 s + 5 % + one round trip, so that the
+		// placed check's answer comes first (a check at 7 s would be a second one in flight for the same task).
+		const first = batch.firstCheckAt;
+		expect(first).toBeGreaterThan(6000);
+		expect(first).toBeLessThan(7000);
+		schedule.onGrid(batch, first);
+		const tickets: number[] = [];
+		for (let ticket = schedule.next(); ticket; ticket = schedule.next()) {
+			if (ticket.entry === batch) tickets.push(ticket.dueAt);
+			schedule.take();
+		}
+		expect(tickets).toEqual([first, reach(6999, grid)]);
 	});
 });
 
