@@ -77,11 +77,15 @@ describe('Poll Schedule through n8n’s executor', () => {
 		expect(scouts.every((checks) => checks.length >= 3)).toBe(true);
 		expect(first.checks.filter((checks) => checks[0] >= 750).length).toBeGreaterThanOrEqual(24);
 		expect(meanCalls(first.checks)).toBeLessThan(2);
-		// Later runs place every task's first check from history (not at the grid's first slot, 0.2 s), near 0.8 s.
+		// Later runs place every task's first check from history (not at the grid's first slot, 0.2 s), near 0.8 s,
+		// and check each task at least one time fewer than the grid does on the same renders (about 2 against 4 to 5:
+		// on a loaded machine a first check placed from the earlier runs' times may come just before the render's end).
+		const grid = meanCalls((await run(rendersOf(0.8, 30), { pollSchedule: 'fixed' }, staticData)).checks);
+		expect(grid).toBeGreaterThanOrEqual(3.5);
 		for (let later = 0; later < 2; later++) {
 			const { checks } = await run(rendersOf(0.8, 30), {}, staticData);
 			expect(checks.filter((list) => list[0] >= 500).length).toBeGreaterThanOrEqual(27);
-			expect(meanCalls(checks)).toBeLessThan(2.5);
+			expect(meanCalls(checks)).toBeLessThan(grid - 1);
 		}
 	});
 
