@@ -9,8 +9,9 @@
  *   workflow per mode (its static data kept from run to run, as n8n does after trigger executions): its first
  *   run has learned nothing, the shifts follow it, each beside the HTTP Request loop on the same renders.
  *   `BENCH_SPREAD_MODES=on` (or `off`) runs one mode only.
- * - acrossRuns: 200 renders of 6 ± 1 s at Poll Interval 1 s (60 ± 10 s at 10 s, scaled down): the fixed grid, the
- *   first run of a workflow that learns, and its second run.
+ * - acrossRuns: 200 renders of 6 ± 1 s at Poll Interval 1 s (60 ± 10 s at 10 s, scaled down): the fixed grid and
+ *   the HTTP Request loop, the first run of a workflow that learns, its second run, and a third whose renders
+ *   drifted 10 % slower than the runs before taught.
  * - fixedDurations: 150 renders of 3 s each whose creations spread over several seconds (creations answered
  *   300 ms late, Max Concurrent Requests 8): the mean delay from done on the server to seen, for tasks created after the first one finished.
  * - neverWorse: renders that vary wildly, a model whose first renders are much faster than the rest, one item:
@@ -155,12 +156,17 @@ export async function acrossRunsCase(): Promise<Figure[]> {
 	const interval = 1000;
 	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
 	const prompts = renderPrompts(count, (slot) => 5 + (2 * slot) / (count - 1));
+	// The same renders 10 % slower than the runs before taught (issue 30: batches must not regress on a drift).
+	const drifted = renderPrompts(count, (slot) => 1.1 * (5 + (2 * slot) / (count - 1)));
 	await nodeRun(sim, prompts.slice(0, 4), 500, false);
 	const fixed = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, FIXED));
+	const loop = await measure(sim, 1, async () => await loopRun(sim, prompts, interval, false));
 	const staticData: IDataObject = {};
 	const first = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, { staticData }));
 	const second = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, { staticData }));
+	const drift = await measure(sim, 1, async () => await nodeRun(sim, drifted, interval, false, { staticData }));
 	sim.child.kill();
+	const driftToFloor = drift.wallMs / drift.floorMs;
 	return [
 		{
 			name: '200 items, D 6 ± 1 s, interval 1 s (60 ± 10 s at 10 s, scaled): info calls per task, second run',
@@ -174,6 +180,18 @@ export async function acrossRunsCase(): Promise<Figure[]> {
 			// The same grid in both: timing moves a slot for a few tasks, hence the 0.05 (one task in twenty).
 			target: 'first ≤ fixed + 0.05',
 			pass: first.calls <= fixed.calls + 0.05,
+		},
+		{
+			name: '   … first run (cold) against the HTTP Request loop on the same renders: info calls per task',
+			value: `${first.calls.toFixed(2)} / ${loop.calls.toFixed(2)} (walls ${s(first.wallMs)} / ${s(loop.wallMs)})`,
+			target: 'node ≤ loop',
+			pass: first.calls <= loop.calls,
+		},
+		{
+			name: '   … a later run whose renders drifted 10 % slower than taught: node ÷ its floor, calls per task',
+			value: `${driftToFloor.toFixed(2)}, ${drift.calls.toFixed(2)} (wall ${s(drift.wallMs)})`,
+			target: '≤ 1.05 and ≤ 2.0',
+			pass: driftToFloor <= 1.05 && drift.calls <= 2,
 		},
 	];
 }

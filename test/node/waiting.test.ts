@@ -78,9 +78,11 @@ describe('per-task schedule', () => {
 		context.sim.taskDurationMs = 2500;
 		context.sim.inject({ path: INFO_PATH, times: 1, action: { type: 'delay', ms: 2000 } });
 		const interval = 300;
+		// Fixed Interval: the period under test is the grid's (with Learned, a batch's tasks beyond its three scouts
+		// are first checked once a scout has ended: policy.ts, rule 1).
 		const stalls = loopStalls();
 		const { output, error } = await runNode({
-			parameters: betav4({ pollInterval: interval / 1000 }),
+			parameters: betav4({ pollInterval: interval / 1000, pollSchedule: 'fixed' }),
 			items: items(6),
 			credentials: context.credentials(),
 		});

@@ -2,21 +2,27 @@
  * Poll Schedule "Learned": the policy, as named rules. What a render took is known only through the checks that
  * saw it: an Observation is the age (ms since the creation's answer) at which the last "not yet" check started
  * (`lo`; 0 when the first check already found the task done) and the age at which the check that found it done
- * started (`hi`). The rules, each with its test in test/node/polling.test.ts:
+ * started (`hi`). The rules, each with its test in test/node/polling/rules.test.ts:
  *
  * 1. `backToGrid`: a task follows the fixed grid (creation + k × Poll Interval) while its kind of render has
  *    fewer than GRID_UNTIL observations, and when it is one of the first SCOUTS tasks of a batch (more than
  *    SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether history still holds.
+ *    `waitsForScouts`: while nothing is known of its kind, a batch's other tasks are not checked until a scout
+ *    has ended (renders of one kind take similar times: while the scouts run, the others most likely do too), and
+ *    then join the grid at once; the batch's output cannot leave before its scouts are done anyway.
  * 2. `planChecks` (where the first check goes, and how checks space out, for a task on its own or one of a few):
  *    the check times that minimise the expected wait after the render's end plus CHECK_COST × Poll Interval per
  *    check, over the render times history describes (`renderDistribution`); planned again after every "not yet".
- *    A batch's tasks instead follow `batchPlacement`: the next check where BATCH_SHARE of the longer renders had
- *    ended (the batch's output leaves when its last task is done, so its early tasks need not be seen at once).
+ *    A batch's tasks instead follow `batchPlacement`: the first check where the batch's last render is likely
+ *    to end (where all but two of its N renders would have ended, and at least BATCH_SHARE of them: its output
+ *    leaves when its last task is done, so its early tasks need not be seen at once), each next one where
+ *    BATCH_SHARE of the longer renders had ended.
  * 3. `reach` (never later than the grid once checked): after a task's first check, no check comes later than the
  *    grid's next slot plus LATE_SHARE of the task's age plus one round trip. Only the first check may skip grid
  *    slots: history says the render cannot be done before it.
  * 4. Past every render history knows, checks come MIN_GAP_SHARE of an interval after the last, the gap doubling up
- *    to the interval (`pastRange`), and rule 3 still holds.
+ *    to the interval (`pastRange`; for a batch's task, up to the interval × the share of the batch still waited on),
+ *    and rule 3 still holds.
  * 5. `isStale` (when history is stale): a render done before STALE_FASTER × the age at which 95 % of the renders
  *    history knows were still running, or still running after STALE_SLOWER × the age by which 95 % were done, or a
  *    second task in a row found done at a first check that early: the server changed, and what was remembered
@@ -51,9 +57,6 @@ const CHECK_COST = 1 / 8;
 /** Rule 2: a batch task's next check goes where this share of the longer renders had ended. */
 const BATCH_SHARE = 0.8;
 
-/** Rule 2: at most this many Poll Intervals between two checks inside the range history knows. */
-const MAX_GAP_INTERVALS = 6;
-
 /** Rule 2: the planner looks this many grid slots ahead at most (a render history puts a day away is planned later). */
 const HORIZON_SLOTS = 64;
 
@@ -79,6 +82,11 @@ export function backToGrid(observations: number, scout: boolean): boolean {
 	return scout || observations < GRID_UNTIL;
 }
 
+/** Rule 1: whether a batch's task waits for its scouts (nothing known of its kind, no scout ended yet). */
+export function waitsForScouts(batch: boolean, known: boolean, scoutEnded: boolean): boolean {
+	return batch && !known && !scoutEnded;
+}
+
 /** The `p` quantile of sorted values (the smallest value with at least that share at or below it). */
 export function quantile(sorted: readonly number[], p: number): number {
 	const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
@@ -99,8 +107,8 @@ export function reach(age: number, grid: GridShape): number {
 }
 
 /** Rule 4: the next check of a task older than every render history knows; `probes` such checks came before. */
-export function pastRange(age: number, probes: number, grid: GridShape): number {
-	const gap = Math.min(minGap(grid.intervalMs) * 2 ** Math.min(probes, 16), grid.intervalMs);
+export function pastRange(age: number, probes: number, grid: GridShape, longest = grid.intervalMs): number {
+	const gap = Math.min(minGap(grid.intervalMs) * 2 ** Math.min(probes, 16), Math.max(minGap(grid.intervalMs), longest));
 	return Math.min(age + gap, reach(age, grid));
 }
 
@@ -290,6 +298,8 @@ export interface BatchView {
 	/** Whether the samples include times remembered from earlier runs. */
 	remembered: boolean;
 	now: number;
+	/** Tasks of the kind the run creates. */
+	planned: number;
 }
 
 /**
@@ -308,12 +318,15 @@ export function batchPlacement(
 	const { samples } = view;
 	const longer = samples.length - upperBound(samples, age);
 	if (longer > 0) {
-		const index = samples.length - longer + Math.max(0, Math.ceil(BATCH_SHARE * longer) - 1);
+		const share = age > 0 ? BATCH_SHARE : Math.max(BATCH_SHARE, 1 - 2 / Math.max(1, view.planned));
+		const index = samples.length - longer + Math.max(0, Math.ceil(share * longer) - 1);
 		const gap = minGap(grid.intervalMs);
-		const next = Math.min(Math.max(samples[index], age + gap), age + MAX_GAP_INTERVALS * grid.intervalMs);
+		const next = Math.max(samples[index], age + gap);
 		return { age: age > 0 ? Math.min(next, reach(age, grid)) : next, pastRange: false };
 	}
 	const stragglers = upperBound(view.active, view.now - samples[samples.length - 1]);
 	if (!view.remembered && stragglers > STRAGGLER_SHARE * Math.max(samples.length, view.active.length)) return undefined;
-	return { age: pastRange(age, probes, grid), pastRange: true };
+	// The fewer a batch's tasks still waited on, the sooner its last ones are checked again: they end the run.
+	const waiting = view.active.length / Math.max(1, view.planned);
+	return { age: pastRange(age, probes, grid, grid.intervalMs * waiting), pastRange: true };
 }

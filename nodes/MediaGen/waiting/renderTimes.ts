@@ -20,6 +20,7 @@ import {
 	SCOUTS,
 	upperBound,
 	pointOf,
+	waitsForScouts,
 	type GridShape,
 	type Observation,
 } from './policy';
@@ -61,6 +62,9 @@ class Track {
 	/** Tasks of the kind that started waiting in this run, and how many the run creates. */
 	started = 0;
 	planned = 0;
+
+	/** One of the kind's scouts has ended (policy.ts, rule 1: the batch's other tasks stop waiting for them). */
+	scoutEnded = false;
 
 	constructor(
 		readonly model: string,
@@ -168,10 +172,19 @@ export class RenderTimes {
 		return ++track.started <= SCOUTS ? 'scout' : 'batch';
 	}
 
-	ended(kind: RenderKey, anchor: number): void {
-		const active = this.track(kind).active;
-		const index = upperBound(active, anchor) - 1;
-		if (active[index] === anchor) active.splice(index, 1);
+	/** Rule 1: whether a batch's task waits, unchecked, for one of its kind's scouts to end. */
+	holds(kind: RenderKey, role: Role): boolean {
+		return waitsForScouts(role === 'batch', this.view(kind) !== undefined, this.track(kind).scoutEnded);
+	}
+
+	/** A task of `kind` is no longer waited on. Returns true when it was the first scout to end: tasks held stop waiting. */
+	ended(kind: RenderKey, anchor: number, role: Role | undefined): boolean {
+		const track = this.track(kind);
+		const index = upperBound(track.active, anchor) - 1;
+		if (track.active[index] === anchor) track.active.splice(index, 1);
+		if (role !== 'scout' || track.scoutEnded) return false;
+		track.scoutEnded = true;
+		return true;
 	}
 
 	/** The time of a task's first check, or undefined for the grid's. */
@@ -218,7 +231,9 @@ export class RenderTimes {
 			view.tracks.length === 1 ? view.tracks[0].samples : view.tracks.flatMap((t) => t.samples).sort((a, b) => a - b);
 		const active =
 			view.tracks.length === 1 ? view.tracks[0].active : view.tracks.flatMap((t) => t.active).sort((a, b) => a - b);
-		return { samples, active, remembered: view.tracks.some((track) => track.remembered.length > 0), now };
+		const remembered = view.tracks.some((track) => track.remembered.length > 0);
+		const planned = view.tracks.reduce((sum, track) => sum + track.planned, 0);
+		return { samples, active, remembered, now, planned };
 	}
 
 	/**

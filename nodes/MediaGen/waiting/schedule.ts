@@ -39,6 +39,8 @@ export interface Waiting {
 	lastCheckAt: number;
 	/** Placed from history: a check may stand for a grid slot up to rule 3's allowance after it (policy.ts). */
 	placed: boolean;
+	/** Waits, unchecked, for one of its kind's scouts to end (policy.ts, rule 1). */
+	held: boolean;
 	/** Age at which the last check that said "not yet" started. */
 	notYetAge?: number;
 	/** When the first check was due: a busy or rate-limited API may let it start later. */
@@ -72,6 +74,12 @@ export class PollSchedule {
 	add(task: CreatedTask, anchor: number, firstDueAt: number, deadline: number, kind?: RenderKey): Waiting {
 		if (!this.learned || !kind) return this.enqueue({ task, anchor, firstDueAt, deadline });
 		const role = this.learned.start(kind, anchor);
+		// A task that waits for its kind's scouts has only Max Wait's check until one of them ends (policy.ts).
+		if (this.learned.holds(kind, role)) {
+			const held = this.enqueue({ task, anchor, firstDueAt: deadline, deadline, kind, role });
+			held.held = true;
+			return held;
+		}
 		const placed = this.learned.firstCheck(kind, role, anchor);
 		const entry = this.enqueue({ task, anchor, firstDueAt: placed ?? firstDueAt, deadline, kind, role });
 		entry.placed = placed !== undefined;
@@ -96,6 +104,7 @@ export class PollSchedule {
 			role: start.role,
 			lastCheckAt: anchor,
 			placed: false,
+			held: false,
 			probes: 0,
 			firstCheckAt: Math.min(firstDueAt, deadline),
 		};
@@ -119,14 +128,15 @@ export class PollSchedule {
 	}
 
 	/**
-	 * The task's next slot on its own grid after `now`, capped at the deadline. A task of a few placed from history
-	 * is checked there as late as rule 3 allows (policy.ts): a check placed just before the slot is answered by then.
+	 * The task's next slot on its own grid after `now`, capped at the deadline. A task placed from history is checked
+	 * there as late as rule 3 allows (policy.ts): a check placed just before the slot is answered by then, instead of
+	 * a second check of the same task going out before that answer.
 	 */
 	onGrid(entry: Waiting, now: number): void {
 		const interval = this.options.pollIntervalMs;
 		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
 		const slot = entry.pollNumber * interval;
-		const late = entry.placed && entry.role === 'planned' && this.learned;
+		const late = entry.placed && this.learned;
 		const dueAt = entry.anchor + (late ? this.learned!.latestFor(slot) : slot);
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}
@@ -143,6 +153,7 @@ export class PollSchedule {
 		const interval = this.options.pollIntervalMs;
 		entry.generation++;
 		entry.placed = false;
+		entry.held = false;
 		entry.pollNumber = Math.floor((entry.lastCheckAt - entry.anchor) / interval + 1e-9) + 1;
 		const dueAt = Math.max(now, entry.anchor + entry.pollNumber * interval);
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
@@ -188,6 +199,10 @@ export class PollSchedule {
 		entry.generation++;
 		entry.done.abort();
 		this.active.delete(entry);
-		if (entry.kind) this.learned?.ended(entry.kind, entry.anchor);
+		if (!entry.kind || !this.learned?.ended(entry.kind, entry.anchor, entry.role)) return;
+		// The first of the kind's scouts ended: the tasks that waited for it join the grid, at once if a slot passed.
+		const now = Date.now();
+		for (const other of this.active)
+			if (other.held && other.kind?.key === entry.kind.key && !other.finalStarted) this.backOnGrid(other, now);
 	}
 }

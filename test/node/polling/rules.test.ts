@@ -16,6 +16,9 @@ import {
 	type Observation,
 } from '../../../nodes/MediaGen/waiting/policy';
 import { RenderTimes } from '../../../nodes/MediaGen/waiting/renderTimes';
+import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
+import type { CreatedTask } from '../../../nodes/MediaGen/waiting/answers';
+import type { WaitingOptions } from '../../../nodes/MediaGen/waiting/options';
 
 const I = 1000;
 const grid: GridShape = { intervalMs: I, rttMs: 100 };
@@ -49,6 +52,20 @@ describe('rule 1: back to the grid', () => {
 		expect(times.firstCheck(otherModel, times.start(otherModel, 0), 0)).toBeUndefined();
 	});
 
+	it('while nothing is known of a kind, a batch’s other tasks wait for a scout to end', () => {
+		const batch = new RenderTimes(I, { run: 0, history: new Map() }, new Map([[kind.key, 10]]));
+		const roles = Array.from({ length: 5 }, (_, i) => batch.start(kind, i));
+		expect(roles.map((role) => batch.holds(kind, role))).toEqual([false, false, false, true, true]);
+		expect(batch.ended(kind, 3, 'batch')).toBe(false);
+		expect(batch.ended(kind, 0, 'scout')).toBe(true);
+		expect(batch.ended(kind, 1, 'scout')).toBe(false);
+		expect(batch.holds(kind, 'batch')).toBe(false);
+		const known = new RenderTimes(I, history(seen(spread(10, 3000, 4000))), new Map([[kind.key, 10]]));
+		expect(known.holds(kind, 'batch')).toBe(false);
+		const single = new RenderTimes(I, { run: 0, history: new Map() }, new Map([[kind.key, 1]]));
+		expect(single.holds(kind, single.start(kind, 0))).toBe(false);
+	});
+
 	it('a batch (more than three tasks of a kind) sends its first three tasks on the grid as scouts; one task is placed', () => {
 		const batch = new RenderTimes(I, history(seen(spread(10, 3000, 4000))), new Map([[kind.key, 10]]));
 		const roles = Array.from({ length: 5 }, (_, i) => batch.start(kind, i));
@@ -80,17 +97,27 @@ describe('rule 2: where checks go', () => {
 		expect(planChecks(points, 3500, grid, false)).toBeUndefined();
 	});
 
-	it('a batch’s task goes where 80 % of the longer renders had ended, at most 6 intervals on', () => {
+	it('a batch’s first check goes where its last render likely ends, the next where 80 % of the longer had', () => {
 		const samples = spread(10, 3000, 3900);
-		const view = { samples, active: [], remembered: true, now: 0 };
+		const view = { samples, active: [], remembered: true, now: 0, planned: 4 };
+		// Four tasks: at 80 % of the known renders; a hundred: where all but two of them would have ended.
 		expect(batchPlacement(view, 0, 0, grid)).toEqual({ age: 3700, pastRange: false });
+		expect(batchPlacement({ ...view, planned: 100 }, 0, 0, grid)).toEqual({ age: 3900, pastRange: false });
+		expect(batchPlacement({ ...view, planned: 100 }, 3050, 0, grid)).toEqual({ age: 3800, pastRange: false });
 		const slow = { ...view, samples: spread(5, 60_000, 64_000) };
+		// The first check as far as history says; once checked, never past the next grid slot's allowance.
+		expect(batchPlacement(slow, 0, 0, grid)?.age).toBe(63_000);
 		expect(batchPlacement(slow, 1000, 0, grid)?.age).toBe(reach(1000, grid));
-		expect(batchPlacement(slow, 0, 0, grid)?.age).toBe(6000);
 	});
 
 	it('a batch still finishing (many tasks older than every known render, nothing remembered) keeps the grid', () => {
-		const view = { samples: spread(5, 1000, 1400), active: spread(10, 0, 9), remembered: false, now: 2100 };
+		const view = {
+			samples: spread(5, 1000, 1400),
+			active: spread(10, 0, 9),
+			remembered: false,
+			now: 2100,
+			planned: 10,
+		};
 		expect(batchPlacement(view, 2000, 0, grid)).toBeUndefined();
 		expect(batchPlacement({ ...view, remembered: true }, 2000, 0, grid)?.pastRange).toBe(true);
 	});
@@ -115,11 +142,45 @@ describe('rule 3: never later than the grid once checked', () => {
 	});
 });
 
+describe('rule 3: the grid behind a placed check', () => {
+	it('a batch’s task placed just before a grid slot has that slot’s check as late as rule 3 allows', () => {
+		const times = new RenderTimes(I, history(seen(spread(10, 6000, 6900))), new Map([[kind.key, 10]]));
+		times.sawRoundTrip(100);
+		const schedule = new PollSchedule({ pollIntervalMs: I } as WaitingOptions, times);
+		const tasks = Array.from({ length: 4 }, () => schedule.add({} as CreatedTask, 0, I, 60_000, kind));
+		const batch = tasks[3];
+		expect(batch.role).toBe('batch');
+		expect(batch.placed).toBe(true);
+		// Placed at 6.9 s: the check that stands for the 7 s slot goes at 7 s + 5 % + one round trip, so that the
+		// placed check's answer comes first (a check at 7 s would be a second one in flight for the same task).
+		const first = batch.firstCheckAt;
+		expect(first).toBeGreaterThan(6000);
+		expect(first).toBeLessThan(7000);
+		schedule.onGrid(batch, first);
+		const tickets: number[] = [];
+		for (let ticket = schedule.next(); ticket; ticket = schedule.next()) {
+			if (ticket.entry === batch) tickets.push(ticket.dueAt);
+			schedule.take();
+		}
+		expect(tickets).toEqual([first, reach(6999, grid)]);
+	});
+});
+
 describe('rule 4: past every known render', () => {
 	it('checks 0.1, 0.2, 0.4 … intervals apart, at most one, never past the next slot’s allowance', () => {
 		const gaps = [0, 1, 2, 3, 4, 5].map((probes) => pastRange(5000, probes, grid) - 5000);
 		expect(gaps).toEqual([100, 200, 400, 800, 1000, 1000]);
 		expect(pastRange(5900, 5, grid)).toBe(reach(5900, grid));
+	});
+
+	it('a batch’s task checks again sooner the fewer of the batch’s tasks are still waited on: they end the run', () => {
+		const view = { samples: spread(10, 3000, 3900), active: [] as number[], remembered: true, now: 6000, planned: 100 };
+		const gapWith = (waiting: number) =>
+			batchPlacement({ ...view, active: spread(waiting, 0, waiting - 1) }, 4000, 3, grid)!.age - 4000;
+		// Three probes before: the gap of one task alone (0.8 intervals), at most the share of the batch still waited on.
+		expect(gapWith(100)).toBe(800);
+		expect(gapWith(40)).toBe(400);
+		expect(gapWith(5)).toBe(100);
 	});
 });
 
