@@ -25,7 +25,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './lib/installer';
+import { ensureN8n, installCommunityPackage, type N8nInstall } from './lib/installer';
 import {
 	startModelServer,
 	type ModelRequest,
@@ -33,10 +33,10 @@ import {
 	type ModelServer,
 	type OfferedTool,
 } from './lib/model-server';
-import { n8nCommand, n8nEnv, startN8nServer, writeCredentials, type N8nServer } from './lib/n8n';
-import { logFolder, ROOT } from './lib/paths';
+import { n8nCommand, n8nEnv, runOnVersions, startN8nServer, writeCredentials, type N8nServer } from './lib/n8n';
+import { logFolder } from './lib/paths';
 import { run, runMain, stopProcess, waitForLog } from './lib/process';
-import { check, log, stepTimer } from './lib/report';
+import { check, log, printLogTail, stepTimer } from './lib/report';
 import {
 	activateWorkflow,
 	getExecution,
@@ -595,13 +595,7 @@ async function runVersion(version: string, tarball: string, example: WorkflowFil
 		log('agent', `PASS on n8n ${version}`);
 		passed = true;
 	} finally {
-		if (!passed) {
-			try {
-				console.error(`--- n8n log (tail)\n${readFileSync(logFile, 'utf8').split('\n').slice(-60).join('\n')}`);
-			} catch {
-				// not started
-			}
-		}
+		if (!passed) printLogTail(logFile);
 		await stopProcess(server?.child, 20_000);
 		await stopProcess(simulator?.child);
 		await model?.close();
@@ -612,19 +606,7 @@ async function runVersion(version: string, tarball: string, example: WorkflowFil
 }
 
 async function main(): Promise<void> {
-	const versions = (process.env.MEDIAGEN_AGENT_VERSIONS ?? '2.41.1,1.123.81')
-		.split(',')
-		.map((version) => version.trim())
-		.filter(Boolean);
-	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as WorkflowFile;
-	const tarball = packPackage();
-	log('agent', `packed ${path.basename(tarball)}`);
-	try {
-		for (const version of versions) await runVersion(version, tarball, example);
-	} finally {
-		rmSync(path.dirname(tarball), { recursive: true, force: true });
-	}
-	log('agent', `passed on n8n ${versions.join(' and ')}`);
+	await runOnVersions<WorkflowFile>('agent', 'MEDIAGEN_AGENT_VERSIONS', 'agent-images.json', runVersion);
 }
 
 runMain('agent', main);

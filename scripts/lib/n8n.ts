@@ -4,12 +4,13 @@
  * calling a published webhook, and the simulator credential to import.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { npmEnv, type N8nInstall } from './installer';
+import { npmEnv, packPackage, type N8nInstall } from './installer';
 import { ROOT } from './paths';
 import { freePort, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
+import { log } from './report';
 import { SIM_KEY } from './simulator';
 import { waitFor } from './wait';
 
@@ -190,3 +191,28 @@ export interface WorkflowNode {
 
 /** How a workflow's MediaGen node refers to the credential that writeCredentials imports. */
 export const CREDENTIAL_REF = { mediaGenApi: { id: 'mediagen-cred', name: 'MediaGen account' } };
+
+/**
+ * Runs a suite's example on each n8n version `versionsVariable` names (default 2.41.1 and 1.123.81), one after
+ * another, from one packed tarball: `examples/<example>` read once, the tarball removed at the end.
+ */
+export async function runOnVersions<Example>(
+	scope: string,
+	versionsVariable: string,
+	example: string,
+	runVersion: (version: string, tarball: string, workflow: Example) => Promise<void>,
+): Promise<void> {
+	const versions = (process.env[versionsVariable] ?? '2.41.1,1.123.81')
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean);
+	const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', example), 'utf8')) as Example;
+	const tarball = packPackage();
+	log(scope, `packed ${path.basename(tarball)}`);
+	try {
+		for (const version of versions) await runVersion(version, tarball, workflow);
+	} finally {
+		rmSync(path.dirname(tarball), { recursive: true, force: true });
+	}
+	log(scope, `passed on n8n ${versions.join(' and ')}`);
+}

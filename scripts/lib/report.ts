@@ -1,7 +1,8 @@
 /**
  * How a suite reports: one log line format (`[scope] hh:mm:ss message`), assertions that fail the run with
- * their message, and step timings printed at the end.
+ * their message, step timings printed at the end, and n8n's log tail when a run failed.
  */
+import { readFileSync } from 'node:fs';
 
 /** Prints one line of a suite's progress: `[scope] hh:mm:ss message` (UTC time). */
 export function log(scope: string, message: string): void {
@@ -25,4 +26,13 @@ export function stepTimer(): { step: (name: string) => void; summary: () => stri
 		summary: () =>
 			`timings: ${timings.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join('; ')}; total ${timings.reduce((sum, [, seconds]) => sum + seconds, 0).toFixed(0)} s`,
 	};
+}
+
+/** Prints the last lines of n8n's log after a failed run (nothing when n8n never started). */
+export function printLogTail(logFile: string, lines = 60): void {
+	try {
+		console.error(`--- n8n log (tail)\n${readFileSync(logFile, 'utf8').split('\n').slice(-lines).join('\n')}`);
+	} catch {
+		// not started
+	}
 }

@@ -242,7 +242,10 @@ export class RenderTimes {
 	 */
 	finished(kind: RenderKey, role: Role, seen: Observation): boolean {
 		const view = role === 'batch' ? undefined : this.view(kind);
-		const stale = view !== undefined && isStale(view.observations, seen);
+		// Against what earlier runs saw alone too: this run's tasks that ended first (a batch's, not scouts) must not
+		// make a scout's slower render look like history.
+		const remembered = view?.tracks.flatMap((track) => track.remembered) ?? [];
+		const stale = view !== undefined && (isStale(view.observations, seen) || isStale(remembered, seen));
 		if (stale) for (const track of view.tracks) track.forgetRemembered();
 		this.track(kind).add(seen);
 		return stale && role === 'scout';
