@@ -182,7 +182,8 @@ export async function warmUpAgent(deployment: Deployment, workflow: Workflow): P
 		},
 		{ deadline: 120_000, describe: `the chat of ${workflow.id} to be registered`, interval: 500 },
 	);
-	await chatSender(deployment, workflow)(timedPrompt(0.2, `${workflow.id} warm-up `), 'warm-up');
+	// A render of the case's kind and time: the warm-up is a production execution, and what it learns is history.
+	await chatSender(deployment, workflow)(timedPrompt(RENDER_S, `${workflow.id} warm-up `), 'warm-up');
 }
 
 /** The model's script for agentCase: call the MediaGen tool with the user's message as the prompt, then answer. */
