@@ -39,18 +39,32 @@ function writtenErrors(observation: Observation): Array<[string, string]> {
 		else if (json.error !== undefined) errors.push([text(json.error), text(json.errorDescription)]);
 		if (observation.schedule.asTool && json.status === 'failed') errors.push([text(json.message), text(json.hint)]);
 	}
-	const stopping = observation.result?.error as { message?: string; description?: string } | undefined;
-	if (stopping) errors.push([text(stopping.message), text(stopping.description)]);
 	return errors;
+}
+
+/** The stopping error: its message names every task the run created (so that none is lost, Stop included). */
+function stoppingError(observation: Observation): [string, string] | undefined {
+	const stopping = observation.result?.error as { message?: string; description?: string } | undefined;
+	if (!stopping) return undefined;
+	const text = (value: unknown) => (typeof value === 'string' ? value : '');
+	return [text(stopping.message), text(stopping.description)];
 }
 
 /** 8. Errors are bounded, whatever the answers and pages they quote. */
 export function checkErrorLengths(observation: Observation, fail: (text: string) => void): void {
 	const tasks = observation.world.tasks.size + observation.schedule.items;
 	const maxDescription = MAX_DESCRIPTION + PER_LISTED_TASK * tasks;
-	for (const [message, description] of writtenErrors(observation)) {
-		if (message.length > MAX_MESSAGE) {
-			fail(`an error message is ${message.length} characters long (at most ${MAX_MESSAGE}): ${message.slice(0, 160)}…`);
+	const stopping = stoppingError(observation);
+	const errors = writtenErrors(observation).map(([message, description]) => ({
+		message,
+		description,
+		most: MAX_MESSAGE,
+	}));
+	if (stopping)
+		errors.push({ message: stopping[0], description: stopping[1], most: MAX_MESSAGE + PER_LISTED_TASK * tasks });
+	for (const { message, description, most } of errors) {
+		if (message.length > most) {
+			fail(`an error message is ${message.length} characters long (at most ${most}): ${message.slice(0, 160)}…`);
 		}
 		if (description.length > maxDescription) {
 			fail(

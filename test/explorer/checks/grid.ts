@@ -45,7 +45,10 @@ function applies(observation: Observation): boolean {
 	if (schedule.maxConcurrency < 2 * schedule.items) return false;
 	if (world.requests.some((request) => request.host === 'api' && request.fault.answer === '429')) return false;
 	const failed = schedule.failingTasks || world.requests.some((request) => !PLAIN.has(request.fault.answer));
-	return !(schedule.maxTries && failed);
+	// A later try resumes its tasks as Task → Wait does (checked at once, after n8n's pause): also after a failure
+	// that no fault drew (a shaped answer the node could not read).
+	const resumed = observation.logLines.some((line) => line.includes('instead of creating it again'));
+	return !(schedule.maxTries && (failed || resumed));
 }
 
 export function checkNeverLaterThanGrid(observation: Observation, fail: (text: string) => void): void {
