@@ -245,7 +245,9 @@ export class RenderTimes {
 		// Against what earlier runs saw alone too: this run's tasks that ended first (a batch's, not scouts) must not
 		// make a scout's slower render look like history.
 		const remembered = view?.tracks.flatMap((track) => track.remembered) ?? [];
-		const stale = view !== undefined && (isStale(view.observations, seen) || isStale(remembered, seen));
+		const stale =
+			view !== undefined &&
+			(isStale(view.observations, seen) || (remembered.length < view.observations.length && isStale(remembered, seen)));
 		if (stale) for (const track of view.tracks) track.forgetRemembered();
 		this.track(kind).add(seen);
 		return stale && role === 'scout';
