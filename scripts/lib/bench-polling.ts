@@ -17,7 +17,6 @@
  * - neverWorse: renders that vary wildly, a model whose first renders are much faster than the rest, one item:
  *   learned against the fixed grid (each on a workflow that has learned nothing before).
  */
-import type { IDataObject } from 'n8n-workflow';
 
 import { mean, median, RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeRun, spreadPrompts, type NodeRunExtras } from './bench-results';
@@ -86,14 +85,13 @@ export async function spreadCase(): Promise<Figure[]> {
 	for (const download of (process.env.BENCH_SPREAD_MODES ?? 'on,off').split(',').map((m) => m === 'on')) {
 		const mode = download ? 'defaults (downloads on)' : 'Download Results off';
 		const trips = download ? 2 : 1;
-		const staticData: IDataObject = {};
 		const prompts = (shift: number) => spreadPrompts(count, 3 + shift, 7 + shift);
 		const fixed = await measure(sim, trips, async () => await nodeRun(sim, prompts(0), interval, download, FIXED));
 		clearBinaryStorage(download);
 		const first = await measure(
 			sim,
 			trips,
-			async () => await nodeRun(sim, prompts(0), interval, download, { staticData }),
+			async () => await nodeRun(sim, prompts(0), interval, download, { learned: 'fresh' }),
 		);
 		clearBinaryStorage(download);
 		const runs: Array<{ node: Measured; loop: Measured }> = [];
@@ -103,7 +101,7 @@ export async function spreadCase(): Promise<Figure[]> {
 			const node = await measure(
 				sim,
 				trips,
-				async () => await nodeRun(sim, prompts(shift), interval, download, { staticData }),
+				async () => await nodeRun(sim, prompts(shift), interval, download, { learned: 'kept' }),
 			);
 			clearBinaryStorage(download);
 			runs.push({ node, loop });
@@ -161,10 +159,9 @@ export async function acrossRunsCase(): Promise<Figure[]> {
 	await nodeRun(sim, prompts.slice(0, 4), 500, false);
 	const fixed = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, FIXED));
 	const loop = await measure(sim, 1, async () => await loopRun(sim, prompts, interval, false));
-	const staticData: IDataObject = {};
-	const first = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, { staticData }));
-	const second = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, { staticData }));
-	const drift = await measure(sim, 1, async () => await nodeRun(sim, drifted, interval, false, { staticData }));
+	const first = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, { learned: 'fresh' }));
+	const second = await measure(sim, 1, async () => await nodeRun(sim, prompts, interval, false, { learned: 'kept' }));
+	const drift = await measure(sim, 1, async () => await nodeRun(sim, drifted, interval, false, { learned: 'kept' }));
 	sim.child.kill();
 	const driftToFloor = drift.wallMs / drift.floorMs;
 	return [

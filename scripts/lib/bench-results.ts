@@ -39,10 +39,13 @@ const nodeParameters = (intervalSeconds: number, download: boolean, options: IDa
 	options: { pollInterval: intervalSeconds, ...(download ? {} : { downloadResults: false }), ...options },
 });
 
-/** What a node run may set beyond the defaults: more options, and the workflow's static data across runs. */
+/**
+ * What a node run may set beyond the defaults: more options, and what the process learned (the harness's
+ * `learned`: "fresh" by default, "kept" for a workflow's later runs, as a long-running n8n process keeps it).
+ */
 export interface NodeRunExtras {
 	options?: IDataObject;
-	staticData?: IDataObject;
+	learned?: 'fresh' | 'kept';
 }
 
 export async function nodeRun(
@@ -57,7 +60,7 @@ export async function nodeRun(
 		parameters: nodeParameters(intervalMs / 1000, download, extras.options ?? {}),
 		items: prompts.map((idea) => ({ json: { idea } })),
 		credentials: sim.credentials,
-		staticData: extras.staticData,
+		learned: extras.learned,
 	});
 	const wallMs = performance.now() - started;
 	const completed = result.output.filter(

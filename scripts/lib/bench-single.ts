@@ -10,7 +10,6 @@
  * on the simulator's clock, to the moment the node's execution returned) in Poll Intervals, and info calls per
  * task. Every shape's chains run at once: each execution mostly waits.
  */
-import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../test/harness';
 import { Random } from '../../test/explorer/random';
@@ -54,14 +53,15 @@ interface Execution {
 	endedAt: number;
 }
 
-/** One chain: `EXECUTIONS` executions one after another, each with one item, the static data handed on. */
+/** One chain: `EXECUTIONS` executions one after another, each with one item, what was learned kept. */
 async function chain(
 	sim: SimulatorProcess,
 	shape: SingleShape,
 	seed: number,
 	pollSchedule: 'learned' | 'fixed',
 ): Promise<Execution[]> {
-	const staticData: IDataObject = {};
+	// Each chain is a workflow of its own; what the process learned is kept from execution to execution.
+	const workflowId = `single-${shape.name}-${seed}-${pollSchedule}`.replace(/[^\w-]/g, '-');
 	const executions: Execution[] = [];
 	for (let execution = 1; execution <= EXECUTIONS; execution++) {
 		const renderMs = Math.round(shape.render(execution, Random.stream(seed, shape.name, execution)));
@@ -75,7 +75,8 @@ async function chain(
 				options: { pollInterval: INTERVAL / 1000, downloadResults: false, pollSchedule },
 			},
 			credentials: sim.credentials,
-			staticData,
+			workflowId,
+			learned: 'kept',
 		});
 		const endedAt = Date.now();
 		const taskId = String(result.output[0]?.json.taskid ?? '');

@@ -50,10 +50,11 @@ describe("the node's folders", () => {
 		expect(cycles).toEqual([]);
 	});
 
-	it('helpers/ and models/ import no other folder; transport/ only helpers/', () => {
+	it('helpers/ and models/ import no other folder; transport/ only helpers/; learning/ only models/ and helpers/', () => {
 		expect([...(edges.get('helpers') ?? [])]).toEqual([]);
 		expect([...(edges.get('models') ?? [])]).toEqual([]);
 		expect([...(edges.get('transport') ?? [])]).toEqual(['helpers']);
+		expect([...(edges.get('learning') ?? [])].sort()).toEqual(['helpers', 'models']);
 	});
 
 	it('no file is over 500 lines', () => {

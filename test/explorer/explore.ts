@@ -4,7 +4,7 @@
  */
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { onLoggedLine, runNode, type RunResult } from '../harness';
+import { forgetLearned, learnedFor, onLoggedLine, runNode, type RunResult } from '../harness';
 import { memoryFor } from './generators/memory';
 import { checkInvariants, type Observation } from './invariants';
 import { drawSchedule, type Schedule } from './schedule';
@@ -124,6 +124,10 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	});
 	const items = inputItems(schedule, world);
 	const { staticData } = memoryFor(schedule, world.renders);
+	const staticBefore = JSON.stringify(staticData ?? null);
+	// What the process learns is kept per workflow and per API: each schedule has its own, forgotten once checked
+	// (a later schedule's server may get this one's port).
+	const workflowId = `explorer-${seed}`;
 	const startedAt = Date.now();
 	const lostBefore = lostMs;
 	let result: RunResult | undefined;
@@ -141,6 +145,8 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 			cancelAfterMs: schedule.stopAtMs,
 			onCancel: (at) => (stoppedAt = at),
 			staticData,
+			workflowId,
+			learned: 'kept',
 		});
 	} catch (error) {
 		crashed = error;
@@ -164,11 +170,14 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		lagMs: lostMs - lostBefore,
 		deleteIds: schedule.deletes ? items.map((item) => item.json.ids as string[]) : undefined,
 		staticData,
+		staticBefore,
+		learned: learnedFor(workflowId, 'mediagen-node', world.apiUrl),
 	};
 	let violations: string[];
 	try {
 		violations = await checkInvariants(observation);
 	} finally {
+		forgetLearned(workflowId, 'mediagen-node', world.apiUrl);
 		unsubscribe();
 		await world.stop();
 	}

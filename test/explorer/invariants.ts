@@ -16,18 +16,19 @@
  *  12–13. Task → Delete: what is reported deleted is gone, and a failure is never reported as deleted
  *      (checks/deletes.ts);
  *  14. never later than the grid (checks/grid.ts);
- *  15. the workflow's static data stays small and safe (checks/memory.ts).
+ *  15. the workflow's static data stays as it was; what the process learned is small and safe (checks/memory.ts).
  */
 import { createHash } from 'node:crypto';
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { readBinary, type RunResult } from '../harness';
+import type { NodeHistory } from '../../nodes/MediaGen/learning/history';
 import { allText } from '../support';
 import { checkErrorLengths, checkNoFileRefused, checkStoredFileKinds, storedUrl } from './checks/bodies';
 import { checkDeletes } from './checks/deletes';
 import { checkNeverLaterThanGrid } from './checks/grid';
 import { checkItemsOut, pairedItems } from './checks/items';
-import { checkStaticData } from './checks/memory';
+import { checkMemory } from './checks/memory';
 import type { Schedule } from './schedule';
 import type { World, WorldTask } from './world';
 
@@ -48,6 +49,10 @@ export interface Observation {
 	deleteIds?: string[][];
 	/** The workflow's static data the run was handed (generators/memory.ts), as the run left it. */
 	staticData?: IDataObject;
+	/** Its JSON before the run. */
+	staticBefore?: string;
+	/** What the process learned for the schedule's node and API, after the run (nodes/MediaGen/learning/store.ts). */
+	learned?: { own: NodeHistory; api: NodeHistory };
 }
 
 /** Lateness a request or a run may have beyond its bound: event-loop lag on a busy 2-core machine. */
@@ -202,7 +207,7 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		for (const [invariant, text] of checkDeletes(observation, observation.deleteIds)) fail(invariant, text);
 	// 14–15.
 	checkNeverLaterThanGrid(observation, (text) => fail(14, text));
-	checkStaticData(observation, (text) => fail(15, text));
+	checkMemory(observation, (text) => fail(15, text));
 	return violations;
 }
 

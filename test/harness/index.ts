@@ -47,6 +47,10 @@ import { ICredentialsHelper, Workflow } from 'n8n-workflow';
 
 import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+import type { NodeHistory } from '../../nodes/MediaGen/learning/history';
+import { LEARNED, LearnedStore } from '../../nodes/MediaGen/learning/store';
+import { fingerprint } from '../../nodes/MediaGen/helpers/fingerprint';
+import { normalizeBaseUrl } from '../../nodes/MediaGen/transport/api';
 import { NODE_TYPE } from '../nodeType';
 
 // n8n-core resolves its services from its own copy of @n8n/di.
@@ -323,6 +327,12 @@ export interface NodeRunOptions {
 	staticData?: IDataObject;
 	/** n8n's execution mode (default "manual", the editor's; "webhook", "trigger" … are production executions). */
 	mode?: WorkflowExecuteMode;
+	/** The workflow's id (default WORKFLOW_ID): what the process learned is kept per workflow and node. */
+	workflowId?: string;
+	/** The node's id (default "mediagen-node"). */
+	nodeId?: string;
+	/** What the process learned: WorkflowRunOptions.learned. */
+	learned?: 'fresh' | 'kept';
 }
 
 export interface RunResult {
@@ -353,6 +363,38 @@ export interface WorkflowRunOptions {
 	staticData?: IDataObject;
 	/** n8n's execution mode (NodeRunOptions.mode). */
 	mode?: WorkflowExecuteMode;
+	/** The workflow's id (default WORKFLOW_ID). */
+	workflowId?: string;
+	/**
+	 * What the process learned of render times (nodes/MediaGen/learning/store.ts, one store per test file): forgotten
+	 * before the run ("fresh", the default: every run starts cold unless it asks otherwise) or kept from the runs
+	 * before ("kept": what a long-running n8n process does).
+	 */
+	learned?: 'fresh' | 'kept';
+}
+
+/** The slots of what the process learned for a workflow's node and for its credential's API (learning/store.ts). */
+function learnedSlots(workflowId: string, nodeId: string, baseUrl: string): { node: string; api: string } {
+	const api = LearnedStore.apiSlot(fingerprint(normalizeBaseUrl(baseUrl)));
+	return { node: LearnedStore.nodeSlot(workflowId, nodeId), api };
+}
+
+/** What the process learned for a workflow's node, and for its API, of every kind (copies). */
+export function learnedFor(
+	workflowId: string,
+	nodeId: string,
+	baseUrl: string,
+): { own: NodeHistory; api: NodeHistory } {
+	const slots = learnedSlots(workflowId, nodeId, baseUrl);
+	const { own } = LEARNED.read(slots.node, undefined, () => new Map());
+	const api = LEARNED.read(slots.api, undefined, () => new Map()).own;
+	return { own, api };
+}
+
+/** Forgets what the process learned for a workflow's node and for its API (runs side by side stay apart). */
+export function forgetLearned(workflowId: string, nodeId: string, baseUrl: string): void {
+	const slots = learnedSlots(workflowId, nodeId, baseUrl);
+	LEARNED.forget(slots.node, slots.api);
 }
 
 let executionCounter = 0;
@@ -360,9 +402,11 @@ let executionCounter = 0;
 /** Runs a whole workflow (MediaGen nodes behind a manual trigger) in n8n's WorkflowExecute. */
 export async function runWorkflow(definition: WorkflowDefinition, options: WorkflowRunOptions = {}): Promise<IRun> {
 	await binaryDataService();
+	if ((options.learned ?? 'fresh') === 'fresh') LEARNED.clear();
 	const nodeTypes = new TestNodeTypes(options.source ?? 'src', options.extraNodeTypes);
+	const workflowId = options.workflowId ?? WORKFLOW_ID;
 	const workflow = new Workflow({
-		id: WORKFLOW_ID,
+		id: workflowId,
 		nodes: definition.nodes,
 		connections: definition.connections,
 		nodeTypes,
@@ -378,7 +422,7 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 	const executionId = `exec-${++executionCounter}`;
 	const mode = options.mode ?? 'manual';
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
-		id: WORKFLOW_ID,
+		id: workflowId,
 		name: 'MediaGen test',
 		active: false,
 		isArchived: false,
@@ -454,7 +498,7 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 /** Runs the MediaGen node alone, on the given input items. */
 export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 	const node: INode = {
-		id: 'mediagen-node',
+		id: options.nodeId ?? 'mediagen-node',
 		name: options.name ?? 'MediaGen',
 		type: options.asTool ? `${NODE_TYPE}Tool` : NODE_TYPE,
 		typeVersion: 1,
@@ -480,6 +524,8 @@ export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 			onCancel: options.onCancel,
 			staticData: options.staticData,
 			mode: options.mode,
+			workflowId: options.workflowId,
+			learned: options.learned,
 		},
 	);
 	const taskData = run.data.resultData.runData[node.name]?.[0];

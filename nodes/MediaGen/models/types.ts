@@ -15,7 +15,7 @@ interface FieldBase {
 	placeholder?: string;
 	/**
 	 * Renders take longer or shorter with this field's value (a tier, a duration, a size or ratio, a count): the
-	 * learned Poll Schedule keeps render times apart per value (waiting/history.ts).
+	 * learned Poll Schedule keeps render times apart per value (learning/history.ts).
 	 */
 	renderTime?: true;
 }

@@ -12,6 +12,7 @@ import type {
 } from 'n8n-workflow';
 
 import { invalidInput } from '../helpers/badInput';
+import { fingerprint } from '../helpers/fingerprint';
 import { taskIdOf } from './answer';
 import {
 	abortReason,
@@ -87,6 +88,18 @@ export class ApiSession {
 			this.loaded = loading;
 		}
 		return await this.loaded;
+	}
+
+	/**
+	 * Which API the run talks to, as learning keys it: a fingerprint of the normalized Base URL (never the URL), or
+	 * undefined when the credential cannot be read (the run's requests then say why).
+	 */
+	async apiId(): Promise<string | undefined> {
+		try {
+			return fingerprint(normalizeBaseUrl(String((await this.credentials()).baseUrl ?? '')));
+		} catch {
+			return undefined;
+		}
 	}
 
 	/** The redactor of a key, built once per run (again only if the credential's key changed). */

@@ -8,7 +8,7 @@
  * - errors.ts: what failed, and whether it may be repeated;
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
- * - inspect.ts: what a result file is, by its first bytes (helpers/media.ts), before it is stored;
+ * - inspect.ts: what a result file is, by its first bytes (media.ts), before it is stored;
  * - multipart.ts: streamed multipart bodies.
  */
 export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';

@@ -1,13 +1,13 @@
 /**
- * What a result file is, by its first bytes, before it is stored: a format of the media table (helpers/media.ts),
+ * What a result file is, by its first bytes, before it is stored: a format of the media table (media.ts),
  * whatever the host's Content-Type says, or text a host sent in its place (a sign-in page, "Access denied", an
  * expired link's JSON, an SVG), which is refused with an error that names the task, the URL and the start of the
  * text. A binary of a format the table does not know is stored as such (application/octet-stream, `.bin`).
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
-import { kindOfText } from '../helpers/bodyText';
-import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from '../helpers/media';
+import { kindOfText } from './bodyText';
+import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from './media';
 import type { RequestContext } from './context';
 import { downloadError, downloadInterrupted, emptyResultFile, showUrl, type DownloadedFile } from './download';
 import { clip } from './redaction';

@@ -2,7 +2,7 @@
  * The waiting engine: one continuous schedule for creations, polls and downloads of a node execution.
  *
  * - Each task has its own poll schedule (schedule.ts): its creation time + k × Poll Interval, or, with Poll
- *   Schedule "Learned", where the model's renders have been seen to finish (renderTimes.ts). The next poll falls
+ *   Schedule "Learned", where the model's renders have been seen to finish (learning/). The next poll falls
  *   due whether or not the previous answer is back (at most two polls of a task in flight). Its first poll can
  *   come while later items are still being created, and a slow answer holds back no other poll: there are no
  *   rounds. At Max Wait a task gets one last poll before it times out.
@@ -54,7 +54,7 @@ import { AdaptiveBound } from './bound';
 import { LaneQueue, type CreationJob, type LaneJob, type RequestJob } from './lane';
 import { PaidTasks, type LedgerMemory } from './ledger';
 import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
-import { keepLearned, learnedTimes, type RenderTimes } from './renderTimes';
+import { keepLearned, learnedTimes, type RenderTimes } from '../learning/renderTimes';
 import { ResultLane } from './results';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
@@ -81,9 +81,6 @@ export interface EngineInput {
 class Engine {
 	private readonly options: WaitingOptions;
 
-	/** The credential, read once for the run's creations and polls. */
-	private readonly session: ApiSession;
-
 	private readonly cancel: AbortSignal | undefined;
 
 	private readonly outcomes: ItemOutcome[] = [];
@@ -93,9 +90,6 @@ class Engine {
 
 	/** Where each task's next poll goes, and the tasks still waited on. */
 	private readonly schedule: PollSchedule;
-
-	/** What is learned of render times (Poll Schedule "Learned", creations only). */
-	private readonly renderTimes: RenderTimes | undefined;
 
 	/** Result files of finished tasks (Download Results). */
 	private readonly results: ResultLane;
@@ -118,9 +112,11 @@ class Engine {
 	constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly input: EngineInput,
+		/** The credential, read once for the run's creations and polls. */
+		private readonly session: ApiSession,
+		learned: RenderTimes | undefined,
 	) {
 		this.options = input.options;
-		this.session = new ApiSession(context);
 		this.cancel = context.getExecutionCancelSignal();
 		this.ledger = new PaidTasks(context, input.memory);
 		this.bound = new AdaptiveBound(input.options.maxConcurrency);
@@ -131,8 +127,7 @@ class Engine {
 			report: (outcome) => ('items' in outcome ? void this.outcomes.push(outcome) : this.fail(outcome)),
 			wake: () => this.wake(),
 		});
-		this.renderTimes = learnedTimes(context, input);
-		this.schedule = new PollSchedule(input.options, this.renderTimes);
+		this.schedule = new PollSchedule(input.options, learned);
 		const now = Date.now();
 		for (const job of [...input.creations, ...(input.requests ?? [])]) this.creations.add(job, now);
 		// Existing tasks may be done already: their first poll is due at once.
@@ -155,7 +150,6 @@ class Engine {
 			this.cancel?.removeEventListener('abort', onCancel);
 		}
 		this.settleLeftovers();
-		if (this.renderTimes) keepLearned(this.context, this.renderTimes);
 		return this.outcomes;
 	}
 
@@ -264,7 +258,7 @@ class Engine {
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				// The creation's round trip stands for a check's until one is answered (policy.ts, rule 3).
-				this.renderTimes?.sawRoundTrip(now - startedAt);
+				this.schedule.sawRoundTrip(now - startedAt);
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
 				this.schedule.add(
 					task,
@@ -495,5 +489,10 @@ class Engine {
 
 /** Creates (optionally) and waits on tasks; one outcome per item that was started, in any order. */
 export async function runEngine(this: IExecuteFunctions, input: EngineInput): Promise<ItemOutcome[]> {
-	return await new Engine(this, input).run();
+	const session = new ApiSession(this);
+	// Poll Schedule "Learned": what the process learned places the run's checks, and keeps what the run saw.
+	const learning = learnedTimes(this, input, input.creations.length ? await session.apiId() : undefined);
+	const outcomes = await new Engine(this, input, session, learning?.times).run();
+	if (learning) keepLearned(learning);
+	return outcomes;
 }

@@ -8,7 +8,7 @@ import type { TaskType } from '../models/endpoints';
 import type { RequestSummary } from '../output/taskOutput';
 import type { ApiSession } from '../transport';
 import type { CreatedTask } from './answers';
-import type { RenderKey } from './history';
+import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 
 /** One item to create: `send` makes one attempt; the engine decides about repeating it. */
@@ -18,7 +18,7 @@ export interface CreationJob {
 	summary: RequestSummary;
 	/** One attempt, through the run's session, with the attempt's timeout. */
 	send: (session: ApiSession, timeoutMs: number) => Promise<CreatedTask>;
-	/** Its render kind, for Poll Schedule "Learned" (history.ts). */
+	/** Its render kind, for Poll Schedule "Learned" (learning/history.ts). */
 	renderKey?: RenderKey;
 }
 

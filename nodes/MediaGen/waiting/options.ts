@@ -20,7 +20,7 @@ export interface WaitingOptions {
 	maxConcurrency: number;
 	requestTimeoutMs: number;
 	pollIntervalMs: number;
-	/** "learned": polls go where the model's renders finish (renderTimes.ts); "fixed": creation + k × Poll Interval. */
+	/** "learned": polls go where the model's renders finish (learning/); "fixed": creation + k × Poll Interval. */
 	pollSchedule: 'learned' | 'fixed';
 	maxWaitMs: number;
 	onTimeout: 'error' | 'returnPending';

@@ -3,14 +3,14 @@
  *
  * Poll Schedule "Fixed": check k of a task falls due at its creation + k × Poll Interval (a fixed period, slots
  * already past are skipped, not bunched). "Learned" (the default) keeps that grid as the fallback and places the
- * first check, and the next one after each "not yet", by the rules of policy.ts over what renderTimes.ts knows.
+ * first check, and the next one after each "not yet", by the rules of learning/policy.ts over what learning/renderTimes.ts knows.
  * Max Wait's check is the last one, wherever the others went.
  */
 import type { CreatedTask } from './answers';
-import type { RenderKey } from './history';
+import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
-import type { RenderTimes, Role } from './renderTimes';
+import type { RenderTimes, Role } from '../learning/renderTimes';
 
 export interface Waiting {
 	task: CreatedTask;
@@ -33,7 +33,7 @@ export interface Waiting {
 	lastError?: Error;
 	/** The task's render kind in what is learned; unset when its checks stay on the grid (Task → Wait, "Fixed"). */
 	kind?: RenderKey;
-	/** How its checks are placed (renderTimes.ts): a scout's follow the grid. */
+	/** How its checks are placed (learning/renderTimes.ts): a scout's follow the grid. */
 	role?: Role;
 	/** When its last check started (its creation before the first). */
 	lastCheckAt: number;
@@ -111,6 +111,11 @@ export class PollSchedule {
 		this.active.add(entry);
 		this.tickets.push({ entry, dueAt: entry.firstCheckAt, generation: 0 });
 		return entry;
+	}
+
+	/** A round trip of an API request: rule 3 allows a check one round trip late (policy.ts). */
+	sawRoundTrip(ms: number): void {
+		this.learned?.sawRoundTrip(ms);
 	}
 
 	/** The earliest ticket that still counts (void ones are dropped on the way). */

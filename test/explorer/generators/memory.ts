@@ -5,13 +5,14 @@
  * anything at all where the node keeps its history: other JSON shapes, keys named like the prototype, times that
  * are not times (NaN, Infinity, text, negative, reversed), a huge array, deep nesting, keys no model uses, other
  * nodes' histories, an earlier version's times in the node's own static data. Drawn from the schedule's own
- * "memory" stream. A key beside the node's, `other`, must come back untouched (invariant 15).
+ * "memory" stream. Other nodes' state sits beside it (a polling trigger's cursor, a key in `global`): the static
+ * data must come back exactly as it was, whatever the node learned (invariant 15).
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { BETAV4 } from '../../../nodes/MediaGen/models/image';
 import { ALPHAV15PRO, ALPHAV2MINI } from '../../../nodes/MediaGen/models/video';
-import { renderKey, STATIC_KEY } from '../../../nodes/MediaGen/waiting/history';
+import { renderKey, STATIC_KEY } from '../../../nodes/MediaGen/learning/history';
 import { Random } from '../random';
 import type { Schedule } from '../schedule';
 import type { RenderPlan } from './renders';
@@ -109,7 +110,11 @@ function hostile(kind: MemoryKind, random: Random, key: string, seen: number[][]
 export function memoryFor(schedule: Schedule, renders: RenderPlan): Memory {
 	const random = Random.stream(schedule.seed, 'memory');
 	const kind = random.weighted(KINDS);
-	if (kind === 'nothing') return { kind };
+	const others = (): IDataObject => ({
+		global: { other: JSON.parse(JSON.stringify(UNTOUCHED)) as IDataObject },
+		'node:RSS Feed Trigger': { lastItemDate: '2026-11-26T10:00:00.000Z', lastTimeChecked: '2026-11-27T00:00:00Z' },
+	});
+	if (kind === 'nothing') return { kind, staticData: others() };
 	const keys = keysOf(schedule);
 	const key = renders.pastTier === 'other' ? keys.otherTier : keys.same;
 	const intervalMs = schedule.pollIntervalS * 1000;
@@ -118,8 +123,8 @@ export function memoryFor(schedule: Schedule, renders: RenderPlan): Memory {
 		kind === 'seen by a grid' || kind === 'seen by learned checks'
 			? history({ [key]: { u: 3, o: seen } })
 			: hostile(kind, random, key, seen);
-	const other = JSON.parse(JSON.stringify(UNTOUCHED)) as IDataObject;
-	const staticData: IDataObject = { global: { [STATIC_KEY]: stored as IDataObject, other } };
+	const staticData = others();
+	(staticData.global as IDataObject)[STATIC_KEY] = stored as IDataObject;
 	if (random.chance(0.3)) staticData[`node:MediaGen ${schedule.seed}`] = { [STATIC_KEY]: { 'image/betav4': [1, 2] } };
 	return { kind, staticData };
 }

@@ -1,23 +1,25 @@
 /**
- * Poll Schedule through n8n's executor against the simulator, with the workflow's static data kept from run to
- * run as n8n keeps it after production executions: batches and one item per execution learn, Fixed Interval keeps
- * the grid, renaming the node keeps what was learned, the AI Agent's tool calls learn, manual runs say that n8n
- * does not keep what they learned. The rules one by one are in rules.test.ts; figures in `npm run bench`.
+ * Poll Schedule through n8n's executor against the simulator, what was learned kept from run to run in the
+ * process (nodes/MediaGen/learning/store.ts), as a long-running n8n process keeps it: batches and one item per
+ * execution learn, in every mode, manual runs too; Fixed Interval keeps the grid; renaming the node keeps what was
+ * learned; the AI Agent's tool calls learn; a new workflow starts from what another taught of the same kind on the
+ * same API; the workflow's static data is never written. The rules one by one are in rules.test.ts; figures in
+ * `npm run bench`.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runNode, type NodeRunOptions } from '../../harness';
+import { runNode, WORKFLOW_ID, type NodeRunOptions } from '../../harness';
 import type { RecordedRequest } from '../../simulator/server';
-import { betav4Parameters, INFO_PATH, loopStalls, useSimulator } from '../../support';
+import { betav4Parameters, expectStaticDataAsItWas, INFO_PATH, loopStalls, useSimulator } from '../../support';
+import { LEARNED, LearnedStore } from '../../../nodes/MediaGen/learning/store';
 
 const KEY = 'betav4|batchsize=|resolution=';
 const NODE_ID = 'mediagen-node';
 
-/** The observations the history keeps for `key`, as [lo, hi] pairs. */
-export function remembered(staticData: IDataObject, key = KEY, nodeId = NODE_ID): number[][] {
-	const store = (staticData.global as IDataObject | undefined)?.mediagenRenderTimes as IDataObject | undefined;
-	const node = (store?.nodes as IDataObject | undefined)?.[nodeId] as IDataObject | undefined;
-	return (((node?.keys as IDataObject | undefined)?.[key] as IDataObject | undefined)?.o as number[][]) ?? [];
+/** The observations the process keeps for the node's `key`, as [lo, hi] pairs. */
+export function remembered(key = KEY, workflowId = WORKFLOW_ID, nodeId = NODE_ID): number[][] {
+	const { own } = LEARNED.read(LearnedStore.nodeSlot(workflowId, nodeId), undefined, () => new Map());
+	return (own.get(key)?.observations ?? []).map(({ lo, hi }) => [lo, hi]);
 }
 
 describe('Poll Schedule through n8n’s executor', () => {
@@ -52,19 +54,25 @@ describe('Poll Schedule through n8n’s executor', () => {
 	) {
 		const since = Date.now();
 		const stalls = loopStalls();
+		const before = JSON.stringify(staticData);
 		const result = await runNode({
 			parameters: parameters(options),
 			items,
 			credentials: context.credentials(),
 			staticData,
 			mode: 'webhook',
+			learned: 'kept',
 			...more,
 		});
+		// Whatever the node learned, the workflow's static data is as it was, and n8n is not told it changed.
+		expectStaticDataAsItWas(staticData, before);
 		const stall = stalls.stop();
 		expect(result.error).toBeUndefined();
 		expect(result.output.every((item) => item.json.status === 'completed')).toBe(true);
 		return { result, checks: checksPerTask(since), atRun: checksPerTask(since, true), stall };
 	}
+
+	beforeEach(() => LEARNED.clear());
 
 	const meanCalls = (checks: number[][]) => checks.reduce((sum, list) => sum + list.length, 0) / checks.length;
 
@@ -77,7 +85,7 @@ describe('Poll Schedule through n8n’s executor', () => {
 	it('a batch waits for its scouts while nothing is known, and its later runs check where its renders end', async () => {
 		const staticData: IDataObject = {};
 		const first = await run(rendersOf(0.8, 30), {}, staticData);
-		expect(remembered(staticData).length).toBeGreaterThanOrEqual(5);
+		expect(remembered().length).toBeGreaterThanOrEqual(5);
 		// Nothing learned yet: three scouts on the grid (0.2, 0.4, 0.6 … s after their creation, later on a busy
 		// machine); the other tasks wait for the first scout to end (0.8 s), then join the grid.
 		// Scouts and held tasks told apart on the run's clock: a loaded machine spreads the creations out.
@@ -112,20 +120,20 @@ describe('Poll Schedule through n8n’s executor', () => {
 		// On the grid a 0.9 s render takes 5 checks (0.2 … 1.0 s); the first five executions learn it.
 		expect(calls.slice(0, 5).every((count, index) => count >= 4 - slotsLost(stalls[index]))).toBe(true);
 		expect(Math.max(...calls.slice(6))).toBeLessThanOrEqual(2);
-		expect(remembered(staticData).length).toBe(9);
+		expect(remembered().length).toBe(9);
 	});
 
 	it('Fixed Interval keeps the grid whatever was learned, and remembers nothing', async () => {
 		const staticData: IDataObject = {};
 		await run(rendersOf(0.8, 10), {}, staticData);
-		const before = JSON.stringify(staticData);
+		const before = JSON.stringify(remembered());
 		const fixed = await run(rendersOf(0.8, 10), { pollSchedule: 'fixed' }, staticData);
 		for (const checks of fixed.checks) {
 			// 0.2, 0.4, 0.6, 0.8 s after the creation's answer (a busy machine may send them late, and fewer).
 			expect(checks.length).toBeGreaterThanOrEqual(3 - slotsLost(fixed.stall));
 			expect(checks[0]).toBeLessThan(450 + fixed.stall);
 		}
-		expect(JSON.stringify(staticData)).toBe(before);
+		expect(JSON.stringify(remembered())).toBe(before);
 	});
 
 	it('renaming the node keeps what was learned: it is kept by the node’s id, which a rename keeps', async () => {
@@ -136,7 +144,7 @@ describe('Poll Schedule through n8n’s executor', () => {
 		// Placed from history: the first check near the render's end, not the grid's first slot (0.2 s).
 		expect(renamed.checks[0][0]).toBeGreaterThan(500);
 		expect(renamed.checks[0].length).toBeLessThanOrEqual(2);
-		expect(remembered(staticData).length).toBe(7);
+		expect(remembered().length).toBe(7);
 	});
 
 	it('the AI Agent’s tool calls learn too: each call is one item, placed from the calls before', async () => {
@@ -151,16 +159,37 @@ describe('Poll Schedule through n8n’s executor', () => {
 		expect(calls[7].length).toBeLessThanOrEqual(2);
 	});
 
-	it('a manual run says in the output pane that n8n does not keep what it learned; a production run says nothing', async () => {
-		const hints = async (mode: NodeRunOptions['mode'], options: IDataObject = {}) => {
-			const { result } = await run(rendersOf(0.2, 1), options, {}, { mode });
-			return result.run.data.resultData.runData.MediaGen[0].hints?.map((hint) => hint.message) ?? [];
-		};
-		const manual = await hints('manual');
-		expect(manual).toHaveLength(1);
-		expect(manual[0]).toMatch(/only after production executions .*not after manual runs/);
-		expect(await hints('webhook')).toEqual([]);
-		expect(await hints('manual', { pollSchedule: 'fixed' })).toEqual([]);
+	it('a manual run learns as a production run does, and says nothing about it', async () => {
+		const calls: number[] = [];
+		for (let execution = 0; execution < 7; execution++) {
+			const { result, checks } = await run(rendersOf(0.9, 1), {}, {}, { mode: 'manual' });
+			expect(result.run.data.resultData.runData.MediaGen[0].hints ?? []).toEqual([]);
+			calls.push(checks[0].length);
+		}
+		expect(remembered()).toHaveLength(7);
+		expect(calls[6]).toBeLessThanOrEqual(2);
+	});
+
+	it('a new workflow, or a copied node, starts from what the process learned of the kind on the same API', async () => {
+		for (let execution = 0; execution < 6; execution++) await run(rendersOf(0.9, 1), {}, {});
+		// Another workflow, and a copy of the node (a new id) in this one: placed near the render's end at once.
+		for (const more of [{ workflowId: 'another-workflow' }, { nodeId: 'copied-node' }]) {
+			const { checks } = await run(rendersOf(0.9, 1), {}, {}, more);
+			expect(checks[0][0]).toBeGreaterThan(500);
+			expect(checks[0].length).toBeLessThanOrEqual(2);
+		}
+		expect(remembered(KEY, 'another-workflow')).toHaveLength(1);
+		// The same kind on another API (another Base URL, here another name of the same server) is not known: the grid (0.2 s … after the creation).
+		const elsewhere = await run(
+			rendersOf(0.9, 1),
+			{},
+			{},
+			{
+				workflowId: 'third-workflow',
+				credentials: { ...context.credentials(), baseUrl: context.credentials().baseUrl.replace('127.0.0.1', '127.1') },
+			},
+		);
+		expect(elsewhere.checks[0].length).toBeGreaterThanOrEqual(4 - slotsLost(elsewhere.stall));
 	});
 
 	it('renders much slower than remembered: the scouts forget the old times and no two checks are over an interval apart', async () => {
@@ -173,7 +202,7 @@ describe('Poll Schedule through n8n’s executor', () => {
 				// Twice the stall: the sampler sees part of what a starved process loses (as the explorer's invariant 14).
 				expect(checks[i] - checks[i - 1]).toBeLessThan(interval * 1000 + 250 + 2 * slow.stall);
 		// What the 0.1 s renders taught is forgotten: every render remembered was seen done after 1 s.
-		expect(Math.min(...remembered(staticData).map(([, hi]) => hi))).toBeGreaterThan(1000);
+		expect(Math.min(...remembered().map(([, hi]) => hi))).toBeGreaterThan(1000);
 	});
 
 	it('Max Wait’s last check stays where it is when the learned times lie beyond it', async () => {

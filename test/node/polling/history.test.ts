@@ -1,28 +1,30 @@
 /**
- * What Poll Schedule "Learned" keeps in the workflow's static data (nodes/MediaGen/waiting/history.ts): keys per
- * render kind, any stored shape read without a throw, a bounded and clean history written back whatever the
- * workflow does, nothing secret in it.
+ * What Poll Schedule "Learned" remembers (nodes/MediaGen/learning/history.ts, store.ts): keys per render kind; the
+ * history an earlier version left in the workflow's static data, in any shape, read without a throw and never
+ * written back (the static data stays exactly as it was, and n8n is not told it changed); what the process keeps
+ * bounded and clean, nothing secret in it.
  */
 import type { IDataObject, IExecuteFunctions, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../harness';
-import { DEFAULT_SIM_KEY, useSimulator } from '../../support';
+import { DEFAULT_SIM_KEY, expectStaticDataAsItWas, useSimulator } from '../../support';
 import { IMAGE_MODELS, PROIMAGE } from '../../../nodes/MediaGen/models/image';
 import { VIDEO_MODELS } from '../../../nodes/MediaGen/models/video';
 import {
-	MAX_NODE_CHARS,
+	KEPT_OBSERVATIONS,
+	MAX_KEYS,
 	modelOfKey,
-	readHistory,
+	readStaticHistory,
 	renderKey,
 	STATIC_KEY,
-} from '../../../nodes/MediaGen/waiting/history';
+} from '../../../nodes/MediaGen/learning/history';
+import { LEARNED, LearnedStore } from '../../../nodes/MediaGen/learning/store';
 
 const KEY = 'betav4|batchsize=|resolution=';
 
-/** The node's history as stored: `{ n, nodes: { <id>: { u, keys: { <key>: { u, o } } } } }`. */
-const store = (staticData: IDataObject) => (staticData.global as IDataObject | undefined)?.[STATIC_KEY] as IDataObject;
-const nodeEntry = (staticData: IDataObject, id = 'mediagen-node') =>
-	(store(staticData).nodes as IDataObject)[id] as { u: number; keys: Record<string, { u: number; o: number[][] }> };
+/** What the process keeps for the harness's node (its workflow and node ids), as a copy. */
+const kept = (workflowId = 'mediagen-test-wf', nodeId = 'mediagen-node') =>
+	LEARNED.read(LearnedStore.nodeSlot(workflowId, nodeId), undefined, () => new Map()).own;
 
 /** A context with only what history.ts reads. */
 function contextWith(staticData: IDataObject, nodeId = 'mediagen-node'): IExecuteFunctions {
@@ -60,7 +62,7 @@ describe('render kinds: keys that match how renders vary', () => {
 	});
 });
 
-describe('static data: any shape read, a small clean history written', () => {
+describe('static data: an earlier version’s history read in any shape, nothing written', () => {
 	const context = useSimulator();
 
 	const parameters = (options: IDataObject = {}): INodeParameters => ({
@@ -71,13 +73,15 @@ describe('static data: any shape read, a small clean history written', () => {
 		options: { pollInterval: 0.05, downloadResults: false, ...options },
 	});
 
-	async function runWith(staticData: IDataObject, items = 1, idea = 'idea') {
+	/** A production run (webhook) that reads `staticData`; `learned`: what the process learned before is kept. */
+	async function runWith(staticData: IDataObject, items = 1, idea = 'idea', learned: 'fresh' | 'kept' = 'fresh') {
 		const { output, error } = await runNode({
 			parameters: parameters(),
 			items: Array.from({ length: items }, (_, i) => ({ json: { idea: `[sim:seconds=0.1] ${idea} ${i}` } })),
 			credentials: context.credentials(),
 			staticData,
 			mode: 'webhook',
+			learned,
 		});
 		expect(error).toBeUndefined();
 		expect(output.every((item) => item.json.status === 'completed')).toBe(true);
@@ -130,46 +134,56 @@ describe('static data: any shape read, a small clean history written', () => {
 		['nested deeply', { nodes: { 'mediagen-node': JSON.parse('{"a":'.repeat(200) + '1' + '}'.repeat(200)) } }],
 	];
 
-	it.each(hostile)('reads %s without a throw, and writes back a clean history', async (_, value) => {
-		const staticData: IDataObject = { global: { [STATIC_KEY]: value as IDataObject, other: 'kept' } };
-		await runWith(staticData);
-		expect((staticData.global as IDataObject).other).toBe('kept');
-		const entry = nodeEntry(staticData);
-		for (const [key, kind] of Object.entries(entry.keys)) {
-			expect(modelOfKey(key)).toBeDefined();
-			expect(kind.o.length).toBeLessThanOrEqual(48);
-			for (const [lo, hi] of kind.o) {
-				expect(Number.isSafeInteger(lo) && Number.isSafeInteger(hi)).toBe(true);
-				expect(hi).toBeGreaterThan(lo);
+	it.each(hostile)(
+		'reads %s without a throw, leaves the static data as it was, keeps a clean history',
+		async (_, value) => {
+			const staticData: IDataObject = {
+				global: { [STATIC_KEY]: value as IDataObject, other: 'kept' },
+				'node:RSS Feed Trigger': { lastItemDate: '2026-11-26T10:00:00.000Z' },
+			};
+			const before = JSON.stringify(staticData);
+			await runWith(staticData);
+			expectStaticDataAsItWas(staticData, before);
+			const history = kept();
+			for (const [key, kind] of history) {
+				expect(modelOfKey(key)).toBeDefined();
+				expect(kind.observations.length).toBeLessThanOrEqual(KEPT_OBSERVATIONS);
+				for (const { lo, hi } of kind.observations) {
+					expect(Number.isSafeInteger(lo) && Number.isSafeInteger(hi)).toBe(true);
+					expect(hi).toBeGreaterThan(lo);
+				}
 			}
-		}
-		expect(entry.keys[KEY].o.length).toBeGreaterThanOrEqual(1);
-		expect(Object.keys(entry.keys).filter((key) => key.startsWith('foo') || key === 'betav4|resolution=1:1')).toEqual(
-			[],
-		);
-		expect(JSON.stringify(entry).length).toBeLessThanOrEqual(MAX_NODE_CHARS);
-	});
+			expect(history.get(KEY)?.observations.length).toBeGreaterThanOrEqual(1);
+			expect([...history.keys()].filter((key) => key.startsWith('foo') || key === 'betav4|resolution=1:1')).toEqual([]);
+			expect(history.size).toBeLessThanOrEqual(MAX_KEYS);
+		},
+	);
 
 	it('reads 250,000 stored times quickly (only the newest are looked at)', () => {
 		const staticData: IDataObject = {
 			global: { [STATIC_KEY]: { nodes: { 'mediagen-node': { keys: { [KEY]: { o: times(250_000) } } } } } },
 		};
 		const startedAt = performance.now();
-		const { history } = readHistory(contextWith(staticData));
+		const history = readStaticHistory(contextWith(staticData));
 		expect(performance.now() - startedAt).toBeLessThan(50);
 		expect(history.get(KEY)?.observations).toHaveLength(48);
 	});
 
-	it('keeps times of this node’s other models, and drops keys that no model of this node uses', async () => {
+	it('an earlier version’s times start the node (once per process); its other models’ times are kept, unknown keys dropped', async () => {
 		const staticData: IDataObject = { global: { [STATIC_KEY]: hostile[9][1] as IDataObject } };
+		const before = JSON.stringify(staticData);
 		await runWith(staticData);
-		expect(Object.keys(nodeEntry(staticData).keys).sort()).toEqual([
-			'alphav15pro|ratio=adaptive|duration=5|resolution=480p',
-			KEY,
-		]);
+		expectStaticDataAsItWas(staticData, before);
+		expect([...kept().keys()].sort()).toEqual(['alphav15pro|ratio=adaptive|duration=5|resolution=480p', KEY]);
+		// Once the process knows the node, the static data is not read again: what the process learned counts.
+		const other: IDataObject = {
+			global: { [STATIC_KEY]: { nodes: { 'mediagen-node': { keys: { [KEY]: { o: times(40) } } } } } },
+		};
+		await runWith(other, 1, 'idea', 'kept');
+		expect(kept().get(KEY)!.observations.length).toBeLessThan(10);
 	});
 
-	it('stays about 16 KB per node whatever the workflow does: 60 kinds in one run, 12 nodes', async () => {
+	it('stays bounded per node whatever the workflow does: 60 kinds in one run', async () => {
 		const staticData: IDataObject = {};
 		const { output, error } = await runNode({
 			parameters: {
@@ -189,27 +203,21 @@ describe('static data: any shape read, a small clean history written', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(output).toHaveLength(60);
-		const entry = nodeEntry(staticData);
-		expect(Object.keys(entry.keys).length).toBeLessThanOrEqual(24);
-		expect(JSON.stringify(entry).length).toBeLessThanOrEqual(MAX_NODE_CHARS);
-		// Other MediaGen nodes of the workflow (or deleted ones): the 8 most recently used nodes stay.
-		const nodes: IDataObject = {};
-		for (let node = 0; node < 12; node++) nodes[`node-${node}`] = { ...entry, u: node };
-		store(staticData).nodes = nodes;
-		await runWith(staticData);
-		const kept = Object.keys(store(staticData).nodes as IDataObject).sort();
-		expect(kept).toEqual(['mediagen-node', ...[5, 6, 7, 8, 9, 10, 11].map((node) => `node-${node}`)].sort());
-		expect(JSON.stringify(store(staticData)).length).toBeLessThanOrEqual(8 * MAX_NODE_CHARS);
+		expect(kept().size).toBe(MAX_KEYS);
+		expectStaticDataAsItWas(staticData, '{}');
 	});
 
-	it('holds no prompt, task id, URL or key; an older version’s times in the node’s own static data go', async () => {
+	it('holds no prompt, task id, URL or key, and writes nothing to the static data, an earlier version’s key included', async () => {
 		const staticData: IDataObject = { 'node:MediaGen': { mediagenRenderTimes: { 'image/betav4': [1, 2, 3] } } };
+		const before = JSON.stringify(staticData);
 		const output = await runWith(staticData, 3, 'SECRET-PROMPT');
-		const text = JSON.stringify(staticData);
+		expectStaticDataAsItWas(staticData, before);
+		const text = JSON.stringify([...kept()]);
+		expect(text).toContain('betav4');
 		expect(text).not.toContain('SECRET-PROMPT');
 		expect(text).not.toContain(DEFAULT_SIM_KEY);
 		expect(text).not.toContain('http');
+		expect(text).not.toContain('127.0.0.1');
 		for (const item of output) expect(text).not.toContain(String(item.json.taskid));
-		expect((staticData['node:MediaGen'] as IDataObject).mediagenRenderTimes).toBeUndefined();
 	});
 });

@@ -1,9 +1,8 @@
 /**
- * Poll Schedule "Learned": each named rule of nodes/MediaGen/waiting/policy.ts on its own (the node through n8n's
+ * Poll Schedule "Learned": each named rule of nodes/MediaGen/learning/policy.ts on its own (the node through n8n's
  * executor is in the other files of this folder). Ages in ms since a task's creation, Poll Interval 1 s.
  */
 import { Random } from '../../explorer/random';
-import type { NodeHistory } from '../../../nodes/MediaGen/waiting/history';
 import {
 	batchPlacement,
 	isStale,
@@ -14,8 +13,9 @@ import {
 	renderDistribution,
 	type GridShape,
 	type Observation,
-} from '../../../nodes/MediaGen/waiting/policy';
-import { RenderTimes } from '../../../nodes/MediaGen/waiting/renderTimes';
+} from '../../../nodes/MediaGen/learning/policy';
+import { RenderTimes } from '../../../nodes/MediaGen/learning/renderTimes';
+import { LearnedStore, type Learned } from '../../../nodes/MediaGen/learning/store';
 import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
 import type { CreatedTask } from '../../../nodes/MediaGen/waiting/answers';
 import type { WaitingOptions } from '../../../nodes/MediaGen/waiting/options';
@@ -27,10 +27,13 @@ const kind = { key: 'betav4|batchsize=|resolution=', model: 'betav4' };
 /** Observations of renders of `ms` each, seen by checks 100 ms apart around them. */
 const seen = (times: number[]): Observation[] => times.map((ms) => ({ lo: ms - 50, hi: ms + 50 }));
 
-const history = (observations: Observation[], key = kind.key): { run: number; history: NodeHistory } => ({
-	run: 1,
-	history: new Map([[key, { used: 1, observations }]]),
+const history = (observations: Observation[], key = kind.key): Learned => ({
+	own: new Map([[key, { used: 1, observations }]]),
+	api: new Map(),
+	clock: 2,
 });
+
+const nothing = (): Learned => ({ own: new Map(), api: new Map(), clock: 1 });
 
 /** Renders spread evenly over [from, to] ms. */
 const spread = (count: number, from: number, to: number) =>
@@ -53,7 +56,7 @@ describe('rule 1: back to the grid', () => {
 	});
 
 	it('while nothing is known of a kind, a batch’s other tasks wait for a scout to end', () => {
-		const batch = new RenderTimes(I, { run: 0, history: new Map() }, new Map([[kind.key, 10]]));
+		const batch = new RenderTimes(I, nothing(), new Map([[kind.key, 10]]));
 		const roles = Array.from({ length: 5 }, (_, i) => batch.start(kind, i));
 		expect(roles.map((role) => batch.holds(kind, role))).toEqual([false, false, false, true, true]);
 		expect(batch.ended(kind, 3, 'batch')).toBe(false);
@@ -62,7 +65,7 @@ describe('rule 1: back to the grid', () => {
 		expect(batch.holds(kind, 'batch')).toBe(false);
 		const known = new RenderTimes(I, history(seen(spread(10, 3000, 4000))), new Map([[kind.key, 10]]));
 		expect(known.holds(kind, 'batch')).toBe(false);
-		const single = new RenderTimes(I, { run: 0, history: new Map() }, new Map([[kind.key, 1]]));
+		const single = new RenderTimes(I, nothing(), new Map([[kind.key, 1]]));
 		expect(single.holds(kind, single.start(kind, 0))).toBe(false);
 	});
 
@@ -218,9 +221,24 @@ describe('rule 5: when history is stale', () => {
 		const times = new RenderTimes(I, history(seen(spread(20, 3000, 4000))), new Map([[kind.key, 1]]));
 		const role = times.start(kind, 0);
 		expect(times.finished(kind, role, { lo: 1000, hi: 1400 })).toBe(false);
-		const next = new RenderTimes(I, times.keep(), new Map([[kind.key, 1]]));
+		const store = new LearnedStore();
+		const node = LearnedStore.nodeSlot('wf', 'node');
+		store.keep(
+			node,
+			'api',
+			new Map([
+				[
+					kind.key,
+					{ observations: history(seen(spread(20, 3000, 4000))).own.get(kind.key)!.observations, replaces: false },
+				],
+			]),
+		);
+		store.keep(node, 'api', times.keep());
+		const learned = store.read(node, 'api', () => new Map(), [kind.key]);
+		expect(learned.own.get(kind.key)?.observations).toEqual([{ lo: 1000, hi: 1400 }]);
+		expect(learned.api.get(kind.key)?.observations).toEqual([{ lo: 1000, hi: 1400 }]);
+		const next = new RenderTimes(I, learned, new Map([[kind.key, 1]]));
 		expect(next.firstCheck(kind, next.start(kind, 0), 0)).toBeUndefined();
-		expect(next.keep().history.get(kind.key)?.observations).toEqual([{ lo: 1000, hi: 1400 }]);
 	});
 
 	it('a batch’s scout that shows history stale puts the kind back on the grid', () => {

@@ -5,7 +5,7 @@ import { invalidInput } from '../../helpers/badInput';
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
 import { failuresContinue, isToolCall } from '../../helpers/toolCall';
-import { deleteTasks, type DeleteItem } from '../../waiting/deletes';
+import { deleteTasks, type DeleteItem } from './deleteRequests';
 import { readWaitingOptions } from '../../waiting/options';
 import { taskOptionsProperties } from '../descriptions';
 
@@ -88,7 +88,7 @@ export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExec
 	return { itemIndex, taskType: taskType!, taskIds: taskIds!, uid, notFoundHint };
 }
 
-/** Sends every item's ids, in chunks, with the bound on requests in flight of the creations (waiting/deletes.ts). */
+/** Sends every item's ids, in chunks, with the bound on requests in flight of the creations (deleteRequests.ts). */
 export async function run(this: IExecuteFunctions, items: DeleteItem[]): Promise<ItemOutcome[]> {
 	const combine = this.getNodeParameter('combineItems', 0, false) as boolean;
 	const taskTypes = items.length ? items.map((item) => item.taskType) : ['image' as const];

@@ -15,13 +15,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { ItemError } from '../helpers/itemFailure';
-import { DELETE_PATH, type TaskType } from '../models/endpoints';
-import { buildDeleteJson, sortedIds, type DeleteFate } from '../output/deleteOutput';
-import type { ItemOutcome } from '../output/taskOutput';
-import { apiJsonRequest, clip, saidNotFound, saysNotFound, type ApiSession } from '../transport';
-import { runEngine, type RequestJob } from './engine';
-import type { WaitingOptions } from './options';
+import type { ItemError } from '../../helpers/itemFailure';
+import { DELETE_PATH, type TaskType } from '../../models/endpoints';
+import { buildDeleteJson, sortedIds, type DeleteFate } from '../../output/deleteOutput';
+import type { ItemOutcome } from '../../output/taskOutput';
+import { apiJsonRequest, clip, saidNotFound, saysNotFound, type ApiSession } from '../../transport';
+import { runEngine, type RequestJob } from '../../waiting/engine';
+import type { WaitingOptions } from '../../waiting/options';
 
 /**
  * Ids per delete request. The API documents no maximum; 100 keeps a body at a few kilobytes, which APIs with batch

@@ -1,6 +1,6 @@
 /**
- * What one run knows of render times, per render kind (history.ts's keys): what earlier production runs saw, and
- * what this run's finished tasks show. The rules that turn it into check times are policy.ts's; this class keeps
+ * What one run knows of render times, per render kind (history.ts's keys): what earlier runs in this process saw
+ * (store.ts), and what this run's finished tasks show. The rules that turn it into check times are policy.ts's; this class keeps
  * the run's state they read (observations, the tasks still waited on, each kind's scouts and planned tasks, the
  * shortest round trip) and hands back what the next runs should remember.
  */
@@ -24,16 +24,8 @@ import {
 	type GridShape,
 	type Observation,
 } from './policy';
-import type { WaitingOptions } from './options';
-import {
-	KEPT_OBSERVATIONS,
-	modelOfKey,
-	noteManualRun,
-	readHistory,
-	writeHistory,
-	type NodeHistory,
-	type RenderKey,
-} from './history';
+import { KEPT_OBSERVATIONS, modelOfKey, readStaticHistory, type RenderKey } from './history';
+import { LEARNED, LearnedStore, type KeptKind, type Learned } from './store';
 
 /** How a task's checks are placed: one of a few tasks of its kind (the planner), a batch's scout, or a batch's. */
 export type Role = 'planned' | 'scout' | 'batch';
@@ -84,22 +76,25 @@ class Track {
 		insertSorted(this.samples, earlyEstimate(observation, this.intervalMs));
 	}
 
-	/** Rule 5 found the server changed: what earlier runs saw counts no more. */
+	/** Rule 5 found the server changed: what earlier runs saw counts no more, here and in what the run keeps. */
+	forgot = false;
+
 	forgetRemembered(): void {
 		if (!this.remembered.length) return;
 		this.remembered = [];
+		this.forgot = true;
 		this.samples = this.fresh.map((o) => earlyEstimate(o, this.intervalMs)).sort((a, b) => a - b);
 	}
 
-	/** What the next runs remember: the older observations, then this run's (at most KEPT, spread over its range). */
-	keep(): Observation[] {
+	/** What the next runs add to what they remember: this run's (at most KEPT, spread over its range). */
+	keep(): KeptKind {
 		let fresh = this.fresh;
 		if (fresh.length > KEPT_OBSERVATIONS) {
 			const sorted = [...fresh].sort((a, b) => pointOf(a) - pointOf(b));
 			const step = (sorted.length - 1) / (KEPT_OBSERVATIONS - 1);
 			fresh = Array.from({ length: KEPT_OBSERVATIONS }, (_, index) => sorted[Math.round(index * step)]);
 		}
-		return [...this.remembered, ...fresh].slice(-KEPT_OBSERVATIONS);
+		return { observations: fresh, replaces: this.forgot };
 	}
 }
 
@@ -115,17 +110,21 @@ export class RenderTimes {
 	private rttMs = 0;
 
 	/**
-	 * `stored`: what earlier runs saw (history.ts); `planned`: how many tasks of each kind this run creates (a kind
-	 * with more than SCOUTS of them is a batch).
+	 * `learned`: what earlier runs saw (store.ts): a kind the node knows too little of starts from what the process
+	 * learned of it on the same API; `planned`: how many tasks of each kind this run creates (a kind with more than
+	 * SCOUTS of them is a batch).
 	 */
 	constructor(
 		private readonly intervalMs: number,
-		private readonly stored: { run: number; history: NodeHistory },
+		private readonly learned: Learned,
 		planned: ReadonlyMap<string, number> = new Map(),
 	) {
-		for (const [key, entry] of stored.history) {
+		for (const key of new Set([...learned.own.keys(), ...planned.keys()])) {
 			const model = modelOfKey(key);
-			if (model) this.tracks.set(key, new Track(model, entry.observations, entry.used, intervalMs));
+			const own = learned.own.get(key);
+			const shared = learned.api.get(key);
+			const start = own && !backToGrid(own.observations.length, false) ? own : (shared ?? own);
+			if (model && start) this.tracks.set(key, new Track(model, [...start.observations], own?.used ?? 0, intervalMs));
 		}
 		for (const [key, count] of planned) this.track({ key, model: key.split('|')[0] }).planned = count;
 	}
@@ -167,7 +166,7 @@ export class RenderTimes {
 	start(kind: RenderKey, anchor: number): Role {
 		const track = this.track(kind);
 		insertSorted(track.active, anchor);
-		track.used = this.stored.run + 1;
+		track.used = this.learned.clock;
 		if (track.planned <= SCOUTS) return 'planned';
 		return ++track.started <= SCOUTS ? 'scout' : 'batch';
 	}
@@ -253,36 +252,49 @@ export class RenderTimes {
 		return stale && role === 'scout';
 	}
 
-	/** What the next runs should remember: every kind this node keeps, and the run's number. */
-	keep(): { run: number; history: NodeHistory } {
-		const history: NodeHistory = new Map();
+	/** What the next runs should add to what they remember, per kind this run saw end. */
+	keep(): Map<string, KeptKind> {
+		const kept = new Map<string, KeptKind>();
 		for (const [key, track] of this.tracks) {
-			const observations = track.keep();
-			if (observations.length) history.set(key, { used: track.used, observations });
+			const kind = track.keep();
+			if (kind.observations.length) kept.set(key, kind);
 		}
-		return { run: this.stored.run + 1, history };
+		return kept;
 	}
 }
 
+/** What a run learns with: where it keeps it (store.ts) and its placements. */
+export interface Learning {
+	times: RenderTimes;
+	node: string;
+	api: string | undefined;
+}
+
 /**
- * What Poll Schedule "Learned" places a run's tasks by: the workflow's history and how many tasks of each render
- * kind the run creates. Undefined, for the grid, unless the run creates tasks and learns.
+ * What Poll Schedule "Learned" places a run's tasks by: what this process learned of the node's render kinds (and,
+ * for a kind the node knows too little of, of the same kind on the API `api`: a fingerprint of the Base URL), and
+ * how many tasks of each kind the run creates. Undefined, for the grid, unless the run creates tasks and learns.
  */
 export function learnedTimes(
 	context: IExecuteFunctions,
-	run: { options: WaitingOptions; creations: ReadonlyArray<{ renderKey?: RenderKey }>; checkOnly?: boolean },
-): RenderTimes | undefined {
+	run: {
+		options: { pollSchedule: 'learned' | 'fixed'; pollIntervalMs: number };
+		creations: ReadonlyArray<{ renderKey?: RenderKey }>;
+		checkOnly?: boolean;
+	},
+	api: string | undefined,
+): Learning | undefined {
 	const { options, creations } = run;
 	if (options.pollSchedule !== 'learned' || !creations.length || run.checkOnly) return undefined;
 	const planned = new Map<string, number>();
 	for (const { renderKey } of creations)
 		if (renderKey) planned.set(renderKey.key, (planned.get(renderKey.key) ?? 0) + 1);
-	return new RenderTimes(options.pollIntervalMs, readHistory(context), planned);
+	const node = LearnedStore.nodeSlot(context.getWorkflow().id ?? '', context.getNode().id);
+	const learned = LEARNED.read(node, api, () => readStaticHistory(context), planned.keys());
+	return { times: new RenderTimes(options.pollIntervalMs, learned, planned), node, api };
 }
 
-/** Keeps what the run saw in the workflow's static data (n8n saves it after production executions only). */
-export function keepLearned(context: IExecuteFunctions, renderTimes: RenderTimes): void {
-	const { run, history } = renderTimes.keep();
-	writeHistory(context, run, history);
-	noteManualRun(context);
+/** Adds what the run saw to what the process keeps (store.ts): every mode, manual runs too. */
+export function keepLearned(learning: Learning): void {
+	LEARNED.keep(learning.node, learning.api, learning.times.keep());
 }

@@ -1,0 +1,187 @@
+/**
+ * Where Poll Schedule "Learned" keeps what it learned between executions: the memory of the n8n process that runs
+ * the node, deliberately, and nowhere else.
+ *
+ * Why not the workflow's static data: n8n saves static data as one column, whole, whenever a node changed it, and
+ * n8n 2.x hands an execution none where it runs one from the execution's snapshot (a queue-mode worker, an
+ * execution resumed after a timed Wait): a node that writes there wipes every other node's state, a polling
+ * trigger's cursor among them; an execution that outlives a trigger's poll also puts its cursor back to an older
+ * value. Memory is there in every mode; each process (a main instance, each worker) learns on its own, and a
+ * restart starts it again from the grid (docs/waiting-and-output.md#where-learning-persists).
+ *
+ * Two kinds of slot, each a NodeHistory (history.ts):
+ * - a node's: keyed by workflow id and node id (a rename keeps it; a copied node or workflow has its own);
+ * - an API's: keyed by a fingerprint of the credential's Base URL, pooling every node's times per render kind, so
+ *   that a new workflow, or a copied node, starts from what the process learned of that kind elsewhere.
+ *
+ * Bounded, whatever the instance serves: at most MAX_SLOTS slots and MAX_OBSERVATIONS render ages in all, the
+ * least recently used slot going first; a slot holds at most its MAX_KEYS kinds × KEPT_OBSERVATIONS ages. It
+ * holds ids, render-kind keys (a model and its render-time field values, fingerprinted when not short and plain)
+ * and ages in ms: no item, prompt, URL, task id or key. Every method is synchronous, so executions running at
+ * once in one process never see half an update; each run reads a copy and adds what it saw when it ends.
+ */
+import { bounded, KEPT_OBSERVATIONS, MAX_KEYS, type NodeHistory } from './history';
+import type { Observation } from './policy';
+
+/** Slots kept (nodes and APIs): an instance serving more workflows keeps the most recently used. */
+export const MAX_SLOTS = 4_000;
+
+/** Render ages kept in all slots together (two numbers each). */
+export const MAX_OBSERVATIONS = 200_000;
+
+/** Render kinds an API's slot keeps: every node's kinds of that API. */
+export const MAX_API_KEYS = 4 * MAX_KEYS;
+
+/** What a run hands back of one render kind. */
+export interface KeptKind {
+	/** What the run saw (at most KEPT_OBSERVATIONS, spread over its range). */
+	observations: Observation[];
+	/** The run found the kind's earlier times stale (policy.ts, rule 5): they are replaced, not added to. */
+	replaces: boolean;
+}
+
+/** What a run starts from. */
+export interface Learned {
+	/** The node's own history. */
+	own: NodeHistory;
+	/** What this process learned of each render kind on the same API, from every node. */
+	api: NodeHistory;
+	/** The store's clock: a key the run uses is stamped with it. */
+	clock: number;
+}
+
+const copy = (history: NodeHistory): NodeHistory =>
+	new Map([...history].map(([key, entry]) => [key, { used: entry.used, observations: [...entry.observations] }]));
+
+/** Ages as whole ms, done after not done. */
+const whole = ({ lo, hi }: Observation): Observation => ({
+	lo: Math.max(0, Math.round(lo)),
+	hi: Math.max(Math.round(hi), Math.max(0, Math.round(lo)) + 1),
+});
+
+const countOf = (history: NodeHistory) =>
+	[...history.values()].reduce((sum, entry) => sum + entry.observations.length, 0);
+
+/** A slot's history and how many ages it holds. */
+interface Slot {
+	history: NodeHistory;
+	count: number;
+}
+
+export class LearnedStore {
+	/** Slots by name, least recently used first (a Map keeps insertion order; a used slot is put back at the end). */
+	private readonly slots = new Map<string, Slot>();
+
+	private held = 0;
+
+	private clock = 0;
+
+	/** The slot names of a node and of an API. */
+	static nodeSlot(workflowId: string, nodeId: string): string {
+		return `node:${workflowId}\u0000${nodeId}`;
+	}
+
+	static apiSlot(api: string): string {
+		return `api:${api}`;
+	}
+
+	/**
+	 * A copy of what the node learned, and of what its API learned of the kinds `wanted`. `seed` is asked once, when
+	 * the process knows nothing of the node: what an earlier version left in the workflow's static data.
+	 */
+	read(node: string, api: string | undefined, seed: () => NodeHistory, wanted: Iterable<string> = []): Learned {
+		let own = this.touch(node)?.history;
+		if (!own) {
+			own = bounded(seed());
+			for (const entry of own.values()) entry.used = 0;
+			if (own.size) this.put(node, own);
+		}
+		const shared = api === undefined ? undefined : this.touch(LearnedStore.apiSlot(api))?.history;
+		const ofApi: NodeHistory = new Map();
+		for (const key of wanted) {
+			const entry = shared?.get(key);
+			if (entry) ofApi.set(key, { used: entry.used, observations: [...entry.observations] });
+		}
+		return { own: copy(own), api: ofApi, clock: ++this.clock };
+	}
+
+	/** Adds what a run saw to the node's slot and to its API's. */
+	keep(node: string, api: string | undefined, kept: ReadonlyMap<string, KeptKind>): void {
+		if (![...kept.values()].some((kind) => kind.observations.length)) return;
+		const used = ++this.clock;
+		this.merge(node, kept, used, MAX_KEYS);
+		if (api !== undefined) this.merge(LearnedStore.apiSlot(api), kept, used, MAX_API_KEYS);
+		this.evict();
+	}
+
+	/** Forgets these slots (tests whose runs must not teach the runs beside them). */
+	forget(...names: string[]): void {
+		for (const name of names) {
+			this.held -= this.slots.get(name)?.count ?? 0;
+			this.slots.delete(name);
+		}
+	}
+
+	/** Forgets everything (tests that must start cold). */
+	clear(): void {
+		this.slots.clear();
+		this.held = 0;
+	}
+
+	/** How much is held: slots and render ages. */
+	get size(): { slots: number; observations: number } {
+		return { slots: this.slots.size, observations: this.held };
+	}
+
+	private touch(name: string): Slot | undefined {
+		const slot = this.slots.get(name);
+		if (slot) {
+			this.slots.delete(name);
+			this.slots.set(name, slot);
+		}
+		return slot;
+	}
+
+	private put(name: string, history: NodeHistory): Slot {
+		const slot = { history, count: countOf(history) };
+		this.held += slot.count;
+		this.slots.set(name, slot);
+		return slot;
+	}
+
+	/** Adds a run's ages to a slot (its own history, not a copy: reads hand out copies). */
+	private merge(name: string, kept: ReadonlyMap<string, KeptKind>, used: number, maxKeys: number): void {
+		const slot = this.touch(name) ?? this.put(name, new Map());
+		const { history } = slot;
+		for (const [key, { observations, replaces }] of kept) {
+			if (!observations.length) continue;
+			const before = history.get(key)?.observations ?? [];
+			const earlier = replaces ? [] : before;
+			const after = [...earlier, ...observations.map(whole)].slice(-KEPT_OBSERVATIONS);
+			history.set(key, { used, observations: after });
+			slot.count += after.length - before.length;
+			this.held += after.length - before.length;
+		}
+		while (history.size > maxKeys) {
+			let oldest: string | undefined;
+			for (const [key, entry] of history)
+				if (oldest === undefined || entry.used < history.get(oldest)!.used) oldest = key;
+			const dropped = history.get(oldest!)!.observations.length;
+			history.delete(oldest!);
+			slot.count -= dropped;
+			this.held -= dropped;
+		}
+	}
+
+	/** The least recently used slots go until both bounds hold. */
+	private evict(): void {
+		for (const [name, slot] of this.slots) {
+			if (this.slots.size <= MAX_SLOTS && this.held <= MAX_OBSERVATIONS) return;
+			this.held -= slot.count;
+			this.slots.delete(name);
+		}
+	}
+}
+
+/** The process's store: one per loaded copy of the node package (n8n loads it once per process). */
+export const LEARNED = new LearnedStore();
