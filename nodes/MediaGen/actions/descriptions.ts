@@ -300,7 +300,7 @@ export function optionsProperty(
 									name: 'Learned From Finished Renders',
 									value: 'learned',
 									description:
-										"Check each task where renders of its model and size have been seen to finish, in this run and in earlier runs of this n8n process (kept in its memory, not in the workflow: a restart starts again from Poll Interval); Poll Interval until enough are known, and never later than it once a task has been checked",
+										'Check each task where renders of its model and size have been seen to finish, in this run and in earlier runs of this n8n process (kept in its memory, not in the workflow: a restart starts again from Poll Interval); Poll Interval until enough are known, and never later than it once a task has been checked',
 								},
 							],
 							default: 'learned',
