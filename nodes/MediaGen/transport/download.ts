@@ -171,6 +171,9 @@ async function getHop(
 		return (await this.helpers.httpRequest({
 			method: 'GET',
 			url: target,
+			// The file as it is: a compressed answer would be decompressed on the way, and its Content-Length (the
+			// size the result lane weighs and the whole-file check trusts) would not be the file's.
+			headers: { 'accept-encoding': 'identity' },
 			encoding: 'stream',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,

@@ -7,6 +7,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 
@@ -226,6 +227,25 @@ describe('a cut or malformed file is fetched again, and never stored', () => {
 });
 
 describe('whole files are still stored', () => {
+	it('from a host that compresses when the client allows it: the file is asked as it is, and stored whole', async () => {
+		// A BMP's pixels compress well: gzipped, its Content-Length is far less than the size its header gives.
+		const bmp = fixtureBytes('bmp.bmp');
+		useApi({
+			file: (request, response) => {
+				const gzip = /gzip/.test(String(request.headers['accept-encoding'] ?? ''));
+				const body = gzip ? gzipSync(bmp) : bmp;
+				const encoding = gzip ? { 'content-encoding': 'gzip' } : {};
+				response.writeHead(200, { 'content-type': 'image/bmp', 'content-length': body.length, ...encoding });
+				response.end(body);
+			},
+		});
+		expect(gzipSync(bmp).length).toBeLessThan(bmp.length / 2);
+		const { output } = await run(betav4({ downloadResults: true, requestTimeout: 30 }), 1, true);
+		expect(server.requestsTo('/files/task-0.png')[0].headers['accept-encoding']).toBe('identity');
+		expect(output[0].json.error).toBeUndefined();
+		expect((await readBinary(output[0].binary!.data as IBinaryData)).equals(bmp)).toBe(true);
+	});
+
 	it('a PNG whole with bytes after its end (IEND) is stored byte for byte, as it came', async () => {
 		const body = Buffer.concat([makePng(4, 4), Buffer.from('<html>after the end</html>')]);
 		const { output } = await download([{ bodies: [body], type: 'image/png' }]);
