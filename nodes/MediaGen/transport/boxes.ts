@@ -6,6 +6,7 @@
  */
 import {
 	fault,
+	figure,
 	MAX_READ,
 	read,
 	readOrEnd,
@@ -43,19 +44,19 @@ interface IsoState {
 
 function* boxHeader(c: Cursor, orEnd: boolean, inside: string): Walk<Box | null> {
 	const at = c.at;
-	const what = `the box header at byte ${at}${inside}`;
+	const what = `the box header at byte ${figure(at)}${inside}`;
 	const head = orEnd ? yield* readOrEnd(8, what) : yield* read(8, what);
 	if (!head) return null;
 	const type = head.toString('latin1', 4, 8);
-	if (!/^[\x20-\x7e]{4}$/.test(type)) throw fault(at, `the bytes at byte ${at} are not a box: ${show(head)}`);
+	if (!/^[\x20-\x7e]{4}$/.test(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a box: ${show(head)}`);
 	const size = head.readUInt32BE(0);
 	if (size === 0) return { type, at };
 	if (size === 1) {
 		const large = Number((yield* read(8, what)).readBigUInt64BE(0));
-		if (large < 16) throw fault(at, `the box "${type}" at byte ${at} claims ${large} bytes`);
+		if (large < 16) throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(large)} bytes`);
 		return { type, at, size: large };
 	}
-	if (size < 8) throw fault(at, `the box "${type}" at byte ${at} claims ${size} bytes`);
+	if (size < 8) throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(size)} bytes`);
 	return { type, at, size };
 }
 
@@ -95,18 +96,21 @@ function ilocExtents(body: Buffer, at: number, state: IsoState): void {
 				p += offsetSize + lengthSize;
 				const end = base + offset + length;
 				if (method === 0 && dataReference === 0 && end > state.needed.end) {
-					state.needed = { end, what: `the image data its iloc box locates at bytes ${base + offset}–${end}` };
+					state.needed = {
+						end,
+						what: `the image data its iloc box locates at bytes ${figure(base + offset)}–${figure(end)}`,
+					};
 				}
 			}
 		}
 	} catch {
-		throw fault(at, `its iloc box at byte ${at} is not a list of item locations`);
+		throw fault(at, `its iloc box at byte ${figure(at)} is not a list of item locations`);
 	}
 }
 
 function* isoBoxes(c: Cursor, end: number | undefined, path: string, state: IsoState): Walk {
 	const depth = path ? path.split('/').length : 0;
-	const inside = end === undefined ? '' : ` (inside "${path}", which ends at byte ${end})`;
+	const inside = end === undefined ? '' : ` (inside "${path}", which ends at byte ${figure(end)})`;
 	for (;;) {
 		if (end !== undefined && c.at >= end) return;
 		const box = yield* boxHeader(c, end === undefined, inside);
@@ -114,13 +118,15 @@ function* isoBoxes(c: Cursor, end: number | undefined, path: string, state: IsoS
 		const name = path ? `${path}/${box.type}` : box.type;
 		if (!depth) state.top.push(box.type);
 		if (box.size === undefined) {
-			if (end !== undefined) throw fault(box.at, `the box "${name}" at byte ${box.at} claims the rest of the file`);
+			if (end !== undefined)
+				throw fault(box.at, `the box "${name}" at byte ${figure(box.at)} claims the rest of the file`);
 			yield* toEnd();
 			return;
 		}
 		const boxEnd = box.at + box.size;
 		const what = span(`the box "${name}"`, box.at, box.size);
-		if (end !== undefined && boxEnd > end) throw fault(box.at, `${what} runs past the end of "${path}", byte ${end}`);
+		if (end !== undefined && boxEnd > end)
+			throw fault(box.at, `${what} runs past the end of "${path}", byte ${figure(end)}`);
 		if (CONTAINERS.has(box.type) && depth < MAX_DEPTH) {
 			yield* isoBoxes(c, boxEnd, name, state);
 		} else if (box.type === 'meta' && !depth && state.kind === 'image' && box.size >= 12) {
@@ -152,7 +158,7 @@ function* iso(c: Cursor, kind: IsoState['kind']): Walk {
 	if (!has('meta') && !has('moov')) throw missing('"meta" box (its image items)');
 	if (!has('meta') && !has('mdat')) throw missing('"mdat" box (its media data)');
 	if (state.needed.end > length) {
-		throw new StructureFault(length, `the file ends at byte ${length}, before ${state.needed.what}`, true);
+		throw new StructureFault(length, `the file ends at byte ${figure(length)}, before ${state.needed.what}`, true);
 	}
 }
 
@@ -193,13 +199,13 @@ function* vint(c: Cursor, orEnd: boolean, most: number, at: number, what: string
 	const first = orEnd ? yield* readOrEnd(1, what) : yield* read(1, what);
 	if (!first) return null;
 	const length = Math.clz32(first[0]) - 23;
-	if (length > most) throw fault(at, `the bytes at byte ${at} are not an EBML element`);
+	if (length > most) throw fault(at, `the bytes at byte ${figure(at)} are not an EBML element`);
 	return length > 1 ? Buffer.concat([first, yield* read(length - 1, what)]) : first;
 }
 
 function* element(c: Cursor, orEnd: boolean, inside = ''): Walk<Element | null> {
 	const at = c.at;
-	const what = `the element header at byte ${at}${inside}`;
+	const what = `the element header at byte ${figure(at)}${inside}`;
 	const idBytes = yield* vint(c, orEnd, 4, at, what);
 	if (!idBytes) return null;
 	const sizeBytes = (yield* vint(c, false, 8, at, what))!;
@@ -216,7 +222,7 @@ interface SegmentSeen {
 }
 
 function* segment(c: Cursor, end: number | undefined, seen: SegmentSeen): Walk {
-	const inside = end === undefined ? '' : ` (inside the Segment, which ends at byte ${end})`;
+	const inside = end === undefined ? '' : ` (inside the Segment, which ends at byte ${figure(end)})`;
 	let openCluster = false;
 	for (;;) {
 		if (end !== undefined && c.at >= end) return;
@@ -233,9 +239,10 @@ function* segment(c: Cursor, end: number | undefined, seen: SegmentSeen): Walk {
 			}
 		}
 		const what = span(elementName(child.id), child.at, c.at - child.at + (child.size ?? 0));
-		if (child.size === undefined) throw fault(child.at, `${elementName(child.id)} at byte ${child.at} has no size`);
+		if (child.size === undefined)
+			throw fault(child.at, `${elementName(child.id)} at byte ${figure(child.at)} has no size`);
 		if (end !== undefined && c.at + child.size > end) {
-			throw fault(child.at, `${what} runs past the end of its Segment, byte ${end}`);
+			throw fault(child.at, `${what} runs past the end of its Segment, byte ${figure(end)}`);
 		}
 		yield* skip(child.size, what);
 	}
@@ -255,7 +262,7 @@ export function* ebml(c: Cursor): Walk {
 			yield* segment(c, top.size === undefined ? undefined : c.at + top.size, seen);
 			continue;
 		}
-		if (top.size === undefined) throw fault(top.at, `${elementName(top.id)} at byte ${top.at} has no size`);
+		if (top.size === undefined) throw fault(top.at, `${elementName(top.id)} at byte ${figure(top.at)} has no size`);
 		yield* skip(top.size, span(elementName(top.id), top.at, top.size));
 	}
 	const length = c.at;

@@ -63,7 +63,8 @@ export function* toEnd(): Walk<number> {
 	return (yield { op: 'toEnd' }) as number;
 }
 
-const number = (value: number) => value.toLocaleString('en-US');
+/** A count or an offset in a message: 1,008,813,135. */
+export const figure = (value: number) => value.toLocaleString('en-US');
 
 export const fault = (at: number, text: string) => new StructureFault(at, text);
 
@@ -75,7 +76,7 @@ export function show(bytes: Buffer): string {
 
 /** "the chunk "IDAT" at byte 33 (1,234 bytes)" and the like, for messages. */
 export function span(name: string, at: number, bytes: number): string {
-	return `${name} at byte ${number(at)} (${number(bytes)} bytes)`;
+	return `${name} at byte ${figure(at)} (${figure(bytes)} bytes)`;
 }
 
 /**
@@ -136,7 +137,7 @@ export class StructureCheck {
 
 	private cutInside(fileEnd: number, step: WalkStep): StructureFault {
 		const what = 'what' in step ? step.what : 'the file';
-		return new StructureFault(fileEnd, `the file ends at byte ${number(fileEnd)}, inside ${what}`, true);
+		return new StructureFault(fileEnd, `the file ends at byte ${figure(fileEnd)}, inside ${what}`, true);
 	}
 
 	/** Starts the walker's next step with `answer` to its last one; checks the step against Content-Length. */
@@ -154,7 +155,7 @@ export class StructureCheck {
 		this.afterFf = false;
 		this.blockLeft = 0;
 		if (step.op === 'read' && (step.bytes < 0 || step.bytes > MAX_READ)) {
-			throw new StructureFault(this.cursor.at, `${step.what} claims ${number(step.bytes)} bytes`);
+			throw new StructureFault(this.cursor.at, `${step.what} claims ${figure(step.bytes)} bytes`);
 		}
 		if (step.op === 'skip') this.skipping = step.bytes;
 		if ((step.op === 'read' || step.op === 'skip') && this.announced !== undefined) {

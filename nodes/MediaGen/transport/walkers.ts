@@ -20,7 +20,19 @@
  *
  * Formats that mark their own end (PNG, JPEG, GIF, RIFF, BMP) may be followed by other bytes, kept as they came.
  */
-import { fault, MAX_READ, read, show, skip, span, StructureFault, toEnd, type Cursor, type Walk } from './structure';
+import {
+	fault,
+	figure,
+	MAX_READ,
+	read,
+	show,
+	skip,
+	span,
+	StructureFault,
+	toEnd,
+	type Cursor,
+	type Walk,
+} from './structure';
 
 const printable = (type: string) => /^[\x20-\x7e]{4}$/.test(type);
 
@@ -29,14 +41,14 @@ export function* png(c: Cursor): Walk {
 	let images = 0;
 	for (let first = true; ; first = false) {
 		const at = c.at;
-		const header = yield* read(8, `the chunk header at byte ${at}`);
+		const header = yield* read(8, `the chunk header at byte ${figure(at)}`);
 		const length = header.readUInt32BE(0);
 		const type = header.toString('latin1', 4, 8);
 		if (!/^[A-Za-z]{4}$/.test(type) || length > 0x7fffffff) {
-			throw fault(at, `the bytes at byte ${at} are not a PNG chunk: ${show(header)}`);
+			throw fault(at, `the bytes at byte ${figure(at)} are not a PNG chunk: ${show(header)}`);
 		}
 		if (first && (type !== 'IHDR' || length !== 13)) {
-			throw fault(at, `its first chunk is ${JSON.stringify(type)} (${length} bytes), not a header (IHDR)`);
+			throw fault(at, `its first chunk is ${JSON.stringify(type)} (${figure(length)} bytes), not a header (IHDR)`);
 		}
 		yield* skip(length + 4, span(`the chunk ${JSON.stringify(type)}`, at, length + 12));
 		if (type === 'IDAT') images++;
@@ -63,10 +75,10 @@ export function* jpeg(c: Cursor): Walk {
 		let marker = next;
 		next = undefined;
 		if (marker === undefined) {
-			const bytes = yield* read(2, `the marker at byte ${at}`);
-			if (bytes[0] !== 0xff) throw fault(at, `the bytes at byte ${at} are not a JPEG marker: ${show(bytes)}`);
+			const bytes = yield* read(2, `the marker at byte ${figure(at)}`);
+			if (bytes[0] !== 0xff) throw fault(at, `the bytes at byte ${figure(at)} are not a JPEG marker: ${show(bytes)}`);
 			marker = bytes[1];
-			while (marker === 0xff) marker = (yield* read(1, `the marker at byte ${at}`))[0];
+			while (marker === 0xff) marker = (yield* read(1, `the marker at byte ${figure(at)}`))[0];
 		} else {
 			at -= 2;
 		}
@@ -75,16 +87,16 @@ export function* jpeg(c: Cursor): Walk {
 			if (!frame || !scan) throw fault(at, 'it ends (EOI) before its image data');
 			return;
 		}
-		if (marker === 0xd8 || marker === 0x00) throw fault(at, `a marker ${name} at byte ${at} is out of place`);
+		if (marker === 0xd8 || marker === 0x00) throw fault(at, `a marker ${name} at byte ${figure(at)} is out of place`);
 		if (standalone(marker)) continue;
-		const length = (yield* read(2, `the segment ${name} at byte ${at}`)).readUInt16BE(0);
-		if (length < 2) throw fault(at, `the segment ${name} at byte ${at} claims ${length} bytes`);
+		const length = (yield* read(2, `the segment ${name} at byte ${figure(at)}`)).readUInt16BE(0);
+		if (length < 2) throw fault(at, `the segment ${name} at byte ${figure(at)} claims ${figure(length)} bytes`);
 		yield* skip(length - 2, span(`the segment ${name}`, at, length + 2));
 		if (isFrame(marker)) frame = true;
 		if (marker === 0xda) {
-			if (!frame) throw fault(at, `a scan at byte ${at} comes before the frame header`);
+			if (!frame) throw fault(at, `a scan at byte ${figure(at)} comes before the frame header`);
 			scan = true;
-			next = (yield { op: 'jpegScan', what: `the image data from byte ${c.at}` }) as number;
+			next = (yield { op: 'jpegScan', what: `the image data from byte ${figure(c.at)}` }) as number;
 		}
 	}
 }
@@ -95,22 +107,22 @@ export function* gif(c: Cursor): Walk {
 	let images = 0;
 	for (;;) {
 		const at = c.at;
-		const [kind] = yield* read(1, `the block at byte ${at}`);
+		const [kind] = yield* read(1, `the block at byte ${figure(at)}`);
 		if (kind === 0x3b) {
 			if (!images) throw fault(at, 'it ends (trailer) without an image');
 			return;
 		}
 		if (kind === 0x21) {
-			yield* skip(1, `the extension at byte ${at}`);
-			yield { op: 'gifBlocks', what: `the extension at byte ${at}` };
+			yield* skip(1, `the extension at byte ${figure(at)}`);
+			yield { op: 'gifBlocks', what: `the extension at byte ${figure(at)}` };
 		} else if (kind === 0x2c) {
-			const descriptor = yield* read(9, `the image at byte ${at}`);
-			if (descriptor[8] & 0x80) yield* skip(3 * 2 ** ((descriptor[8] & 7) + 1), `the image at byte ${at}`);
-			yield* skip(1, `the image at byte ${at}`);
-			yield { op: 'gifBlocks', what: `the image at byte ${at}` };
+			const descriptor = yield* read(9, `the image at byte ${figure(at)}`);
+			if (descriptor[8] & 0x80) yield* skip(3 * 2 ** ((descriptor[8] & 7) + 1), `the image at byte ${figure(at)}`);
+			yield* skip(1, `the image at byte ${figure(at)}`);
+			yield { op: 'gifBlocks', what: `the image at byte ${figure(at)}` };
 			images++;
 		} else {
-			throw fault(at, `the byte at ${at} (${show(Buffer.from([kind]))}) starts no GIF block`);
+			throw fault(at, `the byte at ${figure(at)} (${show(Buffer.from([kind]))}) starts no GIF block`);
 		}
 	}
 }
@@ -123,15 +135,16 @@ export function* webp(c: Cursor): Walk {
 	let images = 0;
 	while (c.at < end) {
 		const at = c.at;
-		if (at + 8 > end) throw fault(at, `the RIFF data ends at byte ${end}, inside a chunk header at byte ${at}`);
-		const header = yield* read(8, `the chunk header at byte ${at}`);
+		if (at + 8 > end)
+			throw fault(at, `the RIFF data ends at byte ${figure(end)}, inside a chunk header at byte ${figure(at)}`);
+		const header = yield* read(8, `the chunk header at byte ${figure(at)}`);
 		const type = header.toString('latin1', 0, 4);
 		const length = header.readUInt32LE(4);
-		if (!printable(type)) throw fault(at, `the bytes at byte ${at} are not a RIFF chunk: ${show(header)}`);
+		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${show(header)}`);
 		if (at + 8 + length > end) {
 			throw fault(
 				at,
-				`${span(`the chunk ${JSON.stringify(type)}`, at, length + 8)} runs past the RIFF data's end, byte ${end}`,
+				`${span(`the chunk ${JSON.stringify(type)}`, at, length + 8)} runs past the RIFF data's end, byte ${figure(end)}`,
 			);
 		}
 		// Odd chunks are padded to an even size; the padding of the last one may be missing.
@@ -161,9 +174,12 @@ export function* bmp(c: Cursor): Walk {
 	const imageSize = core ? 0 : dib.readUInt32LE(16);
 	const pixels = UNCOMPRESSED.includes(compression) ? Math.floor((bits * width + 31) / 32) * 4 * height : imageSize;
 	if (width <= 0 || !height || !bits || !pixels) throw fault(0, 'its header describes no pixels');
-	if (pixelsAt < 14 + dibSize) throw fault(10, `its pixels start at byte ${pixelsAt}, inside its header`);
+	if (pixelsAt < 14 + dibSize) throw fault(10, `its pixels start at byte ${figure(pixelsAt)}, inside its header`);
 	const end = Math.max(fileSize, pixelsAt + pixels);
-	yield* skip(end - c.at, `its pixels (bytes ${pixelsAt}–${pixelsAt + pixels}; the header's file size is ${fileSize})`);
+	yield* skip(
+		end - c.at,
+		`its pixels (bytes ${figure(pixelsAt)}–${figure(pixelsAt + pixels)}; the header's file size is ${figure(fileSize)})`,
+	);
 }
 
 /** Bytes per value of each TIFF field type (1 BYTE … 18 IFD8); unknown types are 0 (skipped by readers). */
@@ -213,7 +229,7 @@ export function* tiff(c: Cursor): Walk {
 		const counts = arrays.get(`${ifd}:${countsTag}`);
 		if (!offsets || !counts) return;
 		offsets.forEach((offset, index) =>
-			need(offset + (counts[index] ?? 0), `the image data at byte ${offset} (IFD ${ifd})`),
+			need(offset + (counts[index] ?? 0), `the image data at byte ${figure(offset)} (IFD ${ifd})`),
 		);
 	};
 	while (targets.length) {
@@ -222,15 +238,15 @@ export function* tiff(c: Cursor): Walk {
 		if (target.at < c.at) {
 			// Behind the bytes already passed: inside the file (a table's range is needed already), but no longer
 			// readable in a stream. Reading forward only also ends every chain of IFDs, a looping one too.
-			if (!target.array) need(target.at + 2, `IFD ${target.ifd} at byte ${target.at}`);
+			if (!target.array) need(target.at + 2, `IFD ${target.ifd} at byte ${figure(target.at)}`);
 			continue;
 		}
-		yield* skip(target.at - c.at, `the bytes up to IFD ${target.ifd} at byte ${target.at}`);
+		yield* skip(target.at - c.at, `the bytes up to IFD ${target.ifd} at byte ${figure(target.at)}`);
 		if (target.array) {
 			const { tag, count, type } = target.array;
 			const bytes = yield* read(
 				count * TIFF_TYPE_BYTES[type],
-				`the strip table of IFD ${target.ifd} at byte ${target.at}`,
+				`the strip table of IFD ${target.ifd} at byte ${figure(target.at)}`,
 			);
 			arrays.set(
 				`${target.ifd}:${tag}`,
@@ -241,10 +257,10 @@ export function* tiff(c: Cursor): Walk {
 			continue;
 		}
 		const ifd = target.ifd;
-		const countBytes = yield* read(big ? 8 : 2, `IFD ${ifd} at byte ${target.at}`);
+		const countBytes = yield* read(big ? 8 : 2, `IFD ${ifd} at byte ${figure(target.at)}`);
 		const entries = big ? u64(countBytes, 0) : u16(countBytes, 0);
 		if (!entries || entries > MAX_ENTRIES)
-			throw fault(target.at, `IFD ${ifd} at byte ${target.at} claims ${entries} entries`);
+			throw fault(target.at, `IFD ${ifd} at byte ${figure(target.at)} claims ${figure(entries)} entries`);
 		const entrySize = big ? 20 : 12;
 		const table = yield* read(entries * entrySize + word, span(`IFD ${ifd}`, target.at, entries * entrySize + word));
 		for (let index = 0; index < entries; index++) {
@@ -256,7 +272,8 @@ export function* tiff(c: Cursor): Walk {
 			const field = entry + (big ? 12 : 8);
 			const inline = bytes <= word;
 			const offset = inline ? undefined : big ? u64(table, field) : u32(table, field);
-			if (offset !== undefined) need(offset + bytes, `the values of tag ${tag} in IFD ${ifd}, at byte ${offset}`);
+			if (offset !== undefined)
+				need(offset + bytes, `the values of tag ${tag} in IFD ${ifd}, at byte ${figure(offset)}`);
 			if (![STRIP_OFFSETS, STRIP_COUNTS, TILE_OFFSETS, TILE_COUNTS].includes(tag) || !bytes) continue;
 			if (inline) {
 				const values = Array.from({ length: count }, (_, at) => value(table, field + at * TIFF_TYPE_BYTES[type], type));
@@ -274,7 +291,7 @@ export function* tiff(c: Cursor): Walk {
 	if (needed.end > length) {
 		throw new StructureFault(
 			length,
-			`the file ends at byte ${length}, before ${needed.what}, which ends at byte ${needed.end}`,
+			`the file ends at byte ${figure(length)}, before ${needed.what}, which ends at byte ${figure(needed.end)}`,
 			true,
 		);
 	}
