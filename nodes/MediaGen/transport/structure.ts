@@ -44,8 +44,11 @@ export type Walk<T = void> = Generator<WalkStep, T, unknown>;
 
 export type Walker = (cursor: Cursor) => Walk;
 
-/** The longest single read a walker may ask for (headers, an index box): payloads are skipped, never read. */
-export const MAX_READ = 1 << 20;
+/**
+ * The longest single read a walker may ask for (headers, an index box, a strip table): payloads are skipped, never
+ * read, so that a check holds at most this much of a file however large it is.
+ */
+export const MAX_READ = 256 * 1024;
 
 export function* read(bytes: number, what: string): Walk<Buffer> {
 	return (yield { op: 'read', bytes, what }) as Buffer;
