@@ -11,7 +11,8 @@
  *      for each URL;
  *   6. output items pair with input items, none duplicated (when the run ended without stopping);
  *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line;
- *   8–10. errors are bounded, a stored file is what its name and type say, no file is refused (checks/bodies.ts);
+ *   8–10. errors are bounded, a stored file is whole and what its name and type say, no whole file is refused
+ *      (checks/bodies.ts);
  *  11. no item is lost (checks/items.ts);
  *  12–13. Task → Delete: what is reported deleted is gone, and a failure is never reported as deleted
  *      (checks/deletes.ts);
@@ -197,7 +198,7 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		fail(7, `the key appears in ${where}`);
 	}
 
-	// 8–10. Bodies: errors bounded, stored files what they say, no file refused.
+	// 8–10. Bodies: errors bounded, stored files whole and what they say, no whole file refused.
 	checkErrorLengths(observation, (text) => fail(8, text));
 	checkStoredFileKinds(observation, (text) => fail(9, text));
 	checkNoFileRefused(observation, (text) => fail(10, text));

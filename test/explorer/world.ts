@@ -140,6 +140,8 @@ export class World {
 	readonly fileBodies = new Map<string, FileBody>();
 	/** File URLs for which the host sent something that is not a file (text, a page, zero bytes), on any attempt. */
 	readonly servedNotAFile = new Set<string>();
+	/** File URLs for which the host sent more than the body (the body, then bytes without end), on any attempt. */
+	readonly servedMore = new Set<string>();
 	/** Garbage collections the world ran during the run. */
 	gcRuns = 0;
 
@@ -526,6 +528,7 @@ export class World {
 			(!served.file && CONTENT_ANSWERS.has(fault.answer)) ||
 			['html-file', 'text-file', 'json-file'].includes(fault.answer);
 		if (notAFile) this.servedNotAFile.add(url);
+		if (fault.answer === 'endless-body') this.servedMore.add(url);
 		return this.serveFile(response, url, name, served, fault);
 	}
 

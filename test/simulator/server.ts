@@ -125,6 +125,20 @@ const INFO_PATHS = { image: '/v1/tlimages/infobytaskid', video: '/v1/tlvideo/inf
 const DELETE_PATHS = { image: '/v1/tlimages/deleteimagestask', video: '/v1/tlvideo/deletevideotask' };
 const SAMPLE_MP4 = path.join(__dirname, 'assets', 'sample.mp4');
 
+/** An MP4's boxes before its mdat, then an mdat header (64-bit size when needed) that makes the file `size` long. */
+export function mdatHead(mp4: Buffer, size: number): Buffer {
+	let at = 0;
+	while (mp4.toString('latin1', at + 4, at + 8) !== 'mdat') at += mp4.readUInt32BE(at);
+	const large = size - at > 0xffffffff;
+	const header = Buffer.alloc(large ? 16 : 8);
+	header.write('mdat', 4, 'latin1');
+	if (large) {
+		header.writeUInt32BE(1, 0);
+		header.writeBigUInt64BE(BigInt(size - at), 8);
+	} else header.writeUInt32BE(size - at, 0);
+	return Buffer.concat([mp4.subarray(0, at), header]);
+}
+
 export class MediaGenSimulator {
 	readonly record: RecordedRequest[] = [];
 
@@ -562,14 +576,15 @@ export class MediaGenSimulator {
 	}
 
 	/**
-	 * A large generated download, streamed in chunks, for memory benchmarks: an MP4's first box, then filler (the
-	 * node refuses a result file whose bytes are not an image or a video).
+	 * A large generated download, streamed in chunks, for memory benchmarks: a whole MP4 (the node stores only
+	 * files whose structure is whole): the sample's boxes before its media data, then an mdat box of filler that
+	 * makes the file `size` bytes long.
 	 */
 	private streamBlob(size: number, response: http.ServerResponse, entry: RecordedRequest): void {
 		entry.status = 200;
 		response.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': size });
 		const chunk = Buffer.alloc(1 << 20, 0x5a);
-		const head = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom\0\0\x02\0isommp41', 'latin1')]);
+		const head = mdatHead((this.mp4 ??= readFileSync(SAMPLE_MP4)), size);
 		let remaining = size;
 		let first = true;
 		const pump = () => {

@@ -23,9 +23,10 @@ function storedBytes(binary: IBinaryData): number | undefined {
 
 /**
  * Stores one downloaded result file as binary data. Property names: `prefix`, `prefix_1`, … on one item (n is
- * the file's index in `urls`), or `prefix` on each item when results are split. A body that breaks off is an
- * error naming the task (transient: the result lane may ask again); a file of 0 bytes, or text in place of an
- * image or a video (a page or a message), is an error naming the task and the URL. A binary of a format the media
+ * the file's index in `urls`), or `prefix` on each item when results are split. A body that breaks off, or a file
+ * that is not whole (cut short or malformed, checked as it streams into n8n's storage, which then keeps nothing),
+ * is an error naming the task (transient: the result lane may ask again); a file of 0 bytes, or text in place of
+ * an image or a video (a page or a message), is an error naming the task and the URL. A binary of a format the media
  * table does not know is stored as application/octet-stream, named `.bin`.
  */
 export async function storeResultFile(
@@ -41,7 +42,7 @@ export async function storeResultFile(
 		throw emptyResultFile.call(this, url, context);
 	}
 	// The bytes tell the type, never the host: a stored file's MIME type and extension always say what it is.
-	const format = await inspectResultFile.call(this, file, url, context);
+	const { format, body } = await inspectResultFile.call(this, file, url, context);
 	const mimeType = format?.mimeType ?? 'application/octet-stream';
 	const extension = format?.extensions[0] ?? 'bin';
 	// Named after the task, so files of merged items never collide (servers often call every file 0.png).
@@ -49,7 +50,7 @@ export async function storeResultFile(
 	const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
 	let binary: IBinaryData;
 	try {
-		binary = await this.helpers.prepareBinaryData(file.body as never, fileName, mimeType);
+		binary = await this.helpers.prepareBinaryData(body, fileName, mimeType);
 	} catch (error) {
 		// Name the task (a bare "aborted" would lose it), then release the connection: releasing aborts the signal
 		// the reason is read from.

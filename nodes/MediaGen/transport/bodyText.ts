@@ -127,6 +127,21 @@ function utf16WithoutMark(head: Buffer): BodyText | undefined {
 	return readings.sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
 }
 
+/**
+ * UTF-32 without a byte order mark, in whichever byte order reads as text. A unit of text is at most 0x10FFFF, which
+ * the four bytes of a binary file's units exceed almost always; the script rule of UTF-16 keeps out arrays of small
+ * integers (a table of lengths).
+ */
+function utf32WithoutMark(head: Buffer): BodyText | undefined {
+	if (head.length < 4) return undefined;
+	return [false, true]
+		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-32 BE' : 'UTF-32 LE', text: decodeUtf32(head, bigEndian) }))
+		.find(
+			(reading): reading is BodyText =>
+				reading.text !== undefined && asciiUnits(reading.text) > 0 && isText(reading.text) && inScripts(reading.text),
+		);
+}
+
 /** Single-byte text (Latin-1, Windows-125x, …): no control byte at all. Shown as Latin-1. */
 function eightBit(head: Buffer): BodyText | undefined {
 	return head.length && !head.some(isControl)
@@ -146,15 +161,15 @@ function withMark(head: Buffer, mark: (typeof BOMS)[number]): BodyText | undefin
 }
 
 /**
- * The body as text, when it is text: after a byte order mark, in its encoding; else UTF-8, UTF-16 in either byte
- * order, or a single-byte encoding. Undefined for bytes that are not text in any of them.
+ * The body as text, when it is text: after a byte order mark, in its encoding; else UTF-8, UTF-32 or UTF-16 in
+ * either byte order, or a single-byte encoding. Undefined for bytes that are not text in any of them.
  */
 export function readAsText(head: Buffer): BodyText | undefined {
 	const mark = bomOf(head);
 	if (mark) return withMark(head, mark);
 	const utf8 = decodeUtf8(head);
 	if (utf8 !== undefined && utf8.length > 0 && isText(utf8)) return { encoding: 'UTF-8', text: utf8 };
-	return utf16WithoutMark(head) ?? eightBit(head);
+	return utf32WithoutMark(head) ?? utf16WithoutMark(head) ?? eightBit(head);
 }
 
 /**

@@ -35,6 +35,8 @@ export interface DownloadedFile {
 /** Marks download errors that another attempt may cure, and the wait the server asked for. */
 const TRANSIENT = 'mediaGenDownloadTransient';
 const RETRY_AFTER = 'mediaGenDownloadRetryAfterMs';
+/** How a file that came cut or malformed broke: the same fault twice is the same bytes, not a transfer's accident. */
+const FAULT = 'mediaGenDownloadFault';
 
 /** Connection failures after which a new GET may well succeed (the host was busy, restarting or dropped us). */
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
@@ -56,6 +58,12 @@ export function isTransientDownloadError(error: unknown): boolean {
 export function downloadRetryAfterMs(error: unknown): number | undefined {
 	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER] : undefined;
 	return typeof value === 'number' ? value : undefined;
+}
+
+/** Where and how a file that was not whole broke, on the attempt that failed with this error. */
+export function downloadFault(error: unknown): string | undefined {
+	const value = error instanceof NodeApiError ? error.context[FAULT] : undefined;
+	return typeof value === 'string' ? value : undefined;
 }
 
 /** Content-Length as a number of bytes, when it is one. */
@@ -91,7 +99,7 @@ export function downloadError(
 	message: string,
 	description: string,
 	httpCode?: string,
-	retry?: { transient: boolean; retryAfterMs?: number },
+	retry?: { transient: boolean; retryAfterMs?: number; fault?: string },
 ): NodeApiError {
 	const error = new NodeApiError(this.getNode(), { message, description } as JsonObject, {
 		message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
@@ -102,6 +110,7 @@ export function downloadError(
 	if (context.taskId) error.context.taskId = context.taskId;
 	if (retry?.transient) error.context[TRANSIENT] = true;
 	if (retry?.retryAfterMs !== undefined) error.context[RETRY_AFTER] = retry.retryAfterMs;
+	if (retry?.fault !== undefined) error.context[FAULT] = retry.fault;
 	return error;
 }
 
@@ -162,6 +171,9 @@ async function getHop(
 		return (await this.helpers.httpRequest({
 			method: 'GET',
 			url: target,
+			// The file as it is: a compressed answer would be decompressed on the way, and its Content-Length (the
+			// size the result lane weighs and the whole-file check trusts) would not be the file's.
+			headers: { 'accept-encoding': 'identity' },
 			encoding: 'stream',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,

@@ -8,7 +8,8 @@
  * - errors.ts: what failed, and whether it may be repeated;
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
- * - inspect.ts: what a result file is, by its first bytes (media.ts), before it is stored;
+ * - inspect.ts: what a result file is, by its first bytes (media.ts), before it is stored, and whether it is whole,
+ *   as it is stored (structure.ts drives each format's walker: walkers.ts, boxes.ts);
  * - multipart.ts: streamed multipart bodies.
  */
 export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';
@@ -20,6 +21,7 @@ export {
 	type RequestContext,
 } from './context';
 export {
+	downloadFault,
 	downloadInterrupted,
 	downloadResultFile,
 	downloadRetryAfterMs,

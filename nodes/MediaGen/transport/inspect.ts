@@ -3,6 +3,11 @@
  * whatever the host's Content-Type says, or text a host sent in its place (a sign-in page, "Access denied", an
  * expired link's JSON, an SVG), which is refused with an error that names the task, the URL and the start of the
  * text. A binary of a format the table does not know is stored as such (application/octet-stream, `.bin`).
+ *
+ * A file of the table is then checked whole as n8n stores it: its bytes pass through its format's walker
+ * (structure.ts) on their way to n8n's binary storage, and a file that breaks its format, or ends inside a
+ * structure, fails the stream, so that n8n's prepareBinaryData rejects and keeps nothing (n8n 2.x removes what it
+ * had written; 1.x leaves the partial file, referenced by no item, until the execution's data is pruned).
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
@@ -11,6 +16,12 @@ import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from 
 import type { RequestContext } from './context';
 import { downloadError, downloadInterrupted, emptyResultFile, showUrl, type DownloadedFile } from './download';
 import { clip } from './redaction';
+import { StructureCheck, StructureFault } from './structure';
+
+/** The stream n8n's binary helpers take (Node's Readable, which community nodes may not import). */
+export type StoredStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
+
+type ReadableFrom = (iterable: AsyncIterable<Buffer>, options: { objectMode: boolean }) => StoredStream;
 
 /** Longest part of a refused body an error quotes. */
 const MAX_QUOTED_CHARACTERS = 200;
@@ -118,23 +129,98 @@ function notAFile(
 }
 
 /**
+ * `Readable.from` of the body's own class: the Cloud rules let no community node import node:stream, and every
+ * Node stream class inherits it (axios hands out `Readable.from`'s wrapper, or the response itself).
+ */
+function readableFrom(body: NodeJS.ReadableStream): ReadableFrom {
+	for (let type: unknown = body.constructor; typeof type === 'function'; type = Object.getPrototypeOf(type)) {
+		const from = (type as { from?: unknown }).from;
+		if (type.name === 'Readable' && typeof from === 'function') return from as ReadableFrom;
+	}
+	throw new TypeError('the download is not a Node.js stream');
+}
+
+function notWhole(
+	this: IExecuteFunctions,
+	url: string,
+	format: MediaFormat,
+	fault: StructureFault,
+	file: DownloadedFile,
+	context: RequestContext,
+): NodeApiError {
+	const sent = file.mimeType ? ` (sent as ${clip(file.mimeType, 100)})` : '';
+	const how = fault.cut ? 'end before the file does' : 'break its structure';
+	return downloadError.call(
+		this,
+		context,
+		`The result file ${showUrl(url)} is not a whole ${format.name} file: ${fault.message}`,
+		`GET ${showUrl(url)} answered bytes that start as ${format.name}${sent} but ${how} (a transfer cut short, a file still being written, or another body after the first bytes). Nothing was stored. It is fetched again, up to 4 times inside Request Timeout, until it comes back whole or broken as before.`,
+		undefined,
+		// Another GET may bring the whole file; the same fault again means the host has nothing else to send.
+		{ transient: true, fault: fault.message },
+	);
+}
+
+/**
+ * The file's bytes on their way to n8n's storage, checked against its format: the stream fails with an error that
+ * names the task and the URL as soon as they break the format, or at their end when the file is cut.
+ */
+function checkedBody(
+	this: IExecuteFunctions,
+	file: DownloadedFile,
+	format: MediaFormat,
+	url: string,
+	context: RequestContext,
+): StoredStream {
+	const check = new StructureCheck(format.whole, file.size);
+	const failure = (error: unknown) =>
+		error instanceof StructureFault ? notWhole.call(this, url, format, error, file, context) : error;
+	async function* chunks(): AsyncGenerator<Buffer> {
+		for await (const chunk of file.body) {
+			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			try {
+				check.push(bytes);
+			} catch (error) {
+				throw failure(error);
+			}
+			yield bytes;
+		}
+		try {
+			check.end();
+		} catch (error) {
+			throw failure(error);
+		}
+	}
+	return readableFrom(file.body)(chunks(), { objectMode: false });
+}
+
+/** What a result file is and the stream to store: its bytes checked whole, for a format of the table. */
+export interface InspectedFile {
+	/** Undefined: a binary the table does not know (stored as it came). */
+	format?: MediaFormat;
+	body: StoredStream;
+}
+
+/**
  * Checks a result file before it is stored and returns its format, or undefined for a binary the table does not
- * know; throws for an empty body and for text of any kind.
+ * know, with the stream to store; throws for an empty body and for text of any kind.
  */
 export async function inspectResultFile(
 	this: IExecuteFunctions,
 	file: DownloadedFile,
 	url: string,
 	context: RequestContext,
-): Promise<MediaFormat | undefined> {
+): Promise<InspectedFile> {
 	const head = await readHead.call(this, file, url, context);
 	if (!head.length) {
 		file.release();
 		throw emptyResultFile.call(this, url, context);
 	}
 	const verdict = judgeBody(head);
-	if (verdict.kind === 'media') return verdict.format;
-	if (verdict.kind === 'unknown') return undefined;
+	if (verdict.kind === 'media') {
+		return { format: verdict.format, body: checkedBody.call(this, file, verdict.format, url, context) };
+	}
+	if (verdict.kind === 'unknown') return { body: file.body as StoredStream };
 	file.release();
 	throw notAFile.call(this, url, file.mimeType, verdict, context);
 }

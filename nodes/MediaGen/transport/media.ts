@@ -4,13 +4,20 @@
  * what the bytes are) and an input file without a type its MIME type by extension.
  */
 import { byteOrderMark, readAsText, type BodyText } from './bodyText';
+import { ebml, isoImage, isoVideo } from './boxes';
+import type { Walker } from './structure';
+import { bmp, gif, jpeg, png, tiff, webp } from './walkers';
 
 /** One part of the bytes a format starts with: latin1 text, a byte, bytes to skip, or one byte of a range. */
 type Part = string | number | { skip: number } | { from: number; to: number } | { oneOf: readonly number[] };
 
 /** ISO base media files (MP4, QuickTime, HEIF, AVIF) are told apart by their boxes, not by fixed bytes. */
 interface IsoRule {
-	/** Brands of the ftyp (or styp) box, major or compatible, that make a file this format; '*' is any brand. */
+	/**
+	 * Brands of the ftyp (or styp) box, major or compatible, that make a file this format. A file whose major brand
+	 * no row lists is none of them, whatever it claims to be compatible with (a Canon raw still is `crx ` and
+	 * `isom`).
+	 */
 	brands: readonly string[];
 	/** Boxes a file of this format may open with when it has no ftyp at all (QuickTime before ISO, segments). */
 	firstBoxes?: readonly string[];
@@ -26,6 +33,8 @@ export interface MediaFormat {
 	/** Matroska and WebM: the EBML header's DocType. */
 	docType?: string;
 	iso?: IsoRule;
+	/** What "whole" means for the format: its structure, checked as the file streams in (walkers.ts, boxes.ts). */
+	whole: Walker;
 }
 
 /** Every ISO box a file may open with: the ones the walk steps over (padding, previews), then the others. */
@@ -35,19 +44,20 @@ const ISO_FIRST_BOXES = ['ftyp', 'styp', ...ISO_PADDING, 'moov', 'mdat', 'moof',
 const EBML = [0x1a, 0x45, 0xdf, 0xa3];
 
 /**
- * The accepted formats. ISO rows are tried in this order on a file's brands (an AVIF also lists mif1), and the
- * last one takes every other ISO file. SVG is not here: it is markup, which can carry scripts, and is refused as
- * text. BMP and TIFF stay: image tools export them, and their headers (zero fields, a fixed DIB size, a byte-order
- * mark of their own) cannot be mistaken for text.
+ * The accepted formats. ISO rows are tried in this order on a file's brands (an AVIF also lists mif1); an ISO file
+ * whose major brand no row lists is stored as what it is, a binary the table does not know. SVG is not here: it is
+ * markup, which can carry scripts, and is refused as text. BMP and TIFF stay: image tools export them, and their
+ * headers (zero fields, a fixed DIB size, a byte-order mark of their own) cannot be mistaken for text.
  */
 export const MEDIA_FORMATS: readonly MediaFormat[] = [
-	{ name: 'PNG', mimeType: 'image/png', extensions: ['png'], starts: [['\x89PNG\r\n\x1a\n']] },
+	{ name: 'PNG', mimeType: 'image/png', extensions: ['png'], starts: [['\x89PNG\r\n\x1a\n']], whole: png },
 	// SOI, then any marker: APP0 JFIF (E0), APP1 Exif (E1), a quantisation table (DB), Adobe (EE), a frame (C0…), …
 	{
 		name: 'JPEG',
 		mimeType: 'image/jpeg',
 		extensions: ['jpg', 'jpeg', 'jpe'],
 		starts: [[0xff, 0xd8, 0xff, { from: 0xc0, to: 0xfe }]],
+		whole: jpeg,
 	},
 	{
 		name: 'WebP',
@@ -58,14 +68,16 @@ export const MEDIA_FORMATS: readonly MediaFormat[] = [
 			['RIFF', { skip: 4 }, 'WEBPVP8L'],
 			['RIFF', { skip: 4 }, 'WEBPVP8X'],
 		],
+		whole: webp,
 	},
-	{ name: 'GIF', mimeType: 'image/gif', extensions: ['gif'], starts: [['GIF87a'], ['GIF89a']] },
+	{ name: 'GIF', mimeType: 'image/gif', extensions: ['gif'], starts: [['GIF87a'], ['GIF89a']], whole: gif },
 	{
 		name: 'BMP',
 		mimeType: 'image/bmp',
 		extensions: ['bmp'],
 		// File size, four reserved zero bytes, the pixels' offset, then the size of a known DIB header.
 		starts: [['BM', { skip: 4 }, 0, 0, 0, 0, { skip: 4 }, { oneOf: [12, 40, 52, 56, 64, 108, 124] }, 0, 0, 0]],
+		whole: bmp,
 	},
 	{
 		name: 'TIFF',
@@ -77,28 +89,46 @@ export const MEDIA_FORMATS: readonly MediaFormat[] = [
 			['II', 43, 0],
 			['MM', 0, 43],
 		],
+		whole: tiff,
 	},
-	{ name: 'WebM', mimeType: 'video/webm', extensions: ['webm'], starts: [EBML], docType: 'webm' },
-	{ name: 'Matroska', mimeType: 'video/x-matroska', extensions: ['mkv'], starts: [EBML], docType: 'matroska' },
-	{ name: 'AVIF', mimeType: 'image/avif', extensions: ['avif'], iso: { brands: ['avif', 'avis'] } },
+	{ name: 'WebM', mimeType: 'video/webm', extensions: ['webm'], starts: [EBML], docType: 'webm', whole: ebml },
+	{
+		name: 'Matroska',
+		mimeType: 'video/x-matroska',
+		extensions: ['mkv'],
+		starts: [EBML],
+		docType: 'matroska',
+		whole: ebml,
+	},
+	{ name: 'AVIF', mimeType: 'image/avif', extensions: ['avif'], iso: { brands: ['avif', 'avis'] }, whole: isoImage },
 	{
 		name: 'HEIC',
 		mimeType: 'image/heic',
 		extensions: ['heic'],
 		iso: { brands: ['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis'] },
+		whole: isoImage,
 	},
-	{ name: 'HEIF', mimeType: 'image/heif', extensions: ['heif'], iso: { brands: ['mif1', 'msf1'] } },
+	{ name: 'HEIF', mimeType: 'image/heif', extensions: ['heif'], iso: { brands: ['mif1', 'msf1'] }, whole: isoImage },
 	{
 		name: 'QuickTime',
 		mimeType: 'video/quicktime',
 		extensions: ['mov', 'qt'],
 		iso: { brands: ['qt  '], firstBoxes: [...ISO_PADDING, 'moov', 'mdat'] },
+		whole: isoVideo,
 	},
 	{
 		name: 'MP4',
 		mimeType: 'video/mp4',
 		extensions: ['mp4', 'm4v'],
-		iso: { brands: ['*'], firstBoxes: ['moof', 'sidx'] },
+		// ISO's own brands, MP4's, DASH and CMAF segments', iTunes video's (mp4ra.org's list of brands).
+		iso: {
+			brands: [
+				...['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 'iso8', 'iso9'],
+				...['mp41', 'mp42', 'mp71', 'avc1', 'dash', 'msdh', 'msix', 'cmfc', 'cmf2', 'M4V ', 'M4VH', 'M4VP'],
+			],
+			firstBoxes: ['moof', 'sidx'],
+		},
+		whole: isoVideo,
 	},
 ];
 
@@ -160,12 +190,16 @@ function isoHead(head: Buffer): IsoHead | undefined {
 	return { firstBox };
 }
 
+/**
+ * The row of an ISO file: by its brands when its major brand is one a row lists (the first row that lists any of
+ * its brands: an AVIF also claims mif1), else none; by its first box when it has no ftyp.
+ */
 function isoFormat(iso: IsoHead): MediaFormat | undefined {
 	const rows = MEDIA_FORMATS.filter((format) => format.iso);
 	if (iso.brands) {
-		return rows.find(
-			({ iso: rule }) => rule!.brands.includes('*') || rule!.brands.some((b) => iso.brands!.includes(b)),
-		);
+		const [major] = iso.brands;
+		if (!rows.some(({ iso: rule }) => rule!.brands.includes(major))) return undefined;
+		return rows.find(({ iso: rule }) => rule!.brands.some((brand) => iso.brands!.includes(brand)));
 	}
 	return rows.find(({ iso: rule }) => rule!.firstBoxes?.includes(iso.firstBox));
 }

@@ -11,9 +11,10 @@
  *   and the next one's round trip overlaps the other's transfer. A file not yet answered counts as large as the
  *   largest file seen in this run. A file whose answer announces a size that does not fit while MIN_STREAMS others
  *   are in flight is put back before its body is read, and asked again with its size known when room frees.
- * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a reset or refused connection, a body cut off)
- *   are retried with backoff: a GET changes nothing on the server. All attempts of a file share one deadline,
- *   Request Timeout from its first attempt; a 404, a refused scheme or an empty file is not retried.
+ * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a reset or refused connection, a body cut off, a
+ *   file that is not whole) are retried with backoff: a GET changes nothing on the server. All attempts of a file
+ *   share one deadline, Request Timeout from its first attempt; a 404, a refused scheme or an empty file is not
+ *   retried, nor a file that came back broken exactly as before (the host has nothing else to send).
  * - Requests go through n8n's plain `httpRequest` without the credential (transport/download.ts). n8n builds a
  *   new HTTP agent for every request, so connections are not reused; parallel streams make up for the round
  *   trips instead.
@@ -24,7 +25,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { itemFailure } from '../helpers/itemFailure';
 import { storeResultFile } from '../output/resultFiles';
 import type { ItemOutcome } from '../output/taskOutput';
-import { downloadResultFile, downloadRetryAfterMs, isTransientDownloadError, type DownloadedFile } from '../transport';
+import {
+	downloadFault,
+	downloadResultFile,
+	downloadRetryAfterMs,
+	isTransientDownloadError,
+	type DownloadedFile,
+} from '../transport';
 import { cancelledOutcome, completedJson, finish, type CreatedTask } from './answers';
 import { MAX_RETRY_AFTER_MS } from './bound';
 import { MinHeap } from './heap';
@@ -77,6 +84,8 @@ interface FileJob {
 	deadline?: number;
 	/** Announced by an earlier answer. */
 	size?: number;
+	/** How the last attempt's file was not whole (the same again is not retried). */
+	fault?: string;
 }
 
 export interface ResultLaneInput {
@@ -240,6 +249,9 @@ export class ResultLane {
 	/** Puts a transient failure back in the queue after a backoff, when an attempt can still start in time. */
 	private retry(job: FileJob, error: unknown): boolean {
 		if (this.halted || !isTransientDownloadError(error) || job.attempts >= MAX_ATTEMPTS) return false;
+		const fault = downloadFault(error);
+		if (fault !== undefined && fault === job.fault) return false;
+		job.fault = fault;
 		const backoff = Math.min(RETRY_BACKOFF_MS * 2 ** (job.attempts - 1), MAX_RETRY_BACKOFF_MS);
 		const retryAfter = Math.min(downloadRetryAfterMs(error) ?? 0, MAX_RETRY_AFTER_MS);
 		const at = Date.now() + Math.max(backoff, retryAfter);

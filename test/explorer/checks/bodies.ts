@@ -3,9 +3,12 @@
  * checkInvariants (../invariants.ts):
  *   8. every error the node writes is bounded: a message within MAX_MESSAGE characters, a description within
  *      MAX_DESCRIPTION plus the list of the run's tasks, however large the answers and pages it quotes;
- *   9. a stored file is what its name and MIME type say: the type and extension of the body the host served for its
- *      URL, as that body was made (a real file of the fixtures, a PNG, an MP4, a binary of no known format);
- *  10. no file is refused as "not an image or a video" when all the host ever sent for its URL was a file.
+ *   9. a stored file is whole and is what its name and MIME type say: the body the host served for its URL was not
+ *      made broken (cut, a near miss, a size that lies, bytes after ISO boxes or EBML elements), and the stored
+ *      file has that body's type and extension, as it was made (a real file of the fixtures, a PNG, an MP4, a binary
+ *      of no known format);
+ *  10. no file is refused as "not an image or a video" when all the host ever sent for its URL was a file, nor as
+ *      "not a whole … file" when it sent the whole file and nothing after it.
  */
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -74,7 +77,7 @@ export function checkErrorLengths(observation: Observation, fail: (text: string)
 	}
 }
 
-/** 9. A stored file's MIME type and extension are those of the body its URL served. */
+/** 9. A stored file is whole, and its MIME type and extension are those of the body its URL served. */
 export function checkStoredFileKinds(observation: Observation, fail: (text: string) => void): void {
 	for (const { json, binary } of items(observation)) {
 		for (const [property, stored] of Object.entries(binary ?? {}) as Array<[string, IBinaryData]>) {
@@ -84,6 +87,8 @@ export function checkStoredFileKinds(observation: Observation, fail: (text: stri
 			const extension = /\.([^.]+)$/.exec(stored.fileName ?? '')?.[1];
 			if (!body.file) {
 				fail(`${stored.fileName} was stored for ${url}, whose body is ${body.what}: not a file`);
+			} else if (body.notWhole) {
+				fail(`${stored.fileName} was stored for ${url}, whose body is ${body.what}: not a whole file`);
 			} else if (stored.mimeType !== body.file.mimeType || extension !== body.file.extension) {
 				fail(
 					`${stored.fileName} (${stored.mimeType}) was stored for ${url}, whose body is ${body.what}: ${body.file.mimeType}, .${body.file.extension}`,
@@ -93,9 +98,16 @@ export function checkStoredFileKinds(observation: Observation, fail: (text: stri
 	}
 }
 
-/** 10. No file is refused when all the host sent for its URL was a file. */
+/** 10. No file is refused when all the host sent for its URL was a file, nor called not whole when it was whole. */
 export function checkNoFileRefused(observation: Observation, fail: (text: string) => void): void {
 	for (const [message] of writtenErrors(observation)) {
+		const cut = /^The result file (\S+) is not a whole /.exec(message)?.[1];
+		const served = cut ? observation.world.fileBodies.get(cut) : undefined;
+		if (cut && !served?.notWhole && !observation.world.servedMore.has(cut)) {
+			fail(
+				`the file ${cut} was refused as not whole, but its body is ${served?.what ?? 'unknown'}: ${message.slice(0, 300)}…`,
+			);
+		}
 		const url = /^The result file (\S+) is not an image or a video/.exec(message)?.[1];
 		if (!url || observation.world.servedNotAFile.has(url)) continue;
 		const body = observation.world.fileBodies.get(url);

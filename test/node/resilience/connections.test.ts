@@ -34,12 +34,16 @@ function collectingGarbage(): () => void {
 /** How long each exchange lasted on the server, from its answer's start to its connection's close. */
 const lasted: number[] = [];
 
-/** An answer that starts and never ends (the server gives up after 20 s, far past every deadline here). */
+/**
+ * An answer that starts and never ends (the server gives up after 20 s, far past every deadline here): a PNG's
+ * header, then an image data chunk that claims 2 GB and trickles in.
+ */
 function endless(response: http.ServerResponse, status: number, type: string): void {
 	const started = Date.now();
 	response.on('close', () => lasted.push(Date.now() - started));
 	response.writeHead(status, { 'content-type': type });
-	response.write(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+	const header = makePng(8, 8).subarray(0, 33);
+	response.write(Buffer.concat([header, Buffer.from('7fffffff49444154', 'hex')]));
 	const trickle = () => {
 		if (response.destroyed || Date.now() - started > 20_000) return void response.destroy();
 		response.write(Buffer.alloc(1024, 1));

@@ -12,6 +12,7 @@ import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 import { fixtureBytes } from '../../fixtures/media';
 import { sendJson } from '../../hostile-server';
 import { makePng } from '../../simulator/png';
+import { mdatHead } from '../../simulator/server';
 import { useHostileApi } from '../../support';
 
 const { server, useApi, run, betav4 } = useHostileApi();
@@ -209,7 +210,8 @@ describe('the result lane: bounded by streams and bytes in flight, not by a fixe
 	it('huge files (40 MB each, announced) go two at a time once their size is known, and every byte arrives', async () => {
 		const size = 40 * 1024 * 1024;
 		const chunk = Buffer.alloc(1024 * 1024, 9);
-		const mp4Head = fixtureBytes('mp4-faststart.mp4').subarray(0, 1024);
+		// A whole MP4: the fixture's boxes before its media data, then an mdat of filler up to 40 MB.
+		const mp4Head = mdatHead(fixtureBytes('mp4-faststart.mp4'), size);
 		const sending: Array<{ from: number; to?: number }> = [];
 		useApi({
 			file: (_request, response) => {
@@ -222,7 +224,6 @@ describe('the result lane: bounded by streams and bytes in flight, not by a fixe
 				let left = size;
 				const pump = () => {
 					while (left > 0) {
-						// A real MP4's first boxes, then filler: a result file is judged by its first bytes.
 						const next = left === size ? Buffer.concat([mp4Head, chunk.subarray(mp4Head.length)]) : chunk;
 						left -= chunk.length;
 						if (!response.write(next)) return void response.once('drain', pump);

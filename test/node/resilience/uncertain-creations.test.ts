@@ -8,6 +8,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { runNode, type NodeRunOptions } from '../../harness';
 import type { HostileRequest } from '../../hostile-server';
 import { sendJson } from '../../hostile-server';
+import { makePng } from '../../simulator/png';
 import { HOSTILE_KEY, ideaItems, useHostileApi } from '../../support';
 
 const { server, useApi, betav4 } = useHostileApi();
@@ -102,7 +103,7 @@ describe('Stop and changed requests under Retry On Fail', () => {
 		useApi({
 			file: (_request, response) => {
 				if (files++ === 0) return void response.writeHead(404).end();
-				const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+				const png = makePng(8, 8);
 				response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
 				return response.end(png);
 			},

@@ -1,0 +1,257 @@
+/**
+ * Whether a file is whole: its bytes checked against the structure of its format as they stream past, without
+ * holding the file (a 1 GB video is walked a chunk at a time; only headers are read, payloads are skipped).
+ *
+ * Each format is a walker (structureWalkers.ts): a generator that asks the driver below for the next bytes it
+ * needs ("read 8", "skip 1,336", "read to the end") and throws a StructureFault where the bytes break the format.
+ * The driver answers from the chunks as they arrive; when the stream ends while a walker still waits for bytes, the
+ * file is cut. A walker that returns has found the format's end: what follows is not judged (JPEG Motion Photos
+ * append a video after EOI). Formats whose end is the file's end (ISO boxes, EBML elements) read on to it.
+ */
+
+/** Where and how a file breaks its format. */
+export class StructureFault extends Error {
+	constructor(
+		/** Byte offset the fault is about. */
+		readonly at: number,
+		message: string,
+		/** The file ended (or is announced to end) inside a structure, rather than holding wrong bytes. */
+		readonly cut = false,
+	) {
+		super(message);
+	}
+}
+
+/** What a walker asks for next. `what` names the structure, for the message of a file cut inside it. */
+export type WalkStep =
+	/** Exactly `bytes` bytes (at most MAX_READ); with `orEnd`, null when the file ends right here. */
+	| { op: 'read'; bytes: number; orEnd?: boolean; what: string }
+	/** Passes over `bytes` bytes (any number) without keeping them. */
+	| { op: 'skip'; bytes: number; what: string }
+	/** Passes over everything up to the end; answers the file's length. */
+	| { op: 'toEnd' }
+	/** JPEG entropy-coded data: passes over it to the next marker that is not a restart; answers that marker. */
+	| { op: 'jpegScan'; what: string }
+	/** GIF data sub-blocks, up to and including the empty one that ends them. */
+	| { op: 'gifBlocks'; what: string };
+
+/** A walker's position in the file, kept up to date by the driver. */
+export interface Cursor {
+	at: number;
+}
+
+export type Walk<T = void> = Generator<WalkStep, T, unknown>;
+
+export type Walker = (cursor: Cursor) => Walk;
+
+/**
+ * The longest single read a walker may ask for (headers, an index box, a strip table): payloads are skipped, never
+ * read, so that a check holds at most this much of a file however large it is.
+ */
+export const MAX_READ = 256 * 1024;
+
+export function* read(bytes: number, what: string): Walk<Buffer> {
+	return (yield { op: 'read', bytes, what }) as Buffer;
+}
+
+export function* readOrEnd(bytes: number, what: string): Walk<Buffer | null> {
+	return (yield { op: 'read', bytes, orEnd: true, what }) as Buffer | null;
+}
+
+export function* skip(bytes: number, what: string): Walk {
+	if (bytes > 0) yield { op: 'skip', bytes, what };
+}
+
+export function* toEnd(): Walk<number> {
+	return (yield { op: 'toEnd' }) as number;
+}
+
+/** A count or an offset in a message: 1,008,813,135. */
+export const figure = (value: number) => value.toLocaleString('en-US');
+
+export const fault = (at: number, text: string) => new StructureFault(at, text);
+
+/** Bytes shown in a message: as text when they are printable, else in hex. */
+export function show(bytes: Buffer): string {
+	const text = bytes.toString('latin1');
+	return /^[\x20-\x7e]+$/.test(text) ? JSON.stringify(text) : bytes.toString('hex').replace(/(..)(?!$)/g, '$1 ');
+}
+
+/** "the chunk "IDAT" at byte 33 (1,234 bytes)" and the like, for messages. */
+export function span(name: string, at: number, bytes: number): string {
+	return `${name} at byte ${figure(at)} (${figure(bytes)} bytes)`;
+}
+
+/**
+ * Feeds a walker the bytes of one file as they arrive. `push` and `end` throw the StructureFault that ends the
+ * check; after `end` returns, the file is whole. `announced` (Content-Length) lets a structure that claims more
+ * bytes than the file will have fail at once, before the rest is read.
+ */
+export class StructureCheck {
+	private readonly cursor: Cursor = { at: 0 };
+
+	private readonly walk: Walk;
+
+	private step: WalkStep | undefined;
+
+	private done = false;
+
+	/** Parts of a read collected so far. */
+	private parts: Buffer[] = [];
+
+	private collected = 0;
+
+	/** Bytes a skip still passes over. */
+	private skipping = 0;
+
+	/** jpegScan: the last byte seen was 0xFF; gifBlocks: bytes of the current sub-block still to pass. */
+	private afterFf = false;
+
+	private blockLeft = 0;
+
+	constructor(
+		walker: Walker,
+		private readonly announced?: number,
+	) {
+		this.walk = walker(this.cursor);
+		this.resume(undefined);
+	}
+
+	/** Bytes walked so far. */
+	get position(): number {
+		return this.cursor.at;
+	}
+
+	push(chunk: Buffer): void {
+		let offset = 0;
+		while (offset < chunk.length && !this.done) offset = this.take(chunk, offset);
+		if (this.done) this.cursor.at += chunk.length - offset;
+	}
+
+	/** The file ended: whole, or a StructureFault. */
+	end(): void {
+		while (!this.done) {
+			const step = this.step!;
+			if (step.op === 'toEnd') this.resume(this.cursor.at);
+			else if (step.op === 'read' && step.orEnd && this.collected === 0) this.resume(null);
+			else throw this.cutInside(this.cursor.at, step);
+		}
+	}
+
+	private cutInside(fileEnd: number, step: WalkStep): StructureFault {
+		const what = 'what' in step ? step.what : 'the file';
+		return new StructureFault(fileEnd, `the file ends at byte ${figure(fileEnd)}, inside ${what}`, true);
+	}
+
+	/** Starts the walker's next step with `answer` to its last one; checks the step against Content-Length. */
+	private resume(answer: unknown): void {
+		const next = this.walk.next(answer);
+		if (next.done) {
+			this.done = true;
+			this.step = undefined;
+			return;
+		}
+		const step = next.value;
+		this.step = step;
+		this.parts = [];
+		this.collected = 0;
+		this.afterFf = false;
+		this.blockLeft = 0;
+		if (step.op === 'read' && (step.bytes < 0 || step.bytes > MAX_READ)) {
+			throw new StructureFault(this.cursor.at, `${step.what} claims ${figure(step.bytes)} bytes`);
+		}
+		if (step.op === 'skip') this.skipping = step.bytes;
+		if ((step.op === 'read' || step.op === 'skip') && this.announced !== undefined) {
+			const end = this.cursor.at + step.bytes;
+			if (end > this.announced && !(step.op === 'read' && step.orEnd && this.cursor.at === this.announced)) {
+				throw this.cutInside(this.announced, step);
+			}
+		}
+		if (step.op === 'read' && step.bytes === 0) this.resume(Buffer.alloc(0));
+		else if (step.op === 'skip' && step.bytes === 0) this.resume(undefined);
+	}
+
+	/** Serves the current step from `chunk` at `offset`; returns where the next step starts. */
+	private take(chunk: Buffer, offset: number): number {
+		const step = this.step!;
+		const available = chunk.length - offset;
+		switch (step.op) {
+			case 'read': {
+				const wanted = step.bytes - this.collected;
+				const used = Math.min(wanted, available);
+				this.cursor.at += used;
+				if (used === wanted && this.collected === 0) {
+					this.resume(chunk.subarray(offset, offset + used));
+				} else {
+					this.parts.push(chunk.subarray(offset, offset + used));
+					this.collected += used;
+					if (this.collected === step.bytes) this.resume(Buffer.concat(this.parts));
+				}
+				return offset + used;
+			}
+			case 'skip': {
+				const used = Math.min(this.skipping, available);
+				this.skipping -= used;
+				this.cursor.at += used;
+				if (!this.skipping) this.resume(undefined);
+				return offset + used;
+			}
+			case 'toEnd':
+				this.cursor.at += available;
+				return chunk.length;
+			case 'jpegScan':
+				return this.scanJpeg(chunk, offset);
+			case 'gifBlocks':
+				return this.passBlocks(chunk, offset);
+		}
+	}
+
+	/** Entropy-coded data ends at 0xFF followed by a byte that is not 0x00 (a stuffed 0xFF), a restart or 0xFF. */
+	private scanJpeg(chunk: Buffer, offset: number): number {
+		let at = offset;
+		while (at < chunk.length) {
+			if (this.afterFf) {
+				const byte = chunk[at];
+				at++;
+				if (byte === 0xff) continue;
+				this.afterFf = false;
+				if (byte === 0x00 || (byte >= 0xd0 && byte <= 0xd7)) continue;
+				this.cursor.at += at - offset;
+				this.resume(byte);
+				return at;
+			}
+			const ff = chunk.indexOf(0xff, at);
+			if (ff < 0) {
+				at = chunk.length;
+				break;
+			}
+			this.afterFf = true;
+			at = ff + 1;
+		}
+		this.cursor.at += at - offset;
+		return at;
+	}
+
+	/** Sub-blocks: a size byte, that many bytes, … until a size of 0. */
+	private passBlocks(chunk: Buffer, offset: number): number {
+		let at = offset;
+		while (at < chunk.length) {
+			if (this.blockLeft > 0) {
+				const used = Math.min(this.blockLeft, chunk.length - at);
+				this.blockLeft -= used;
+				at += used;
+				continue;
+			}
+			const size = chunk[at];
+			at++;
+			if (size === 0) {
+				this.cursor.at += at - offset;
+				this.resume(undefined);
+				return at;
+			}
+			this.blockLeft = size;
+		}
+		this.cursor.at += at - offset;
+		return at;
+	}
+}

@@ -1,0 +1,298 @@
+/**
+ * What "whole" means for each format of the media table (media.ts names each row's walker), walked by the driver
+ * of structure.ts as the bytes stream past. docs/waiting-and-output.md#what-whole-means states the same rules.
+ *
+ * - PNG: the signature, then chunks (length, type, data, CRC) from IHDR through IEND, each inside the file, at
+ *   least one IDAT.
+ * - JPEG: SOI, segments whose lengths lead from marker to marker, a frame header and a scan, then EOI.
+ * - GIF: header, colour tables, extension and image blocks whose sub-blocks end, at least one image, the trailer.
+ * - WebP: the RIFF size is in the file and the chunks add up to it; an image chunk (VP8, VP8L or ANMF).
+ * - BMP: the file is as long as its header says and holds the pixel array where the header puts it.
+ * - TIFF: every IFD, every value stored outside its IFD and every strip or tile lies inside the file (IFDs that
+ *   come after the bytes already passed are read; the rest is only checked to lie inside the file).
+ * - MP4, QuickTime (ISO boxes): the top-level boxes add up to the file, the boxes inside moov, trak, … add up to
+ *   their parent; a video holds its index (moov, or moof for a fragment) and its media data (mdat).
+ * - HEIF, HEIC, AVIF: the same boxes; an image's meta box is there and every extent its iloc box locates in the
+ *   file lies inside it (or, for an image sequence, moov and mdat are there).
+ * - WebM, Matroska: the EBML header, then elements whose sizes add up to their Segment and to the file; the
+ *   Segment holds Tracks and at least one Cluster. A Segment or Cluster of unknown size (live recordings) runs to
+ *   the file's end, its elements still checked one by one.
+ *
+ * Formats that mark their own end (PNG, JPEG, GIF, RIFF, BMP) may be followed by other bytes, kept as they came.
+ */
+import {
+	fault,
+	figure,
+	MAX_READ,
+	read,
+	show,
+	skip,
+	span,
+	StructureFault,
+	toEnd,
+	type Cursor,
+	type Walk,
+} from './structure';
+
+const printable = (type: string) => /^[\x20-\x7e]{4}$/.test(type);
+
+export function* png(c: Cursor): Walk {
+	yield* skip(8, 'the PNG signature');
+	let images = 0;
+	for (let first = true; ; first = false) {
+		const at = c.at;
+		const header = yield* read(8, `the chunk header at byte ${figure(at)}`);
+		const length = header.readUInt32BE(0);
+		const type = header.toString('latin1', 4, 8);
+		if (!/^[A-Za-z]{4}$/.test(type) || length > 0x7fffffff) {
+			throw fault(at, `the bytes at byte ${figure(at)} are not a PNG chunk: ${show(header)}`);
+		}
+		if (first && (type !== 'IHDR' || length !== 13)) {
+			throw fault(at, `its first chunk is ${JSON.stringify(type)} (${figure(length)} bytes), not a header (IHDR)`);
+		}
+		yield* skip(length + 4, span(`the chunk ${JSON.stringify(type)}`, at, length + 12));
+		if (type === 'IDAT') images++;
+		if (type === 'IEND') {
+			if (!images) throw fault(at, 'it ends (IEND) without image data (IDAT)');
+			return;
+		}
+	}
+}
+
+/** JPEG markers without a length: restarts, TEM. */
+const standalone = (marker: number) => (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01;
+
+/** SOF0 … SOF15 (C4, C8, CC are tables and a reserved code). */
+const isFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
+
+export function* jpeg(c: Cursor): Walk {
+	yield* skip(2, 'the JPEG start (SOI)');
+	let frame = false;
+	let scan = false;
+	let next: number | undefined;
+	for (;;) {
+		let at = c.at;
+		let marker = next;
+		next = undefined;
+		if (marker === undefined) {
+			const bytes = yield* read(2, `the marker at byte ${figure(at)}`);
+			if (bytes[0] !== 0xff) throw fault(at, `the bytes at byte ${figure(at)} are not a JPEG marker: ${show(bytes)}`);
+			marker = bytes[1];
+			while (marker === 0xff) marker = (yield* read(1, `the marker at byte ${figure(at)}`))[0];
+		} else {
+			at -= 2;
+		}
+		const name = `FF ${marker.toString(16).toUpperCase().padStart(2, '0')}`;
+		if (marker === 0xd9) {
+			if (!frame || !scan) throw fault(at, 'it ends (EOI) before its image data');
+			return;
+		}
+		if (marker === 0xd8 || marker === 0x00) throw fault(at, `a marker ${name} at byte ${figure(at)} is out of place`);
+		if (standalone(marker)) continue;
+		const length = (yield* read(2, `the segment ${name} at byte ${figure(at)}`)).readUInt16BE(0);
+		if (length < 2) throw fault(at, `the segment ${name} at byte ${figure(at)} claims ${figure(length)} bytes`);
+		yield* skip(length - 2, span(`the segment ${name}`, at, length + 2));
+		if (isFrame(marker)) frame = true;
+		if (marker === 0xda) {
+			if (!frame) throw fault(at, `a scan at byte ${figure(at)} comes before the frame header`);
+			scan = true;
+			next = (yield { op: 'jpegScan', what: `the image data from byte ${figure(c.at)}` }) as number;
+		}
+	}
+}
+
+export function* gif(c: Cursor): Walk {
+	const head = yield* read(13, 'the GIF header');
+	if (head[10] & 0x80) yield* skip(3 * 2 ** ((head[10] & 7) + 1), 'the global colour table');
+	let images = 0;
+	for (;;) {
+		const at = c.at;
+		const [kind] = yield* read(1, `the block at byte ${figure(at)}`);
+		if (kind === 0x3b) {
+			if (!images) throw fault(at, 'it ends (trailer) without an image');
+			return;
+		}
+		if (kind === 0x21) {
+			yield* skip(1, `the extension at byte ${figure(at)}`);
+			yield { op: 'gifBlocks', what: `the extension at byte ${figure(at)}` };
+		} else if (kind === 0x2c) {
+			const descriptor = yield* read(9, `the image at byte ${figure(at)}`);
+			if (descriptor[8] & 0x80) yield* skip(3 * 2 ** ((descriptor[8] & 7) + 1), `the image at byte ${figure(at)}`);
+			yield* skip(1, `the image at byte ${figure(at)}`);
+			yield { op: 'gifBlocks', what: `the image at byte ${figure(at)}` };
+			images++;
+		} else {
+			throw fault(at, `the byte at ${figure(at)} (${show(Buffer.from([kind]))}) starts no GIF block`);
+		}
+	}
+}
+
+const IMAGE_CHUNKS = ['VP8 ', 'VP8L', 'ANMF'];
+
+export function* webp(c: Cursor): Walk {
+	const head = yield* read(12, 'the RIFF header');
+	const end = 8 + head.readUInt32LE(4);
+	let images = 0;
+	while (c.at < end) {
+		const at = c.at;
+		if (at + 8 > end)
+			throw fault(at, `the RIFF data ends at byte ${figure(end)}, inside a chunk header at byte ${figure(at)}`);
+		const header = yield* read(8, `the chunk header at byte ${figure(at)}`);
+		const type = header.toString('latin1', 0, 4);
+		const length = header.readUInt32LE(4);
+		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${show(header)}`);
+		if (at + 8 + length > end) {
+			throw fault(
+				at,
+				`${span(`the chunk ${JSON.stringify(type)}`, at, length + 8)} runs past the RIFF data's end, byte ${figure(end)}`,
+			);
+		}
+		// Odd chunks are padded to an even size; the padding of the last one may be missing.
+		yield* skip(
+			Math.min(length + (length & 1), end - at - 8),
+			span(`the chunk ${JSON.stringify(type)}`, at, length + 8),
+		);
+		if (IMAGE_CHUNKS.includes(type)) images++;
+	}
+	if (!images) throw fault(12, 'it holds no image chunk (VP8, VP8L or ANMF)');
+}
+
+/** BI_RGB, BI_BITFIELDS, BI_ALPHABITFIELDS: uncompressed rows; the others (RLE, JPEG, PNG) say their size. */
+const UNCOMPRESSED = [0, 3, 6];
+
+export function* bmp(c: Cursor): Walk {
+	const head = yield* read(18, 'the BMP header');
+	const fileSize = head.readUInt32LE(2);
+	const pixelsAt = head.readUInt32LE(10);
+	const dibSize = head.readUInt32LE(14);
+	const dib = yield* read(dibSize - 4, 'the BMP header');
+	const core = dibSize === 12;
+	const width = core ? dib.readUInt16LE(0) : dib.readInt32LE(0);
+	const height = Math.abs(core ? dib.readUInt16LE(2) : dib.readInt32LE(4));
+	const bits = core ? dib.readUInt16LE(6) : dib.readUInt16LE(10);
+	const compression = core ? 0 : dib.readUInt32LE(12);
+	const imageSize = core ? 0 : dib.readUInt32LE(16);
+	const pixels = UNCOMPRESSED.includes(compression) ? Math.floor((bits * width + 31) / 32) * 4 * height : imageSize;
+	if (width <= 0 || !height || !bits || !pixels) throw fault(0, 'its header describes no pixels');
+	if (pixelsAt < 14 + dibSize) throw fault(10, `its pixels start at byte ${figure(pixelsAt)}, inside its header`);
+	const end = Math.max(fileSize, pixelsAt + pixels);
+	yield* skip(
+		end - c.at,
+		`its pixels (bytes ${figure(pixelsAt)}–${figure(pixelsAt + pixels)}; the header's file size is ${figure(fileSize)})`,
+	);
+}
+
+/** Bytes per value of each TIFF field type (1 BYTE … 18 IFD8); unknown types are 0 (skipped by readers). */
+const TIFF_TYPE_BYTES = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8];
+const STRIP_OFFSETS = 273;
+const STRIP_COUNTS = 279;
+const TILE_OFFSETS = 324;
+const TILE_COUNTS = 325;
+const MAX_ENTRIES = 4096;
+
+interface TiffTarget {
+	at: number;
+	/** An IFD, or the values of a strip or tile array (`ifd` names the IFD, `tag` the array). */
+	ifd: number;
+	array?: { tag: number; count: number; type: number };
+}
+
+export function* tiff(c: Cursor): Walk {
+	const head = yield* read(8, 'the TIFF header');
+	const little = head[0] === 0x49;
+	const u16 = (bytes: Buffer, at: number) => (little ? bytes.readUInt16LE(at) : bytes.readUInt16BE(at));
+	const u32 = (bytes: Buffer, at: number) => (little ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at));
+	const u64 = (bytes: Buffer, at: number) => Number(little ? bytes.readBigUInt64LE(at) : bytes.readBigUInt64BE(at));
+	const big = u16(head, 2) === 43;
+	const first = big ? u64(yield* read(8, 'the BigTIFF header'), 0) : u32(head, 4);
+	const word = big ? 8 : 4;
+	const value = (bytes: Buffer, at: number, type: number) => {
+		const size = TIFF_TYPE_BYTES[type];
+		return size === 1
+			? bytes[at]
+			: size === 2
+				? u16(bytes, at)
+				: size === 4
+					? u32(bytes, at)
+					: size === 8
+						? u64(bytes, at)
+						: 0;
+	};
+	let needed = { end: c.at, what: 'its header' };
+	const need = (end: number, what: string) => {
+		if (end > needed.end) needed = { end, what };
+	};
+	const targets: TiffTarget[] = [{ at: first, ifd: 1 }];
+	const arrays = new Map<string, number[]>();
+	const settle = (ifd: number, offsetsTag: number, countsTag: number) => {
+		const offsets = arrays.get(`${ifd}:${offsetsTag}`);
+		const counts = arrays.get(`${ifd}:${countsTag}`);
+		if (!offsets || !counts) return;
+		offsets.forEach((offset, index) =>
+			need(offset + (counts[index] ?? 0), `the image data at byte ${figure(offset)} (IFD ${ifd})`),
+		);
+	};
+	while (targets.length) {
+		targets.sort((a, b) => a.at - b.at);
+		const target = targets.shift()!;
+		if (target.at < c.at) {
+			// Behind the bytes already passed: inside the file (a table's range is needed already), but no longer
+			// readable in a stream. Reading forward only also ends every chain of IFDs, a looping one too.
+			if (!target.array) need(target.at + 2, `IFD ${target.ifd} at byte ${figure(target.at)}`);
+			continue;
+		}
+		yield* skip(target.at - c.at, `the bytes up to IFD ${target.ifd} at byte ${figure(target.at)}`);
+		if (target.array) {
+			const { tag, count, type } = target.array;
+			const bytes = yield* read(
+				count * TIFF_TYPE_BYTES[type],
+				`the strip table of IFD ${target.ifd} at byte ${figure(target.at)}`,
+			);
+			arrays.set(
+				`${target.ifd}:${tag}`,
+				Array.from({ length: count }, (_, index) => value(bytes, index * TIFF_TYPE_BYTES[type], type)),
+			);
+			settle(target.ifd, STRIP_OFFSETS, STRIP_COUNTS);
+			settle(target.ifd, TILE_OFFSETS, TILE_COUNTS);
+			continue;
+		}
+		const ifd = target.ifd;
+		const countBytes = yield* read(big ? 8 : 2, `IFD ${ifd} at byte ${figure(target.at)}`);
+		const entries = big ? u64(countBytes, 0) : u16(countBytes, 0);
+		if (!entries || entries > MAX_ENTRIES)
+			throw fault(target.at, `IFD ${ifd} at byte ${figure(target.at)} claims ${figure(entries)} entries`);
+		const entrySize = big ? 20 : 12;
+		const table = yield* read(entries * entrySize + word, span(`IFD ${ifd}`, target.at, entries * entrySize + word));
+		for (let index = 0; index < entries; index++) {
+			const entry = index * entrySize;
+			const tag = u16(table, entry);
+			const type = u16(table, entry + 2);
+			const count = big ? u64(table, entry + 4) : u32(table, entry + 4);
+			const bytes = count * (TIFF_TYPE_BYTES[type] ?? 0);
+			const field = entry + (big ? 12 : 8);
+			const inline = bytes <= word;
+			const offset = inline ? undefined : big ? u64(table, field) : u32(table, field);
+			if (offset !== undefined)
+				need(offset + bytes, `the values of tag ${tag} in IFD ${ifd}, at byte ${figure(offset)}`);
+			if (![STRIP_OFFSETS, STRIP_COUNTS, TILE_OFFSETS, TILE_COUNTS].includes(tag) || !bytes) continue;
+			if (inline) {
+				const values = Array.from({ length: count }, (_, at) => value(table, field + at * TIFF_TYPE_BYTES[type], type));
+				arrays.set(`${ifd}:${tag}`, values);
+			} else if (bytes <= MAX_READ) {
+				targets.push({ at: offset!, ifd, array: { tag, count, type } });
+			}
+		}
+		settle(ifd, STRIP_OFFSETS, STRIP_COUNTS);
+		settle(ifd, TILE_OFFSETS, TILE_COUNTS);
+		const nextAt = big ? u64(table, entries * entrySize) : u32(table, entries * entrySize);
+		if (nextAt) targets.push({ at: nextAt, ifd: ifd + 1 });
+	}
+	const length = yield* toEnd();
+	if (needed.end > length) {
+		throw new StructureFault(
+			length,
+			`the file ends at byte ${figure(length)}, before ${needed.what}, which ends at byte ${figure(needed.end)}`,
+			true,
+		);
+	}
+}
