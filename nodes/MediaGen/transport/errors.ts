@@ -46,14 +46,21 @@ export function taskRefused(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[TASK_REFUSED] === true;
 }
 
-/**
- * Marks a refusal whose message says that the API does not know the task (its wording: saysNotFound in verdict.ts).
- * Task → Delete counts such an id as gone.
- */
-const NOT_FOUND = 'mediaGenNotFound';
+/** A refusal as the API worded it: its envelope's code and its whole message (redacted). */
+export interface Refusal {
+	code: number;
+	message: string;
+}
 
-export function saidNotFound(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[NOT_FOUND] === true;
+/**
+ * Where a refusal's code and whole message are kept on its error: off the error's context, which n8n saves with the
+ * execution (a message can be megabytes long). Task → Delete reads the message for the ids it names.
+ */
+const REFUSAL = Symbol('mediaGenRefusal');
+
+/** The API's code and message of an answer that refused the request (an envelope with a code but 1000). */
+export function refusalOf(error: unknown): Refusal | undefined {
+	return error instanceof NodeApiError ? ((error as unknown as Record<symbol, Refusal>)[REFUSAL] ?? undefined) : undefined;
 }
 
 export function isRateLimited(error: unknown): boolean {
@@ -93,8 +100,8 @@ export function apiError(
 		uncertain?: boolean;
 		/** A status check refused for a reason about the task: the task failed. */
 		taskRefused?: boolean;
-		/** A refusal that says the API does not know the task. */
-		notFound?: boolean;
+		/** An envelope that refused the request: its code and whole message (redacted). */
+		refusal?: Refusal;
 		retryAfterMs?: number;
 		/** A task the answer names (a creation answer that failed): kept in the message and in `context.taskId`. */
 		taskId?: string;
@@ -113,7 +120,7 @@ export function apiError(
 	if (details.nothingSent) error.context[NOTHING_SENT] = true;
 	if (details.uncertain && !taskId) error.context[UNCERTAIN] = true;
 	if (details.taskRefused) error.context[TASK_REFUSED] = true;
-	if (details.notFound) error.context[NOT_FOUND] = true;
+	if (details.refusal) Object.defineProperty(error, REFUSAL, { value: details.refusal, enumerable: false });
 	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
 	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;

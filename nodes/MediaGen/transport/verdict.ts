@@ -65,7 +65,11 @@ function taskAdvice(taskId: string | undefined, path: string, creation: boolean,
 	return creation ? mayHaveCreated(reason) : '';
 }
 
-/** Whether a refusal says that the task does not exist (the API documents no code for it: its message tells). */
+/**
+ * Whether a refusal may be saying that the task does not exist (the API documents no code for it): such a refusal of
+ * a status check is not a verdict on the task, and its error says to check the Task Type. Task → Delete counts an id
+ * as gone only by the stricter reading of wording.ts.
+ */
 export function saysNotFound(message: string | undefined): boolean {
 	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }
@@ -213,7 +217,9 @@ function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): Node
 		description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
 			taskId
 				? namesTask(taskId, call.path)
-				: 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
+				: call.creation
+					? 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
+					: 'Top up the account, or use a credential with credits, then run the node again.'
 		}`,
 		retryable: false,
 		apiCode: envelope!.code,
@@ -232,9 +238,10 @@ function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeAp
 		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
 		retryable: false,
 		apiCode: envelope!.code,
-		// About a task (a status check, a delete): a refusal other than "not found" is the API's word on the task.
+		// About a task (a status check): a refusal other than "not found" is the API's word on the task.
 		taskRefused: !creation && !notFound,
-		notFound: !creation && notFound,
+		// Task → Delete reads the whole message for the tasks it says are not known (wording.ts).
+		refusal: { code: envelope!.code, message: typeof envelope!.msg === 'string' ? call.redact(envelope!.msg) : '' },
 		taskId,
 	});
 }
