@@ -328,20 +328,23 @@ describe('what a delete answer says, not the words in it', () => {
 		['9000 (no credits)', { code: 9000, msg: 'insufficient credits' }, 200, /^Insufficient credits \[item 0\]$/],
 		['HTTP 401 (a refused key)', { code: 9999, msg: 'task not found' }, 401, /^The MediaGen API answered HTTP 401/],
 		['9999 with no message', { code: 9999 }, 200, /refused the request: no message given/],
-	])('%s: every id failed with the API\'s message, none already gone, none deleted', async (_name, body, status, message) => {
-		const api = useDeleteApi(ids, refusing(body, status));
-		const { output, error } = await runDelete(
-			[{ json: { ids } }],
-			{ uid: 'user-7' },
-			{ onError: 'continueRegularOutput' },
-		);
-		expect(error).toBeUndefined();
-		expect(output[0].json).toMatchObject({ status: 'failed', deleted: [], alreadyGone: [], failed: ids });
-		expect(String(output[0].json.error)).toMatch(message);
-		expect(api.existing.size).toBe(3);
-		// One request: a refusal for another reason is not split in halves id by id.
-		expect(server.requestsTo(DELETE)).toHaveLength(1);
-	});
+	])(
+		"%s: every id failed with the API's message, none already gone, none deleted",
+		async (_name, body, status, message) => {
+			const api = useDeleteApi(ids, refusing(body, status));
+			const { output, error } = await runDelete(
+				[{ json: { ids } }],
+				{ uid: 'user-7' },
+				{ onError: 'continueRegularOutput' },
+			);
+			expect(error).toBeUndefined();
+			expect(output[0].json).toMatchObject({ status: 'failed', deleted: [], alreadyGone: [], failed: ids });
+			expect(String(output[0].json.error)).toMatch(message);
+			expect(api.existing.size).toBe(3);
+			// One request: a refusal for another reason is not split in halves id by id.
+			expect(server.requestsTo(DELETE)).toHaveLength(1);
+		},
+	);
 
 	it.each([
 		'task not found',

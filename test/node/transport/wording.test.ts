@@ -45,9 +45,7 @@ describe('readStatusText (code 1000)', () => {
 		'not all deleted',
 		'',
 		'   ',
-	])('"%s" cannot be read as success, nor as a failure', (text) =>
-		expect(readStatusText(text, 3)).not.toBe('success'),
-	);
+	])('"%s" cannot be read as success, nor as a failure', (text) => expect(readStatusText(text, 3)).not.toBe('success'));
 
 	it('no text at all cannot be read', () => expect(readStatusText(undefined, 1)).toBe('unreadable'));
 });
