@@ -60,7 +60,9 @@ const REFUSAL = Symbol('mediaGenRefusal');
 
 /** The API's code and message of an answer that refused the request (an envelope with a code but 1000). */
 export function refusalOf(error: unknown): Refusal | undefined {
-	return error instanceof NodeApiError ? ((error as unknown as Record<symbol, Refusal>)[REFUSAL] ?? undefined) : undefined;
+	return error instanceof NodeApiError
+		? ((error as unknown as Record<symbol, Refusal>)[REFUSAL] ?? undefined)
+		: undefined;
 }
 
 export function isRateLimited(error: unknown): boolean {
@@ -103,12 +105,16 @@ export function apiError(
 		/** An envelope that refused the request: its code and whole message (redacted). */
 		refusal?: Refusal;
 		retryAfterMs?: number;
-		/** A task the answer names (a creation answer that failed): kept in the message and in `context.taskId`. */
-		taskId?: string;
+		/**
+		 * The tasks the answer names (a creation answer that failed): kept in the message, the first in
+		 * `context.taskId` (the task the item follows), the others in `context.alsoNamed`.
+		 */
+		taskIds?: string[];
 	},
 ): NodeApiError {
-	const taskId = details.taskId ?? context.taskId;
-	const taskNote = taskId ? ` (task ${taskId})` : '';
+	const named = details.taskIds?.length ? details.taskIds : context.taskId ? [context.taskId] : [];
+	const taskId = named[0];
+	const taskNote = named.length > 1 ? ` (tasks ${named.join(', ')})` : taskId ? ` (task ${taskId})` : '';
 	const message = redactText(`${details.message}${taskNote} [item ${context.itemIndex}]`);
 	const description = redactText(details.description);
 	const error = new NodeApiError(
@@ -126,6 +132,7 @@ export function apiError(
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
 	// The waiting engine keeps it in the item's output (waiting/answers.ts, failedCreationJson).
 	if (taskId) error.context.taskId = taskId;
+	if (named.length > 1) error.context.alsoNamed = named.slice(1);
 	return error;
 }
 

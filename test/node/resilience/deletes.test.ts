@@ -292,7 +292,7 @@ describe('partial results are honest', () => {
 });
 
 /**
- * An outcome is read from what the API says, not from words that happen to appear (issue 37, point 2): an id is
+ * An outcome is read from what the API says, not from words that happen to appear: an id is
  * already gone only when a refusal says that these tasks are not known, by the rules of docs/known-unknowns.md; any
  * other refusal fails them with the API's message; a code-1000 status text that does not read as success is not
  * output as deleted.
