@@ -1,5 +1,5 @@
 /**
- * The key written every way a server can echo it (issue 37, point 3), for the secrets tests and the explorer's
+ * The key written every way a server can echo it, for the secrets tests and the explorer's
  * generator "keys": each encoding from the text itself, written here without the node's code, and how to tell
  * whether a text still holds it. A server echoes the key inside a longer text (a URL, a page, a token), so each
  * encoding is of the key alone, or of a text around it where the encoding needs one (base64).
@@ -10,10 +10,10 @@ export interface KeyEncoding {
 	/** The key as this encoding writes it, inside whatever text a server puts it in. */
 	encode: (key: string) => string;
 	/**
-	 * Whether `text` holds the key so encoded: by default whether it holds `encode(key)`. Base64 may be broken
-	 * into lines: then the characters that the key alone decides, with line breaks left out.
+	 * Base64, which may be broken into lines: the characters that the key alone decides, looked for in the text with
+	 * its line breaks left out (else the text is searched for `encode(key)` itself).
 	 */
-	leaksIn?: (text: string, key: string) => boolean;
+	core?: (key: string) => string;
 }
 
 const bytesOf = (text: string) => [...Buffer.from(text, 'utf8')];
@@ -65,7 +65,7 @@ const base64Encoding = (name: string, prefix: string, url: boolean, width?: numb
 		const { encoded } = base64Of(key, prefix, url);
 		return width ? wrapped(encoded, width, eol) : encoded;
 	},
-	leaksIn: (text, key) => withoutBreaks(text).includes(base64Of(key, prefix, url).core),
+	core: (key) => base64Of(key, prefix, url).core,
 });
 
 export const KEY_ENCODINGS: KeyEncoding[] = [
@@ -122,9 +122,17 @@ export const KEY_ENCODINGS: KeyEncoding[] = [
 	base64Encoding('base64url in lines of 5', 'abc', true, 5, '\n'),
 ];
 
-/** The encodings of the key that `text` still holds, by name. */
+/**
+ * The encodings of the key that `text` still holds, by name. The text may be JSON that carries what the node wrote
+ * (a run's data, stringified): it is also read with one layer of JSON string escapes undone, so that an echo written
+ * with backslashes is found there too.
+ */
 export function keyLeaks(text: string, key: string): string[] {
+	const readings = [text, text.replace(/\\(["\\/])/g, '$1')];
+	const unbroken = readings.map(withoutBreaks);
 	return KEY_ENCODINGS.filter((encoding) =>
-		encoding.leaksIn ? encoding.leaksIn(text, key) : text.includes(encoding.encode(key)),
+		encoding.core
+			? unbroken.some((reading) => reading.includes(encoding.core!(key)))
+			: readings.some((reading) => reading.includes(encoding.encode(key))),
 	).map((encoding) => encoding.name);
 }
