@@ -10,7 +10,7 @@
  *   5. every stored file is byte-identical to a complete body the host served; a completed item carries a file
  *      for each URL;
  *   6. output items pair with input items, none duplicated (when the run ended without stopping);
- *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line;
+ *   7. the key reaches only the Base URL's origin, and appears in no output, error or log line, in any encoding;
  *   8–10. errors are bounded, a stored file is whole and what its name and type say, no whole file is refused
  *      (checks/bodies.ts);
  *  11. no item is lost (checks/items.ts);
@@ -24,6 +24,7 @@ import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow'
 
 import { readBinary, type RunResult } from '../harness';
 import type { NodeHistory } from '../../nodes/MediaGen/learning/history';
+import { keyLeaks } from '../keyEncodings';
 import { allText } from '../support';
 import { checkErrorLengths, checkNoFileRefused, checkStoredFileKinds, storedUrl } from './checks/bodies';
 import { checkDeletes } from './checks/deletes';
@@ -131,9 +132,10 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		}
 	}
 
-	// 2. Never paid twice.
+	// 2. Never paid twice. A task an answer named beside the one its request created is that request's, not another.
 	const byItem = new Map<number, WorldTask[]>();
-	for (const task of created) byItem.set(task.item, [...(byItem.get(task.item) ?? []), task]);
+	for (const task of created.filter((entry) => !entry.alsoNamedWith))
+		byItem.set(task.item, [...(byItem.get(task.item) ?? []), task]);
 	for (const [item, tasks] of byItem) {
 		for (const earlier of tasks.slice(0, -1)) {
 			const uncertain = !earlier.named || (!kept.includes(earlier.taskId) && mayHaveCreatedNoted(observation, item));
@@ -193,9 +195,13 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		if (request.host === 'files' && request.method !== 'GET')
 			fail(7, `an API request followed a redirect to another origin: ${request.method} ${request.path}`);
 	}
-	if (kept.includes(apiKey)) {
-		const where = observation.logLines.some((line) => line.includes(apiKey)) ? 'a log line' : 'the output or an error';
-		fail(7, `the key appears in ${where}`);
+	// In every encoding a server may echo it in (generators/keys.ts).
+	const leaks = keyLeaks(kept, apiKey);
+	if (leaks.length) {
+		const where = observation.logLines.some((line) => keyLeaks(line, apiKey).length)
+			? 'a log line'
+			: 'the output or an error';
+		fail(7, `the key appears in ${where}, ${leaks.join(', ')}`);
 	}
 
 	// 8–10. Bodies: errors bounded, stored files whole and what they say, no whole file refused.

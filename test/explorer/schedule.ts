@@ -12,6 +12,7 @@ import { deletePlan, describeDeletes, type DeletePlan } from './generators/delet
 import { describeAnswers } from './generators/answers';
 import type { RequestKind } from './generators/faults';
 import { describeFiles } from './generators/files';
+import { describeKeys } from './generators/keys';
 import { memoryFor } from './generators/memory';
 import { describeRenders, rendersFor } from './generators/renders';
 import { Random } from './random';
@@ -120,5 +121,6 @@ export function describeSchedule(schedule: Schedule): string {
 		...(schedule.deletes ? [describeDeletes(schedule.deletes)] : []),
 		describeFiles(schedule),
 		describeAnswers(schedule),
+		describeKeys(schedule),
 	].join('\n');
 }

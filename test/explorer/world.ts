@@ -8,9 +8,17 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { shapedAnswer } from './generators/answers';
-import { deleteAnswer, goneBefore, requestKey, type DeletePlan } from './generators/deletes';
+import { namesTwoTasks, shapedAnswer } from './generators/answers';
+import {
+	deleteAnswer,
+	goneBefore,
+	notKnownMessage,
+	requestKey,
+	type DeletePlan,
+	type DeleteReading,
+} from './generators/deletes';
 import { faultFor, type Fault, type RequestKind } from './generators/faults';
+import { echoedKey, encodesKeys } from './generators/keys';
 import { classicBody, drawsFileBodies, fileBody, type FileBody } from './generators/files';
 import { renderMs, rendersFor, type RenderPlan } from './generators/renders';
 import { taskPlan, type TaskPlan } from './generators/tasks';
@@ -40,6 +48,8 @@ export interface WorldTask {
 	renderMs?: number;
 	/** When a status check first saw it finished. */
 	doneAt?: number;
+	/** Created by the same request as this task, whose answer named both (generators/answers.ts). */
+	alsoNamedWith?: string;
 }
 
 export interface WorldRequest {
@@ -144,6 +154,8 @@ export class World {
 	readonly servedMore = new Set<string>();
 	/** Garbage collections the world ran during the run. */
 	gcRuns = 0;
+	/** Task → Delete: what the API's answers said of each id (generators/deletes.ts), over every request that held it. */
+	readonly deleteReadings = new Map<string, Set<DeleteReading>>();
 
 	readonly renders: RenderPlan;
 	private readonly attempts = new Map<string, number>();
@@ -322,13 +334,25 @@ export class World {
 		const named = () => task && (task.named = true);
 		switch (fault.answer) {
 			case 'ok': {
+				// A second task the answer names too (`taskid` twice): the server created and charged it as well.
+				const also =
+					task && namesTwoTasks(this.schedule, item, attempt)
+						? this.addTask(item, taskType, false, fault.answer)
+						: undefined;
+				if (also) also.alsoNamedWith = task!.taskId;
 				// Shaped by generators/answers.ts: an id past the 4 MiB the client reads does not reach it.
-				const shaped = shapedAnswer(this.schedule, 'create', item, attempt, {
-					code: 1000,
-					msg: 'ok',
-					data: { taskid: taskId },
-				});
-				if (shaped.namesTask) named();
+				const shaped = shapedAnswer(
+					this.schedule,
+					'create',
+					item,
+					attempt,
+					{ code: 1000, msg: 'ok', data: { taskid: taskId } },
+					also?.taskId,
+				);
+				if (shaped.namesTask) {
+					named();
+					if (also) also.named = true;
+				}
 				return this.raw(response, 200, 'application/json', shaped.bytes);
 			}
 			case 'odd-json':
@@ -343,8 +367,8 @@ export class World {
 				named();
 				return this.json(response, 200, {
 					code: 1000,
-					msg: `accepted for ${this.apiKey}`,
-					data: { taskid: taskId, authorization: this.apiKey },
+					msg: `accepted for ${this.echo('create', item, attempt, 'msg')}`,
+					data: { taskid: taskId, authorization: this.echo('create', item, attempt, 'authorization') },
 				});
 			case 'cut-200': {
 				const text = JSON.stringify({ code: 1000, msg: 'ok', data: { taskid: taskId ?? 'x' } });
@@ -359,7 +383,9 @@ export class World {
 				// A dropped or stalled answer carries no body: it names nothing.
 				const names = fault.namesTask && fault.answer !== 'drop' && fault.answer !== 'stall';
 				if (names) named();
-				return this.answerPlain(response, fault, names ? taskId : undefined);
+				return this.answerPlain(response, fault, names ? taskId : undefined, {}, (place) =>
+					this.echo('create', item, attempt, place),
+				);
 			}
 		}
 	}
@@ -371,7 +397,9 @@ export class World {
 		attempt: number,
 	): void {
 		if (!['ok', 'odd-json', 'echo-key'].includes(fault.answer)) {
-			return this.answerPlain(response, fault, fault.namesTask ? task?.taskId : undefined);
+			return this.answerPlain(response, fault, fault.namesTask ? task?.taskId : undefined, {}, (place) =>
+				this.echo('status', task?.item ?? -1, attempt, place),
+			);
 		}
 		if (!task) return this.json(response, 200, { code: 9999, msg: 'task not found' });
 		task.checks++;
@@ -396,24 +424,29 @@ export class World {
 			);
 			data = { taskid: task.taskId, [statusField]: 2, url: urls, width: 8, height: 8 };
 		}
-		if (fault.answer === 'echo-key') data.message = `checked with key ${this.apiKey}`;
-		const msg = fault.answer === 'echo-key' ? this.apiKey : 'ok';
+		if (fault.answer === 'echo-key')
+			data.message = `checked with key ${this.echo('status', task.item, attempt, 'message')}`;
+		const msg = fault.answer === 'echo-key' ? this.echo('status', task.item, attempt, 'msg') : 'ok';
 		if (fault.answer !== 'ok') return this.json(response, 200, { code: 1000, msg, data });
 		const shaped = shapedAnswer(this.schedule, 'status', task.item, attempt, { code: 1000, msg, data });
 		return this.raw(response, 200, 'application/json', shaped.bytes);
 	}
 
 	/**
-	 * A delete: the server deletes the ids it holds, unless it refuses ids it does not know or its text reports a
-	 * failure (generators/deletes.ts); a server whose answer then fails may have deleted them first.
+	 * A delete: the server deletes the ids it holds, unless it refuses ids it does not know, refuses for another
+	 * reason, or its text reports a failure (generators/deletes.ts); a text that cannot be read deleted them or not; a
+	 * server whose answer then fails may have deleted them first. What each answer said of its ids is recorded.
 	 */
 	private answerDelete(response: http.ServerResponse, ids: string[], fault: Fault, attempt: number): void {
 		const plan = this.schedule.deletes!;
 		const answer = deleteAnswer(this.schedule, ids[0] ?? '', attempt, fault.answer, ids.length);
 		const unknown = ids.filter((id) => this.gone(id));
 		const refuses = unknown.length > 0 && plan.unknownIds !== 'ignore';
+		const said = (reading: DeleteReading) => {
+			for (const id of ids) this.deleteReadings.set(id, (this.deleteReadings.get(id) ?? new Set()).add(reading));
+		};
 		const act = () => {
-			if (refuses || answer.fails) return;
+			if (refuses || answer.refusal || !answer.deletes) return;
 			for (const id of ids) {
 				const task = this.tasks.get(id);
 				if (task && !task.deleted) Object.assign(task, { deleted: true, deletedInRun: true });
@@ -421,14 +454,23 @@ export class World {
 		};
 		if (!['ok', 'odd-json', 'echo-key'].includes(fault.answer)) {
 			if (answer.acted) act();
-			return this.answerPlain(response, fault, undefined);
+			return this.answerPlain(response, fault, undefined, {}, (place) => this.echo('delete', -1, attempt, place));
+		}
+		if (answer.refusal) {
+			said('refused');
+			return this.json(response, 200, answer.refusal);
 		}
 		if (refuses) {
-			const msg = plan.unknownIds === 'refuse-listing' ? `unknown task ids: ${unknown.join(', ')}` : 'task not found';
-			return this.json(response, 200, { code: 9999, msg });
+			said('not-known');
+			return this.json(response, 200, {
+				code: 9999,
+				msg: notKnownMessage(this.schedule, plan, ids[0] ?? '', attempt, unknown),
+			});
 		}
 		act();
-		return this.answerPlain(response, fault, undefined, { status: answer.text });
+		said(answer.reading);
+		const success = answer.text === undefined ? {} : { status: answer.text };
+		return this.answerPlain(response, fault, undefined, success, (place) => this.echo('delete', -1, attempt, place));
 	}
 
 	/** Every answer class that is neither a success nor a cut-off success, for any request of the API. */
@@ -437,12 +479,15 @@ export class World {
 		fault: Fault,
 		taskId: string | undefined,
 		success: Record<string, unknown> = {},
+		echo: (place: string) => string = () => this.apiKey,
 	): void {
 		const named = taskId ? { data: { taskid: taskId } } : {};
+		// Where the schedule encodes the key it echoes (generators/keys.ts), refusals echo it too.
+		const refusedKey = encodesKeys(this.schedule) ? ` (key ${echo('refusal')})` : '';
 		const status = (code: number) => {
 			const headers: http.OutgoingHttpHeaders = {};
 			if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-			const body = taskId || code !== 408 ? { code: 9999, msg: `HTTP ${code}`, ...named } : undefined;
+			const body = taskId || code !== 408 ? { code: 9999, msg: `HTTP ${code}${refusedKey}`, ...named } : undefined;
 			if (!body) {
 				response.writeHead(code, headers);
 				return void response.end();
@@ -456,7 +501,7 @@ export class World {
 			case 'odd-json':
 				return this.json(response, 200, { code: 1000, msg: 'ok', data: success });
 			case 'echo-key':
-				return this.json(response, 200, { code: 1000, msg: this.apiKey, data: { ...success, key: this.apiKey } });
+				return this.json(response, 200, { code: 1000, msg: echo('msg'), data: { ...success, key: echo('key') } });
 			case '3xx':
 				response.writeHead(307, { location: `${this.files.url}/moved`, 'content-type': 'application/json' });
 				return void response.end(taskId ? JSON.stringify({ code: 1000, ...named }) : '');
@@ -494,6 +539,11 @@ export class World {
 			default:
 				return this.api.later(STALL_CAP_MS, () => response.destroy());
 		}
+	}
+
+	/** The key as this request's answer echoes it in `place` (generators/keys.ts). */
+	private echo(kind: RequestKind, item: number, attempt: number, place: string): string {
+		return echoedKey(this.schedule, this.apiKey, kind, item, attempt, place);
 	}
 
 	// --- result files -------------------------------------------------------------------------------

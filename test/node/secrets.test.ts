@@ -12,6 +12,7 @@ import type http from 'node:http';
 
 import { loggedLines, runNode, testCredential } from '../harness';
 import { sendJson, type HostileRequest } from '../hostile-server';
+import { KEY_ENCODINGS, keyLeaks } from '../keyEncodings';
 import { makePng } from '../simulator/png';
 import {
 	allText,
@@ -326,6 +327,108 @@ describe('the key in any encoding is redacted (issue 31, point 5)', () => {
 		expect(text).toContain('/gone/[redacted].png');
 		for (const [, form] of forms) expect(text).not.toContain(form);
 	});
+});
+
+describe('the key in any encoding a server can echo', () => {
+	// URL-special characters, a space and a Latin-1 letter: every encoding writes this key differently.
+	const KEY_ = 'Zq9k/Key+with spaces&=?#%é-0123456789';
+	const received = (request: HostileRequest) => String(request.headers.authorization);
+	const encodings = KEY_ENCODINGS.map((encoding) => [encoding.name, encoding] as const);
+	/** Everything a user or a client sees of a run: its output, run data, errors and the node's log lines. */
+	const seen = (result: object, logged: number) => `${allText(result)}\n${loggedLines(logged).join('\n')}`;
+
+	it.each(encodings)(
+		'echoed %s in a result URL, an info field and the message: not in the output, the run data, the log or a file name',
+		async (_name, encoding) => {
+			const logged = loggedLines().length;
+			useApi({
+				info: (request, response, taskId) => {
+					const echoed = encoding.encode(received(request));
+					sendJson(response, {
+						code: 1000,
+						msg: `ok ${echoed}`,
+						data: {
+							taskid: taskId,
+							image_status: 2,
+							url: [`${server.url}/files/${taskId}.png?sig=${echoed}&v=1`],
+							source: `header ${echoed} end`,
+						},
+					});
+				},
+			});
+			const result = await runNode({
+				parameters: betav4({ downloadResults: true }),
+				items: [{ json: { idea: 'one' } }],
+				credentials: { apiKey: KEY_, baseUrl: server.url },
+			});
+			expect(result.error).toBeUndefined();
+			expect(keyLeaks(encoding.encode(KEY_), KEY_)).toContain(encoding.name); // what the server sent holds it
+			// Base64 keeps what encodes the text around the key (and the characters that mix its bits with the key's).
+			const around = encoding.name.startsWith('base64') ? '[^ ]*' : '';
+			expect(result.output[0].json.source).toMatch(new RegExp(`^header ${around}\\[redacted\\]${around} end$`));
+			expect(String((result.output[0].json.urls as string[])[0])).toMatch(
+				new RegExp(`/files/task-0\\.png\\?sig=${around}\\[redacted\\]${around}&v=1$`),
+			);
+			expect(keyLeaks(seen(result, logged), KEY_)).toEqual([]);
+		},
+	);
+
+	it.each(encodings)(
+		'echoed %s in a 9999 refusal: not in what an AI Agent or an MCP client reads, nor in the error',
+		async (_name, encoding) => {
+			const logged = loggedLines().length;
+			useApi({
+				create: (request, response) =>
+					sendJson(response, {
+						code: 9999,
+						msg: `bad key ${encoding.encode(received(request))} (percent: ${encodeURIComponent(received(request))})`,
+					}),
+			});
+			const parameters = betav4();
+			const tool = await runNode({
+				parameters,
+				items: [{ json: { idea: 'one' } }],
+				credentials: { apiKey: KEY_, baseUrl: server.url },
+				asTool: true,
+			});
+			// The model reads the item's message and hint; over MCP the same two make the isError text (tool/result.ts).
+			const around = encoding.name.startsWith('base64') ? '[^ ]*' : '';
+			const refused = `The MediaGen API refused the request: bad key ${around}\\[redacted\\]${around} \\(percent: \\[redacted\\]\\)`;
+			expect(tool.output[0].json.status).toBe('failed');
+			expect(tool.output[0].json.message).toMatch(new RegExp(`^${refused}$`));
+			const stopped = await runNode({
+				parameters,
+				items: [{ json: { idea: 'one' } }],
+				credentials: { apiKey: KEY_, baseUrl: server.url },
+			});
+			expect(stopped.error?.message).toMatch(new RegExp(`^${refused} \\[item 0\\]$`));
+			expect(keyLeaks(`${seen(tool, logged)}\n${seen(stopped, logged)}`, KEY_)).toEqual([]);
+		},
+	);
+
+	it.each(encodings.filter(([name]) => !name.startsWith('base64')))(
+		"a task id that echoes the key %s: the stored file's name does not carry it",
+		async (_name, encoding) => {
+			useApi({
+				create: (request, response) =>
+					sendJson(response, { code: 1000, data: { taskid: `t-${encoding.encode(received(request))}` } }),
+				info: (_request, response, taskId) =>
+					sendJson(response, {
+						code: 1000,
+						data: { taskid: taskId, image_status: 2, url: [`${server.url}/files/x.png`] },
+					}),
+			});
+			const result = await runNode({
+				parameters: betav4({ downloadResults: true }),
+				items: [{ json: { idea: 'one' } }],
+				credentials: { apiKey: KEY_, baseUrl: server.url },
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.output[0].json.taskid).toBe('t-[redacted]');
+			expect(result.output[0].binary?.data.fileName).toMatch(/^t-.redacted.-0\.png$/);
+			expect(keyLeaks(allText(result), KEY_)).toEqual([]);
+		},
+	);
 });
 
 describe('a refused key', () => {

@@ -70,7 +70,14 @@ async function createTasks(
 			continue;
 		}
 		if (known && known !== 'uncertain') {
-			resumed.push({ itemIndex: request.itemIndex, ...known, creation: { taskid: known.taskId }, summary });
+			const { alsoNamed } = known;
+			const resumedSummary = withAlsoNamed(summary, alsoNamed);
+			resumed.push({
+				itemIndex: request.itemIndex,
+				...known,
+				creation: { taskid: known.taskId },
+				summary: resumedSummary,
+			});
 			continue;
 		}
 		creations.push({
@@ -80,18 +87,19 @@ async function createTasks(
 			renderKey: renderKey(spec, summary.request),
 			// One attempt; the body is built per attempt (a multipart body can be sent only once).
 			send: async (session, timeout): Promise<CreatedTask> => {
-				const data = await apiMultipartRequest.call(this, spec.path, await buildForm.call(this, request), {
-					itemIndex: request.itemIndex,
-					timeout,
-					survivesCancel: true,
-					session,
-				});
+				const { data, alsoNamed } = await apiMultipartRequest.call(
+					this,
+					spec.path,
+					await buildForm.call(this, request),
+					{ itemIndex: request.itemIndex, timeout, survivesCancel: true, session },
+				);
 				return {
 					itemIndex: request.itemIndex,
 					taskType: spec.taskType,
-					taskId: String(data?.taskid ?? ''),
-					creation: data ?? {},
-					summary,
+					taskId: data.taskid,
+					creation: data,
+					summary: withAlsoNamed(summary, alsoNamed),
+					alsoNamed,
 				};
 			},
 		});
@@ -104,7 +112,11 @@ async function createTasks(
 	const key = (itemIndex: number) => fingerprints.get(itemIndex)!;
 	const remembered = {
 		created: (task: CreatedTask) =>
-			memory.remember(task.itemIndex, key(task.itemIndex), { taskId: task.taskId, taskType: task.taskType }),
+			memory.remember(task.itemIndex, key(task.itemIndex), {
+				taskId: task.taskId,
+				taskType: task.taskType,
+				alsoNamed: task.alsoNamed,
+			}),
 		uncertain: (job: CreationRef) => memory.remember(job.itemIndex, key(job.itemIndex), 'uncertain'),
 		failed: (task: CreatedTask) => memory.forget(task.itemIndex, key(task.itemIndex)),
 	};
@@ -129,6 +141,17 @@ function withEarlierTasks(summary: RequestSummary, earlier: string[]): RequestSu
 		...summary,
 		warning: `An earlier try of this item created task ${ids} with a different request (an expression gave other values); it keeps running and may be charged. This try created a new task. Follow ${ids} with Task → Get or Task → Wait if you need its result.`,
 	};
+}
+
+/**
+ * The summary of an item whose creation's answer named other tasks besides the one it follows (a `taskid` given
+ * twice): each may exist and be charged, so every output of the item names them.
+ */
+function withAlsoNamed(summary: RequestSummary, alsoNamed: string[] | undefined): RequestSummary {
+	if (!alsoNamed?.length) return summary;
+	const ids = alsoNamed.join(', ');
+	const note = `The API's answer to this item's creation also named task ${ids}: it may exist and be charged too. Follow ${ids} with Task → Get or Task → Wait if you need its result; this item follows the task in taskid.`;
+	return { ...summary, warning: summary.warning ? `${summary.warning} ${note}` : note };
 }
 
 /**

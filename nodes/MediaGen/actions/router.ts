@@ -98,7 +98,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		// The first failure stops the node; an item the run did not report only when nothing else failed.
 		const failures = outcomes.filter((outcome) => 'error' in outcome);
 		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
-		if (stopping) throw withCreatedTasks(stopping.error, created);
+		// The run's memory adds the tasks no outcome names as its own (one an answer named beside the item's task).
+		if (stopping)
+			throw withCreatedTasks(stopping.error, creates ? union(created, TaskMemory.createdTasks(this)) : created);
 	}
 
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';

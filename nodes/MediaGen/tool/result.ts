@@ -144,7 +144,8 @@ function failureResult(
 		...(outcome.json ?? {}),
 	};
 	const taskid = json.taskid ? String(json.taskid) : undefined;
-	const known = pick(json, ['taskid', 'taskType', 'model']);
+	// `warning` names the item's other paid tasks (an earlier try's, or one its creation's answer named beside it).
+	const known = pick(json, ['taskid', 'taskType', 'model', 'warning']);
 	const urls = Array.isArray(json.urls) ? (json.urls as string[]) : [];
 	// A finished task whose files could not be downloaded (Download Results on): its URLs are the result.
 	if (json.status === 'completed' && urls.length) {
@@ -249,7 +250,7 @@ function throwIfFailed(this: IExecuteFunctions, items: INodeExecutionData[]): vo
 			.join(' ');
 	const ids = failed.map((item) => item.json.taskid).filter((id) => typeof id === 'string' && id);
 	const message = text('message') || 'The MediaGen tool call failed';
-	const hint = text('hint');
+	const hint = [text('hint'), text('warning')].filter(Boolean).join(' ');
 	const named = ids.length && !`${message} ${hint}`.includes(String(ids[0])) ? ` Task ID: ${ids.join(', ')}.` : '';
 	throw new NodeOperationError(this.getNode(), message, {
 		description: `${hint}${named}`.trim() || undefined,

@@ -82,12 +82,48 @@ export interface ParsedAnswer {
 	json?: unknown;
 }
 
+/** UTF-16 code units as text (an odd last byte, cut off, is dropped). */
+function utf16(bytes: Buffer, bigEndian: boolean): string {
+	const even = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
+	return (bigEndian ? even.swap16() : even).toString('utf16le');
+}
+
+/** UTF-32 code units as text; a unit that is no code point reads as U+FFFD, an incomplete last one is dropped. */
+function utf32(bytes: Buffer, bigEndian: boolean): string {
+	const points: number[] = [];
+	let text = '';
+	for (let at = 0; at + 4 <= bytes.length; at += 4) {
+		const point = bigEndian ? bytes.readUInt32BE(at) : bytes.readUInt32LE(at);
+		points.push(point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff) ? 0xfffd : point);
+		if (points.length === 8192) text += String.fromCodePoint(...points.splice(0));
+	}
+	return text + String.fromCodePoint(...points);
+}
+
 /**
- * The body as JSON, when it is JSON, a UTF-8 byte order mark before it or not. V8's parser takes any depth (it does
- * not recurse); what follows it is kept down to MAX_ANSWER_DEPTH (keptAnswer), so depth is never an error.
+ * An answer's body as text, in whichever Unicode encoding the server wrote it: after a byte order mark, in the
+ * mark's encoding (UTF-8, UTF-16 or UTF-32, either byte order); without one, JSON's first character is ASCII, so the
+ * zero bytes around it tell UTF-16 and UTF-32 in either byte order (RFC 4627, section 3); anything else is UTF-8.
  */
-export function parseAnswer(bytes: Buffer): ParsedAnswer {
-	const text = bytes.toString('utf8').replace(/^\ufeff/, '');
+export function answerText(bytes: Buffer): string {
+	const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
+	if (a === 0xef && b === 0xbb && c === 0xbf) return bytes.subarray(3).toString('utf8');
+	if (a === 0xff && b === 0xfe && c === 0 && d === 0) return utf32(bytes.subarray(4), false);
+	if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return utf32(bytes.subarray(4), true);
+	if (a === 0xff && b === 0xfe) return utf16(bytes.subarray(2), false);
+	if (a === 0xfe && b === 0xff) return utf16(bytes.subarray(2), true);
+	if (bytes.length >= 4 && a === 0 && b === 0 && c === 0 && d !== 0) return utf32(bytes, true);
+	if (bytes.length >= 4 && a !== 0 && b === 0 && c === 0 && d === 0) return utf32(bytes, false);
+	if (bytes.length >= 2 && a === 0 && b !== 0) return utf16(bytes, true);
+	if (bytes.length >= 2 && a !== 0 && b === 0) return utf16(bytes, false);
+	return bytes.toString('utf8');
+}
+
+/**
+ * The body's text as JSON, when it is JSON. V8's parser takes any depth (it does not recurse); what follows it is
+ * kept down to MAX_ANSWER_DEPTH (keptAnswer), so depth is never an error.
+ */
+export function parseAnswer(text: string): ParsedAnswer {
 	try {
 		return { json: JSON.parse(text) as unknown };
 	} catch {
@@ -102,28 +138,59 @@ export function taskIdOf(value: unknown): string | undefined {
 	return undefined;
 }
 
-/**
- * `"taskid": "<id>"` with its closing quote, or `"taskid": <digits>` followed by a delimiter: an id cut off by the
- * end of the body is not taken for a whole one.
- */
-const TASK_ID_IN_TEXT = /"taskid"\s*:\s*(?:"([^"\\\s]{1,200})"|(\d{1,40})(?=\s*[,}\]]))/;
+/** The name `taskid` as JSON may write it: each letter as itself or as a `\u` escape. */
+const TASKID_NAME = [...'taskid']
+	.map(
+		(char) =>
+			`(?:${char}|\\\\u00${char
+				.charCodeAt(0)
+				.toString(16)
+				.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`)})`,
+	)
+	.join('');
 
 /**
- * The id of a task an answer names, whatever its status: in `data.taskid` (or `taskid`) of a JSON body, or, in a
- * body that is not JSON (cut off, past the cap, or wrapped in a page), by a strict pattern. Creation answers only:
- * an answer that names a task means the task exists and may be charged.
+ * `"taskid": "<id>"` with its closing quote (escapes allowed), or `"taskid": <digits>` followed by a delimiter,
+ * anywhere in a text, as often as it stands there: an id cut off by the end of the body is not taken for a whole one.
  */
-export function recoverTaskId(bytes: Buffer, json: unknown, redactText: Redact): string | undefined {
-	let taskId: string | undefined;
+const TASK_ID_IN_TEXT = new RegExp(
+	`"${TASKID_NAME}"\\s*:\\s*(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,400})"|(-?\\d{1,40})(?=\\s*[,}\\]]))`,
+	'g',
+);
+
+/** Every task id a text names as the value of a `taskid` name, in the order they stand, each once. */
+export function taskIdsInText(text: string): string[] {
+	const ids = new Set<string>();
+	for (const match of text.matchAll(TASK_ID_IN_TEXT)) {
+		let id: unknown = match[2];
+		if (match[1] !== undefined) {
+			try {
+				id = JSON.parse(`"${match[1]}"`);
+			} catch {
+				id = undefined;
+			}
+		}
+		const taskId = taskIdOf(id);
+		if (taskId !== undefined) ids.add(taskId);
+	}
+	return [...ids];
+}
+
+/**
+ * Every task a creation answer names, whatever its status: first the one a reader of its JSON takes (`data.taskid`,
+ * else `taskid`; with a name given twice, the last), then every other id that stands in the text as a `taskid`'s
+ * value (duplicate names, other places, a body that is not JSON: cut off, past the cap, wrapped in a page). Each
+ * exists and may be charged; all are redacted.
+ */
+export function namedTaskIds(text: string, json: unknown, redactText: Redact): string[] {
+	let followed: string | undefined;
 	if (json && typeof json === 'object') {
 		const data = (json as { data?: unknown }).data;
-		taskId =
+		followed =
 			(data && typeof data === 'object' ? taskIdOf((data as IDataObject).taskid) : undefined) ??
 			taskIdOf((json as IDataObject).taskid);
 	}
-	if (taskId === undefined) {
-		const match = TASK_ID_IN_TEXT.exec(bytes.toString('utf8'));
-		taskId = match ? (match[1] ?? match[2]).trim() || undefined : undefined;
-	}
-	return taskId === undefined ? undefined : redactText(taskId);
+	const ids = new Set(followed === undefined ? [] : [followed]);
+	for (const id of taskIdsInText(text)) ids.add(id);
+	return [...new Set([...ids].map(redactText))];
 }

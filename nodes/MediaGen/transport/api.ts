@@ -212,7 +212,7 @@ async function send(
 	path: string,
 	body: IDataObject | StreamingForm,
 	context: ApiRequestContext,
-): Promise<unknown> {
+): Promise<{ data: unknown; taskIds: string[] }> {
 	const { baseUrl, redact, data } = await loadCredentials.call(this, context);
 	const call: ApiCall = { path, creation: body instanceof StreamingForm, redact, baseUrl, context };
 	const timeout = clampRequestTimeout(context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
@@ -225,7 +225,7 @@ async function send(
 		// The whole answer is in: nothing needs the deadline any more.
 		deadline.release();
 	}
-	return judge.call(this, call, answer);
+	return { data: judge.call(this, call, answer), taskIds: answer.taskIds };
 }
 
 /** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object, as the API documents it). */
@@ -235,7 +235,17 @@ export async function apiJsonRequest(
 	body: IDataObject,
 	context: ApiRequestContext,
 ): Promise<IDataObject | undefined> {
-	return (await send.call(this, path, body, context)) as IDataObject | undefined;
+	return (await send.call(this, path, body, context)).data as IDataObject | undefined;
+}
+
+/** A creation's answer: its data, with the task the item follows, and the other tasks the answer names. */
+export interface CreationAnswer {
+	data: IDataObject & { taskid: string };
+	/**
+	 * Tasks the answer names besides `data.taskid` (a `taskid` given twice, or elsewhere in it): each may exist and
+	 * be charged, so each is named wherever the item's task is.
+	 */
+	alsoNamed: string[];
 }
 
 /**
@@ -247,19 +257,26 @@ export async function apiMultipartRequest(
 	path: string,
 	form: StreamingForm,
 	context: ApiRequestContext,
-): Promise<IDataObject & { taskid: string }> {
+): Promise<CreationAnswer> {
 	// The body is typed as n8n's FormData option; axios streams any spec-compliant form (see multipart.ts).
-	const data = await send.call(this, path, form, context);
+	const { data, taskIds } = await send.call(this, path, form, context);
 	const isObject = data !== null && typeof data === 'object' && !Array.isArray(data);
 	const taskId = isObject ? taskIdOf((data as IDataObject).taskid) : undefined;
 	if (taskId === undefined) {
+		const named = taskIds.length
+			? ` The answer names ${taskIds.length > 1 ? `tasks ${taskIds.join(', ')}` : `task ${taskIds[0]}`} elsewhere: follow ${taskIds.length > 1 ? 'them' : 'it'} with Task → Get or Task → Wait instead of running the node again.`
+			: ' A task may have been created (and charged) anyway: check your tasks before running the node again.';
 		throw apiError.call(this, (text) => text, context, {
 			message: 'The MediaGen API answered success (code 1000) without a task ID',
-			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed. A task may have been created (and charged) anyway: check your tasks before running the node again.`,
+			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed.${named}`,
 			retryable: false,
 			uncertain: true,
 			apiCode: RESPONSE_CODE.success,
+			taskIds,
 		});
 	}
-	return { ...(data as IDataObject), taskid: taskId };
+	return {
+		data: { ...(data as IDataObject), taskid: taskId },
+		alsoNamed: taskIds.filter((id) => id !== taskId),
+	};
 }

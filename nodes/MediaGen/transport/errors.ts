@@ -46,14 +46,23 @@ export function taskRefused(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[TASK_REFUSED] === true;
 }
 
-/**
- * Marks a refusal whose message says that the API does not know the task (its wording: saysNotFound in verdict.ts).
- * Task → Delete counts such an id as gone.
- */
-const NOT_FOUND = 'mediaGenNotFound';
+/** A refusal as the API worded it: its envelope's code and its whole message (redacted). */
+export interface Refusal {
+	code: number;
+	message: string;
+}
 
-export function saidNotFound(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[NOT_FOUND] === true;
+/**
+ * Where a refusal's code and whole message are kept on its error: off the error's context, which n8n saves with the
+ * execution (a message can be megabytes long). Task → Delete reads the message for the ids it names.
+ */
+const REFUSAL = Symbol('mediaGenRefusal');
+
+/** The API's code and message of an answer that refused the request (an envelope with a code but 1000). */
+export function refusalOf(error: unknown): Refusal | undefined {
+	return error instanceof NodeApiError
+		? ((error as unknown as Record<symbol, Refusal>)[REFUSAL] ?? undefined)
+		: undefined;
 }
 
 export function isRateLimited(error: unknown): boolean {
@@ -93,15 +102,19 @@ export function apiError(
 		uncertain?: boolean;
 		/** A status check refused for a reason about the task: the task failed. */
 		taskRefused?: boolean;
-		/** A refusal that says the API does not know the task. */
-		notFound?: boolean;
+		/** An envelope that refused the request: its code and whole message (redacted). */
+		refusal?: Refusal;
 		retryAfterMs?: number;
-		/** A task the answer names (a creation answer that failed): kept in the message and in `context.taskId`. */
-		taskId?: string;
+		/**
+		 * The tasks the answer names (a creation answer that failed): kept in the message, the first in
+		 * `context.taskId` (the task the item follows), the others in `context.alsoNamed`.
+		 */
+		taskIds?: string[];
 	},
 ): NodeApiError {
-	const taskId = details.taskId ?? context.taskId;
-	const taskNote = taskId ? ` (task ${taskId})` : '';
+	const named = details.taskIds?.length ? details.taskIds : context.taskId ? [context.taskId] : [];
+	const taskId = named[0];
+	const taskNote = named.length > 1 ? ` (tasks ${named.join(', ')})` : taskId ? ` (task ${taskId})` : '';
 	const message = redactText(`${details.message}${taskNote} [item ${context.itemIndex}]`);
 	const description = redactText(details.description);
 	const error = new NodeApiError(
@@ -113,12 +126,13 @@ export function apiError(
 	if (details.nothingSent) error.context[NOTHING_SENT] = true;
 	if (details.uncertain && !taskId) error.context[UNCERTAIN] = true;
 	if (details.taskRefused) error.context[TASK_REFUSED] = true;
-	if (details.notFound) error.context[NOT_FOUND] = true;
+	if (details.refusal) Object.defineProperty(error, REFUSAL, { value: details.refusal, enumerable: false });
 	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
 	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
 	// The waiting engine keeps it in the item's output (waiting/answers.ts, failedCreationJson).
 	if (taskId) error.context.taskId = taskId;
+	if (named.length > 1) error.context.alsoNamed = named.slice(1);
 	return error;
 }
 

@@ -7,13 +7,15 @@
  * - verdict.ts: what an answer means: the envelope's data, or the error it is;
  * - errors.ts: what failed, and whether it may be repeated;
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
+ * - wording.ts: what a delete's status text and a refusal's message say, by rules from the API's contract;
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
  * - inspect.ts: what a result file is, by its first bytes (media.ts), before it is stored, and whether it is whole,
  *   as it is stored (structure.ts drives each format's walker: walkers.ts, boxes.ts);
  * - multipart.ts: streamed multipart bodies.
  */
 export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';
-export { saysNotFound } from './verdict';
+export { notKnownIn, readStatusText, type StatusReading } from './wording';
+export { RESPONSE_CODE } from './verdict';
 export {
 	clampRequestTimeout,
 	DEFAULT_REQUEST_TIMEOUT_MS,
@@ -36,7 +38,7 @@ export {
 	isRetryableError,
 	mayHaveCreatedTask,
 	retryAfterMs,
-	saidNotFound,
+	refusalOf,
 	taskRefused,
 } from './errors';
 export { clip } from './redaction';

@@ -1,7 +1,10 @@
 /**
  * The API key never reaches a message or output data, whatever a server echoes back, in whatever encoding it comes
- * back: raw, percent-encoded (a result URL), form-encoded, base64 (a token), JSON-escaped.
+ * back: raw, percent-encoded at any depth and in any case (a result URL), form-encoded, HTML character references
+ * (decimal, hex, named), JSON and JavaScript escapes, base64 and base64url (a token; wrapped in lines or not), and
+ * any mix of them.
  */
+import { MAX_LAYERS, readingsOf, startOf, undoOneLayer } from './escapes';
 
 /** A text with the key replaced, in every form it can take (see keyRedactor). */
 export type Redact = (text: string) => string;
@@ -41,83 +44,95 @@ function keyForms(apiKey: string): string[] {
 	return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/** Keys shorter than this (UTF-8 bytes) are not looked for in base64: their few stable characters could match by chance. */
+/** Keys shorter than this (bytes) are not looked for in base64: their few stable characters could match by chance. */
 const MIN_BASE64_KEY_BYTES = 12;
 
 /**
  * The key's bytes in base64 at each of the three alignments it can have inside a longer base64 text (an
  * Authorization header, a token, a data: URL), cut to the characters that the key's bytes alone decide; in the
- * standard and the URL alphabet.
+ * standard and the URL alphabet; of its UTF-8 bytes and, for a key of Latin-1 characters, of the bytes its header
+ * carried.
  */
 function base64Forms(form: string): string[] {
-	const bytes = Buffer.from(form, 'utf8');
-	if (bytes.length < MIN_BASE64_KEY_BYTES) return [];
+	const encodings = new Set([Buffer.from(form, 'utf8').toString('hex')]);
+	if (![...form].some((char) => char.codePointAt(0)! > 0xff))
+		encodings.add(Buffer.from(form, 'latin1').toString('hex'));
 	const cores: string[] = [];
-	for (const offset of [0, 1, 2]) {
-		const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
-		// Character i holds bits [6i, 6i + 6): it is the key's own when they all lie inside the key's bits.
-		const core = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
-		cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+	for (const hex of encodings) {
+		const bytes = Buffer.from(hex, 'hex');
+		if (bytes.length < MIN_BASE64_KEY_BYTES) continue;
+		for (const offset of [0, 1, 2]) {
+			const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+			// Character i holds bits [6i, 6i + 6): it is the key's own when they all lie inside the key's bits.
+			const core = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+			cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+		}
 	}
 	return cores;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** A number in hex digits, each as it may be written, in either case. */
-const hex = (value: number, width: number) =>
-	[...value.toString(16).padStart(width, '0')]
-		.map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
-		.join('');
-
-/** JSON's short escapes of the characters that have one, as patterns. */
-const JSON_SHORT_ESCAPES: Record<string, string> = { '"': '\\\\"', '\\': '\\\\\\\\', '/': '\\\\/' };
-
-/**
- * Every way one character may be written in a text that carries it: as itself; percent-encoded (its UTF-8 bytes,
- * hex in either case, also encoded twice as %25XX), `+` for a space (form encoding); JSON-escaped (`\u00e9`, `\"`).
- */
-function characterPattern(char: string): string {
-	const utf8 = [...Buffer.from(char, 'utf8')];
-	const units = [...Array(char.length).keys()].map((index) => char.charCodeAt(index));
-	const ways = [
-		escapeRegExp(char),
-		utf8.map((byte) => `%${hex(byte, 2)}`).join(''),
-		utf8.map((byte) => `%25${hex(byte, 2)}`).join(''),
-		units.map((unit) => `\\\\u${hex(unit, 4)}`).join(''),
-	];
-	if (char === ' ') ways.push('\\+');
-	if (JSON_SHORT_ESCAPES[char]) ways.push(JSON_SHORT_ESCAPES[char]);
-	return `(?:${ways.join('|')})`;
-}
-
-/** Replaces every occurrence of each text (longest first) with `[redacted]`. */
-function replaceLiterally(text: string, forms: string[]): string {
-	let result = text;
-	for (const form of forms) if (result.includes(form)) result = result.split(form).join('[redacted]');
-	return result;
+/** A text with one layer of escapes undone, without positions (for the key's own forms). */
+function undone(text: string): string | undefined {
+	return undoOneLayer({ text })?.text;
 }
 
 /**
- * A redactor for one key: it replaces with `[redacted]` every form in which the key can reach a text (as typed and
- * as sent, see keyForms, and each of them in base64), each character of which may be written as itself,
- * percent-encoded (also form-encoded) or JSON-escaped, in any mix. A text without `%` or `\` holds no escape, so
- * only the forms as they are (and with `+` for a space) are looked for; the pattern for escapes is built on the
- * first text that needs it.
+ * A redactor for one key, built once per run: it replaces with `[redacted]` every place where the key stands in a
+ * text, in whatever way the server wrote it. The key's forms are the key as typed and as sent (keyForms), with `+`
+ * for a space (form encoding); in base64 and base64url, where line breaks and spaces may fall between any two
+ * characters (MIME and PEM wrap lines). The text is read as it is and with one, two, … layers of escapes undone
+ * (escapes.ts: percent-encoding at any depth and in any case, HTML character references, JSON and JavaScript
+ * escapes, in any mix); a form found in any reading is replaced where it came from in the text. A key that holds
+ * escape-like characters itself (`%41`) is looked for with its own escapes undone as well. The work is linear in the
+ * text for each layer the text has (at most MAX_LAYERS), and a text without `%`, `&` or `\` has only itself.
  */
 export function keyRedactor(apiKey: string): Redact {
 	const forms = keyForms(apiKey);
 	if (!forms.length) return (text) => text;
-	const written = [...new Set([...forms, ...forms.flatMap(base64Forms)])];
-	const literal = [...new Set([...written, ...written.map((form) => form.replace(/ /g, '+'))])].sort(
-		(a, b) => b.length - a.length,
-	);
-	let escaped: RegExp | undefined;
+	const literal = new Set<string>();
+	for (const form of forms) {
+		for (let text: string | undefined = form, layer = 0; text && layer <= MAX_LAYERS; layer++) {
+			literal.add(text);
+			literal.add(text.replace(/ /g, '+'));
+			text = undone(text);
+		}
+	}
+	const cores = [...new Set(forms.flatMap(base64Forms))];
+	const alternatives = [
+		...[...literal].map((form) => ({ length: form.length, pattern: escapeRegExp(form) })),
+		// Base64 ignores whitespace: a line may break anywhere in the key's characters.
+		...cores.map((core) => ({ length: core.length, pattern: [...core].map(escapeRegExp).join('\\s*') })),
+	].sort((a, b) => b.length - a.length);
+	const pattern = new RegExp(alternatives.map((entry) => entry.pattern).join('|'), 'g');
+	// Undoing escapes never lengthens a text: one shorter than every form holds none of them, in any reading.
+	const shortest = Math.min(...alternatives.map((entry) => entry.length));
 	return (text) => {
-		if (!text.includes('%') && !text.includes('\\')) return replaceLiterally(text, literal);
-		escaped ??= new RegExp(literal.map((form) => [...form].map(characterPattern).join('')).join('|'), 'g');
-		return text.replace(escaped, '[redacted]');
+		if (text.length < shortest) return text;
+		const spans: Array<[number, number]> = [];
+		for (const reading of readingsOf(text)) {
+			pattern.lastIndex = 0;
+			for (let match = pattern.exec(reading.text); match; match = pattern.exec(reading.text)) {
+				spans.push([startOf(reading, match.index), startOf(reading, match.index + match[0].length)]);
+				if (!match[0].length) pattern.lastIndex++;
+			}
+		}
+		return spans.length ? replaceSpans(text, spans) : text;
 	};
+}
+
+/** The text with every span (overlapping ones merged) replaced by `[redacted]`. */
+function replaceSpans(text: string, spans: Array<[number, number]>): string {
+	spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+	let result = '';
+	let from = 0;
+	for (const [start, end] of spans) {
+		if (end <= from) continue;
+		if (start >= from) result += `${text.slice(from, start)}[redacted]`;
+		from = end;
+	}
+	return result + text.slice(from);
 }
 
 /** Longest text an answer may put into an error message or description (a message can be megabytes long). */

@@ -6,11 +6,12 @@
 import type { IExecuteFunctions, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
 
 import {
+	answerText,
 	keptAnswer,
 	MAX_ANSWER_BYTES,
+	namedTaskIds,
 	parseAnswer,
 	readAnswerBody,
-	recoverTaskId,
 	type AnswerBody,
 	type ParsedAnswer,
 } from './answer';
@@ -50,22 +51,33 @@ export function mayHaveCreated(reason: string): string {
 	return `${reason} a task may have been created (and charged) anyway: check your tasks before running the node again.`;
 }
 
-/** The advice of an answer to a creation that names a task: it exists, and is followed rather than paid for again. */
-function namesTask(taskId: string, path: string): string {
+/**
+ * The advice of an answer to a creation that names tasks (one, or more when the answer names several): each exists,
+ * and is followed rather than paid for again.
+ */
+function namesTask(taskIds: string[], path: string): string {
 	const taskType = path.startsWith('/v1/tlvideo/') ? 'video' : 'image';
-	return `The answer names task ${taskId}: it was created and may be charged. Follow it with Task → Get or Task → Wait (Task Type ${taskType}, Task ID ${taskId}) instead of running the node again.`;
+	if (taskIds.length > 1) {
+		const ids = taskIds.join(', ');
+		return `The answer names ${taskIds.length} tasks, ${ids}: each was created and may be charged. Follow them with Task → Get or Task → Wait (Task Type ${taskType}, Task IDs ${ids}) instead of running the node again.`;
+	}
+	return `The answer names task ${taskIds[0]}: it was created and may be charged. Follow it with Task → Get or Task → Wait (Task Type ${taskType}, Task ID ${taskIds[0]}) instead of running the node again.`;
 }
 
 /**
- * What a failed answer means for a task: the task it names, or, for a creation that may have reached the server
+ * What a failed answer means for a task: the tasks it names, or, for a creation that may have reached the server
  * (`reason` says why), that one may exist; else nothing.
  */
-function taskAdvice(taskId: string | undefined, path: string, creation: boolean, reason: string): string {
-	if (taskId) return namesTask(taskId, path);
+function taskAdvice(taskIds: string[], path: string, creation: boolean, reason: string): string {
+	if (taskIds.length) return namesTask(taskIds, path);
 	return creation ? mayHaveCreated(reason) : '';
 }
 
-/** Whether a refusal says that the task does not exist (the API documents no code for it: its message tells). */
+/**
+ * Whether a refusal may be saying that the task does not exist (the API documents no code for it): such a refusal of
+ * a status check is not a verdict on the task, and its error says to check the Task Type. Task → Delete counts an id
+ * as gone only by the stricter reading of wording.ts.
+ */
 export function saysNotFound(message: string | undefined): boolean {
 	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }
@@ -83,16 +95,19 @@ export interface ApiCall {
 	context: RequestContext;
 }
 
-/** An answer as it is judged: its status and headers, its body, the body's JSON and the task id it names. */
+/** An answer as it is judged: its status and headers, its body and its text, the JSON and the tasks it names. */
 export interface Answer {
 	response: IN8nHttpFullResponse;
 	status: number;
 	body: AnswerBody;
+	/** The body's bytes as text, in whichever Unicode encoding they came (answerText). */
+	text: string;
 	/** Why the body broke off, in words. */
 	brokeOff?: string;
 	parsed: ParsedAnswer;
 	envelope?: ApiEnvelope<unknown>;
-	taskId?: string;
+	/** A creation's answer: every task it names, the one its JSON gives first (namedTaskIds). */
+	taskIds: string[];
 	serverMessage?: string;
 }
 
@@ -103,17 +118,19 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 		body.brokeOff === undefined
 			? undefined
 			: (abortReason(deadline.signal) ?? 'the connection was closed before the whole answer arrived');
-	const parsed = body.tooLarge || brokeOff ? {} : parseAnswer(body.bytes);
+	const text = answerText(body.bytes);
+	const parsed = body.tooLarge || brokeOff ? {} : parseAnswer(text);
 	const envelope = envelopeOf(parsed.json);
 	return {
 		response,
 		status: response.statusCode,
 		body,
+		text,
 		brokeOff,
 		parsed,
 		envelope,
-		// Every id a creation answer names is kept, whatever its status: the task exists and may be charged.
-		taskId: call.creation ? recoverTaskId(body.bytes, parsed.json, call.redact) : undefined,
+		// Every id a creation answer names is kept, whatever its status: each task exists and may be charged.
+		taskIds: call.creation ? namedTaskIds(text, parsed.json, call.redact) : [],
 		serverMessage: typeof envelope?.msg === 'string' && envelope.msg ? echo(envelope.msg, call.redact) : undefined,
 	};
 }
@@ -122,26 +139,26 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
 	const target = redirectTarget(answer.response, `${call.baseUrl}${path}`, redact);
-	const advice = taskAdvice(answer.taskId, path, creation, 'The server answered, so');
+	const advice = taskAdvice(answer.taskIds, path, creation, 'The server answered, so');
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${answer.status}, ${target}, which the node does not follow`,
 		description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${advice ? ` ${advice}` : ''}`,
 		httpCode: String(answer.status),
 		retryable: false,
 		uncertain: creation,
-		taskId: answer.taskId,
+		taskIds: answer.taskIds,
 	});
 }
 
 /** A 4xx or 5xx: a refusal, a rate limit, or a failing service (which may have created a task). */
 function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
-	const { status, taskId, serverMessage, envelope } = answer;
+	const { status, taskIds, serverMessage, envelope } = answer;
 	// 408: the server (or a proxy) gave up waiting for the request; like a 5xx, another status check may pass.
 	const unfinished = status === 408 || status >= 500;
 	const refusedKey = status === 401 || status === 403;
-	const advice = taskId
-		? namesTask(taskId, path)
+	const advice = taskIds.length
+		? namesTask(taskIds, path)
 		: refusedKey
 			? 'The API refused the key. Check the API Key of the MediaGen API credential.'
 			: status === 429
@@ -151,8 +168,7 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 					: unfinished
 						? 'The service is busy or failing. Try again later.'
 						: `POST ${path} was rejected.`;
-	const quoted =
-		status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer.body.bytes, redact)}`;
+	const quoted = status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer.text, redact)}`;
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
 		description: `${advice}${quoted}`,
@@ -160,17 +176,17 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 		retryable: status === 429 || unfinished,
 		apiCode: envelope?.code,
 		// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
-		nothingSent: status === 429 && taskId === undefined,
+		nothingSent: status === 429 && !taskIds.length,
 		uncertain: creation && unfinished,
 		retryAfterMs: status === 429 ? parseRetryAfter(answer.response.headers?.['retry-after']) : undefined,
-		taskId,
+		taskIds,
 	});
 }
 
 /** A success status whose body cannot be read whole: past the cap, or broken off. The API did answer. */
 function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
-	const { status, body, taskId } = answer;
+	const { status, body, taskIds } = answer;
 	const limit = `${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
 	const what = body.tooLarge
 		? ` with a body larger than ${limit}, which no answer of the API is`
@@ -178,14 +194,14 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 	const read = body.tooLarge
 		? `the first ${limit} were read, then the connection was closed`
 		: `${body.bytes.length} bytes arrived`;
-	const advice = taskAdvice(taskId, path, creation, 'The request reached the server, so');
+	const advice = taskAdvice(taskIds, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${what}`,
-		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${snippet(body.bytes, redact)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${snippet(answer.text, redact)}`,
 		httpCode: String(status),
 		retryable: true,
 		uncertain: creation,
-		taskId,
+		taskIds,
 	});
 }
 
@@ -193,49 +209,52 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
 	// The advice comes first: the body's start follows, and may end anywhere.
-	const advice = taskAdvice(answer.taskId, path, creation, 'The request reached the server, so');
+	const advice = taskAdvice(answer.taskIds, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
 		message: 'The MediaGen API answered with a body that is not a JSON envelope',
-		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.body.bytes, redact)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.text, redact)}`,
 		httpCode: String(answer.status),
 		retryable: true,
 		uncertain: creation,
-		taskId: answer.taskId,
+		taskIds: answer.taskIds,
 	});
 }
 
 /** Code 9000: the account has no credits; nothing was created, unless the answer names a task. */
 function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
-	const { taskId, serverMessage, envelope } = answer;
+	const { taskIds, serverMessage, envelope } = answer;
 	const quoted = serverMessage ? ` ("${serverMessage}")` : '';
 	return apiError.call(this, call.redact, call.context, {
 		message: 'Insufficient credits',
 		description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
-			taskId
-				? namesTask(taskId, call.path)
-				: 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
+			taskIds.length
+				? namesTask(taskIds, call.path)
+				: call.creation
+					? 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
+					: 'Top up the account, or use a credential with credits, then run the node again.'
 		}`,
 		retryable: false,
 		apiCode: envelope!.code,
-		taskId,
+		taskIds,
 	});
 }
 
 /** Any other code: the API refused the request; about a task, a refusal other than "not found" is its verdict. */
 function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, context } = call;
-	const { taskId, serverMessage, envelope } = answer;
+	const { taskIds, serverMessage, envelope } = answer;
 	const notFound = saysNotFound(envelope!.msg);
 	const hint = !creation && context.notFoundHint && notFound ? ` ${context.notFoundHint}` : '';
 	return apiError.call(this, call.redact, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
-		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskId ? ` ${namesTask(taskId, path)}` : ''}`,
+		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskIds.length ? ` ${namesTask(taskIds, path)}` : ''}`,
 		retryable: false,
 		apiCode: envelope!.code,
-		// About a task (a status check, a delete): a refusal other than "not found" is the API's word on the task.
+		// About a task (a status check): a refusal other than "not found" is the API's word on the task.
 		taskRefused: !creation && !notFound,
-		notFound: !creation && notFound,
-		taskId,
+		// Task → Delete reads the whole message for the tasks it says are not known (wording.ts).
+		refusal: { code: envelope!.code, message: typeof envelope!.msg === 'string' ? call.redact(envelope!.msg) : '' },
+		taskIds,
 	});
 }
 

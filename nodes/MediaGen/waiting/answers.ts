@@ -14,6 +14,8 @@ export interface CreatedTask extends TaskRef {
 	creation: IDataObject;
 	/** Model and request summary for the output. */
 	summary: RequestSummary;
+	/** Other tasks the creation's answer named: they may be charged too (their ids are in `summary.warning`). */
+	alsoNamed?: string[];
 }
 
 export function statusOf(taskType: TaskType, data: IDataObject): number | undefined {
@@ -77,6 +79,12 @@ export function failedCreationJson(job: { summary: RequestSummary; taskType: Tas
 		taskType: job.taskType,
 		...job.summary,
 	};
+}
+
+/** The other tasks a failed creation's answer named besides the one its error keeps (transport/errors.ts). */
+export function alsoNamedOf(error: unknown): string[] {
+	const also = (error as { context?: IDataObject })?.context?.alsoNamed;
+	return Array.isArray(also) ? also.filter((id): id is string => typeof id === 'string') : [];
 }
 
 /** The JSON of a finished task (also the JSON of its error items when a result file fails). */

@@ -41,6 +41,7 @@ import {
 	finish,
 	judgeInfo,
 	pendingJson,
+	alsoNamedOf,
 	failedCreationJson,
 	failedJson,
 	statusCheckFailed,
@@ -290,7 +291,7 @@ class Engine {
 				this.creations.repeat(entry, now + delay);
 			} else {
 				const json = failedCreationJson(job, error);
-				if (typeof json.taskid === 'string') this.ledger.named(job, json.taskid);
+				if (typeof json.taskid === 'string') this.ledger.named(job, json.taskid, alsoNamedOf(error));
 				else if (mayHaveCreatedTask(error) || error !== raw) this.ledger.uncertain(job, error);
 				this.fail({ itemIndex: job.itemIndex, error, json });
 			}

@@ -46,8 +46,9 @@ export class PaidTasks {
 	/** A task the API created. `how` is how the node came to know it. */
 	created(task: CreatedTask, how = 'created'): void {
 		this.memory?.created(task);
+		const also = task.alsoNamed?.length ? ` (its answer also named task ${task.alsoNamed.join(', ')})` : '';
 		this.context.logger.info(
-			`MediaGen node "${this.context.getNode().name}" ${how} ${task.taskType} task ${task.taskId} for item ${task.itemIndex} ${executionNote(this.context)}`,
+			`MediaGen node "${this.context.getNode().name}" ${how} ${task.taskType} task ${task.taskId}${also} for item ${task.itemIndex} ${executionNote(this.context)}`,
 		);
 	}
 
@@ -55,9 +56,9 @@ export class PaidTasks {
 	 * A failed creation whose answer named a task (an HTTP 5xx or 429, or a cut-off body, with a taskid): the task
 	 * exists and may be charged, so Retry On Fail follows it instead of paying again.
 	 */
-	named(job: CreationRef, taskId: string): void {
+	named(job: CreationRef, taskId: string, alsoNamed: string[] = []): void {
 		const { itemIndex, taskType, summary } = job;
-		const task = { itemIndex, taskType, summary, taskId, creation: { taskid: taskId } };
+		const task = { itemIndex, taskType, summary, taskId, alsoNamed, creation: { taskid: taskId } };
 		this.created(task, 'got an error answer that names');
 	}
 

@@ -20,21 +20,35 @@ import type { TaskType } from '../models/endpoints';
 /** The key of this node's memory in its execution-scoped context. */
 const MEMORY_KEY = 'mediaGenCreatedTasks';
 
-/** What a try left for an item's request: its task, or that a task may exist. */
-export type Remembered = { taskId: string; taskType: TaskType } | 'uncertain';
+/**
+ * What a try left for an item's request: its task (and the other tasks its creation's answer named, which may be
+ * charged too), or that a task may exist.
+ */
+export type Remembered = { taskId: string; taskType: TaskType; alsoNamed?: string[] } | 'uncertain';
 
-/** Per item index, entries `<request>|<i or v>|<task id>`, the task id empty when a task may exist. */
+/**
+ * Per item index, entries `<request>|<i or v>|<task id>`, the task id empty when a task may exist; a task the
+ * creation's answer also named is an entry `<request>|<i+ or v+>|<task id>` after it.
+ */
 interface Stored {
 	runIndex: number;
 	items: Record<string, string[]>;
 }
 
-function parse(entry: string): { request: string; remembered: Remembered } {
+interface Entry {
+	request: string;
+	remembered: Remembered;
+	/** Named by the answer that created the request's task, beside it. */
+	also: boolean;
+}
+
+function parse(entry: string): Entry {
 	const [request, type, ...id] = entry.split('|');
 	const taskId = id.join('|');
 	return {
 		request,
-		remembered: taskId ? { taskId, taskType: type === 'v' ? 'video' : 'image' } : 'uncertain',
+		remembered: taskId ? { taskId, taskType: type.startsWith('v') ? 'video' : 'image' } : 'uncertain',
+		also: type.endsWith('+'),
 	};
 }
 
@@ -79,11 +93,14 @@ export class TaskMemory {
 	}
 
 	find(itemIndex: number, request: string): Remembered | undefined {
-		for (const entry of this.entries(itemIndex)) {
-			const parsed = parse(entry);
-			if (parsed.request === request) return parsed.remembered;
-		}
-		return undefined;
+		const entries = this.entries(itemIndex)
+			.map(parse)
+			.filter((parsed) => parsed.request === request);
+		const main = entries.find((parsed) => !parsed.also)?.remembered;
+		const alsoNamed = entries
+			.filter((parsed) => parsed.also && parsed.remembered !== 'uncertain')
+			.map((parsed) => (parsed.remembered as { taskId: string }).taskId);
+		return main && main !== 'uncertain' && alsoNamed.length ? { ...main, alsoNamed } : main;
 	}
 
 	/** Tasks an earlier try created for this item with another request (an expression gave other values). */
@@ -95,11 +112,13 @@ export class TaskMemory {
 	}
 
 	remember(itemIndex: number, request: string, remembered: Remembered): void {
-		const entry =
-			remembered === 'uncertain'
-				? `${request}||`
-				: `${request}|${remembered.taskType === 'video' ? 'v' : 'i'}|${remembered.taskId}`;
-		this.write(itemIndex, [...this.othersThan(itemIndex, request), entry]);
+		if (remembered === 'uncertain') {
+			this.write(itemIndex, [...this.othersThan(itemIndex, request), `${request}||`]);
+			return;
+		}
+		const type = remembered.taskType === 'video' ? 'v' : 'i';
+		const also = (remembered.alsoNamed ?? []).map((taskId) => `${request}|${type}+|${taskId}`);
+		this.write(itemIndex, [...this.othersThan(itemIndex, request), `${request}|${type}|${remembered.taskId}`, ...also]);
 	}
 
 	forget(itemIndex: number, request: string): void {

@@ -1,8 +1,11 @@
 /**
  * Task → Delete's promises, checked against the world's record of what its delete handler deleted (world.ts):
- *   12. a task reported deleted was deleted or already gone: every id an output or error item lists in `deleted`
- *       or `alreadyGone` is gone from the server at the end, and, when the API refuses ids it does not know, every
- *       id in `deleted` was deleted by a request of the run;
+ *   12. a task reported deleted was deleted or already gone, by what the API said: every id an output or error item
+ *       lists in `deleted` or `alreadyGone` is gone from the server at the end; when the API refuses ids it does not
+ *       know, every id in `deleted` was deleted by a request of the run; an id is in `deleted` only if an answer to a
+ *       request that held it was code 1000 with a status text that reports success, and in `alreadyGone` only if one
+ *       was a refusal saying that the tasks are not known (not "Unknown error", "user not found", 9000, or a text
+ *       that cannot be read);
  *   13. a failure is never reported as deleted: an item output with `status: "deleted"` accounts for every id its
  *       input items gave in `deleted` or `alreadyGone` (a failure text, a refusal or an answer that never came
  *       leaves the item an error instead).
@@ -38,6 +41,26 @@ export function checkDeletes(observation: Observation, inputIds: string[][]): Ar
 			violations.push([
 				12,
 				`${earlier.length} id(s) reported deleted were not deleted by this run: ${earlier.slice(0, 5).join(', ')}`,
+			]);
+		// What the API said of each id (world.ts records it): the node's word for an id is the API's.
+		const said = (id: string, reading: string) => world.deleteReadings.get(id)?.has(reading as never) === true;
+		const unsaid = list(fields.deleted).filter((id) => !said(id, 'success'));
+		if (unsaid.length)
+			violations.push([
+				12,
+				`${unsaid.length} id(s) reported deleted got no answer whose status text reports success: ${unsaid.slice(0, 5).join(', ')} (${unsaid
+					.slice(0, 3)
+					.map((id) => [...(world.deleteReadings.get(id) ?? [])].join('/') || 'no answer')
+					.join('; ')})`,
+			]);
+		const unknownUnsaid = list(fields.alreadyGone).filter((id) => !said(id, 'not-known'));
+		if (unknownUnsaid.length)
+			violations.push([
+				12,
+				`${unknownUnsaid.length} id(s) reported already gone got no refusal saying the tasks are not known: ${unknownUnsaid.slice(0, 5).join(', ')} (${unknownUnsaid
+					.slice(0, 3)
+					.map((id) => [...(world.deleteReadings.get(id) ?? [])].join('/') || 'no answer')
+					.join('; ')})`,
 			]);
 		if (fields.status !== 'deleted' || 'error' in item.json) continue;
 		const accounted = new Set(reported);

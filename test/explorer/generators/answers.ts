@@ -5,6 +5,11 @@
  * 5,000 or 50,000 levels deep after the task's fields or before them; padded to just under the 4 MiB cap; or past
  * the cap with the task's fields in its first bytes, or only after the cap. Each shape says whether the task id
  * reaches a client that reads at most 4 MiB: the world marks a creation's task named or not by it.
+ *
+ * In another fifth (drawn from the stream 'answers', 'encodings'), answers of every shape but those around the cap
+ * are written in a Unicode encoding drawn per request (UTF-8, UTF-16 or UTF-32 in either byte order, with or
+ * without a byte order mark), and a quarter of the creations' success answers name a second task: `taskid` given
+ * twice, the first naming a task the server created too (the world creates and charges both).
  */
 import { Random } from '../random';
 import type { Schedule } from '../schedule';
@@ -45,6 +50,47 @@ export function shapesAnswers(schedule: Schedule): boolean {
 	return Random.stream(schedule.seed, 'answers').chance(0.2);
 }
 
+/** The Unicode encodings an answer may come in. */
+const ENCODINGS = [
+	'UTF-8',
+	'UTF-8 with a byte order mark',
+	'UTF-16 LE with a byte order mark',
+	'UTF-16 LE',
+	'UTF-16 BE with a byte order mark',
+	'UTF-16 BE',
+	'UTF-32 LE with a byte order mark',
+	'UTF-32 LE',
+	'UTF-32 BE with a byte order mark',
+	'UTF-32 BE',
+] as const;
+
+/** Whether this schedule's API writes its answers in drawn Unicode encodings, and names two tasks in some. */
+export function encodesAnswers(schedule: Schedule): boolean {
+	return Random.stream(schedule.seed, 'answers', 'encodings').chance(0.2);
+}
+
+/** Whether the success answer to creation attempt `attempt` of `item` names a second task (`taskid` twice). */
+export function namesTwoTasks(schedule: Schedule, item: number, attempt: number): boolean {
+	return encodesAnswers(schedule) && Random.stream(schedule.seed, 'answers', 'twice', item, attempt).chance(0.25);
+}
+
+/** A text in one of the encodings: its code units, each in 2 or 4 bytes, in either byte order. */
+function encoded(text: string, encoding: (typeof ENCODINGS)[number]): Buffer {
+	const marked = encoding.endsWith('mark') ? `\ufeff${text}` : text;
+	if (encoding.startsWith('UTF-8')) return Buffer.from(marked);
+	const bigEndian = encoding.includes('BE');
+	if (encoding.startsWith('UTF-16')) {
+		const bytes = Buffer.from(marked, 'utf16le');
+		return bigEndian ? bytes.swap16() : bytes;
+	}
+	const points = [...marked].map((char) => char.codePointAt(0)!);
+	const bytes = Buffer.alloc(points.length * 4);
+	points.forEach((point, index) =>
+		bigEndian ? bytes.writeUInt32BE(point, index * 4) : bytes.writeUInt32LE(point, index * 4),
+	);
+	return bytes;
+}
+
 const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
 /** A JSON text of `size` bytes: the envelope's start, `before`, a padding string, `after`, the end. */
@@ -64,12 +110,23 @@ export function shapedAnswer(
 	item: number,
 	attempt: number,
 	envelope: { code: number; msg: string; data: Record<string, unknown> },
+	/** Another task the answer names first, as a `taskid` given twice (namesTwoTasks). */
+	alsoNamed?: string,
 ): ShapedAnswer {
 	const random = Random.stream(schedule.seed, 'answers', kind, item, attempt);
 	const shape = shapesAnswers(schedule) ? random.weighted(SHAPES) : 'plain';
+	const encoding = encodesAnswers(schedule)
+		? Random.stream(schedule.seed, 'answers', 'encoding', kind, item, attempt).pick(ENCODINGS)
+		: 'UTF-8';
 	const head = `{"code":${envelope.code},"msg":${JSON.stringify(envelope.msg)},"data":{`;
-	const fields = JSON.stringify(envelope.data).slice(1, -1);
-	const text = (body: string) => ({ shape, bytes: Buffer.from(body), namesTask: true });
+	const also = alsoNamed === undefined ? '' : `"taskid":${JSON.stringify(alsoNamed)},`;
+	const fields = `${also}${JSON.stringify(envelope.data).slice(1, -1)}`;
+	const text = (body: string) => ({
+		shape,
+		// A byte order mark of the shape's own (UTF-8) stands where the encoding puts its own.
+		bytes: encoding === 'UTF-8' ? Buffer.from(body) : encoded(body.replace(/^\ufeff/, ''), encoding),
+		namesTask: true,
+	});
 	const depth = random.pick([100, 5000, 50_000]);
 	switch (shape) {
 		case 'bom':
@@ -91,7 +148,10 @@ export function shapedAnswer(
 
 /** This generator's part of a schedule, in words. */
 export function describeAnswers(schedule: Schedule): string {
-	return shapesAnswers(schedule)
+	const shaped = shapesAnswers(schedule)
 		? 'success answers: shaped (a byte order mark, nested up to 50,000 levels, sizes around the 4 MiB cap)'
 		: 'success answers: plain';
+	return encodesAnswers(schedule)
+		? `${shaped}; in UTF-8, UTF-16 or UTF-32 with and without a byte order mark, some creations naming two tasks`
+		: shaped;
 }

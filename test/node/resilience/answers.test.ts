@@ -6,7 +6,7 @@
  */
 import type http from 'node:http';
 
-import { runNode } from '../../harness';
+import { loggedLines, runNode } from '../../harness';
 import { sendJson } from '../../hostile-server';
 import { errorText, HOSTILE_KEY as KEY, useHostileApi } from '../../support';
 
@@ -154,5 +154,145 @@ describe('issue 31: answers that are JSON in other clothes, or cut off', () => {
 		expect(String(output[0].json.errorDescription)).toMatch(
 			/answered HTTP 200, but its answer broke off: the request timed out/,
 		);
+	});
+});
+
+/**
+ * Answers in any Unicode encoding, and every task an answer names: a creation answer is read as
+ * text in UTF-8, UTF-16 or UTF-32, with or without a byte order mark; every id it names (a `taskid` given twice
+ * included) reaches the output or the error, and the Retry On Fail memory.
+ */
+describe('answers in any Unicode encoding', () => {
+	const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+	const utf32 = (text: string, bigEndian: boolean) =>
+		Buffer.concat(
+			[...text].map((char) => {
+				const unit = Buffer.alloc(4);
+				if (bigEndian) unit.writeUInt32BE(char.codePointAt(0)!);
+				else unit.writeUInt32LE(char.codePointAt(0)!);
+				return unit;
+			}),
+		);
+	const encodings: Array<[string, (text: string) => Buffer]> = [
+		['UTF-16 LE with a byte order mark', (text) => Buffer.from(`\ufeff${text}`, 'utf16le')],
+		['UTF-16 LE', (text) => Buffer.from(text, 'utf16le')],
+		['UTF-16 BE with a byte order mark', (text) => utf16be(`\ufeff${text}`)],
+		['UTF-16 BE', (text) => utf16be(text)],
+		['UTF-32 LE with a byte order mark', (text) => utf32(`\ufeff${text}`, false)],
+		['UTF-32 BE', (text) => utf32(text, true)],
+	];
+	const anyTask = (_request: unknown, response: http.ServerResponse, taskId: string) =>
+		sendJson(response, {
+			code: 1000,
+			data: { taskid: taskId, image_status: 2, url: [`${server.url}/files/${taskId}.png`] },
+		});
+
+	it.each(encodings)(
+		'a creation answered in %s naming task t-507: the task is followed, created once',
+		async (_name, encode) => {
+			useApi({ create: answer(encode('{"code":1000,"msg":"ok","data":{"taskid":"t-507"}}')), info: anyTask });
+			const { output, error } = await run(betav4());
+			expect(error).toBeUndefined();
+			expect(output[0].json).toMatchObject({ taskid: 't-507', status: 'completed' });
+			expect(server.requestsTo(CREATE)).toHaveLength(1);
+		},
+	);
+
+	it.each(encodings)(
+		'an HTTP 502 in %s naming task t-507: the error names it, and Retry On Fail follows it instead of paying again',
+		async (_name, encode) => {
+			const text = '{"code":9999,"msg":"Bad Gateway","data":{"taskid":"t-507"}}';
+			useApi({ create: answer(encode(text), 502), info: anyTask });
+			const once = await run(betav4(), 1, true);
+			expect(once.output[0].json).toMatchObject({ taskid: 't-507' });
+			expect(String(once.output[0].json.errorDescription)).toMatch(/names task t-507: it was created/);
+			expect(String(once.output[0].json.errorDescription)).not.toMatch(/may have been created/);
+			useApi({ create: answer(encode(text), 502), info: anyTask });
+			const retried = await withRetries();
+			expect(retried.error).toBeUndefined();
+			expect(retried.output[0].json).toMatchObject({ taskid: 't-507', status: 'completed' });
+			expect(server.requestsTo(CREATE)).toHaveLength(1);
+		},
+	);
+});
+
+it('an HTTP 400 in UTF-16 with a byte order mark: its message and body are quoted as text, not as its bytes read as UTF-8', async () => {
+	const text = '{"code":9999,"msg":"bad prompt ✗","data":{"taskid":"t-9"}}';
+	useApi({ create: answer(Buffer.from(`\ufeff${text}`, 'utf16le'), 400) });
+	const { output } = await run(betav4(), 1, true);
+	expect(output[0].json).toMatchObject({
+		taskid: 't-9',
+		error: 'The MediaGen API answered HTTP 400: bad prompt ✗ (task t-9) [item 0]',
+	});
+	expect(String(output[0].json.errorDescription)).toContain(`Response: ${text}`);
+});
+
+describe('an answer that names more than one task', () => {
+	const anyTask = (_request: unknown, response: http.ServerResponse, taskId: string) =>
+		sendJson(response, {
+			code: 1000,
+			data: { taskid: taskId, image_status: 2, url: [`${server.url}/files/${taskId}.png`] },
+		});
+	const twice = '{"code":1000,"msg":"ok","data":{"taskid":"t-1","taskid":"t-2"}}';
+
+	it('a success with taskid given twice: the last is followed (as JSON readers do), the first named in a warning and the log', async () => {
+		const logged = loggedLines().length;
+		useApi({ create: answer(twice), info: anyTask });
+		const { output, error } = await run(betav4());
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ taskid: 't-2', status: 'completed' });
+		expect(String(output[0].json.warning)).toMatch(/also named task t-1: it may exist and be charged/);
+		expect(loggedLines(logged).join('\n')).toMatch(
+			/created image task t-2 \(its answer also named task t-1\) for item 0/,
+		);
+	});
+
+	it('Stop Workflow after another item fails: the stopping error names both tasks', async () => {
+		useApi({
+			create: (request, response, index) =>
+				index === 0 ? answer(twice)(request, response) : sendJson(response, { code: 9999, msg: 'prompt refused' }),
+			info: anyTask,
+		});
+		const result = await run(betav4(), 2);
+		expect(result.error?.message).toMatch(/refused the request: prompt refused/);
+		expect(errorText(result)).toMatch(/t-2 \(item 0\)/);
+		expect(errorText(result)).toMatch(/t-1 \(item 0\)/);
+	});
+
+	it('Retry On Fail after another item failed: the later try resumes t-2 and still names t-1, creating nothing again', async () => {
+		let refused = 0;
+		useApi({
+			create: (request, response, index) => {
+				if (index === 0) return answer(twice)(request, response);
+				if (refused++ === 0) return sendJson(response, { code: 9999, msg: 'prompt refused' });
+				return sendJson(response, { code: 1000, data: { taskid: `t-${index + 10}` } });
+			},
+			info: anyTask,
+		});
+		const result = await runNode({
+			parameters: betav4(),
+			items: [{ json: { idea: 'one' } }, { json: { idea: 'two' } }],
+			credentials: { apiKey: KEY, baseUrl: server.url },
+			retryOnFail: { maxTries: 2, waitBetweenTries: 0 },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output[0].json).toMatchObject({ taskid: 't-2', status: 'completed' });
+		expect(String(result.output[0].json.warning)).toMatch(/also named task t-1/);
+		// Item 0 once, item 1 twice (refused, then created).
+		expect(server.requestsTo(CREATE)).toHaveLength(3);
+	});
+
+	it('an HTTP 502 that names two tasks: the error names both, and Retry On Fail follows them without paying again', async () => {
+		const body = '{"code":9999,"msg":"Bad Gateway","data":{"taskid":"t-5","taskid":"t-6"}}';
+		useApi({ create: answer(body, 502), info: anyTask });
+		const once = await run(betav4(), 1, true);
+		expect(once.output[0].json.error).toBe('The MediaGen API answered HTTP 502: Bad Gateway (tasks t-6, t-5) [item 0]');
+		expect(String(once.output[0].json.errorDescription)).toMatch(/names 2 tasks, t-6, t-5: each was created/);
+		useApi({ create: answer(body, 502), info: anyTask });
+		const retried = await withRetries();
+		expect(retried.error).toBeUndefined();
+		expect(retried.output[0].json).toMatchObject({ taskid: 't-6', status: 'completed' });
+		expect(String(retried.output[0].json.warning)).toMatch(/also named task t-5/);
+		expect(server.requestsTo(CREATE)).toHaveLength(1);
 	});
 });

@@ -290,3 +290,126 @@ describe('partial results are honest', () => {
 		);
 	});
 });
+
+/**
+ * An outcome is read from what the API says, not from words that happen to appear: an id is
+ * already gone only when a refusal says that these tasks are not known, by the rules of docs/known-unknowns.md; any
+ * other refusal fails them with the API's message; a code-1000 status text that does not read as success is not
+ * output as deleted.
+ */
+describe('what a delete answer says, not the words in it', () => {
+	const ids = idsOf('img', 3);
+	const refusing =
+		(body: unknown, status = 200): Answer =>
+		(_request, response) => {
+			sendJson(response, body, status);
+			return true;
+		};
+
+	it.each<[string, unknown, number, RegExp]>([
+		[
+			'9999 "Unknown error, please try again later"',
+			{ code: 9999, msg: 'Unknown error, please try again later' },
+			200,
+			/^The MediaGen API refused the request: Unknown error, please try again later \[item 0\]$/,
+		],
+		[
+			'9999 "user not found" (a wrong User ID)',
+			{ code: 9999, msg: 'user not found' },
+			200,
+			/^The MediaGen API refused the request: user not found \[item 0\]$/,
+		],
+		[
+			'9999 "task not found for this user" (the task may be another user\'s)',
+			{ code: 9999, msg: 'task not found for this user' },
+			200,
+			/refused the request: task not found for this user/,
+		],
+		['9000 (no credits)', { code: 9000, msg: 'insufficient credits' }, 200, /^Insufficient credits \[item 0\]$/],
+		['HTTP 401 (a refused key)', { code: 9999, msg: 'task not found' }, 401, /^The MediaGen API answered HTTP 401/],
+		['9999 with no message', { code: 9999 }, 200, /refused the request: no message given/],
+	])(
+		"%s: every id failed with the API's message, none already gone, none deleted",
+		async (_name, body, status, message) => {
+			const api = useDeleteApi(ids, refusing(body, status));
+			const { output, error } = await runDelete(
+				[{ json: { ids } }],
+				{ uid: 'user-7' },
+				{ onError: 'continueRegularOutput' },
+			);
+			expect(error).toBeUndefined();
+			expect(output[0].json).toMatchObject({ status: 'failed', deleted: [], alreadyGone: [], failed: ids });
+			expect(String(output[0].json.error)).toMatch(message);
+			expect(api.existing.size).toBe(3);
+			// One request: a refusal for another reason is not split in halves id by id.
+			expect(server.requestsTo(DELETE)).toHaveLength(1);
+		},
+	);
+
+	it.each([
+		'task not found',
+		'Task does not exist',
+		'tasks already deleted',
+		'任务不存在',
+		'No such task',
+		`task ${ids[0]} not found`,
+		`unknown task ids: ${ids[0]}`,
+		`${ids[0]} does not exist`,
+	])('a refusal that says the tasks are not known ("%s") marks the unknown id already gone', async (msg) => {
+		const api = useDeleteApi(ids.slice(1), (_request, response, requested) => {
+			if (!requested.includes(ids[0])) return false;
+			sendJson(response, { code: 9999, msg });
+			return true;
+		});
+		const { output, error } = await runDelete([{ json: { ids } }]);
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ status: 'deleted', alreadyGone: [ids[0]], deleted: ids.slice(1) });
+		expect(api.existing.size).toBe(0);
+	});
+
+	it.each(['Deletion unsuccessful', 'no tasks were deleted', '删除不成功', '0 tasks deleted', 'deleted 2 of 3'])(
+		'code 1000 with "%s" reports a failure: the ids are not output as deleted',
+		async (text) => {
+			useDeleteApi(ids, (_request, response) => {
+				sendJson(response, { code: 1000, msg: 'success', data: { status: text } });
+				return true;
+			});
+			const { output } = await runDelete([{ json: { ids } }], {}, { onError: 'continueRegularOutput' });
+			expect(output[0].json).toMatchObject({ status: 'failed', deleted: [], failed: ids });
+			expect(output[0].json.uncertain).toBeUndefined();
+			expect(String(output[0].json.error)).toBe(`The MediaGen API did not delete the tasks: "${text}" [item 0]`);
+		},
+	);
+
+	it.each<[string, Record<string, unknown> | undefined]>([
+		['a text in another language', { status: 'Löschvorgang abgeschlossen' }],
+		['a text about something else', { status: 'request received' }],
+		['success in words that hedge it', { status: 'will be deleted successfully' }],
+		['a count that is not the ids sent', { status: 'deleted 1 task(s) successfully' }],
+		['no status text', {}],
+		['no data', undefined],
+	])(
+		'code 1000 with %s is uncertain: not deleted, the text quoted, and deleting again is safe',
+		async (_name, data) => {
+			let answered = 0;
+			const api = useDeleteApi(ids, (_request, response, requested) => {
+				if (answered++) return false;
+				// The API deleted them, but its answer does not say so in words the node can read.
+				deleteIds(api, requested);
+				sendJson(response, { code: 1000, msg: 'success', ...(data === undefined ? {} : { data }) });
+				return true;
+			});
+			const first = await runDelete([{ json: { ids } }], {}, { onError: 'continueRegularOutput' });
+			const text = typeof data?.status === 'string' ? `"${data.status}"` : 'no status text';
+			expect(first.output[0].json).toMatchObject({ status: 'failed', deleted: [], failed: ids, uncertain: ids });
+			expect(String(first.output[0].json.error)).toBe(
+				`The MediaGen API did not confirm that it deleted the tasks: ${text} [item 0]`,
+			);
+			expect(String(first.output[0].json.errorDescription)).toMatch(/may or may not have been deleted/);
+			// Run again: the API now says it does not know them, and they count as gone.
+			const again = await runDelete([{ json: { ids } }]);
+			expect(again.error).toBeUndefined();
+			expect(again.output[0].json).toMatchObject({ status: 'deleted', alreadyGone: ids });
+		},
+	);
+});

@@ -6,17 +6,26 @@
 import { Readable } from 'node:stream';
 
 import {
+	answerText,
 	keptAnswer,
 	LEFT_OUT,
 	MAX_ANSWER_BYTES,
 	MAX_ANSWER_DEPTH,
+	namedTaskIds,
 	parseAnswer,
 	readAnswerBody,
-	recoverTaskId,
 } from '../../../nodes/MediaGen/transport/answer';
+import { MAX_LAYERS, readingsOf } from '../../../nodes/MediaGen/transport/escapes';
 import { keyRedactor } from '../../../nodes/MediaGen/transport/redaction';
+import { KEY_ENCODINGS, keyLeaks } from '../../keyEncodings';
 
 const nested = (depth: number, inner = '1') => `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`;
+
+/** The ids a creation answer's bytes name, as the node reads them (a body that is not JSON has no JSON). */
+const idsIn = (bytes: Buffer, key = 'key') => {
+	const text = answerText(bytes);
+	return namedTaskIds(text, parseAnswer(text).json, keyRedactor(key));
+};
 
 /** How deep a value's objects go, counted without recursion. */
 function depthOf(value: unknown): number {
@@ -37,7 +46,7 @@ describe('readAnswerBody', () => {
 		expect(body.tooLarge).toBe(true);
 		expect(body.bytes.length).toBe(MAX_ANSWER_BYTES);
 		expect(aborted).toBe(1);
-		expect(recoverTaskId(body.bytes, undefined, keyRedactor('key'))).toBe('t-1');
+		expect(idsIn(body.bytes)).toEqual(['t-1']);
 	});
 
 	it('a body that breaks off keeps what came, and the error that ended it', async () => {
@@ -47,23 +56,23 @@ describe('readAnswerBody', () => {
 		const body = await readAnswerBody(stream, () => {});
 		expect(body.brokeOff).toEqual(new Error('aborted'));
 		expect(body.bytes.toString()).toBe('{"code":1000,"data":{"taskid":"t-2",');
-		expect(recoverTaskId(body.bytes, undefined, keyRedactor('key'))).toBe('t-2');
+		expect(idsIn(body.bytes)).toEqual(['t-2']);
 	});
 
 	it('an id cut off by the end of the bytes is not taken for a whole one', () => {
-		expect(recoverTaskId(Buffer.from('{"data":{"taskid":"t-3'), undefined, keyRedactor('key'))).toBeUndefined();
-		expect(recoverTaskId(Buffer.from('{"data":{"taskid":12'), undefined, keyRedactor('key'))).toBeUndefined();
+		expect(idsIn(Buffer.from('{"data":{"taskid":"t-3'))).toEqual([]);
+		expect(idsIn(Buffer.from('{"data":{"taskid":12'))).toEqual([]);
 	});
 });
 
 describe('parseAnswer and keptAnswer', () => {
 	it('JSON after a UTF-8 byte order mark is JSON; a page is not', () => {
-		expect(parseAnswer(Buffer.from('\ufeff{"code":1000}'))).toEqual({ json: { code: 1000 } });
-		expect(parseAnswer(Buffer.from('<html>502</html>'))).toEqual({});
+		expect(parseAnswer(answerText(Buffer.from('\ufeff{"code":1000}')))).toEqual({ json: { code: 1000 } });
+		expect(parseAnswer(answerText(Buffer.from('<html>502</html>')))).toEqual({});
 	});
 
 	it('an answer a million levels deep is parsed, and kept down to the limit with a marker', () => {
-		const { json } = parseAnswer(Buffer.from(`{"code":1000,"data":{"taskid":"t-4","meta":${nested(1_000_000)}}}`));
+		const { json } = parseAnswer(`{"code":1000,"data":{"taskid":"t-4","meta":${nested(1_000_000)}}}`);
 		const data = (json as { data: unknown }).data;
 		const kept = keptAnswer(data, keyRedactor('key'), 1) as { taskid: string };
 		expect(kept.taskid).toBe('t-4');
@@ -75,6 +84,62 @@ describe('parseAnswer and keptAnswer', () => {
 	it('lists nest too, and the key is redacted in names and texts at every kept depth', () => {
 		const kept = keptAnswer({ 'k-secret-key-1': [['k-secret-key-1 in text', [[[]]]]] }, keyRedactor('k-secret-key-1'));
 		expect(kept).toEqual({ '[redacted]': [['[redacted] in text', [[[]]]]] });
+	});
+});
+
+describe('answers in any Unicode encoding, and every task they name', () => {
+	const envelope = '{"code":1000,"msg":"ok","data":{"taskid":"t-507"}}';
+	const utf32 = (text: string, bigEndian: boolean) =>
+		Buffer.concat(
+			[...text].map((char) => {
+				const unit = Buffer.alloc(4);
+				if (bigEndian) unit.writeUInt32BE(char.codePointAt(0)!);
+				else unit.writeUInt32LE(char.codePointAt(0)!);
+				return unit;
+			}),
+		);
+	const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+	const encodings: Array<[string, Buffer]> = [
+		['UTF-8', Buffer.from(envelope)],
+		['UTF-8 with a byte order mark', Buffer.from(`\ufeff${envelope}`)],
+		['UTF-16 LE with a byte order mark', Buffer.from(`\ufeff${envelope}`, 'utf16le')],
+		['UTF-16 LE', Buffer.from(envelope, 'utf16le')],
+		['UTF-16 BE with a byte order mark', utf16be(`\ufeff${envelope}`)],
+		['UTF-16 BE', utf16be(envelope)],
+		['UTF-32 LE with a byte order mark', utf32(`\ufeff${envelope}`, false)],
+		['UTF-32 LE', utf32(envelope, false)],
+		['UTF-32 BE with a byte order mark', utf32(`\ufeff${envelope}`, true)],
+		['UTF-32 BE', utf32(`\n ${envelope}`, true)],
+	];
+
+	it.each(encodings)('%s is read as text: JSON, naming its task', (_name, bytes) => {
+		expect(parseAnswer(answerText(bytes)).json).toEqual(JSON.parse(envelope));
+		expect(idsIn(bytes)).toEqual(['t-507']);
+	});
+
+	it.each(encodings)('%s cut off after the task id still names it', (name, bytes) => {
+		// The last character missing, and half of the one before it (both "}").
+		const unit = name.startsWith('UTF-32') ? 4 : name.startsWith('UTF-16') ? 2 : 1;
+		const cut = bytes.subarray(0, bytes.length - unit - Math.floor(unit / 2));
+		expect(parseAnswer(answerText(cut)).json).toBeUndefined();
+		expect(idsIn(cut)).toEqual(['t-507']);
+	});
+
+	it('every id of a taskid given twice (or more), the one JSON.parse keeps first', () => {
+		const twice = Buffer.from('{"code":1000,"data":{"taskid":"t-1","url":"u","taskid":"t-2"},"taskid":"t-3"}');
+		expect(idsIn(twice)).toEqual(['t-2', 't-1', 't-3']);
+	});
+
+	it('a taskid whose name or value is written with escapes, and numbers', () => {
+		expect(idsIn(Buffer.from('{"data":{"task\\u0069d":"t\\u002d9","taskid":12}}'))).toEqual(['12', 't-9']);
+	});
+
+	it('an id in a page, a message that only quotes one, and an id that echoes the key', () => {
+		expect(idsIn(Buffer.from('<html><!-- {"taskid":"t-8"} --></html>'))).toEqual(['t-8']);
+		expect(idsIn(Buffer.from('{"code":9999,"msg":"no \\"taskid\\": \\"x\\" here"}'))).toEqual([]);
+		expect(idsIn(Buffer.from('{"data":{"taskid":"t-&#107;&#101;&#121;-0123456789ab"}}'), 'key-0123456789ab')).toEqual([
+			't-[redacted]',
+		]);
 	});
 });
 
@@ -125,6 +190,40 @@ describe('keyRedactor', () => {
 			Buffer.from('hello world, hello key').toString('base64'),
 		];
 		for (const text of other) expect(redact(text)).toBe(text);
+	});
+
+	it.each(['Zq9kHostileKey-0123456789abcdef', key, 'k&amp;#39;%41\\u0041-0123456789'])(
+		'finds the key %j in every encoding of test/keyEncodings.ts, in a page, a URL and a JSON text',
+		(apiKey) => {
+			const redactKey = keyRedactor(apiKey);
+			// A key that holds escapes itself (`&amp;`, `%41`) is found in every encoding of the whole key, but not when
+			// each of its characters is escaped to another depth: undone layer by layer, its own escapes and the
+			// server's then read differently (docs/errors-and-n8n-settings.md, "The key in answers").
+			const ownEscapes = /%[0-9a-f]{2}|&[a-z#]|\\/i.test(apiKey);
+			for (const encoding of KEY_ENCODINGS.filter((entry) => !ownEscapes || !entry.name.startsWith('a mix'))) {
+				const page = `<p title="${encoding.encode(apiKey)}">https://files.example/a.png?sig=${encoding.encode(apiKey)}&v=1</p>`;
+				for (const text of [page, JSON.stringify({ page }), encodeURIComponent(page)]) {
+					expect({ encoding: encoding.name, text, leaks: keyLeaks(redactKey(text), apiKey) }).toEqual({
+						encoding: encoding.name,
+						text,
+						leaks: [],
+					});
+				}
+			}
+		},
+	);
+
+	it('reads a text at most MAX_LAYERS layers deep, however many escapes it nests', () => {
+		expect(readingsOf('\\'.repeat(100_000))).toHaveLength(MAX_LAYERS + 1);
+		expect(readingsOf('%'.repeat(10) + '25'.repeat(20) + '41').map((reading) => reading.text.length)).toEqual(
+			readingsOf('%'.repeat(10) + '25'.repeat(20) + '41').map((reading) => reading.text.length),
+		);
+		expect(readingsOf('no escape here')).toHaveLength(1);
+	});
+
+	it('leaves text without the key as it was, escapes and all', () => {
+		const text = 'a%41&amp;b\\u0041 &#x4b;ey &notakey; %zz \\q';
+		expect(redact(text)).toBe(text);
 	});
 
 	it('a short key is still redacted as typed, but not looked for in base64', () => {

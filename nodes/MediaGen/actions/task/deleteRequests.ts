@@ -2,15 +2,18 @@
  * Task → Delete through the waiting engine's creations' lane (engine.ts, lane.ts): the same bound on requests in
  * flight (Max Concurrent Requests, halved on HTTP 429), the same holds and retry queue. Each request group (an
  * item, or with Combine All Items every item of one Task Type and User ID) goes out in chunks of DELETE_CHUNK_SIZE
- * distinct ids, and what became of every id is kept (output/deleteOutput.ts):
- * - deleted: the API answered code 1000 with a status text that does not report a failure;
- * - already gone: the API refused because it does not know the id (deleted before, by an earlier run or try, or a
- *   task of the other Task Type). Deleting it is done, so Retry On Fail, or a run after a partial one, does not
- *   fail on what a first try deleted. A refusal that names ids of the chunk marks those and sends the rest again;
- *   one that names none splits the chunk in halves until each id stands alone;
- * - failed: a status text that reports a failure (the API documents that a success reports success), any other
- *   refusal, or a failure that did not pass within Max Wait. Deleting is safe to repeat, so HTTP 429 (after its
- *   Retry-After), 408, 5xx and answers that never came are repeated, by the engine.
+ * distinct ids, and what became of every id is kept (output/deleteOutput.ts). What an answer says is read by the
+ * rules of transport/wording.ts, written from the API's contract (docs/known-unknowns.md):
+ * - deleted: the API answered code 1000 with a status text that reads as success;
+ * - already gone: the API refused (code 9999) saying that it does not know these tasks (deleted before, by an
+ *   earlier run or try, or tasks of the other Task Type). Deleting them is done, so Retry On Fail, or a run after a
+ *   partial one, does not fail on what a first try deleted. A refusal that names ids of the chunk marks those and
+ *   sends the rest again; one that names none splits the chunk in halves until each id stands alone;
+ * - uncertain: code 1000 with a status text that cannot be read as success or as a failure (another language, a
+ *   text about something else, none): the ids may or may not have been deleted, and count as not deleted;
+ * - failed: a status text that reports a failure, any other refusal (9999 for another reason, 9000, a refused key,
+ *   a wrong User ID), or a failure that did not pass within Max Wait. Deleting is safe to repeat, so HTTP 429
+ *   (after its Retry-After), 408, 5xx and answers that never came are repeated, by the engine.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -19,7 +22,16 @@ import type { ItemError } from '../../helpers/itemFailure';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { buildDeleteJson, sortedIds, type DeleteFate } from '../../output/deleteOutput';
 import type { ItemOutcome } from '../../output/taskOutput';
-import { apiJsonRequest, clip, saidNotFound, saysNotFound, type ApiSession } from '../../transport';
+import {
+	apiJsonRequest,
+	clip,
+	notKnownIn,
+	readStatusText,
+	refusalOf,
+	RESPONSE_CODE,
+	type ApiSession,
+	type StatusReading,
+} from '../../transport';
 import { runEngine, type RequestJob } from '../../waiting/engine';
 import type { WaitingOptions } from '../../waiting/options';
 
@@ -51,27 +63,6 @@ interface DeleteGroup {
 	texts: Set<string>;
 	/** The first failure: the group's items end with it. */
 	error?: ItemError;
-}
-
-/** A word of failure in a status text, in English or Chinese (the API's texts are not documented). */
-const FAILURE_WORDS =
-	/\b(?:fail(?:s|ed|ure)?|errors?|unable|cannot|can't|could ?n[o']t|not (?:been )?deleted|denied|refused|rejected|forbidden|invalid|partial(?:ly)?)\b|失败|错误|未删除|拒绝|无效/i;
-
-/** Whether a delete's status text reports a failure; any other text of a code-1000 answer is a success. */
-export function reportsFailure(text: string): boolean {
-	return FAILURE_WORDS.test(text);
-}
-
-const ID_CHARACTER = /[A-Za-z0-9_-]/;
-
-/** Whether `text` names `id` as a whole (not as part of a longer id). */
-function names(text: string, id: string): boolean {
-	for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + 1)) {
-		const before = text[at - 1];
-		const after = text[at + id.length];
-		if ((!before || !ID_CHARACTER.test(before)) && (!after || !ID_CHARACTER.test(after))) return true;
-	}
-	return false;
 }
 
 /** The groups of the items: one per item, or one per Task Type and User ID with Combine All Items. */
@@ -106,11 +97,10 @@ function groupsOf(items: DeleteItem[], combine: boolean): DeleteGroup[] {
 }
 
 /**
- * What a "not found" answer says about a chunk: the ids its text names are gone and the rest go again; a text that
- * names none of them leaves each id to stand alone (halves), and a lone id is gone.
+ * What a refusal that says tasks are not known means for a chunk: the ids it names are gone and the rest go again;
+ * one that names none leaves each id to stand alone (halves), and a lone id is gone.
  */
-function notFound(group: DeleteGroup, ids: string[], text: string): string[][] {
-	const named = ids.filter((id) => names(text, id));
+function notKnown(group: DeleteGroup, ids: string[], named: string[]): string[][] {
 	if (named.length) {
 		for (const id of named) group.fates.set(id, 'gone');
 		const rest = ids.filter((id) => group.fates.get(id) !== 'gone');
@@ -133,19 +123,24 @@ function chunkJob(this: IExecuteFunctions, group: DeleteGroup, ids: string[]): R
 		send: async (session: ApiSession, timeout: number) => {
 			const body: IDataObject = { taskids: ids };
 			if (group.taskType === 'image' && group.uid) body.uid = group.uid;
-			let refusal: string | undefined;
+			let unknown: { named: string[] } | undefined;
 			const data = await apiJsonRequest
 				.call(this, path, body, { itemIndex, notFoundHint: group.notFoundHint, timeout, session })
 				.catch((error: unknown) => {
-					// The API does not know (some of) the ids: not a failure of the request. Anything else is the engine's.
-					if (!saidNotFound(error)) return Promise.reject(error);
-					refusal = (error as Error).message;
-					return undefined;
+					// The API says it does not know (some of) these tasks: not a failure of the request. Any other answer
+					// is the engine's (repeated when it may pass, else the ids failed).
+					const refusal = refusalOf(error);
+					unknown = refusal?.code === RESPONSE_CODE.failure ? notKnownIn(refusal.message, ids) : undefined;
+					return unknown ? undefined : Promise.reject(error);
 				});
-			if (refusal !== undefined) return again(notFound(group, ids, refusal));
+			if (unknown) return again(notKnown(group, ids, unknown.named));
 			const text = typeof data?.status === 'string' ? data.status : undefined;
-			if (text !== undefined && saysNotFound(text)) return again(notFound(group, ids, text));
-			if (text !== undefined && reportsFailure(text)) throw failureText.call(this, path, text, ids, itemIndex);
+			const reading = readStatusText(text, ids.length);
+			if (reading !== 'success') {
+				// Unreadable: the API may have deleted them; either way, not confirmed (and safe to send again).
+				if (reading === 'unreadable') for (const id of ids) group.fates.set(id, 'uncertain');
+				throw notConfirmed.call(this, path, text, reading, ids, itemIndex);
+			}
 			for (const id of ids) group.fates.set(id, 'deleted');
 			if (text) group.texts.add(text);
 			return [];
@@ -157,15 +152,30 @@ function chunkJob(this: IExecuteFunctions, group: DeleteGroup, ids: string[]): R
 	};
 }
 
-/** A code-1000 answer whose status text reports a failure: the API did not say the ids were deleted. */
-function failureText(this: IExecuteFunctions, path: string, text: string, ids: string[], itemIndex: number) {
-	const quoted = clip(text);
-	const message = `The MediaGen API did not delete the tasks: "${quoted}" [item ${itemIndex}]`;
-	return new NodeApiError(this.getNode(), { message, code: 1000 } as never, {
-		message,
-		description: `POST ${path} answered code 1000 with the status text "${quoted}", which reports a failure: the ${ids.length} task ID(s) of this request count as not deleted.`,
-		itemIndex,
-	});
+/**
+ * A code-1000 answer whose status text does not read as success: it reports a failure, or the node cannot read it
+ * (transport/wording.ts). Either way the API did not say the ids were deleted.
+ */
+function notConfirmed(
+	this: IExecuteFunctions,
+	path: string,
+	text: string | undefined,
+	reading: Exclude<StatusReading, 'success'>,
+	ids: string[],
+	itemIndex: number,
+) {
+	const quoted = text === undefined ? undefined : clip(text);
+	const shown = quoted === undefined ? 'no status text' : `"${quoted}"`;
+	const message =
+		reading === 'failure'
+			? `The MediaGen API did not delete the tasks: ${shown} [item ${itemIndex}]`
+			: `The MediaGen API did not confirm that it deleted the tasks: ${shown} [item ${itemIndex}]`;
+	const answered = `POST ${path} answered code 1000 with ${quoted === undefined ? 'no status text' : `the status text ${shown}`}`;
+	const description =
+		reading === 'failure'
+			? `${answered}, which reports a failure: the ${ids.length} task ID(s) of this request count as not deleted.`
+			: `${answered}, which the node cannot read as success (the API reports a successful delete in its status text; which texts count is in docs/known-unknowns.md): the ${ids.length} task ID(s) of this request may or may not have been deleted, so they count as not deleted, and the item's uncertain field lists them.`;
+	return new NodeApiError(this.getNode(), { message, code: 1000 } as never, { message, description, itemIndex });
 }
 
 /** Up to this many ids an error names; the item's `failed` field lists them all. */
@@ -173,10 +183,13 @@ const MAX_NAMED_IDS = 10;
 
 /** What became of a failed group's ids, for its error: counts, some ids, and that deleting again is safe. */
 function summary(group: DeleteGroup): string {
-	const { deleted, alreadyGone, failed } = sortedIds({ taskIds: group.ids, fates: group.fates });
+	const { deleted, alreadyGone, failed, uncertain } = sortedIds({ taskIds: group.ids, fates: group.fates });
 	const shown = failed.slice(0, MAX_NAMED_IDS).join(', ');
 	const more = failed.length > MAX_NAMED_IDS ? `, … (${failed.length - MAX_NAMED_IDS} more)` : '';
-	return `Of the ${group.ids.length} task ID(s) of this request, ${deleted.length} were deleted, ${alreadyGone.length} were already gone and ${failed.length} were not deleted (${shown}${more}); the item's deleted, alreadyGone and failed fields list them. Deleting is safe to repeat: ids already gone count as deleted, so running the node again (or Retry On Fail) deletes the rest.`;
+	const unsure = uncertain.length
+		? `; ${uncertain.length} of them may have been deleted (the API's status text did not say), the item's uncertain field lists them`
+		: '';
+	return `Of the ${group.ids.length} task ID(s) of this request, ${deleted.length} were deleted, ${alreadyGone.length} were already gone and ${failed.length} were not deleted (${shown}${more})${unsure}; the item's deleted, alreadyGone and failed fields list them. Deleting is safe to repeat: ids already gone count as deleted, so running the node again (or Retry On Fail) deletes the rest.`;
 }
 
 /** The outcomes of a group: one item paired with all its items, or an error per item; none if it never finished. */

@@ -1,0 +1,431 @@
+/**
+ * The escapes a server may write a text with, undone one layer at a time, each character of the result knowing
+ * where it came from: percent-encoding (`%2F`, any case, `%uXXXX`; UTF-8 byte runs, else Latin-1), HTML character
+ * references (`&#47;`, `&#x2f;`, `&sol;`, with or without the semicolon where browsers accept none), JSON and
+ * JavaScript escapes (`\u002F`, `\u{2F}`, `\x2F`, `\/`, `\n`, …). A text escaped several times over, or in a mix
+ * (a percent-encoded URL inside an HTML attribute inside a JSON string), reads plain after as many layers. The
+ * redaction of the key (redaction.ts) looks for it in every layer and replaces what it came from.
+ */
+
+/**
+ * A reading of a text: its characters, and where each came from. A reading with a layer undone is made of segments,
+ * each a run of characters copied from the reading before it or one character an escape of it decoded to; a
+ * character's place in the original text is found through them, one layer at a time.
+ */
+export interface Reading {
+	text: string;
+	/** Absent for the original text itself. */
+	segments?: Segments;
+}
+
+interface Segments {
+	/** The reading this one undid a layer of. */
+	previous: Reading;
+	/** Where each segment starts in this reading's text (ascending), and where it came from in the previous one. */
+	at: number[];
+	from: number[];
+	/** Whether the segment is a run copied as it was (else one decoded character: all of it came from `from`). */
+	copied: boolean[];
+}
+
+/** Named character references of HTML for the characters a key or a URL may hold: ASCII punctuation and Latin-1. */
+const NAMED: Readonly<Record<string, number>> = {
+	amp: 0x26,
+	AMP: 0x26,
+	lt: 0x3c,
+	LT: 0x3c,
+	gt: 0x3e,
+	GT: 0x3e,
+	quot: 0x22,
+	QUOT: 0x22,
+	apos: 0x27,
+	excl: 0x21,
+	num: 0x23,
+	dollar: 0x24,
+	percnt: 0x25,
+	lpar: 0x28,
+	rpar: 0x29,
+	ast: 0x2a,
+	midast: 0x2a,
+	plus: 0x2b,
+	comma: 0x2c,
+	period: 0x2e,
+	sol: 0x2f,
+	colon: 0x3a,
+	semi: 0x3b,
+	equals: 0x3d,
+	quest: 0x3f,
+	commat: 0x40,
+	lsqb: 0x5b,
+	lbrack: 0x5b,
+	bsol: 0x5c,
+	rsqb: 0x5d,
+	rbrack: 0x5d,
+	Hat: 0x5e,
+	lowbar: 0x5f,
+	UnderBar: 0x5f,
+	grave: 0x60,
+	DiacriticalGrave: 0x60,
+	lcub: 0x7b,
+	lbrace: 0x7b,
+	vert: 0x7c,
+	verbar: 0x7c,
+	VerticalLine: 0x7c,
+	rcub: 0x7d,
+	rbrace: 0x7d,
+	Tab: 0x09,
+	NewLine: 0x0a,
+	nbsp: 0xa0,
+	iexcl: 0xa1,
+	cent: 0xa2,
+	pound: 0xa3,
+	curren: 0xa4,
+	yen: 0xa5,
+	brvbar: 0xa6,
+	sect: 0xa7,
+	uml: 0xa8,
+	copy: 0xa9,
+	ordf: 0xaa,
+	laquo: 0xab,
+	not: 0xac,
+	shy: 0xad,
+	reg: 0xae,
+	macr: 0xaf,
+	deg: 0xb0,
+	plusmn: 0xb1,
+	sup2: 0xb2,
+	sup3: 0xb3,
+	acute: 0xb4,
+	micro: 0xb5,
+	para: 0xb6,
+	middot: 0xb7,
+	cedil: 0xb8,
+	sup1: 0xb9,
+	ordm: 0xba,
+	raquo: 0xbb,
+	frac14: 0xbc,
+	frac12: 0xbd,
+	frac34: 0xbe,
+	iquest: 0xbf,
+	Agrave: 0xc0,
+	Aacute: 0xc1,
+	Acirc: 0xc2,
+	Atilde: 0xc3,
+	Auml: 0xc4,
+	Aring: 0xc5,
+	AElig: 0xc6,
+	Ccedil: 0xc7,
+	Egrave: 0xc8,
+	Eacute: 0xc9,
+	Ecirc: 0xca,
+	Euml: 0xcb,
+	Igrave: 0xcc,
+	Iacute: 0xcd,
+	Icirc: 0xce,
+	Iuml: 0xcf,
+	ETH: 0xd0,
+	Ntilde: 0xd1,
+	Ograve: 0xd2,
+	Oacute: 0xd3,
+	Ocirc: 0xd4,
+	Otilde: 0xd5,
+	Ouml: 0xd6,
+	times: 0xd7,
+	Oslash: 0xd8,
+	Ugrave: 0xd9,
+	Uacute: 0xda,
+	Ucirc: 0xdb,
+	Uuml: 0xdc,
+	Yacute: 0xdd,
+	THORN: 0xde,
+	szlig: 0xdf,
+	agrave: 0xe0,
+	aacute: 0xe1,
+	acirc: 0xe2,
+	atilde: 0xe3,
+	auml: 0xe4,
+	aring: 0xe5,
+	aelig: 0xe6,
+	ccedil: 0xe7,
+	egrave: 0xe8,
+	eacute: 0xe9,
+	ecirc: 0xea,
+	euml: 0xeb,
+	igrave: 0xec,
+	iacute: 0xed,
+	icirc: 0xee,
+	iuml: 0xef,
+	eth: 0xf0,
+	ntilde: 0xf1,
+	ograve: 0xf2,
+	oacute: 0xf3,
+	ocirc: 0xf4,
+	otilde: 0xf5,
+	ouml: 0xf6,
+	divide: 0xf7,
+	oslash: 0xf8,
+	ugrave: 0xf9,
+	uacute: 0xfa,
+	ucirc: 0xfb,
+	uuml: 0xfc,
+	yacute: 0xfd,
+	thorn: 0xfe,
+	yuml: 0xff,
+};
+
+/** References browsers read without their semicolon too. */
+const LEGACY = new Set(['amp', 'AMP', 'lt', 'LT', 'gt', 'GT', 'quot', 'QUOT']);
+
+/** Single-character escapes of JSON and JavaScript. */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+	'"': '"',
+	"'": "'",
+	'\\': '\\',
+	'/': '/',
+	n: '\n',
+	r: '\r',
+	t: '\t',
+	b: '\b',
+	f: '\f',
+	v: '\v',
+};
+
+/** Whether a text may hold an escape this file undoes: without `%`, `&` or `\` it holds none. */
+export function mayHoldEscapes(text: string): boolean {
+	return text.includes('%') || text.includes('&') || text.includes('\\');
+}
+
+/** The value of a hex digit's character code, or -1. */
+function hexDigit(code: number): number {
+	if (code >= 0x30 && code <= 0x39) return code - 0x30;
+	const lower = code | 0x20;
+	return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/** `length` hex digits at `at`, or -1. */
+function hexAt(text: string, at: number, length: number): number {
+	if (at + length > text.length) return -1;
+	let value = 0;
+	for (let index = at; index < at + length; index++) {
+		const digit = hexDigit(text.charCodeAt(index));
+		if (digit < 0) return -1;
+		value = value * 16 + digit;
+	}
+	return value;
+}
+
+const isCodePoint = (value: number) => value > 0 && value <= 0x10ffff && !(value >= 0xd800 && value <= 0xdfff);
+
+/** Where one layer is written: its text in parts, and its segments. */
+class Output {
+	readonly parts: string[] = [];
+	readonly segments: Segments;
+	length = 0;
+
+	constructor(private readonly reading: Reading) {
+		this.segments = { previous: reading, at: [], from: [], copied: [] };
+	}
+
+	private segment(from: number, copied: boolean): void {
+		this.segments.at.push(this.length);
+		this.segments.from.push(from);
+		this.segments.copied.push(copied);
+	}
+
+	/** Characters `from` to `to` of the reading, as they are. */
+	copy(from: number, to: number): void {
+		if (to <= from) return;
+		this.segment(from, true);
+		this.parts.push(this.reading.text.slice(from, to));
+		this.length += to - from;
+	}
+
+	/** A code point decoded from the escape at character `at` of the reading. */
+	push(codePoint: number, at: number): void {
+		this.segment(at, false);
+		const char = String.fromCodePoint(codePoint);
+		this.parts.push(char);
+		this.length += char.length;
+	}
+
+	done(end: number): Reading {
+		// The end of the text maps to the end of the reading before it.
+		this.segment(end, true);
+		return { text: this.parts.join(''), segments: this.segments };
+	}
+}
+
+/** The length of a UTF-8 sequence its lead byte announces (1 for a byte that leads none). */
+function sequenceLength(lead: number): number {
+	return lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 1;
+}
+
+/** The code point of a whole, shortest UTF-8 sequence of `size` bytes, or -1. */
+function utf8CodePoint(bytes: number[], size: number): number {
+	if (bytes.length < size) return -1;
+	let value = bytes[0] & (0xff >> (size + 1));
+	for (let index = 1; index < size; index++) {
+		if ((bytes[index] & 0xc0) !== 0x80) return -1;
+		value = (value << 6) | (bytes[index] & 0x3f);
+	}
+	const shortest = size === 2 ? value >= 0x80 : size === 3 ? value >= 0x800 : value >= 0x10000;
+	return shortest && isCodePoint(value) ? value : -1;
+}
+
+/** A run of `%XX` bytes at `at`: written as UTF-8 sequences where they are whole, else each byte as Latin-1. */
+function percentRun(text: string, at: number, out: Output): number {
+	let end = at;
+	const bytes: number[] = [];
+	while (text.charCodeAt(end) === 0x25) {
+		const byte = hexAt(text, end + 1, 2);
+		if (byte < 0) break;
+		bytes.push(byte);
+		end += 3;
+	}
+	if (!bytes.length) {
+		// JavaScript's escape(): %uXXXX.
+		const unit = (text.charCodeAt(at + 1) | 0x20) === 0x75 ? hexAt(text, at + 2, 4) : -1;
+		if (unit < 0) return 0;
+		out.push(unit, at);
+		return 6;
+	}
+	for (let index = 0; index < bytes.length; ) {
+		const size = sequenceLength(bytes[index]);
+		const codePoint = size > 1 ? utf8CodePoint(bytes.slice(index, index + size), size) : -1;
+		out.push(codePoint >= 0 ? codePoint : bytes[index], at + index * 3);
+		index += codePoint >= 0 ? size : 1;
+	}
+	return end - at;
+}
+
+/** An HTML character reference at `at` (which holds `&`). */
+function characterReference(text: string, at: number, out: Output): number {
+	if (text.charCodeAt(at + 1) === 0x23) {
+		const hex = (text.charCodeAt(at + 2) | 0x20) === 0x78;
+		let end = at + (hex ? 3 : 2);
+		let value = 0;
+		const first = end;
+		for (; end - first < 9; end++) {
+			const code = text.charCodeAt(end);
+			const digit = hex ? hexDigit(code) : code >= 0x30 && code <= 0x39 ? code - 0x30 : -1;
+			if (digit < 0) break;
+			value = value * (hex ? 16 : 10) + digit;
+		}
+		if (end === first || !isCodePoint(value)) return 0;
+		out.push(value, at);
+		return end - at + (text.charCodeAt(end) === 0x3b ? 1 : 0);
+	}
+	let end = at + 1;
+	for (; end - at <= 32; end++) {
+		const code = text.charCodeAt(end);
+		const lower = code | 0x20;
+		if (!((lower >= 0x61 && lower <= 0x7a) || (code >= 0x30 && code <= 0x39))) break;
+	}
+	// A name of 2 to 32 characters (the longest the table holds is 16).
+	if (end - at < 3 || end - at > 32) return 0;
+	const name = text.slice(at + 1, end);
+	const value = NAMED[name];
+	if (value !== undefined && text.charCodeAt(end) === 0x3b) {
+		out.push(value, at);
+		return end - at + 1;
+	}
+	// Without a semicolon only the legacy references, and only as a whole word ("&amp" but not "&ampere").
+	if (LEGACY.has(name)) {
+		out.push(NAMED[name], at);
+		return end - at;
+	}
+	return 0;
+}
+
+/** A JSON or JavaScript escape at `at` (which holds `\`). */
+function backslashEscape(text: string, at: number, out: Output): number {
+	const kind = text[at + 1];
+	if (kind === 'u' && text[at + 2] === '{') {
+		const close = text.indexOf('}', at + 3);
+		const value = close > at + 3 && close - at <= 12 ? hexAt(text, at + 3, close - at - 3) : -1;
+		if (!isCodePoint(value)) return 0;
+		out.push(value, at);
+		return close - at + 1;
+	}
+	if (kind === 'u' || kind === 'x') {
+		const width = kind === 'u' ? 4 : 2;
+		const value = hexAt(text, at + 2, width);
+		if (value < 0) return 0;
+		out.push(value, at);
+		return width + 2;
+	}
+	const short = kind === undefined ? undefined : SHORT_ESCAPES[kind];
+	if (short === undefined) return 0;
+	out.push(short.charCodeAt(0), at);
+	return 2;
+}
+
+/** Where character `index` of a reading starts in the original text (its length maps to the original's). */
+export function startOf(reading: Reading, index: number): number {
+	let current = reading;
+	let position = index;
+	while (current.segments) {
+		const { at, from, copied, previous } = current.segments;
+		// The last segment that starts at or before the position.
+		let low = 0;
+		let high = at.length - 1;
+		while (low < high) {
+			const middle = (low + high + 1) >> 1;
+			if (at[middle] <= position) low = middle;
+			else high = middle - 1;
+		}
+		position = copied[low] ? from[low] + (position - at[low]) : from[low];
+		current = previous;
+	}
+	return position;
+}
+
+/** The reading with one layer of escapes undone, or undefined when it holds none. */
+export function undoOneLayer(reading: Reading): Reading | undefined {
+	const { text } = reading;
+	let out: Output | undefined;
+	let plainFrom = 0;
+	const triggers = /[%&\\]/g;
+	for (let match = triggers.exec(text); match; match = triggers.exec(text)) {
+		const at = match.index;
+		const char = text.charCodeAt(at);
+		const target = out ?? new Output(reading);
+		const before = target.length;
+		target.copy(plainFrom, at);
+		// Each decoder writes only when it read an escape.
+		const used =
+			char === 0x25
+				? percentRun(text, at, target)
+				: char === 0x26
+					? characterReference(text, at, target)
+					: backslashEscape(text, at, target);
+		if (!used) {
+			// Not an escape: what was copied stays, and the plain run goes on from here.
+			if (target.length === before && out === undefined) continue;
+			out = target;
+			plainFrom = at;
+			continue;
+		}
+		out = target;
+		plainFrom = at + used;
+		triggers.lastIndex = plainFrom;
+	}
+	if (!out || !out.segments.copied.some((copied) => !copied)) return undefined;
+	out.copy(plainFrom, text.length);
+	return out.done(text.length);
+}
+
+/** Decoding stops after this many layers: real texts are escaped two or three times at most. */
+export const MAX_LAYERS = 8;
+
+/** The text and every reading of it with one more layer undone, up to MAX_LAYERS or until nothing changes. */
+export function readingsOf(text: string): Reading[] {
+	const readings: Reading[] = [{ text }];
+	if (!mayHoldEscapes(text)) return readings;
+	for (let layer = 0; layer < MAX_LAYERS; layer++) {
+		const next = undoOneLayer(readings[readings.length - 1]);
+		if (!next) break;
+		readings.push(next);
+	}
+	return readings;
+}
