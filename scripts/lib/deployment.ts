@@ -11,8 +11,8 @@ import type { ChildProcess } from 'node:child_process';
 
 import { installCommunityPackage, type N8nInstall } from './installer';
 import { n8nEnv, simulatorCredential, spawnN8n, startN8nServer, waitForWebhook } from './n8n';
-import { freePort, removeNow, removeOnExit, stopProcess, waitForHttp, waitForLog } from './process';
-import { activateWorkflow, restPost, setupOwner, type RestSession } from './rest';
+import { freePort, logSize, removeNow, removeOnExit, stopProcess, waitForHttp, waitForLog } from './process';
+import { activateWorkflow, loginOwner, restPost, setupOwner, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
 
 /** Postgres and Redis for a queue-mode deployment: its own database and its own Bull prefix in them. */
@@ -114,8 +114,16 @@ export interface Deployment {
 	workerLogs: string[];
 	/** Queue mode: the deployment's database on the Postgres server. */
 	database?: string;
+	/** The main process's user folder (regular mode: its SQLite database is `.n8n/database.sqlite` in it). */
+	mainFolder: string;
 	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
 	idOf: (workflowId: string) => string;
+	/**
+	 * Stops the main process (SIGTERM, as a deploy or a container restart does; its workers keep running), calls
+	 * `whileDown`, then starts it again on the same port, user folder and database, and waits until it is ready and
+	 * has activated its published workflows; `session` is logged in again (the same object, updated).
+	 */
+	restartMain: (whileDown?: () => Promise<void> | void) => Promise<void>;
 	stop: () => Promise<void>;
 }
 
@@ -165,7 +173,9 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		const workerLogs = folders.slice(1).map((name) => path.join(options.logDir, `${name}.log`));
 		// The workers start once the main is ready, that is its database migrated: n8n 1.x takes no migration lock,
 		// and a worker migrating the same database at the same time breaks both.
-		const server = await startN8nServer(install, await n8nEnv(install, path.join(work, 'main'), modeEnv), mainLog);
+		const mainFolder = path.join(work, 'main');
+		const mainEnv = await n8nEnv(install, mainFolder, modeEnv);
+		const server = await startN8nServer(install, mainEnv, mainLog);
 		children.push(server.child);
 		await Promise.all(
 			folders.slice(1).map(async (name, index) => {
@@ -178,7 +188,29 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		const ids = await createWorkflows(session, options);
 		for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
 		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
-		return { install, baseUrl: server.url, session, mainLog, workerLogs, database, idOf, stop };
+		const restartMain = async (whileDown?: () => Promise<void> | void) => {
+			await stopProcess(children[0], 20_000);
+			await whileDown?.();
+			const from = logSize(mainLog);
+			const port = Number(new URL(server.url).port);
+			const restarted = await startN8nServer(install, mainEnv, mainLog, 240_000, port);
+			children[0] = restarted.child;
+			await waitForLog(mainLog, /Editor is now accessible/, 240_000, restarted.child, from);
+			Object.assign(session, await loginOwner(server.url));
+			for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
+		};
+		return {
+			install,
+			baseUrl: server.url,
+			session,
+			mainLog,
+			workerLogs,
+			database,
+			mainFolder,
+			idOf,
+			restartMain,
+			stop,
+		};
 	} catch (error) {
 		await stop();
 		throw error;
