@@ -14,6 +14,7 @@ import { n8nEnv, simulatorCredential, spawnN8n, startN8nServer, waitForWebhook }
 import { freePort, logSize, removeNow, removeOnExit, stopProcess, waitForHttp, waitForLog } from './process';
 import { activateWorkflow, loginOwner, restPost, setupOwner, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
+import { waitFor } from './wait';
 
 /** Postgres and Redis for a queue-mode deployment: its own database and its own Bull prefix in them. */
 export interface QueueServices {
@@ -128,6 +129,26 @@ export interface Deployment {
 }
 
 /**
+ * Runs a REST request again while n8n answers "503 Database is not ready!": n8n refuses every request (before
+ * handling it) for a while after a database ping took more than 5 s, which a loaded machine sees at start-up.
+ */
+async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<T> {
+	return await waitFor(
+		async (see) => {
+			try {
+				return { value: await work() };
+			} catch (error) {
+				const message = (error as Error).message;
+				if (!/HTTP 503\b.*Database is not ready/.test(message)) throw error;
+				see(message.slice(0, 200));
+				return undefined;
+			}
+		},
+		{ deadline: 120_000, describe: "n8n's database to be ready", interval: 1000 },
+	).then(({ value }) => value);
+}
+
+/**
  * Creates the credentials (the simulator's first) and the workflows through the REST API, as the editor does (no CLI import:
  * each CLI command would boot n8n once more), and publishes those to publish. n8n 1.x gives every new credential
  * and workflow an id of its own: ids that a later workflow names (the credential, a sub-workflow) are replaced
@@ -136,16 +157,21 @@ export interface Deployment {
 async function createWorkflows(session: RestSession, options: DeploymentOptions): Promise<Map<string, string>> {
 	const actual = new Map<string, string>();
 	for (const credential of [simulatorCredential(options.simulatorUrl), ...(options.credentials ?? [])]) {
-		const created = await restPost<{ id: string }>(session, '/credentials', credential);
+		const created = await whileDatabaseNotReady(
+			async () => await restPost<{ id: string }>(session, '/credentials', credential),
+		);
 		actual.set(credential.id, created.id);
 	}
 	for (const workflow of options.workflows) {
 		let text = JSON.stringify(workflow);
 		for (const [requested, id] of actual) text = text.split(JSON.stringify(requested)).join(JSON.stringify(id));
-		const { id } = await restPost<{ id: string }>(session, '/workflows', JSON.parse(text) as object);
+		const { id } = await whileDatabaseNotReady(
+			async () => await restPost<{ id: string }>(session, '/workflows', JSON.parse(text) as object),
+		);
 		actual.set(workflow.id, id);
 	}
-	for (const workflowId of options.publish) await activateWorkflow(session, actual.get(workflowId) ?? workflowId);
+	for (const workflowId of options.publish)
+		await whileDatabaseNotReady(async () => await activateWorkflow(session, actual.get(workflowId) ?? workflowId));
 	return actual;
 }
 
@@ -184,7 +210,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 			}),
 		);
 		await waitForLog(mainLog, /Editor is now accessible/, 240_000, server.child);
-		const session = await setupOwner(server.url);
+		const session = await whileDatabaseNotReady(async () => await setupOwner(server.url));
 		const ids = await createWorkflows(session, options);
 		for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
 		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
@@ -196,7 +222,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 			const restarted = await startN8nServer(install, mainEnv, mainLog, 240_000, port);
 			children[0] = restarted.child;
 			await waitForLog(mainLog, /Editor is now accessible/, 240_000, restarted.child, from);
-			Object.assign(session, await loginOwner(server.url));
+			Object.assign(session, await whileDatabaseNotReady(async () => await loginOwner(server.url)));
 			for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
 		};
 		return {

@@ -11,7 +11,7 @@ import { figures, seeded, taskRecords, timedPrompt, type RunFigures, type TaskRe
 import type { OtherNodeState, StateAfter, StaticDataDb } from './learning-static';
 import { AGENT_TOOL, MANUAL_TRIGGER, MEDIAGEN, RSS_TRIGGER, type Workflow } from './learning-workflows';
 import type { ModelScript } from './model-server';
-import { callWebhook } from './n8n';
+import { callWebhook as callN8nWebhook } from './n8n';
 import {
 	activateWorkflow,
 	getExecution,
@@ -24,6 +24,27 @@ import {
 } from './rest';
 import { simulatorTasks } from './simulator';
 import { waitFor } from './wait';
+
+/**
+ * Calls a production webhook; while n8n answers "503 Database is not ready!" (it refuses every request, before
+ * handling it, for a while after one of its database pings took over 5 s: a machine loaded by other work), again.
+ */
+async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
+	await waitFor(
+		async (see) => {
+			try {
+				await callN8nWebhook(baseUrl, webhookPath, body);
+				return true;
+			} catch (error) {
+				const message = (error as Error).message;
+				if (!/HTTP 503\b.*Database is not ready/.test(message)) throw error;
+				see(message.slice(0, 200));
+				return false;
+			}
+		},
+		{ deadline: 120_000, describe: `n8n to take the call of ${webhookPath}`, interval: 1000 },
+	);
+}
 
 /** Render time of every case, in seconds; each render is drawn from [SPREAD_LOW, SPREAD_HIGH] × this. */
 export const RENDER_S = 2.5;
