@@ -1,23 +1,34 @@
 /**
- * `npm run test:learning`: does Poll Schedule "Learned" learn across production executions in real n8n, and where
- * n8n does not let it, does it behave exactly like the grid? (docs/waiting-and-output.md#poll-schedule says
- * where learning persists; docs/scaling-and-durable-waits.md says what queue mode does.)
+ * `npm run test:learning`: does Poll Schedule "Learned" learn across executions in real n8n in every mode, and does
+ * no execution of it ever change another node's saved static data? (docs/waiting-and-output.md#poll-schedule says
+ * where learning persists: the memory of the n8n process that runs the node, never the workflow's static data;
+ * docs/scaling-and-durable-waits.md says what queue mode does.)
  *
  * For each n8n version (MEDIAGEN_LEARNING_VERSIONS, default "2.41.1,1.123.81"), two deployments at once against
  * one API simulator (100 ms added to every answer, renders seeded from the prompts): regular mode (`n8n start`,
- * SQLite) and queue mode (a main and a worker, Postgres and Redis). Cases, all at once in each deployment:
- * - single: a webhook workflow called again and again with one item;
- * - batch: a webhook workflow with 20 items: run 1, an editor save, run 2, two runs at once, run 4;
+ * SQLite) and queue mode (a main and a worker, Postgres and Redis). Each case renders a kind of its own
+ * (learning-workflows.ts, KINDS), so that its first runs are cold. Cases, all at once in each deployment:
+ * - single: a webhook workflow called ten times with one item; warm: a copy of it (a new workflow, new node ids)
+ *   called five times once the single case's first five runs taught the kind, warm from what the process learned;
+ *   fixed: the single case with Poll Schedule "Fixed Interval" on the same renders, beside it (the grid);
+ * - batch: a webhook workflow with 20 items: run 1 (cold, beside a Fixed Interval batch on the same renders), an
+ *   editor save, run 2, two runs at once, run 4 (in queue mode after one untimed execution that warms the worker);
+ * - drop (regular mode): a batch of 10 renders of 15 s taught once, then renders of 6 s, learned and Fixed
+ *   Interval side by side; drop-one: the same drop one item per execution (five taught, three dropped; times scaled
+ *   by 0.4 with the Poll Interval);
  * - schedule: a Schedule Trigger workflow (every 12 s, 10 items), three runs, then unpublished;
- * - manual (regular mode): two manual runs from the editor, which n8n does not let keep anything;
+ * - wait: Webhook → Wait 70 s (n8n parks the execution in the database and resumes it) → MediaGen;
+ * - manual (regular mode): eight manual runs from the editor;
  * - agent (regular mode): examples/agent-images.json asked for a picture ten times (a scripted model calls the
  *   MediaGen tool once per chat message: one item per execution);
- * - fixed (queue mode): the single case with Poll Schedule "Fixed Interval", beside it;
- * - sub-workflow (queue mode): the single case through Execute Workflow, the sub-workflow holding MediaGen.
- * Every figure comes from the simulator's record (learning-measure.ts): checks per task, the time after the
- * floor, whether each check fell on the Poll Interval grid; and from n8n's REST API, the static data it stored
- * (the MediaGen node's, and whether the Schedule Trigger's own survived).
- * What must hold per version and mode is in lib/learning-expect.ts; the table is printed before it is checked.
+ * - sub-workflow (queue mode): the single case through Execute Workflow, the sub-workflow holding MediaGen;
+ * - rss (queue mode, n8n 2.x): RSS Feed Trigger → MediaGen across a restart of the main process, items published
+ *   while it is down (learning-cases.ts, rssCase).
+ * Another node's state is written into the saved static data of the single, warm, batch, sub-workflow, agent,
+ * manual and wait workflows before their first run and again while each run is under way, directly in the
+ * database (learning-static.ts), and read back after each run. Every figure comes from the simulator's record
+ * (learning-measure.ts): checks per task, the time after the floor, whether each check fell on the Poll Interval
+ * grid. What must hold per version and mode is in lib/learning-expect.ts; the table is printed before it is checked.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,28 +37,39 @@ import {
 	agentCase,
 	agentModel,
 	BatchCase,
+	dropCase,
+	dropOneCase,
 	manualCase,
+	rssCase,
 	scheduleCase,
 	singleItemCase,
+	waitCase,
 	warmUpAgent,
+	warmUpWorker,
 	RENDER_S,
 	renderTimes,
 	type Row,
 } from './lib/learning-cases';
 import { timedPrompt } from './lib/learning-measure';
 import { evaluate, printTable } from './lib/learning-expect';
-import { runPlans, startWorld, type CaseResult, type Plan } from './lib/learning-run';
+import { runPlans, startWorld, type CaseResult, type DeploymentWorld, type Plan } from './lib/learning-run';
+import { OtherNodeState } from './lib/learning-static';
 import {
 	agentModelCredential,
 	agentWorkflow,
 	batchWorkflow,
+	copyOf,
+	KINDS,
 	manualWorkflow,
+	rssWorkflow,
 	scheduleWorkflow,
 	singleItemWorkflow,
 	subWorkflowPair,
+	waitWorkflow,
 	workflowId,
 	type Workflow,
 } from './lib/learning-workflows';
+import type { Deployment } from './lib/deployment';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
 import { log, stepTimer } from './lib/report';
@@ -56,64 +78,180 @@ const SCOPE = 'learning';
 const VERSIONS = (process.env.MEDIAGEN_LEARNING_VERSIONS ?? '2.41.1,1.123.81').split(',').filter(Boolean);
 /** One item per execution: ten executions, the first five reported apart. */
 const SINGLE = { runs: 10, warmUp: 5, seed: 1 };
+/** A new workflow of a kind the process knows: five executions (other renders of the same kind). */
+const WARM = { runs: 5, warmUp: 5, seed: 11 };
 const BATCH_ITEMS = 20;
+/** Renders that drop: 15 s taught, then 6 s (Poll Interval 1 s, as everywhere here). */
+const DROP = { count: 10, fromS: 15, toS: 6, taught: 1, seed: 21 };
+/**
+ * The same drop, one item per execution: five executions teach the kind (Learned places checks from the fifth
+ * observation on), three drop. Times and the Poll Interval scaled by 0.4 (6 s → 2.4 s at 0.4 s), to keep the case
+ * within the others' time.
+ */
+const DROP_ONE = { taught: 5, drops: 3, fromS: 6, toS: 2.4, intervalS: 0.4, seed: 31 };
 const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
+/** Above n8n's 65 s: the execution is parked in the database and resumed by the wait tracker. */
+const WAIT_SECONDS = 70;
+const MANUAL = { runs: 8, warmUp: 5 };
 
 /** The Schedule Trigger workflow: 10 seeded renders (wide), each prompt tagged with the workflow's id. */
 function scheduleOf(id: string): Workflow {
 	const prompts = renderTimes(10, 3, 'wide').map((seconds, item) => timedPrompt(seconds, `${id} i${item}`));
-	return scheduleWorkflow(id, SCHEDULE_SECONDS, prompts);
+	return scheduleWorkflow(id, SCHEDULE_SECONDS, prompts, KINDS.schedule);
 }
 
+/** Another node's state in a workflow's static data, in the deployment's database. */
+const guardOf = (deployment: Deployment, world: DeploymentWorld, workflow: Workflow) =>
+	new OtherNodeState(world.db, deployment.idOf(workflow.id));
+
+/** The workflows every deployment runs, whatever its mode. */
+function commonWorkflows(version: string, prefix: string) {
+	const id = (name: string) => workflowId(version, `${prefix}${name}`);
+	const single = singleItemWorkflow(id('single'), 'learned', KINDS.single);
+	return {
+		single,
+		warm: copyOf(single, id('warm')),
+		fixed: singleItemWorkflow(id('fixed'), 'fixed', KINDS.single),
+		batch: batchWorkflow(id('batch'), KINDS.batch),
+		fixedBatch: batchWorkflow(id('fbatch'), KINDS.batch, 'fixed'),
+		schedule: scheduleOf(id('schedule')),
+		wait: waitWorkflow(id('wait'), WAIT_SECONDS, KINDS.wait),
+	};
+}
+
+type Common = ReturnType<typeof commonWorkflows>;
+
+/** The published ones among them (the Schedule Trigger workflow is published by its case). */
+const published = (common: Common) =>
+	Object.values(common)
+		.filter((workflow) => workflow !== common.schedule)
+		.map((workflow) => workflow.id);
+
+/**
+ * The single case, and the warm one: a new workflow of the same kind, started once the single case's fifth run
+ * taught the process the kind (enough to place checks by), beside the single case's later runs.
+ */
+function singleAndWarm(
+	deployment: Deployment,
+	world: DeploymentWorld,
+	common: Common,
+): { single: Promise<Row[]>; warm: Promise<Row[]> } {
+	const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
+	let taught: () => void = () => undefined;
+	const kindKnown = new Promise<void>((resolve) => (taught = resolve));
+	const single = singleItemCase(deployment, world.simulatorUrl, common.single, {
+		...SINGLE,
+		guard: guard(common.single),
+		ran: (run) => run === SINGLE.warmUp && taught(),
+	});
+	const warm = Promise.race([kindKnown, single]).then(
+		async () =>
+			await singleItemCase(deployment, world.simulatorUrl, common.warm, { ...WARM, guard: guard(common.warm) }),
+	);
+	return { single, warm };
+}
+
+/**
+ * Regular mode: every case above, and those that need no queue: the drops (batch and one item per execution),
+ * manual runs and the agent.
+ */
 function regularPlan(version: string, modelUrl: string): Plan {
-	const single = singleItemWorkflow(workflowId(version, 'single'), 'learned');
+	const common = commonWorkflows(version, '');
+	const drops = {
+		drop: batchWorkflow(workflowId(version, 'drop'), KINDS.drop),
+		fixedDrop: batchWorkflow(workflowId(version, 'fdrop'), KINDS.drop, 'fixed'),
+		dropOne: singleItemWorkflow(workflowId(version, 'dropone'), 'learned', KINDS.dropOne, DROP_ONE.intervalS),
+		fixedDropOne: singleItemWorkflow(workflowId(version, 'fdropone'), 'fixed', KINDS.dropOne, DROP_ONE.intervalS),
+	};
 	const agent = agentWorkflow(workflowId(version, 'agent'));
-	const batch = batchWorkflow(workflowId(version, 'batch'));
-	const schedule = scheduleOf(workflowId(version, 'schedule'));
 	const manualId = workflowId(version, 'manual');
-	const manual = manualWorkflow(manualId, timedPrompt(RENDER_S, manualId));
+	const manual = manualWorkflow(manualId, timedPrompt(RENDER_S, manualId), KINDS.manual);
 	return {
 		mode: 'regular',
-		workflows: [single, batch, schedule, manual, agent],
-		publish: [single.id, batch.id, agent.id],
+		workflows: [...Object.values(common), ...Object.values(drops), manual, agent],
+		publish: [...published(common), ...Object.values(drops).map((workflow) => workflow.id), agent.id],
 		credentials: [agentModelCredential(modelUrl)],
-		cases: (deployment, url) => {
+		cases: (deployment, world) => {
+			const url = world.simulatorUrl;
+			const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
 			// What holds n8n's process for seconds goes first, alone: the agent's first execution (n8n loads the AI
 			// Agent's modules then); then the batch's first run and editor save (publishing), before the one-item
-			// executions are timed. A check delayed that long would be learned as a render that long.
-			const batchCase = new BatchCase(deployment, url, batch, BATCH_ITEMS, 2);
+			// executions are timed. A check delayed that long would be learned as a render that long. The Wait case
+			// starts at once: it waits 70 s before its render.
+			const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
+				guard: guard(common.batch),
+				fixed: common.fixedBatch,
+			});
+			const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
 			const warm = warmUpAgent(deployment, agent);
 			const ready = warm.then(async () => await batchCase.start());
 			const then = async (work: () => Promise<Row[]>) => await ready.then(work);
+			const singles = ready.then(() => singleAndWarm(deployment, world, common));
+			const drop = async () => await dropCase(deployment, url, drops.drop, drops.fixedDrop, DROP);
+			const dropOne = async () => await dropOneCase(deployment, url, drops.dropOne, drops.fixedDropOne, DROP_ONE);
+			const schedule = async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db);
 			return [
-				['single', then(async () => await singleItemCase(deployment, url, single, SINGLE))],
+				['single', singles.then(async ({ single }) => await single)],
+				['warm', singles.then(async ({ warm: rows }) => await rows)],
+				['fixed', then(async () => await singleItemCase(deployment, url, common.fixed, SINGLE))],
 				['batch', warm.then(async () => await batchCase.rest())],
-				['schedule', warm.then(async () => await scheduleCase(deployment, url, schedule, SCHEDULE_RUNS))],
-				['manual', then(async () => await manualCase(deployment, url, manual, 2))],
-				['agent', then(async () => await agentCase(deployment, url, agent, SINGLE))],
+				['drop', then(drop)],
+				['drop-one', then(dropOne)],
+				['schedule', warm.then(schedule)],
+				['wait', wait],
+				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
+				['agent', then(async () => await agentCase(deployment, url, agent, { ...SINGLE, guard: guard(agent) }))],
 			];
 		},
 	};
 }
 
-function queuePlan(version: string): Plan {
-	const single = singleItemWorkflow(workflowId(version, 'qsingle'), 'learned');
-	const fixed = singleItemWorkflow(workflowId(version, 'qfixed'), 'fixed');
-	const { sub, caller, publish } = subWorkflowPair(version, 'q');
-	const batch = batchWorkflow(workflowId(version, 'qbatch'));
-	const schedule = scheduleOf(workflowId(version, 'qschedule'));
+/** Queue mode: every case above, a sub-workflow, and on n8n 2.x the RSS Feed Trigger across a restart of the main. */
+function queuePlan(version: string, feedUrl: string): Plan {
+	const common = commonWorkflows(version, 'q');
+	const { sub, caller, publish } = subWorkflowPair(version, 'q', KINDS.subWorkflow);
+	// n8n 2.x: its workers run executions without the saved static data; its RSS case restarts the main process.
+	const restart = !version.startsWith('1.');
+	const rss = restart ? [rssWorkflow(workflowId(version, 'qrss'), feedUrl, KINDS.rss)] : [];
 	return {
 		mode: 'queue',
-		workflows: [single, fixed, sub, caller, batch, schedule],
-		publish: [single.id, fixed.id, ...publish, batch.id],
-		cases: (deployment, url) => [
-			['single', singleItemCase(deployment, url, single, SINGLE)],
-			['fixed', singleItemCase(deployment, url, fixed, SINGLE)],
-			['sub-workflow', singleItemCase(deployment, url, caller, { ...SINGLE, keptIn: sub.id })],
-			['batch', new BatchCase(deployment, url, batch, BATCH_ITEMS, 2).rest()],
-			['schedule', scheduleCase(deployment, url, schedule, SCHEDULE_RUNS)],
-		],
+		workflows: [...Object.values(common), sub, caller, ...rss],
+		publish: [...published(common), ...publish],
+		cases: (deployment, world) => {
+			const url = world.simulatorUrl;
+			const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
+			// The worker's first execution holds it for a moment (n8n loads what it runs): an untimed one goes first
+			// (Fixed Interval learns nothing), then the batch's cold run with its Fixed Interval twin and the editor
+			// save, then the timed cases (a check delayed that long would be learned as a render that long). The
+			// Wait case starts at once: it waits 70 s first.
+			const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
+			const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
+				guard: guard(common.batch),
+				fixed: common.fixedBatch,
+			});
+			const ready = warmUpWorker(deployment, common.fixed).then(async () => await batchCase.start());
+			const then = async (work: () => Promise<Row[]>) => await ready.then(work);
+			const singles = ready.then(() => singleAndWarm(deployment, world, common));
+			const subCase = async () => await singleItemCase(deployment, url, caller, { ...SINGLE, guard: guard(sub) });
+			const schedule = async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db);
+			const cases: Array<[string, Promise<Row[]>]> = [
+				['single', singles.then(async ({ single }) => await single)],
+				['warm', singles.then(async ({ warm }) => await warm)],
+				['fixed', then(async () => await singleItemCase(deployment, url, common.fixed, SINGLE))],
+				['sub-workflow', then(subCase)],
+				['batch', batchCase.rest()],
+				['schedule', then(schedule)],
+			];
+			// The Wait case is not waited for before the restart: its execution, parked meanwhile, is resumed by
+			// whichever main process runs when its time comes.
+			const othersDone = Promise.allSettled(cases.map(([, rows]) => rows));
+			const rssCases = rss.map((workflow): [string, Promise<Row[]>] => [
+				'rss',
+				then(async () => await rssCase(deployment, url, workflow, { feed: world.feed, db: world.db, othersDone })),
+			]);
+			return [...cases, ['wait', wait], ...rssCases];
+		},
 	};
 }
 
@@ -128,7 +266,12 @@ async function main(): Promise<void> {
 		const perVersion = await Promise.all(
 			VERSIONS.map(
 				async (version) =>
-					await runPlans(SCOPE, version, [regularPlan(version, world.modelUrl!), queuePlan(version)], world),
+					await runPlans(
+						SCOPE,
+						version,
+						[regularPlan(version, world.modelUrl!), queuePlan(version, world.feed.url)],
+						world,
+					),
 			),
 		);
 		results = perVersion.flat();

@@ -1,14 +1,17 @@
 /**
  * The benchmark's case for one item per execution (scripts/bench.ts; docs/performance.md explains the method): a
  * form, a webhook or a chat message runs the workflow once per item, so every execution creates one task and learns
- * only from the executions before it (the workflow's static data, which n8n hands on after production executions).
+ * only from the executions before it (what the n8n process keeps of the workflow's node, learning/store.ts).
  *
  * Four shapes of renders, each as 25 executions one after another, ONE item each, Poll Interval 1 s, D 3 s, 100 ms
  * added to every answer by the simulator (a remote API's round trip), no downloads. Learned and Fixed Interval run
- * the same seeded render times side by side (two chains of executions at once, the learned one handing its static
- * data on); the figures are executions 11–25: the time after the floor (from the render's end plus one round trip,
- * on the simulator's clock, to the moment the node's execution returned) in Poll Intervals, and info calls per
- * task. Every shape's chains run at once: each execution mostly waits.
+ * the same seeded render times side by side (two chains of executions at once, in one process: the learned one
+ * keeps what it learned); the figures are executions 11–25: the time after the floor (from the render's end plus one
+ * round trip, on the simulator's clock, to the moment the node's execution returned) in Poll Intervals, and info
+ * calls per task. Every shape's chains run at once: each execution mostly waits. Each chain renders a kind of its own
+ * (Batch Size and Resolution, render-time fields): the process pools what its nodes learned per API and kind, and
+ * chains of different shapes must not teach each other. Then a copy of the first narrow chain's workflow (a new
+ * workflow id, the same kind) runs five executions: a kind the process knows starts warm.
  */
 
 import { runNode } from '../../test/harness';
@@ -25,6 +28,14 @@ const EXECUTIONS = Number(process.env.BENCH_SINGLE_EXECUTIONS ?? 25);
 const WORKFLOWS = Number(process.env.BENCH_SINGLE_WORKFLOWS ?? 3);
 /** Executions before this one are the workflow's past: the figures are the later ones. */
 const MEASURED_FROM = 11;
+/** Executions of the copy, all measured (they start from what the process learned of the kind). */
+const COPY_EXECUTIONS = 5;
+
+/** The render kind of chain `index`: beta v4's Batch Size and Resolution (both render-time fields). */
+function kindOf(index: number): { batchsize: number; resolution: string } {
+	const ratios = ['1:1', '16:9', '9:16', '4:3', '3:4'];
+	return { batchsize: 1 + (index % 15), resolution: ratios[Math.floor(index / 15) % ratios.length] };
+}
 
 export interface SingleShape {
 	name: string;
@@ -53,36 +64,42 @@ interface Execution {
 	endedAt: number;
 }
 
-/** One chain: `EXECUTIONS` executions one after another, each with one item, what was learned kept. */
+/**
+ * One chain: `executions` executions one after another, each with one item of render kind `kind`, what was learned
+ * kept; those from `measuredFrom` on are returned. `workflowId` names the chain's workflow (default one of its own).
+ */
 async function chain(
 	sim: SimulatorProcess,
 	shape: SingleShape,
 	seed: number,
 	pollSchedule: 'learned' | 'fixed',
+	kind: { batchsize: number; resolution: string },
+	{ executions: count = EXECUTIONS, measuredFrom = MEASURED_FROM, workflowId = '' } = {},
 ): Promise<Execution[]> {
 	// Each chain is a workflow of its own; what the process learned is kept from execution to execution.
-	const workflowId = `single-${shape.name}-${seed}-${pollSchedule}`.replace(/[^\w-]/g, '-');
+	const workflow = workflowId || `single-${shape.name}-${seed}-${pollSchedule}`.replace(/[^\w-]/g, '-');
 	const executions: Execution[] = [];
-	for (let execution = 1; execution <= EXECUTIONS; execution++) {
+	for (let execution = 1; execution <= count; execution++) {
 		const renderMs = Math.round(shape.render(execution, Random.stream(seed, shape.name, execution)));
-		// Executions 1 to 10 are the workflow's past: only 11 on are measured.
+		// Executions before `measuredFrom` are the workflow's past (1 to 10): only the later ones are measured.
 		const result = await runNode({
 			parameters: {
 				resource: 'image',
 				operation: 'betav4',
 				prompt: `[sim:seconds=${(renderMs / 1000).toFixed(3)}] idea ${execution}`,
 				waitForCompletion: true,
+				additionalFields: kind,
 				options: { pollInterval: INTERVAL / 1000, downloadResults: false, pollSchedule },
 			},
 			credentials: sim.credentials,
-			workflowId,
+			workflowId: workflow,
 			learned: 'kept',
 		});
 		const endedAt = Date.now();
 		const taskId = String(result.output[0]?.json.taskid ?? '');
 		if (result.error || result.output[0]?.json.status !== 'completed')
 			throw new Error(`${shape.name}, ${pollSchedule}, execution ${execution}: ${result.error?.message}`);
-		if (execution >= MEASURED_FROM) executions.push({ taskId, renderMs, endedAt });
+		if (execution >= measuredFrom) executions.push({ taskId, renderMs, endedAt });
 	}
 	return executions;
 }
@@ -92,6 +109,8 @@ export interface SingleFigures {
 	/** Mean time after the floor in Poll Intervals, and info calls per task, executions 11–25. */
 	learned: { after: number; calls: number };
 	fixed: { after: number; calls: number };
+	/** The copy's executions 1–5 (the first narrow shape only). */
+	copy?: { after: number; calls: number };
 }
 
 /** Runs every shape, learned and fixed side by side, and measures executions 11–25 against the simulator's record. */
@@ -104,12 +123,29 @@ export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<
 			credentials: sim.credentials,
 		});
 		const workflows = Array.from({ length: WORKFLOWS }, (_, index) => seed + index);
-		const both = async (shape: SingleShape, from: number) =>
-			await Promise.all([chain(sim, shape, from, 'learned'), chain(sim, shape, from, 'fixed')]);
+		const both = async (shape: SingleShape, from: number, kind: ReturnType<typeof kindOf>) =>
+			await Promise.all([chain(sim, shape, from, 'learned', kind), chain(sim, shape, from, 'fixed', kind)]);
+		const narrow = shapes.findIndex((shape) => shape.name.includes('0.9–1.1'));
 		const runs = await Promise.all(
-			shapes.map(async (shape) => {
-				const pairs = await Promise.all(workflows.map(async (from) => await both(shape, from)));
-				return { shape, learned: pairs.flatMap(([learned]) => learned), fixed: pairs.flatMap(([, fixed]) => fixed) };
+			shapes.map(async (shape, shapeIndex) => {
+				const kinds = workflows.map((_, index) => kindOf(shapeIndex * WORKFLOWS + index));
+				const pairs = await Promise.all(workflows.map(async (from, index) => await both(shape, from, kinds[index])));
+				// A new workflow of the first chain's kind, once that chain is done: it starts from what the process
+				// learned of the kind (a render kind the process already knows starts warm).
+				const copy =
+					shapeIndex === narrow
+						? await chain(sim, shape, seed + 100, 'learned', kinds[0], {
+								executions: COPY_EXECUTIONS,
+								measuredFrom: 1,
+								workflowId: `copy-${seed}`,
+							})
+						: undefined;
+				return {
+					shape,
+					learned: pairs.flatMap(([learned]) => learned),
+					fixed: pairs.flatMap(([, fixed]) => fixed),
+					copy,
+				};
 			}),
 		);
 		const tasks = new Map((await simulatorTasks(sim.url)).map((task) => [task.taskid, task]));
@@ -129,10 +165,11 @@ export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<
 				calls: mean(measured.map(({ taskId }) => calls.get(taskId) ?? 0)),
 			};
 		};
-		return runs.map(({ shape, learned, fixed }) => ({
+		return runs.map(({ shape, learned, fixed, copy }) => ({
 			shape: shape.name,
 			learned: figures(learned),
 			fixed: figures(fixed),
+			...(copy ? { copy: figures(copy) } : {}),
 		}));
 	} finally {
 		sim.child.kill();
@@ -153,13 +190,26 @@ function verdict(figures: SingleFigures): { target: string; pass: boolean } {
 }
 
 export async function singleItemCase(): Promise<Figure[]> {
-	return (await measureSingle()).map((figures) => {
+	return (await measureSingle()).flatMap((figures) => {
 		const { target, pass } = verdict(figures);
-		return {
-			name: `One item per execution (25 runs, D 3 s, I 1 s, RTT 100 ms, runs 11–25), ${figures.shape}: after the floor / calls, learned (fixed)`,
-			value: `${figures.learned.after.toFixed(2)} I / ${figures.learned.calls.toFixed(2)} (${figures.fixed.after.toFixed(2)} I / ${figures.fixed.calls.toFixed(2)})`,
-			target,
-			pass,
-		};
+		const { learned, fixed, copy } = figures;
+		return [
+			{
+				name: `One item per execution (25 runs, D 3 s, I 1 s, RTT 100 ms, runs 11–25), ${figures.shape}: after the floor / calls, learned (fixed)`,
+				value: `${learned.after.toFixed(2)} I / ${learned.calls.toFixed(2)} (${fixed.after.toFixed(2)} I / ${fixed.calls.toFixed(2)})`,
+				target,
+				pass,
+			},
+			...(copy
+				? [
+						{
+							name: `   … a new workflow of the same kind, after another taught it: its runs 1–${COPY_EXECUTIONS} (fixed's 11–25)`,
+							value: `${copy.after.toFixed(2)} I / ${copy.calls.toFixed(2)} (${fixed.after.toFixed(2)} I / ${fixed.calls.toFixed(2)})`,
+							target: '≤ 0.15 I and ≤ 2.2 calls',
+							pass: copy.after <= 0.15 && copy.calls <= 2.2,
+						},
+					]
+				: []),
+		];
 	});
 }

@@ -11,9 +11,10 @@ import type { ChildProcess } from 'node:child_process';
 
 import { installCommunityPackage, type N8nInstall } from './installer';
 import { n8nEnv, simulatorCredential, spawnN8n, startN8nServer, waitForWebhook } from './n8n';
-import { freePort, removeNow, removeOnExit, stopProcess, waitForHttp, waitForLog } from './process';
-import { activateWorkflow, restPost, setupOwner, type RestSession } from './rest';
+import { freePort, logSize, removeNow, removeOnExit, stopProcess, waitForHttp, waitForLog } from './process';
+import { activateWorkflow, loginOwner, restPost, setupOwner, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
+import { waitFor } from './wait';
 
 /** Postgres and Redis for a queue-mode deployment: its own database and its own Bull prefix in them. */
 export interface QueueServices {
@@ -114,9 +115,37 @@ export interface Deployment {
 	workerLogs: string[];
 	/** Queue mode: the deployment's database on the Postgres server. */
 	database?: string;
+	/** The main process's user folder (regular mode: its SQLite database is `.n8n/database.sqlite` in it). */
+	mainFolder: string;
 	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
 	idOf: (workflowId: string) => string;
+	/**
+	 * Stops the main process (SIGTERM, as a deploy or a container restart does; its workers keep running), calls
+	 * `whileDown`, then starts it again on the same port, user folder and database, and waits until it is ready and
+	 * has activated its published workflows; `session` is logged in again (the same object, updated).
+	 */
+	restartMain: (whileDown?: () => Promise<void> | void) => Promise<void>;
 	stop: () => Promise<void>;
+}
+
+/**
+ * Runs a REST request again while n8n answers "503 Database is not ready!": n8n refuses every request (before
+ * handling it) for a while after a database ping took more than 5 s, which a loaded machine sees at start-up.
+ */
+async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<T> {
+	return await waitFor(
+		async (see) => {
+			try {
+				return { value: await work() };
+			} catch (error) {
+				const message = (error as Error).message;
+				if (!/HTTP 503\b.*Database is not ready/.test(message)) throw error;
+				see(message.slice(0, 200));
+				return undefined;
+			}
+		},
+		{ deadline: 120_000, describe: "n8n's database to be ready", interval: 1000 },
+	).then(({ value }) => value);
 }
 
 /**
@@ -128,16 +157,21 @@ export interface Deployment {
 async function createWorkflows(session: RestSession, options: DeploymentOptions): Promise<Map<string, string>> {
 	const actual = new Map<string, string>();
 	for (const credential of [simulatorCredential(options.simulatorUrl), ...(options.credentials ?? [])]) {
-		const created = await restPost<{ id: string }>(session, '/credentials', credential);
+		const created = await whileDatabaseNotReady(
+			async () => await restPost<{ id: string }>(session, '/credentials', credential),
+		);
 		actual.set(credential.id, created.id);
 	}
 	for (const workflow of options.workflows) {
 		let text = JSON.stringify(workflow);
 		for (const [requested, id] of actual) text = text.split(JSON.stringify(requested)).join(JSON.stringify(id));
-		const { id } = await restPost<{ id: string }>(session, '/workflows', JSON.parse(text) as object);
+		const { id } = await whileDatabaseNotReady(
+			async () => await restPost<{ id: string }>(session, '/workflows', JSON.parse(text) as object),
+		);
 		actual.set(workflow.id, id);
 	}
-	for (const workflowId of options.publish) await activateWorkflow(session, actual.get(workflowId) ?? workflowId);
+	for (const workflowId of options.publish)
+		await whileDatabaseNotReady(async () => await activateWorkflow(session, actual.get(workflowId) ?? workflowId));
 	return actual;
 }
 
@@ -165,7 +199,9 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		const workerLogs = folders.slice(1).map((name) => path.join(options.logDir, `${name}.log`));
 		// The workers start once the main is ready, that is its database migrated: n8n 1.x takes no migration lock,
 		// and a worker migrating the same database at the same time breaks both.
-		const server = await startN8nServer(install, await n8nEnv(install, path.join(work, 'main'), modeEnv), mainLog);
+		const mainFolder = path.join(work, 'main');
+		const mainEnv = await n8nEnv(install, mainFolder, modeEnv);
+		const server = await startN8nServer(install, mainEnv, mainLog);
 		children.push(server.child);
 		await Promise.all(
 			folders.slice(1).map(async (name, index) => {
@@ -174,11 +210,33 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 			}),
 		);
 		await waitForLog(mainLog, /Editor is now accessible/, 240_000, server.child);
-		const session = await setupOwner(server.url);
+		const session = await whileDatabaseNotReady(async () => await setupOwner(server.url));
 		const ids = await createWorkflows(session, options);
 		for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
 		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
-		return { install, baseUrl: server.url, session, mainLog, workerLogs, database, idOf, stop };
+		const restartMain = async (whileDown?: () => Promise<void> | void) => {
+			await stopProcess(children[0], 20_000);
+			await whileDown?.();
+			const from = logSize(mainLog);
+			const port = Number(new URL(server.url).port);
+			const restarted = await startN8nServer(install, mainEnv, mainLog, 240_000, port);
+			children[0] = restarted.child;
+			await waitForLog(mainLog, /Editor is now accessible/, 240_000, restarted.child, from);
+			Object.assign(session, await whileDatabaseNotReady(async () => await loginOwner(server.url)));
+			for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
+		};
+		return {
+			install,
+			baseUrl: server.url,
+			session,
+			mainLog,
+			workerLogs,
+			database,
+			mainFolder,
+			idOf,
+			restartMain,
+			stop,
+		};
 	} catch (error) {
 		await stop();
 		throw error;

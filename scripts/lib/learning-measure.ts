@@ -55,10 +55,10 @@ export function joinChecks(tasks: SimTaskSummary[], record: RecordedRequestSumma
 }
 
 /** Whether a check at `at` of a task created at `createdAt` falls on its Poll Interval grid. */
-export function onGrid(createdAt: number, at: number): boolean {
+export function onGrid(createdAt: number, at: number, intervalMs = INTERVAL_MS): boolean {
 	const offset = at - createdAt;
-	const slot = Math.max(1, Math.round((offset - (GRID_LATE_MS - GRID_EARLY_MS) / 2) / INTERVAL_MS));
-	const late = offset - slot * INTERVAL_MS;
+	const slot = Math.max(1, Math.round((offset - (GRID_LATE_MS - GRID_EARLY_MS) / 2) / intervalMs));
+	const late = offset - slot * intervalMs;
 	return late >= -GRID_EARLY_MS && late <= GRID_LATE_MS;
 }
 
@@ -77,7 +77,8 @@ export interface RunFigures {
 	unseen: number;
 }
 
-export function figures(tasks: TaskRecord[]): RunFigures {
+/** The figures of `tasks`, in Poll Intervals of `intervalMs` (default the suite's, INTERVAL_S). */
+export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigures {
 	const seen = tasks.filter((task) => task.seenAt !== undefined);
 	const checks = tasks.reduce((sum, task) => sum + task.checks.length, 0);
 	const delays = seen.map((task) => Math.max(0, task.seenAt! - task.doneAt));
@@ -86,9 +87,12 @@ export function figures(tasks: TaskRecord[]): RunFigures {
 	return {
 		tasks: tasks.length,
 		checks: checks / Math.max(1, tasks.length),
-		afterFloor: delays.reduce((sum, delay) => sum + delay, 0) / Math.max(1, delays.length) / INTERVAL_MS,
-		runAfterFloor: seen.length ? Math.max(0, lastSeen - lastDone) / INTERVAL_MS : NaN,
-		offGrid: tasks.reduce((sum, task) => sum + task.checks.filter((at) => !onGrid(task.createdAt, at)).length, 0),
+		afterFloor: delays.reduce((sum, delay) => sum + delay, 0) / Math.max(1, delays.length) / intervalMs,
+		runAfterFloor: seen.length ? Math.max(0, lastSeen - lastDone) / intervalMs : NaN,
+		offGrid: tasks.reduce(
+			(sum, task) => sum + task.checks.filter((at) => !onGrid(task.createdAt, at, intervalMs)).length,
+			0,
+		),
 		unseen: tasks.length - seen.length,
 	};
 }

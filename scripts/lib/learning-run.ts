@@ -1,8 +1,9 @@
 /**
  * Runs the learning cases (learning-cases.ts) in real n8n, for the suite (scripts/learning.ts) and the bench's
  * queue-mode row (bench-queue.ts): one API simulator, Postgres and Redis for everything (the packages from Debian
- * when missing), a scripted model server when an AI Agent runs, the package installed once, and per n8n version one deployment per plan (regular or queue mode),
- * started side by side, whose cases run all at once.
+ * when missing, and SQLite's command line to read and write the regular deployments' databases), a scripted model
+ * server when an AI Agent runs, an RSS feed, the package installed once, and per n8n version one deployment per
+ * plan (regular or queue mode), started side by side, whose cases run all at once.
  */
 import { ensureN8n, packPackage } from './installer';
 import {
@@ -12,7 +13,9 @@ import {
 	type DeploymentOptions,
 	type QueueServices,
 } from './deployment';
+import { startFeedServer, type FeedServer } from './feed-server';
 import type { Row } from './learning-cases';
+import { SQLITE_PACKAGE, staticDataDb, type StaticDataDb } from './learning-static';
 import type { Workflow } from './learning-workflows';
 import { startModelServer, type ModelScript } from './model-server';
 import { logFolder } from './paths';
@@ -39,7 +42,7 @@ export interface Plan {
 	publish: string[];
 	/** Credentials besides the simulator's (deployment.ts). */
 	credentials?: DeploymentOptions['credentials'];
-	cases: (deployment: Deployment, simulatorUrl: string) => Array<[name: string, rows: Promise<Row[]>]>;
+	cases: (deployment: Deployment, world: DeploymentWorld) => Array<[name: string, rows: Promise<Row[]>]>;
 }
 
 /** The simulator, Postgres, Redis and the installed package that every deployment shares. */
@@ -49,7 +52,15 @@ export interface World {
 	/** The scripted model server's OpenAI Base URL, when the world has one. */
 	modelUrl?: string;
 	services: Omit<QueueServices, 'name'>;
+	/** An RSS feed on 127.0.0.1 (feed-server.ts). */
+	feed: FeedServer;
 	stop: () => Promise<void>;
+}
+
+/** What a plan's cases get besides their deployment: the world, and the deployment's database. */
+export interface DeploymentWorld extends World {
+	/** The saved static data of the deployment's workflows, in its database (learning-static.ts). */
+	db: StaticDataDb;
 }
 
 /** Starts the world; with `model`, a scripted OpenAI-compatible model server too (model-server.ts). */
@@ -59,7 +70,7 @@ export async function startWorld(
 	renderMs: number,
 	model?: ModelScript,
 ): Promise<World> {
-	ensureDebianPackages(scope, [POSTGRES_PACKAGE, REDIS_PACKAGE]);
+	ensureDebianPackages(scope, [POSTGRES_PACKAGE, REDIS_PACKAGE, SQLITE_PACKAGE]);
 	for (const version of versions) ensureN8n(version, scope);
 	const packageFolder = installedPackage(packPackage());
 	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs: RTT_MS });
@@ -67,12 +78,15 @@ export async function startWorld(
 	const redis = await startRedis(scope);
 	const modelServer = model ? await startModelServer() : undefined;
 	if (model) modelServer?.setScript(model);
+	const feed = await startFeedServer();
 	return {
 		packageFolder,
 		simulatorUrl: simulator.url,
 		modelUrl: modelServer?.baseUrl,
 		services: { postgres, redis },
+		feed,
 		stop: async () => {
+			await feed.close();
 			await modelServer?.close();
 			await redis.stop();
 			await postgres.stop();
@@ -110,10 +124,18 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 			scope,
 			`n8n ${version}: ${plans.map((plan, index) => `${plan.mode} mode at ${deployments[index].baseUrl}`).join(', ')}`,
 		);
+		const started = Date.now();
 		const running = plans.flatMap((plan, index) =>
 			plan
-				.cases(deployments[index], world.simulatorUrl)
-				.map(async ([name, rows]): Promise<CaseResult> => ({ version, mode: plan.mode, name, rows: await rows })),
+				.cases(deployments[index], { ...world, db: staticDataDb(deployments[index], world.services.postgres) })
+				.map(async ([name, rows]): Promise<CaseResult> => {
+					const result = { version, mode: plan.mode, name, rows: await rows };
+					log(
+						scope,
+						`n8n ${version} ${plan.mode} ${name}: done ${((Date.now() - started) / 1000).toFixed(0)} s after the cases started`,
+					);
+					return result;
+				}),
 		);
 		return await Promise.all(running);
 	} finally {

@@ -2,8 +2,13 @@
  * The workflows of the learning suite (scripts/learning.ts) and of the bench's queue-mode row: each starts
  * MediaGen creations (beta v4, Wait for Completion, Poll Interval 1 s, no downloads) the way users start them —
  * a webhook call with one prompt, a webhook call with a batch of prompts, a Schedule Trigger, the editor's
- * manual run, a sub-workflow called by Execute Workflow. Node types and versions exist in n8n 1.123.81 and
- * 2.41.1 alike. Render times come from the prompts (`[sim:seconds=N]`, read by the simulator).
+ * manual run, a sub-workflow called by Execute Workflow, a webhook followed by a Wait node, an RSS Feed Trigger.
+ * Node types and versions exist in n8n 1.123.81 and 2.41.1 alike. Render times come from the prompts
+ * (`[sim:seconds=N]`, read by the simulator).
+ *
+ * Each case renders a kind of its own (its Batch Size, a render-time field: KINDS): an n8n process pools what its
+ * nodes learned per API and render kind, so that cases running at once in one deployment would otherwise teach
+ * each other, and a case's first runs would not be cold.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,7 +39,7 @@ export interface Workflow {
 /** A workflow id for an n8n version's deployments (one simulator serves every version: prompts carry the ids). */
 export const workflowId = (version: string, name: string) => `${name}-v${version.split('.')[0]}`;
 
-/** The MediaGen node's name in every workflow here (its static data is kept under it). */
+/** The MediaGen node's name in every workflow here (earlier versions kept render times under it too). */
 export const MEDIAGEN = 'Create Image';
 
 let counter = 0;
@@ -45,15 +50,35 @@ function node(name: string, type: string, typeVersion: number, parameters: Recor
 	return { id: nodeId(), name, type, typeVersion, position: [counter * 220, 0], parameters };
 }
 
-/** The MediaGen creation every workflow runs, its prompt from `prompt` (an expression). */
-export function mediaGenNode(prompt: string, schedule: Schedule): WorkflowNode {
+/**
+ * The render kind of each case (beta v4's Batch Size, one of its render-time fields): one kind per case, so that
+ * what one case teaches the process reaches another only where the suite means it to (warm: single's kind).
+ */
+export const KINDS = {
+	single: 2,
+	subWorkflow: 3,
+	batch: 4,
+	schedule: 5,
+	manual: 6,
+	wait: 7,
+	rss: 8,
+	drop: 9,
+	dropOne: 10,
+} as const;
+
+/**
+ * The MediaGen creation every workflow runs, its prompt from `prompt` (an expression), its render kind `kind`
+ * (Batch Size; unset: the default).
+ */
+export function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): WorkflowNode {
 	return {
 		...node(MEDIAGEN, NODE_TYPE, 1, {
 			resource: 'image',
 			operation: 'betav4',
 			prompt,
+			...(kind ? { additionalFields: { batchsize: kind } } : {}),
 			options: {
-				pollInterval: INTERVAL_S,
+				pollInterval: intervalS,
 				maxWait: 120,
 				downloadResults: false,
 				...(schedule === 'fixed' ? { pollSchedule: 'fixed' } : {}),
@@ -100,20 +125,70 @@ function chain(id: string, nodes: WorkflowNode[], webhookPath?: string): Workflo
 	};
 }
 
-/** Webhook → MediaGen: one prompt per call (`{ prompt }`), one item per execution. */
-export function singleItemWorkflow(id: string, schedule: Schedule): Workflow {
-	const webhookPath = `learning-${id}`;
-	return chain(id, [webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule)], webhookPath);
-}
-
-/** Webhook → Split Out → MediaGen: a batch of prompts per call (`{ prompts: [...] }`). */
-export function batchWorkflow(id: string): Workflow {
+/** Webhook → MediaGen: one prompt per call (`{ prompt }`), one item per execution; Poll Interval `intervalS`. */
+export function singleItemWorkflow(id: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): Workflow {
 	const webhookPath = `learning-${id}`;
 	return chain(
 		id,
-		[webhookNode(webhookPath), splitPrompts('body.prompts'), mediaGenNode('={{ $json.prompt }}', 'learned')],
+		[webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule, kind, intervalS)],
 		webhookPath,
 	);
+}
+
+/** Webhook → Split Out → MediaGen: a batch of prompts per call (`{ prompts: [...] }`). */
+export function batchWorkflow(id: string, kind?: number, schedule: Schedule = 'learned'): Workflow {
+	const webhookPath = `learning-${id}`;
+	return chain(
+		id,
+		[webhookNode(webhookPath), splitPrompts('body.prompts'), mediaGenNode('={{ $json.prompt }}', schedule, kind)],
+		webhookPath,
+	);
+}
+
+/**
+ * Another workflow with the same nodes (new workflow, node and webhook ids; the MediaGen node's name kept): what a
+ * user gets by duplicating a workflow or copying its nodes into a new one.
+ */
+export function copyOf(workflow: Workflow, id: string): Workflow {
+	const webhookPath = workflow.webhookPath && `learning-${id}`;
+	const nodes = workflow.nodes.map((original) => ({
+		...original,
+		id: nodeId(),
+		...(original.webhookId ? { webhookId: nodeId() } : {}),
+		...(original.type === 'n8n-nodes-base.webhook'
+			? { parameters: { ...original.parameters, path: webhookPath } }
+			: {}),
+	}));
+	return { ...workflow, id, name: `MediaGen learning: ${id}`, nodes, ...(webhookPath ? { webhookPath } : {}) };
+}
+
+/**
+ * Webhook (answered at once) → Wait `seconds` → MediaGen: above 65 s n8n parks the execution in the database and
+ * resumes it later from the execution's snapshot (no static data in n8n 2.x).
+ */
+export function waitWorkflow(id: string, seconds: number, kind?: number): Workflow {
+	const webhookPath = `learning-${id}`;
+	const webhook = webhookNode(webhookPath);
+	webhook.parameters = { ...webhook.parameters, responseMode: 'onReceived' };
+	const wait = {
+		...node('Wait', 'n8n-nodes-base.wait', 1.1, { amount: seconds, unit: 'seconds' }),
+		webhookId: nodeId(),
+	};
+	return chain(id, [webhook, wait, mediaGenNode('={{ $json.body.prompt }}', 'learned', kind)], webhookPath);
+}
+
+/** The RSS Feed Trigger's name: its cursor is kept in the workflow's static data under `node:<name>`. */
+export const RSS_TRIGGER = 'RSS Feed Trigger';
+
+/** RSS Feed Trigger (polling `feedUrl` every minute) → MediaGen, each new item's title as its prompt. */
+export function rssWorkflow(id: string, feedUrl: string, kind?: number): Workflow {
+	return chain(id, [
+		node(RSS_TRIGGER, 'n8n-nodes-base.rssFeedReadTrigger', 1, {
+			pollTimes: { item: [{ mode: 'everyMinute' }] },
+			feedUrl,
+		}),
+		mediaGenNode('={{ $json.title }}', 'learned', kind),
+	]);
 }
 
 /**
@@ -122,7 +197,7 @@ export function batchWorkflow(id: string): Workflow {
  * the workflow's static data (its interval rules, written when it is published): whether it is still there after
  * the executions tells whether n8n saved the MediaGen node's data over the workflow's.
  */
-export function scheduleWorkflow(id: string, seconds: number, prompts: string[]): Workflow {
+export function scheduleWorkflow(id: string, seconds: number, prompts: string[], kind?: number): Workflow {
 	return chain(id, [
 		node('Schedule Trigger', 'n8n-nodes-base.scheduleTrigger', 1.2, {
 			rule: { interval: [{ field: 'seconds', secondsInterval: seconds }] },
@@ -133,7 +208,7 @@ export function scheduleWorkflow(id: string, seconds: number, prompts: string[])
 			options: {},
 		}),
 		splitPrompts('prompts'),
-		mediaGenNode('={{ $json.prompt }} (execution {{ $execution.id }})', 'learned'),
+		mediaGenNode('={{ $json.prompt }} (execution {{ $execution.id }})', 'learned', kind),
 	]);
 }
 
@@ -141,18 +216,18 @@ export function scheduleWorkflow(id: string, seconds: number, prompts: string[])
 export const MANUAL_TRIGGER = 'Manual Trigger';
 
 /** Manual Trigger → MediaGen with one prompt: what a user tries from the editor. */
-export function manualWorkflow(id: string, prompt: string): Workflow {
+export function manualWorkflow(id: string, prompt: string, kind?: number): Workflow {
 	return chain(id, [
 		node(MANUAL_TRIGGER, 'n8n-nodes-base.manualTrigger', 1, {}),
-		mediaGenNode(`=${prompt} (execution {{ $execution.id }})`, 'learned'),
+		mediaGenNode(`=${prompt} (execution {{ $execution.id }})`, 'learned', kind),
 	]);
 }
 
 /** Execute Workflow Trigger → MediaGen: the sub-workflow that subWorkflowCaller calls. */
-export function subWorkflow(id: string): Workflow {
+export function subWorkflow(id: string, kind?: number): Workflow {
 	return chain(id, [
 		node('When Called', 'n8n-nodes-base.executeWorkflowTrigger', 1, {}),
-		mediaGenNode('={{ $json.body.prompt }}', 'learned'),
+		mediaGenNode('={{ $json.body.prompt }}', 'learned', kind),
 	]);
 }
 
@@ -177,8 +252,8 @@ export function subWorkflowCaller(id: string, subId: string): Workflow {
  * A sub-workflow holding the MediaGen node and a webhook workflow that calls it, with the ids to publish: n8n 2.x
  * calls only published sub-workflows from production executions, and 1.x cannot publish one without a trigger.
  */
-export function subWorkflowPair(version: string, prefix: string) {
-	const sub = subWorkflow(workflowId(version, `${prefix}sub`));
+export function subWorkflowPair(version: string, prefix: string, kind?: number) {
+	const sub = subWorkflow(workflowId(version, `${prefix}sub`), kind);
 	const caller = subWorkflowCaller(workflowId(version, `${prefix}caller`), sub.id);
 	return { sub, caller, publish: version.startsWith('1.') ? [caller.id] : [sub.id, caller.id] };
 }

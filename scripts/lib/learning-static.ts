@@ -1,0 +1,132 @@
+/**
+ * The workflows' saved static data, read and written in the deployment's database while n8n runs (SQLite in regular
+ * mode, Postgres in queue mode), never through n8n: the learning suite puts another node's state there (as a
+ * polling trigger keeps its cursor) and checks, after each production execution, that the MediaGen node left it as
+ * it was — nothing removed, nothing put back to an older value — and wrote nothing of its own.
+ *
+ * The other node's state is a counter: written before a case's first run, then again while each run is under way
+ * (once its task exists). An execution that saved the static data it loaded at its start puts the counter back
+ * to the value before (what n8n does when any node of it changed static data); one that ran without the saved
+ * static data (n8n 2.x queue workers, resumed timed Waits) and saved, removes it.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Deployment } from './deployment';
+import { MEDIAGEN } from './learning-workflows';
+import { run } from './process';
+import { postgresQuery, type Service } from './services';
+
+export const SQLITE_PACKAGE = { name: 'sqlite3', present: () => existsSync('/usr/bin/sqlite3') };
+
+/** The name of the node whose state the suite keeps in a workflow's static data (no such node runs). */
+export const OTHER_NODE = 'node:Other Trigger';
+/** The key the suite keeps in the workflow's global static data beside it. */
+export const OTHER_GLOBAL = 'otherCursor';
+/** Where earlier versions of the MediaGen node kept render times (global static data). */
+const MEDIAGEN_KEY = 'mediagenRenderTimes';
+
+export type StaticData = Record<string, unknown>;
+
+/** Reads and writes a workflow's saved static data in a deployment's database (n8n's workflow id). */
+export interface StaticDataDb {
+	read: (workflowId: string) => StaticData;
+	write: (workflowId: string, data: StaticData) => void;
+}
+
+const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+function parse(text: string): StaticData {
+	const trimmed = text.trim();
+	if (!trimmed) return {};
+	const value = JSON.parse(trimmed) as unknown;
+	// SQLite stores the JSON text; a column saved as a JSON string of JSON is read through.
+	if (typeof value === 'string') return parse(value);
+	return value && typeof value === 'object' ? (value as StaticData) : {};
+}
+
+/** The deployment's database: its SQLite file (regular mode) or its Postgres database (queue mode). */
+export function staticDataDb(deployment: Deployment, postgres: Service): StaticDataDb {
+	if (deployment.database) {
+		const service = { port: postgres.port, dir: postgres.dir, database: deployment.database };
+		return {
+			read: (id) => parse(postgresQuery(service, `select "staticData" from workflow_entity where id = ${quote(id)}`)),
+			write: (id, data) =>
+				void postgresQuery(
+					service,
+					`update workflow_entity set "staticData" = ${quote(JSON.stringify(data))} where id = ${quote(id)}`,
+				),
+		};
+	}
+	const file = path.join(deployment.mainFolder, '.n8n', 'database.sqlite');
+	// n8n writes the same file meanwhile (WAL mode): wait for its lock rather than fail.
+	const sqlite = (sql: string) => run('sqlite3', ['-cmd', '.timeout 30000', file, sql], { timeoutMs: 60_000 });
+	return {
+		read: (id) => parse(sqlite(`select staticData from workflow_entity where id = ${quote(id)}`)),
+		write: (id, data) =>
+			void sqlite(`update workflow_entity set staticData = ${quote(JSON.stringify(data))} where id = ${quote(id)}`),
+	};
+}
+
+/** What a workflow's saved static data held after a run, against what the suite last wrote there. */
+export interface StateAfter {
+	/** The other node's state: as last written, an older value, or gone. */
+	other: 'kept' | 'put back' | 'wiped';
+	/** Whether the MediaGen node's own render times are in it (earlier versions wrote them). */
+	mediagenWrote: boolean;
+}
+
+/** Render times under the key earlier versions used, in the global data or under any MediaGen node's name. */
+const mediagenWrote = (data: StaticData) =>
+	JSON.stringify(data).includes(`"${MEDIAGEN_KEY}"`) || data[`node:${MEDIAGEN}`] !== undefined;
+
+/**
+ * Another node's state in one workflow's static data: `set(value)` writes it (keeping whatever else is there),
+ * `check()` reads the database and compares with the last value written.
+ */
+export class OtherNodeState {
+	private value = 0;
+
+	constructor(
+		private readonly db: StaticDataDb,
+		readonly workflowId: string,
+		private readonly key = OTHER_NODE,
+	) {}
+
+	/** Writes the next value of the other node's state (and of a global key beside it). */
+	advance(): number {
+		this.value++;
+		const data = this.db.read(this.workflowId);
+		const global = (data.global && typeof data.global === 'object' ? data.global : {}) as StaticData;
+		this.db.write(this.workflowId, {
+			...data,
+			[this.key]: { cursor: this.value, at: new Date().toISOString() },
+			global: { ...global, [OTHER_GLOBAL]: this.value },
+		});
+		return this.value;
+	}
+
+	check(): StateAfter {
+		const data = this.db.read(this.workflowId);
+		const node = data[this.key] as { cursor?: unknown } | undefined;
+		const global = data.global as StaticData | undefined;
+		const values = [node?.cursor, global?.[OTHER_GLOBAL]];
+		const other = values.every((value) => value === this.value)
+			? 'kept'
+			: values.some((value) => value === undefined)
+				? 'wiped'
+				: 'put back';
+		return { other, mediagenWrote: mediagenWrote(data) };
+	}
+}
+
+/** "kept ×10", "kept ×3, wiped ×2", with "MediaGen wrote" when it did. */
+export function describeStates(states: StateAfter[]): string {
+	const counts = new Map<string, number>();
+	for (const state of states) counts.set(state.other, (counts.get(state.other) ?? 0) + 1);
+	const wrote = states.filter((state) => state.mediagenWrote).length;
+	return [
+		...[...counts].map(([other, count]) => `${other} ×${count}`),
+		...(wrote ? [`MediaGen wrote ×${wrote}`] : []),
+	].join(', ');
+}
