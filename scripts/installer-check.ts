@@ -4,15 +4,38 @@
  * way the suites do (under `npm run`, whose environment carries ignore-scripts=true from the project's .npmrc),
  * and checks that the child noticed the damage, rebuilt the binding, and that the binding loads under the
  * Node that runs n8n. MEDIAGEN_INSTALLER_VERSION picks the n8n version (default 1.123.81, the quicker build).
+ *
+ * The install it damages is a copy of the shared one, in a cache folder of its own (the child is pointed at it
+ * with MEDIAGEN_E2E_CACHE): every file hard-linked, so the copy costs seconds and no disk, except what the check
+ * or the repair writes, which is copied (the install folder's own files, such as `.ready`, and sqlite3's
+ * package). So the check can run while other suites use the shared install (`.ci/run` runs it in a lane), and
+ * it proves at the end that the shared install's binding is the same file as before and still loads.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+	copyFileSync,
+	cpSync,
+	existsSync,
+	linkSync,
+	lstatSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readlinkSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { checkInstall, ensureN8n } from './lib/installer';
+import { checkInstall, ensureN8n, installPaths } from './lib/installer';
 import { ROOT } from './lib/paths';
-import { runMain } from './lib/process';
+import { removeOnExit, runMain } from './lib/process';
 import { log } from './lib/report';
+
+/** What the check or the repair writes, relative to the install folder: copied, never hard-linked. */
+const WRITTEN = new Set([path.join('node_modules', 'sqlite3'), path.join('node_modules', '.package-lock.json')]);
 
 function findBindings(dir: string): string[] {
 	const found: string[] = [];
@@ -27,9 +50,60 @@ function findBindings(dir: string): string[] {
 	return found;
 }
 
+/**
+ * Copies the install folder `from` to `to`: folders made anew, symlinks as they are, files hard-linked (copied
+ * where the file system cannot link), except the files directly in the install folder and the paths in WRITTEN,
+ * which are copied. Returns how many files were copied rather than linked.
+ */
+function copyInstall(from: string, to: string, relative = ''): number {
+	let copied = 0;
+	mkdirSync(path.join(to, relative), { recursive: true });
+	for (const entry of readdirSync(path.join(from, relative), { withFileTypes: true })) {
+		const name = path.join(relative, entry.name);
+		const source = path.join(from, name);
+		const target = path.join(to, name);
+		if (WRITTEN.has(name) || (relative === '' && entry.isFile())) {
+			cpSync(source, target, { recursive: true, verbatimSymlinks: true });
+			copied++;
+		} else if (entry.isDirectory()) {
+			copied += copyInstall(from, to, name);
+		} else if (entry.isSymbolicLink()) {
+			symlinkSync(readlinkSync(source), target);
+		} else {
+			try {
+				linkSync(source, target);
+			} catch {
+				copyFileSync(source, target);
+				copied++;
+			}
+		}
+	}
+	return copied;
+}
+
+/** A file's identity and content stamp: the same inode, size and modification time mean the same file. */
+function stamp(file: string): string {
+	const info = lstatSync(file);
+	return `${info.ino}:${info.size}:${info.mtimeMs}`;
+}
+
 async function main(): Promise<void> {
 	const version = process.env.MEDIAGEN_INSTALLER_VERSION ?? '1.123.81';
-	const install = ensureN8n(version, 'installer');
+	const shared = ensureN8n(version, 'installer');
+	const sharedBindings = findBindings(path.join(shared.dir, 'node_modules', 'sqlite3', 'build'));
+	const sharedStamps = sharedBindings.map(stamp);
+
+	const cache = mkdtempSync(path.join(tmpdir(), 'mediagen-installer-check-'));
+	removeOnExit(cache);
+	const started = Date.now();
+	const install = installPaths(shared.recipe, cache);
+	const copied = copyInstall(shared.dir, install.dir);
+	log(
+		'installer',
+		`copied ${shared.dir} to ${install.dir} in ${((Date.now() - started) / 1000).toFixed(1)} s (${copied} entries copied, the rest hard-linked)`,
+	);
+	const before = checkInstall(install);
+	if (before) throw new Error(`the copy of a ready install does not work: ${before}`);
 	const sqliteDir = path.join(install.dir, 'node_modules', 'sqlite3');
 	const bindings = findBindings(path.join(sqliteDir, 'build'));
 	if (!bindings.length) throw new Error(`a ready install has no sqlite3 binding under ${sqliteDir}/build`);
@@ -50,7 +124,7 @@ async function main(): Promise<void> {
 		],
 		{
 			cwd: ROOT,
-			env: { ...process.env, npm_config_ignore_scripts: 'true' },
+			env: { ...process.env, MEDIAGEN_E2E_CACHE: cache, npm_config_ignore_scripts: 'true' },
 			encoding: 'utf8',
 			stdio: ['ignore', 'pipe', 'pipe'],
 		},
@@ -65,6 +139,13 @@ async function main(): Promise<void> {
 			.map((file) => path.relative(install.dir, file))
 			.join(', ')} loads under ${install.nodeBin}`,
 	);
+	// The shared install was not touched: its binding is the same file as before, and it still works.
+	const now = findBindings(path.join(shared.dir, 'node_modules', 'sqlite3', 'build'));
+	if (now.join() !== sharedBindings.join() || now.map(stamp).join() !== sharedStamps.join())
+		throw new Error(`the shared install's sqlite3 binding changed under ${shared.dir}`);
+	const sharedProblem = checkInstall(shared);
+	if (sharedProblem) throw new Error(`the shared install stopped working: ${sharedProblem}`);
+	log('installer', `the shared install ${shared.dir} is untouched and works`);
 	log('installer', 'passed');
 }
 

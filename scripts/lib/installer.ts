@@ -77,9 +77,9 @@ function recipeHash(recipe: Recipe): string {
 		.slice(0, 16);
 }
 
-/** Where a recipe's install lives in the cache: <CACHE>/n8n-<version>, with its Node and n8n binaries. */
-function installPaths(recipe: Recipe): N8nInstall {
-	const dir = path.join(CACHE, `n8n-${recipe.n8n}`);
+/** Where a recipe's install lives in a cache (CACHE unless told): <cache>/n8n-<version>, with its binaries. */
+export function installPaths(recipe: Recipe, cache = CACHE): N8nInstall {
+	const dir = path.join(cache, `n8n-${recipe.n8n}`);
 	const nodeBin = recipe.node ? path.join(dir, 'node_modules', 'node', 'bin', 'node') : process.execPath;
 	return { recipe, dir, nodeBin, n8nBin: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n') };
 }
@@ -115,7 +115,7 @@ export function checkInstall(install: N8nInstall): string | undefined {
 }
 
 /** Rebuilds sqlite3's native binding, with install scripts on, for the Node that will run n8n. */
-function rebuildNative(install: N8nInstall): void {
+function rebuildNative(install: N8nInstall, scope: string): void {
 	const extra: Record<string, string> = {};
 	if (install.recipe.node) {
 		// Build against the headers of the Node that will load the binding (shipped in the node-<platform> package).
@@ -130,7 +130,14 @@ function rebuildNative(install: N8nInstall): void {
 	const env = npmEnv(extra);
 	env.PATH = `${path.dirname(install.nodeBin)}${path.delimiter}${env.PATH}`;
 	rmSync(path.join(install.dir, 'node_modules', 'sqlite3', 'build'), { recursive: true, force: true });
+	const started = Date.now();
 	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], { cwd: install.dir, env });
+	log(scope, `n8n ${install.recipe.n8n}: sqlite3 built in ${seconds(started)} s`);
+}
+
+/** Whole seconds since `started` (a Date.now() value), for the installer's timing lines. */
+function seconds(started: number): number {
+	return Math.round((Date.now() - started) / 1000);
 }
 
 /** npm install of the recipe into its folder (scripts off), then the `node` package's platform binary. */
@@ -148,6 +155,7 @@ function installFresh(install: N8nInstall, scope: string): void {
 	);
 	// Scripts off for the bulk install: some optional native modules download binaries, which fails offline.
 	// The ones n8n needs here are built explicitly below.
+	const started = Date.now();
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: dir,
 		env: npmEnv({ npm_config_ignore_scripts: 'true' }),
@@ -159,6 +167,7 @@ function installFresh(install: N8nInstall, scope: string): void {
 			env: npmEnv(),
 		});
 	}
+	log(scope, `n8n ${recipe.n8n}: packages installed in ${seconds(started)} s`);
 }
 
 /**
@@ -198,7 +207,7 @@ function repair(install: N8nInstall, hash: string, scope: string): N8nInstall {
 	// Cheapest repair first: the packages are there and only the native build is missing or broken.
 	if (existsSync(install.n8nBin) && existsSync(install.nodeBin)) {
 		try {
-			rebuildNative(install);
+			rebuildNative(install, scope);
 			if (!checkInstall(install)) return markReady(install, hash, scope, started);
 		} catch (error) {
 			log(scope, `rebuild failed (${errorSummary(error)}); reinstalling`);
@@ -212,7 +221,7 @@ function repair(install: N8nInstall, hash: string, scope: string): N8nInstall {
 		rmSync(install.dir, { recursive: true, force: true });
 		installFresh(install, scope);
 	}
-	rebuildNative(install);
+	rebuildNative(install, scope);
 	const problem = checkInstall(install);
 	if (problem) throw new Error(`n8n ${version} installed but cannot run: ${problem}`);
 	return markReady(install, hash, scope, started);
@@ -284,10 +293,7 @@ function withCacheLock<T>(dir: string, scope: string, work: () => T): T {
 /** Writes the `.ready` marker (hash, then time) after a successful check. */
 function markReady(install: N8nInstall, hash: string, scope: string, started: number): N8nInstall {
 	writeFileSync(path.join(install.dir, '.ready'), `${hash}\n${new Date().toISOString()}\n`);
-	log(
-		scope,
-		`n8n ${install.recipe.n8n} ready in ${Math.round((Date.now() - started) / 1000)} s (verified: sqlite3 loads, n8n --version)`,
-	);
+	log(scope, `n8n ${install.recipe.n8n} ready in ${seconds(started)} s (verified: sqlite3 loads, n8n --version)`);
 	return install;
 }
 
