@@ -50,10 +50,11 @@ describe("the node's folders", () => {
 		expect(cycles).toEqual([]);
 	});
 
-	it('helpers/ and models/ import no other folder; transport/ only helpers/; learning/ only models/ and helpers/', () => {
+	it('helpers/, models/ and media/ import no other folder; transport/ only helpers/ and media/; learning/ only models/ and helpers/', () => {
 		expect([...(edges.get('helpers') ?? [])]).toEqual([]);
 		expect([...(edges.get('models') ?? [])]).toEqual([]);
-		expect([...(edges.get('transport') ?? [])]).toEqual(['helpers']);
+		expect([...(edges.get('media') ?? [])]).toEqual([]);
+		expect([...(edges.get('transport') ?? [])].sort()).toEqual(['helpers', 'media']);
 		expect([...(edges.get('learning') ?? [])].sort()).toEqual(['helpers', 'models']);
 	});
 

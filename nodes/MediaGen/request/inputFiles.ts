@@ -1,7 +1,7 @@
 /** The files of an input item: described without reading them, their first bytes, and streamed upload parts. */
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { mimeFromFileName } from '../transport/media';
+import { mimeFromFileName } from '../media/formats';
 import { streamedFile, type StreamedFile } from '../transport';
 
 /** Read size of upload streams: small enough to bound memory, large enough to keep the socket busy. */

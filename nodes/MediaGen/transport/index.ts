@@ -9,8 +9,8 @@
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
  * - wording.ts: what a delete's status text and a refusal's message say, by rules from the API's contract;
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
- * - inspect.ts: what a result file is, by its first bytes (media.ts), before it is stored, and whether it is whole,
- *   as it is stored (structure.ts drives each format's walker: walkers.ts, boxes.ts);
+ * - inspect.ts: what a result file is, by its first bytes (media/formats.ts), before it is stored, and whether it is whole,
+ *   as it is stored (media/structure.ts drives each format's walker);
  * - multipart.ts: streamed multipart bodies.
  */
 export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';

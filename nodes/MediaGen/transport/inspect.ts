@@ -1,22 +1,22 @@
 /**
- * What a result file is, by its first bytes, before it is stored: a format of the media table (media.ts),
+ * What a result file is, by its first bytes, before it is stored: a format of the media table (media/formats.ts),
  * whatever the host's Content-Type says, or text a host sent in its place (a sign-in page, "Access denied", an
  * expired link's JSON, an SVG), which is refused with an error that names the task, the URL and the start of the
  * text. A binary of a format the table does not know is stored as such (application/octet-stream, `.bin`).
  *
  * A file of the table is then checked whole as n8n stores it: its bytes pass through its format's walker
- * (structure.ts) on their way to n8n's binary storage, and a file that breaks its format, or ends inside a
+ * (media/structure.ts) on their way to n8n's binary storage, and a file that breaks its format, or ends inside a
  * structure, fails the stream, so that n8n's prepareBinaryData rejects and keeps nothing (n8n 2.x removes what it
  * had written; 1.x leaves the partial file, referenced by no item, until the execution's data is pruned).
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
-import { kindOfText } from './bodyText';
-import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from './media';
+import { kindOfText } from '../media/bodyText';
+import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from '../media/formats';
 import type { RequestContext } from './context';
 import { downloadError, downloadInterrupted, emptyResultFile, showUrl, type DownloadedFile } from './download';
 import { clip } from './redaction';
-import { StructureCheck, StructureFault } from './structure';
+import { StructureCheck, StructureFault } from '../media/structure';
 
 /** The stream n8n's binary helpers take (Node's Readable, which community nodes may not import). */
 export type StoredStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;

@@ -2,7 +2,7 @@
  * A stored result is whole and is what its name says: every case of the issue, run in n8n's engine against a file
  * host on 127.0.0.1 (../../hostile-server.ts). A file that is cut or malformed is fetched again, then refused with
  * an error that names the task and the URL, its item still `completed` with its URLs, and nothing of it is kept in
- * n8n's binary storage. What "whole" means per format is checked row by row in ../transport/structure.test.ts.
+ * n8n's binary storage. What "whole" means per format is checked row by row in ../media/structure.test.ts.
  */
 import { readdirSync, statSync } from 'node:fs';
 import type http from 'node:http';
@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 
 import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 
-import { MEDIA_FORMATS } from '../../../nodes/MediaGen/transport/media';
+import { MEDIA_FORMATS } from '../../../nodes/MediaGen/media/formats';
 import { readBinary } from '../../harness';
 import { eventually } from '../../hostile-server';
 import { cutFile, lyingSize, magicThenText, rebranded } from '../../fixtures/media/broken';

@@ -1,10 +1,10 @@
 /**
- * What "whole" means, row by row of the media table (nodes/MediaGen/transport/media.ts names each row's walker),
+ * What "whole" means, row by row of the media table (nodes/MediaGen/media/formats.ts names each row's walker),
  * against real files made by real tools and files broken from them as hosts and transfers break files
  * (../../fixtures/media/broken.ts). The same files go through n8n's engine in ../resilience/whole-files.test.ts.
  */
-import { judgeBody, MEDIA_FORMATS, MEDIA_HEAD_BYTES } from '../../../nodes/MediaGen/transport/media';
-import { StructureCheck, StructureFault, type Walker } from '../../../nodes/MediaGen/transport/structure';
+import { judgeBody, MEDIA_FORMATS, MEDIA_HEAD_BYTES } from '../../../nodes/MediaGen/media/formats';
+import { StructureCheck, StructureFault, type Walker } from '../../../nodes/MediaGen/media/structure';
 import {
 	cutFile,
 	ENDS_ITSELF,

@@ -1,7 +1,7 @@
 /**
  * Whether the first bytes of a body are text, in which encoding, and what kind of text: a sign-in page, an SVG, an
  * error message. Hosts send such text where a file should be, under any Content-Type; the table of media
- * (media.ts) decides what a file is, this file what a body that is not one says.
+ * (formats.ts) decides what a file is, this file what a body that is not one says.
  */
 
 export interface BodyText {

@@ -1,5 +1,5 @@
 /**
- * What "whole" means for each format of the media table (media.ts names each row's walker), walked by the driver
+ * What "whole" means for each format of the media table (formats.ts names each row's walker), walked by the driver
  * of structure.ts as the bytes stream past. docs/waiting-and-output.md#what-whole-means states the same rules.
  *
  * - PNG: the signature, then chunks (length, type, data, CRC) from IHDR through IEND, each inside the file, at
