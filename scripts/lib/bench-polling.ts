@@ -387,6 +387,7 @@ export async function renderDropCase(): Promise<Figure[]> {
 		for (let repeat = 0; repeat < repeats; repeat++) {
 			const times = seededRenders(count, 6, 2000 + repeat);
 			await resetSimulator(sim.url);
+			const since = Date.now();
 			const ended: Partial<Record<'learned' | 'fixed' | 'loop', number>> = {};
 			const timed = (name: 'learned' | 'fixed' | 'loop', work: Promise<number>) =>
 				work.then(() => void (ended[name] = Date.now()));
@@ -405,7 +406,7 @@ export async function renderDropCase(): Promise<Figure[]> {
 			const tasks = await simulatorTasks(sim.url);
 			const record = await simulatorRecord(sim.url);
 			const figure = (name: 'learned' | 'fixed' | 'loop') => {
-				const mine = tasks.filter((task) => task.prompt?.includes(`] ${name} `));
+				const mine = tasks.filter((task) => task.createdAt >= since && task.prompt?.includes(`] ${name} `));
 				const ids = new Set(mine.map((task) => task.taskid));
 				const checks = record.filter(
 					(request) =>
