@@ -36,7 +36,14 @@ import {
 	type Figure,
 } from './lib/bench-common';
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
-import { acrossRunsCase, fixedDurationsCase, neverWorseCase, spreadCase } from './lib/bench-polling';
+import {
+	acrossRunsCase,
+	coldBatchCase,
+	fixedDurationsCase,
+	neverWorseCase,
+	renderDropCase,
+	spreadCase,
+} from './lib/bench-polling';
 import { queueModeCase } from './lib/bench-queue';
 import { largeFilesCase } from './lib/bench-results';
 import { singleItemCase } from './lib/bench-single';
@@ -155,6 +162,10 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	},
 
 	spread: spreadCase,
+
+	coldBatch: coldBatchCase,
+
+	renderDrop: renderDropCase,
 
 	acrossRuns: acrossRunsCase,
 

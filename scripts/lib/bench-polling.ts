@@ -16,6 +16,12 @@
  *   300 ms late, Max Concurrent Requests 8): the mean delay from done on the server to seen, for tasks created after the first one finished.
  * - neverWorse: renders that vary wildly, a model whose first renders are much faster than the rest, one item:
  *   learned against the fixed grid (each on a workflow that has learned nothing before).
+ * - coldBatch: learning never costs time on a workflow's first batch: the spread case's 500 renders (3–7 s shifted
+ *   by 0/0.5/1/1.5 s, Poll Interval 2 s), nothing of their kind known to the process, beside the HTTP Request loop
+ *   and Fixed Interval on the same renders, with downloads and without, the shifts passed BENCH_REPEATS times.
+ * - renderDrop: learning never costs time when renders get faster: a production workflow learned batches of 20
+ *   renders of 15 s ± 40 %, then its renders take 6 s ± 40 % (Poll Interval 1 s); its run and Fixed Interval and the
+ *   loop on the same renders, at the same time: how long after the last render each one's output came.
  */
 
 import { mean, median, RTT_MS, s, type Figure } from './bench-common';
@@ -264,6 +270,174 @@ export async function neverWorseCase(): Promise<Figure[]> {
 			target: '≤ 1.05',
 			pass: median(ratios) <= 1.05,
 		});
+	}
+	sim.child.kill();
+	return figures;
+}
+
+/** The spread case's renders: 500 spread evenly over 3–7 s, shifted by `shift` seconds. */
+const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift);
+
+export async function coldBatchCase(): Promise<Figure[]> {
+	const interval = 2000;
+	const shifts = [0, 0.5, 1, 1.5];
+	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 2));
+	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
+	const warm = spreadPrompts(8, 0.2, 0.4);
+	await nodeRun(sim, warm, 500, true);
+	await loopRun(sim, warm, 500, true);
+	clearBinaryStorage();
+	const figures: Figure[] = [];
+	for (const download of (process.env.BENCH_SPREAD_MODES ?? 'on,off').split(',').map((m) => m === 'on')) {
+		const mode = download ? 'defaults (downloads on)' : 'Download Results off';
+		const trips = download ? 2 : 1;
+		const runs: Array<{ loop: Measured; cold: Measured; fixed: Measured }> = [];
+		for (let repeat = 0; repeat < repeats; repeat++)
+			for (const [index, shift] of shifts.entries()) {
+				const prompts = spreadRenders(shift);
+				const work = {
+					loop: async () => await loopRun(sim, prompts, interval, download),
+					// A workflow's first batch: the process knows nothing of the kind (a new workflow on a new API).
+					cold: async () => await nodeRun(sim, prompts, interval, download, { learned: 'fresh' }),
+					fixed: async () => await nodeRun(sim, prompts, interval, download, FIXED),
+				};
+				// The order turns from pair to pair: whatever the machine does meanwhile, no design always runs first.
+				const order = (['loop', 'cold', 'fixed'] as const).map((_, k, all) => all[(k + index + repeat) % 3]);
+				const measured: Partial<Record<keyof typeof work, Measured>> = {};
+				for (const name of order) {
+					measured[name] = await measure(sim, trips, work[name]);
+					clearBinaryStorage(download);
+				}
+				runs.push(measured as { loop: Measured; cold: Measured; fixed: Measured });
+			}
+		const coldToLoop = runs.map(({ cold, loop }) => cold.wallMs / loop.wallMs);
+		const fixedToLoop = runs.map(({ fixed, loop }) => fixed.wallMs / loop.wallMs);
+		const calls = (pick: (run: (typeof runs)[number]) => Measured) => mean(runs.map((run) => pick(run).calls));
+		figures.push(
+			{
+				name: `A workflow's first batch (nothing known), 500 items, D 3–7 s shifted by 0/0.5/1/1.5 s × ${repeats}, interval 2 s, ${mode}: node ÷ HTTP Request loop, mean`,
+				value: `${mean(coldToLoop).toFixed(3)} (${list(coldToLoop)})`,
+				target: '≤ 1.00',
+				pass: mean(coldToLoop) <= 1,
+			},
+			{
+				name: '   … Fixed Interval ÷ the loop on the same renders, mean',
+				value: `${mean(fixedToLoop).toFixed(3)} (${list(fixedToLoop)})`,
+				target: 'report',
+				pass: null,
+			},
+			{
+				name: '   … info calls per task: first batch / loop / Fixed Interval',
+				value: `${calls((run) => run.cold).toFixed(2)} / ${calls((run) => run.loop).toFixed(2)} / ${calls((run) => run.fixed).toFixed(2)}`,
+				target: 'node ≤ loop',
+				pass: calls((run) => run.cold) <= calls((run) => run.loop),
+			},
+			{
+				name: '   … last render seen done after it ended: first batch / loop / Fixed Interval, mean',
+				value: ['cold', 'loop', 'fixed']
+					.map((name) => s(mean(runs.map((run) => lastSeenAfter(run[name as keyof typeof run])))))
+					.join(' / '),
+				target: 'report',
+				pass: null,
+			},
+		);
+	}
+	sim.child.kill();
+	return figures;
+}
+
+/** How long after the run's last render ended the node first saw it done (ms). */
+function lastSeenAfter(run: Measured): number {
+	const last = run.tasks.reduce((latest, task) => (task.doneAt > latest.doneAt ? task : latest));
+	return Math.max(...run.tasks.map((task) => task.doneAt + task.delay)) - last.doneAt;
+}
+
+/** Seeded render times of `seconds` ± `spread` (a share), as the learning suite draws them. */
+function seededRenders(count: number, seconds: number, seed: number, spread = 0.4): number[] {
+	let state = seed >>> 0 || 1;
+	const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+	return Array.from({ length: count }, () => seconds * (1 - spread + 2 * spread * next()));
+}
+
+const timedPrompts = (times: number[], tag: string) =>
+	times.map((seconds, i) => `[sim:seconds=${seconds.toFixed(3)}] ${tag} ${i}`);
+
+export async function renderDropCase(): Promise<Figure[]> {
+	const count = 20;
+	const interval = 1000;
+	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
+	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
+	await nodeRun(sim, ['idea warm'], 500, true);
+	clearBinaryStorage();
+	const figures: Figure[] = [];
+	for (const download of (process.env.BENCH_SPREAD_MODES ?? 'on,off').split(',').map((m) => m === 'on')) {
+		const mode = download ? 'defaults (downloads on)' : 'Download Results off';
+		const workflow = (repeat: number) => `drop-${download ? 'on' : 'off'}-${repeat}`;
+		// Production workflows (one per repeat) that learned 15 s renders, taught at once: one batch each, then another.
+		for (let batch = 0; batch < 2; batch++)
+			await Promise.all(
+				Array.from({ length: repeats }, async (_, repeat) => {
+					const prompts = timedPrompts(seededRenders(count, 15, 1000 + 10 * repeat + batch), `teach ${repeat}`);
+					await nodeRun(sim, prompts, interval, download, { learned: 'kept', workflowId: workflow(repeat) });
+				}),
+			);
+		clearBinaryStorage(download);
+		const after: Array<Record<'learned' | 'fixed' | 'loop', number>> = [];
+		const calls: Array<Record<'learned' | 'fixed' | 'loop', number>> = [];
+		for (let repeat = 0; repeat < repeats; repeat++) {
+			const times = seededRenders(count, 6, 2000 + repeat);
+			await resetSimulator(sim.url);
+			const since = Date.now();
+			const ended: Partial<Record<'learned' | 'fixed' | 'loop', number>> = {};
+			const timed = (name: 'learned' | 'fixed' | 'loop', work: Promise<number>) =>
+				work.then(() => void (ended[name] = Date.now()));
+			// The three at once, on the same renders: a busy machine slows them alike.
+			await Promise.all([
+				timed(
+					'learned',
+					nodeRun(sim, timedPrompts(times, 'learned'), interval, download, {
+						learned: 'kept',
+						workflowId: workflow(repeat),
+					}),
+				),
+				timed('fixed', nodeRun(sim, timedPrompts(times, 'fixed'), interval, download, { ...FIXED, learned: 'kept' })),
+				timed('loop', loopRun(sim, timedPrompts(times, 'loop'), interval, download)),
+			]);
+			const tasks = await simulatorTasks(sim.url);
+			const record = await simulatorRecord(sim.url);
+			const figure = (name: 'learned' | 'fixed' | 'loop') => {
+				const mine = tasks.filter((task) => task.createdAt >= since && task.prompt?.includes(`] ${name} `));
+				const ids = new Set(mine.map((task) => task.taskid));
+				const checks = record.filter(
+					(request) =>
+						request.path.endsWith('/infobytaskid') && ids.has((request.json as { taskid?: string })?.taskid ?? ''),
+				).length;
+				const lastEnd = Math.max(...mine.map((task) => task.createdAt + task.durationMs));
+				return { after: ended[name]! - lastEnd, calls: checks / mine.length };
+			};
+			const learned = figure('learned');
+			const fixed = figure('fixed');
+			const loop = figure('loop');
+			after.push({ learned: learned.after, fixed: fixed.after, loop: loop.after });
+			calls.push({ learned: learned.calls, fixed: fixed.calls, loop: loop.calls });
+			clearBinaryStorage(download);
+		}
+		const meanOf = (rows: typeof after, name: 'learned' | 'fixed' | 'loop') => mean(rows.map((row) => row[name]));
+		const allowance = 100;
+		figures.push(
+			{
+				name: `Renders drop from a learned 15 s ± 40 % to 6 s ± 40 %, 20 items, interval 1 s, ${mode}: output after the last render, learned / Fixed Interval / loop, mean of ${repeats}`,
+				value: `${s(meanOf(after, 'learned'))} / ${s(meanOf(after, 'fixed'))} / ${s(meanOf(after, 'loop'))} (learned ${after.map((row) => s(row.learned)).join(', ')}; fixed ${after.map((row) => s(row.fixed)).join(', ')})`,
+				target: `learned ≤ fixed + ${allowance / 1000} s`,
+				pass: meanOf(after, 'learned') <= meanOf(after, 'fixed') + allowance,
+			},
+			{
+				name: '   … info calls per task, learned / Fixed Interval / loop',
+				value: `${meanOf(calls, 'learned').toFixed(2)} / ${meanOf(calls, 'fixed').toFixed(2)} / ${meanOf(calls, 'loop').toFixed(2)}`,
+				target: 'report',
+				pass: null,
+			},
+		);
 	}
 	sim.child.kill();
 	return figures;

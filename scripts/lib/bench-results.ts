@@ -46,6 +46,8 @@ const nodeParameters = (intervalSeconds: number, download: boolean, options: IDa
 export interface NodeRunExtras {
 	options?: IDataObject;
 	learned?: 'fresh' | 'kept';
+	/** The workflow's id: what the process learned is kept per workflow (and per API). */
+	workflowId?: string;
 }
 
 export async function nodeRun(
@@ -61,6 +63,7 @@ export async function nodeRun(
 		items: prompts.map((idea) => ({ json: { idea } })),
 		credentials: sim.credentials,
 		learned: extras.learned,
+		workflowId: extras.workflowId,
 	});
 	const wallMs = performance.now() - started;
 	const completed = result.output.filter(
@@ -87,6 +90,8 @@ export async function loopRun(
 			credentials: sim.credentials,
 			items: [{ json: settings as never }],
 			extraNodeTypes: { [HTTP_LOOP_TYPE]: new HttpRequestLoopNode() },
+			// The loop learns nothing, and must not make the process forget what the node's runs learned.
+			learned: 'kept',
 		},
 	);
 	const wallMs = performance.now() - started;

@@ -9,7 +9,8 @@
  *    SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether history still holds.
  *    `waitsForScouts`: while nothing is known of its kind, a batch's other tasks are not checked until a scout
  *    has ended (renders of one kind take similar times: while the scouts run, the others most likely do too), and
- *    then join the grid at once; the batch's output cannot leave before its scouts are done anyway.
+ *    then join the grid at once (at their next slot when it is less than MIN_GAP away: waiting/schedule.ts); the
+ *    batch's output cannot leave before its scouts are done anyway.
  * 2. `planChecks` (where the first check goes, and how checks space out, for a task on its own or one of a few):
  *    the check times that minimise the expected wait after the render's end plus CHECK_COST × Poll Interval per
  *    check, over the render times history describes (`renderDistribution`); planned again after every "not yet".
@@ -26,9 +27,21 @@
  * 5. `isStale` (when history is stale): a render done before STALE_FASTER × the age at which 95 % of the renders
  *    history knows were still running, or still running after STALE_SLOWER × the age by which 95 % were done, or a
  *    second task in a row found done at a first check that early: the server changed, and what was remembered
- *    before counts no more. A task found done at its
- *    first check hides how much sooner it was done, so the next one's first check comes half the spread of history
- *    sooner (`probeAfterHit`): that is how a schedule learns that renders got faster.
+ *    before counts no more. A scout's render that no remembered render comes near (`unlikeHistory`: none within
+ *    STALE_FASTER–STALE_SLOWER of what its checks saw, e.g. between the two kinds of renders a pooled history
+ *    holds) makes history stale too: the batch's other tasks, placed from it, go back to the grid. A task found
+ *    done at its first check hides how much sooner it was done, so the next one's first check comes half the
+ *    spread of history sooner (`probeAfterHit`): that is how a schedule learns that renders got faster.
+ * 6. `runEnd` (a batch's end, from its own renders): once more than half of a batch's tasks have been seen done in
+ *    this run, a task still running at age `age`, older than the renders ranked just before the ones still waited
+ *    on, is next checked where the batch's renders likely end: as long after `age` as those renders took to end
+ *    before it (at least MIN_GAP, doubled by each such check of the task), when that comes at least a round trip
+ *    before the task's next grid slot;
+ *    otherwise the grid. A batch's output leaves with its last task: this sees it near its end instead of up to a
+ *    whole interval later, and the check replaces the grid's next one when the estimate holds. It applies to the
+ *    scouts, and to a batch's other tasks whenever what is remembered does not place them (nothing remembered, or
+ *    forgotten by rule 5); their checks after the first then never come after their grid slots
+ *    (`batchPlacement`), and once an answer is in, a grid check that waited for it goes at its slot.
  * Max Wait's last check is the engine's, wherever these rules put the others.
  */
 
@@ -266,6 +279,41 @@ export function isStale(history: readonly Observation[], seen: Observation): boo
 }
 
 /**
+ * Rule 5, a scout's render: whether no render history knows comes near `seen` (none seen running up to
+ * STALE_SLOWER × its end, and done from STALE_FASTER × its last "not yet" on). Too little history says nothing.
+ */
+export function unlikeHistory(history: readonly Observation[], seen: Observation): boolean {
+	if (history.length < GRID_UNTIL) return false;
+	return !history.some((o) => o.lo <= STALE_SLOWER * seen.hi && o.hi >= STALE_FASTER * seen.lo);
+}
+
+/** The age of the grid slot after age `age`. */
+export function nextSlot(age: number, grid: GridShape): number {
+	return (Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs;
+}
+
+/**
+ * Rule 6: the age at which a batch's task still running at age `age` is next checked, from the batch's own renders
+ * seen in this run (`points`, sorted: pointOf of each) and its tasks still waited on (`waiting`, this one included),
+ * or undefined for the grid. `probes`: checks of the task placed past the learned range or by this rule so far.
+ */
+export function runEnd(
+	points: readonly number[],
+	waiting: number,
+	age: number,
+	grid: GridShape,
+	probes = 0,
+): number | undefined {
+	// The renders ranked just before the ones still waited on: from `points[rank]` to the task's age.
+	const rank = points.length - waiting - 1;
+	// The task must have outlived those renders: a younger one (tasks still being created) is not the batch's end.
+	if (waiting < 1 || rank < 0 || points.length < GRID_UNTIL || age < points[rank]) return undefined;
+	// Each such check of the task at least doubles the shortest gap (as rule 4's): a few between two grid slots.
+	const at = age + Math.max(minGap(grid.intervalMs) * 2 ** Math.min(probes, 16), age - points[rank]);
+	return at <= nextSlot(age, grid) - grid.rttMs ? at : undefined;
+}
+
+/**
  * A batch's render time estimate, on the early side: a placement that errs early meets a "not yet" that makes the
  * next estimate exact, while estimates that err late would put every check late and never learn otherwise. The
  * midpoint of what the checks left open, at most MIN_GAP after the "not yet"; found at its first check, MIN_GAP
@@ -306,8 +354,10 @@ export interface BatchView {
  * Rule 2 for a batch: the age of the next check, `pastRange` when the task outlived every known render, or
  * undefined for the grid. Stragglers (tasks older than every known render) that are many, against what is known
  * and against the tasks waited on, mean that what is known is still behind most tasks (a batch created at once,
- * its renders still finishing): the grid until the renders catch up. Times remembered from earlier runs cover
- * whole runs (the scouts check that they still hold): with them, stragglers are probed.
+ * its renders still finishing): the grid until the renders catch up (rule 6 may check them sooner). Times
+ * remembered from earlier runs cover whole runs (the scouts check that they still hold): with them, stragglers are
+ * probed. Without them, a check after the first never comes after the task's next grid slot (rule 6): what this
+ * run has seen of its renders so far is no reason to see a render later than Fixed Interval would.
  */
 export function batchPlacement(
 	view: BatchView,
@@ -322,7 +372,10 @@ export function batchPlacement(
 		const index = samples.length - longer + Math.max(0, Math.ceil(share * longer) - 1);
 		const gap = minGap(grid.intervalMs);
 		const next = Math.max(samples[index], age + gap);
-		return { age: age > 0 ? Math.min(next, reach(age, grid)) : next, pastRange: false };
+		if (age <= 0) return { age: next, pastRange: false };
+		if (view.remembered) return { age: Math.min(next, reach(age, grid)), pastRange: false };
+		// Rule 6: nothing remembered, the check comes in time for the grid's slot, or the slot's check stands.
+		return next <= nextSlot(age, grid) - grid.rttMs ? { age: next, pastRange: false } : undefined;
 	}
 	const stragglers = upperBound(view.active, view.now - samples[samples.length - 1]);
 	if (!view.remembered && stragglers > STRAGGLER_SHARE * Math.max(samples.length, view.active.length)) return undefined;

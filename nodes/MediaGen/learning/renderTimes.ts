@@ -17,7 +17,9 @@ import {
 	probeAfterHit,
 	reach,
 	renderDistribution,
+	runEnd,
 	SCOUTS,
+	unlikeHistory,
 	upperBound,
 	pointOf,
 	waitsForScouts,
@@ -30,10 +32,14 @@ import { LEARNED, LearnedStore, type KeptKind, type Learned } from './store';
 /** How a task's checks are placed: one of a few tasks of its kind (the planner), a batch's scout, or a batch's. */
 export type Role = 'planned' | 'scout' | 'batch';
 
-/** A check placed by what was learned: its time, and whether the task had outlived every known render. */
+/**
+ * A check placed by what was learned: its time, whether the task had outlived every known render, and whether it
+ * comes before the task's next grid slot by this run's renders (rule 6: the grid's next check is not delayed for it).
+ */
 export interface Placement {
 	at: number;
 	pastRange: boolean;
+	runEnd?: boolean;
 }
 
 function insertSorted(sorted: number[], value: number): void {
@@ -47,6 +53,9 @@ class Track {
 
 	/** Early estimates (policy.ts) of every observation, sorted: what a batch is placed by. */
 	samples: number[];
+
+	/** This run's renders as points (policy.ts's pointOf), sorted: where its batch likely ends (rule 6). */
+	readonly points: number[] = [];
 
 	/** Creation times of the kind's tasks still waited on, sorted. */
 	readonly active: number[] = [];
@@ -74,6 +83,7 @@ class Track {
 	add(observation: Observation): void {
 		this.fresh.push(observation);
 		insertSorted(this.samples, earlyEstimate(observation, this.intervalMs));
+		insertSorted(this.points, pointOf(observation));
 	}
 
 	/** Rule 5 found the server changed: what earlier runs saw counts no more, here and in what the run keeps. */
@@ -212,17 +222,29 @@ export class RenderTimes {
 		probes: number,
 		now: number,
 	): Placement | undefined {
-		if (role === 'scout') return undefined;
+		const ending = role === 'planned' ? undefined : this.runEnd(kind, anchor, age, probes);
+		if (role === 'scout') return ending;
 		const view = this.view(kind);
-		if (!view) return undefined;
+		if (!view) return ending;
 		if (role === 'batch') {
-			const placed = batchPlacement(this.batchView(view, now), age, probes, this.grid);
-			return placed && { at: anchor + placed.age, pastRange: placed.pastRange };
+			const batch = this.batchView(view, now);
+			const placed = batchPlacement(batch, age, probes, this.grid);
+			const fromHistory = placed && { at: anchor + placed.age, pastRange: placed.pastRange };
+			// Rule 6 where what is remembered does not place the task: nothing is, or it was forgotten (rule 5).
+			if (batch.remembered || !ending) return fromHistory;
+			return fromHistory && fromHistory.at <= ending.at ? fromHistory : ending;
 		}
 		const planned = planChecks(renderDistribution(view.observations), age, this.grid, false);
 		if (planned !== undefined)
 			return { at: anchor + Math.max(planned, age + minGap(this.intervalMs)), pastRange: false };
 		return { at: anchor + pastRange(age, probes, this.grid), pastRange: true };
+	}
+
+	/** Rule 6: the next check of a scout's or a batch's task still running at age `age`, by this run's renders. */
+	private runEnd(kind: RenderKey, anchor: number, age: number, probes: number): Placement | undefined {
+		const track = this.track(kind);
+		const at = runEnd(track.points, track.active.length, age, this.grid, probes);
+		return at === undefined ? undefined : { at: anchor + at, pastRange: false, runEnd: true };
 	}
 
 	private batchView(view: View, now: number) {
@@ -246,7 +268,9 @@ export class RenderTimes {
 		const remembered = view?.tracks.flatMap((track) => track.remembered) ?? [];
 		const stale =
 			view !== undefined &&
-			(isStale(view.observations, seen) || (remembered.length < view.observations.length && isStale(remembered, seen)));
+			(isStale(view.observations, seen) ||
+				(remembered.length < view.observations.length && isStale(remembered, seen)) ||
+				(role === 'scout' && unlikeHistory(remembered, seen)));
 		if (stale) for (const track of view.tracks) track.forgetRemembered();
 		this.track(kind).add(seen);
 		return stale && role === 'scout';

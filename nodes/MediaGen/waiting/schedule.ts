@@ -10,6 +10,7 @@ import type { CreatedTask } from './answers';
 import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
+import { minGap } from '../learning/policy';
 import type { RenderTimes, Role } from '../learning/renderTimes';
 
 export interface Waiting {
@@ -45,7 +46,7 @@ export interface Waiting {
 	notYetAge?: number;
 	/** When the first check was due: a busy or rate-limited API may let it start later. */
 	firstCheckAt: number;
-	/** Checks of this task placed past the learned range (each doubles the next gap there: renderTimes.ts). */
+	/** Checks of this task placed past the learned range or by rule 6 (each doubles the next gap: policy.ts). */
 	probes: number;
 }
 
@@ -153,14 +154,22 @@ export class PollSchedule {
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}
 
-	/** The task's grid resumes where it would be after its last check: at once if a slot passed since. */
+	/**
+	 * The task's grid resumes where it would be after its last check: at once if a slot passed since, unless its next
+	 * slot is less than policy.ts's shortest gap away (a check now would be followed by the slot's at once).
+	 */
 	private backOnGrid(entry: Waiting, now: number): void {
 		const interval = this.options.pollIntervalMs;
 		entry.generation++;
 		entry.placed = false;
 		entry.held = false;
 		entry.pollNumber = Math.floor((entry.lastCheckAt - entry.anchor) / interval + 1e-9) + 1;
-		const dueAt = Math.max(now, entry.anchor + entry.pollNumber * interval);
+		let dueAt = Math.max(now, entry.anchor + entry.pollNumber * interval);
+		const upcoming = Math.floor((now - entry.anchor) / interval) + 1;
+		if (dueAt === now && entry.anchor + upcoming * interval - now < minGap(interval)) {
+			entry.pollNumber = upcoming;
+			dueAt = entry.anchor + upcoming * interval;
+		}
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}
 
@@ -169,16 +178,28 @@ export class PollSchedule {
 		if (!entry.kind || !entry.role || !this.learned) return;
 		this.learned.sawRoundTrip(now - startedAt);
 		entry.notYetAge = Math.max(entry.notYetAge ?? 0, startedAt - entry.anchor);
-		if (entry.role === 'scout' || entry.finalStarted) return;
+		// A later check is out already (this answer was slow): its answer places the next one.
+		if (entry.finalStarted || entry.lastCheckAt > startedAt) return;
 		const placed = this.learned.nextCheck(entry.kind, entry.role, entry.anchor, entry.notYetAge, entry.probes, now);
-		if (!placed) return;
-		entry.placed = true;
-		if (placed.pastRange) {
-			// Past the learned range a check never comes later than the grid's next one.
-			if (placed.at >= entry.anchor + entry.pollNumber * this.options.pollIntervalMs) return;
-			entry.probes++;
+		const gridDue = entry.anchor + entry.pollNumber * this.options.pollIntervalMs;
+		// Past the learned range a check never comes later than the grid's next one.
+		if (!placed || (placed.pastRange && placed.at >= gridDue)) {
+			// The grid's next check was put as late as rule 3 allows behind a placed check, so as not to go out before
+			// that check's answer: the answer is in, the grid's check goes at its slot.
+			if (entry.placed) this.regrid(entry, gridDue);
+			return;
 		}
+		if (placed.pastRange || placed.runEnd) entry.probes++;
+		// A check placed by the run's own renders (rule 6) comes a round trip before the slot: the slot's check stays on time.
+		entry.placed = !placed.runEnd;
 		this.moveTo(entry, Math.max(placed.at, now));
+	}
+
+	/** The task's next check at its grid slot `dueAt` (capped at the deadline), placed no more. */
+	private regrid(entry: Waiting, dueAt: number): void {
+		entry.generation++;
+		entry.placed = false;
+		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}
 
 	/**

@@ -11,6 +11,8 @@ import {
 	probeAfterHit,
 	reach,
 	renderDistribution,
+	runEnd,
+	unlikeHistory,
 	type GridShape,
 	type Observation,
 } from '../../../nodes/MediaGen/learning/policy';
@@ -113,6 +115,18 @@ describe('rule 2: where checks go', () => {
 		expect(batchPlacement(slow, 1000, 0, grid)?.age).toBe(reach(1000, grid));
 	});
 
+	it('with nothing remembered, a check after the first never comes after the task’s next grid slot', () => {
+		// Known renders end past the task's next slot (2 s at age 1.5 s): the slot's check stands, not one after it.
+		const view = { samples: spread(10, 2100, 2900), active: [0], remembered: false, now: 1600, planned: 10 };
+		expect(batchPlacement(view, 1500, 0, grid)).toBeUndefined();
+		// Remembered times may place it up to rule 3's allowance after the slot.
+		expect(batchPlacement({ ...view, remembered: true }, 1500, 0, grid)?.age).toBe(reach(1500, grid));
+		// In time for the slot (a round trip before it), it is placed.
+		expect(batchPlacement({ ...view, samples: spread(10, 1700, 1800) }, 1500, 0, grid)?.age).toBeLessThanOrEqual(
+			2000 - grid.rttMs,
+		);
+	});
+
 	it('a batch still finishing (many tasks older than every known render, nothing remembered) keeps the grid', () => {
 		const view = {
 			samples: spread(5, 1000, 1400),
@@ -167,6 +181,25 @@ describe('rule 3: the grid behind a placed check', () => {
 		}
 		expect(tickets).toEqual([first, reach(6999, grid)]);
 	});
+
+	it('once the placed check’s answer is in and nothing places the next one, the slot’s check goes at the slot', () => {
+		const times = new RenderTimes(I, history(seen(spread(10, 6000, 6900))), new Map([[kind.key, 100]]));
+		times.sawRoundTrip(100);
+		const schedule = new PollSchedule({ pollIntervalMs: I } as WaitingOptions, times);
+		const tasks = Array.from({ length: 4 }, () => schedule.add({} as CreatedTask, 0, I, 60_000, kind));
+		const batch = tasks[3];
+		const first = batch.firstCheckAt;
+		schedule.onGrid(batch, first);
+		// "Not yet" at 6.9 s: past every known render, the probe would come at the slot (7 s) anyway.
+		schedule.notYet(batch, first, first + 100);
+		const tickets: number[] = [];
+		for (let ticket = schedule.next(); ticket; ticket = schedule.next()) {
+			if (ticket.entry === batch) tickets.push(ticket.dueAt);
+			schedule.take();
+		}
+		expect(first).toBe(6900);
+		expect(tickets).toEqual([7000]);
+	});
 });
 
 describe('rule 4: past every known render', () => {
@@ -184,6 +217,56 @@ describe('rule 4: past every known render', () => {
 		expect(gapWith(100)).toBe(800);
 		expect(gapWith(40)).toBe(400);
 		expect(gapWith(5)).toBe(100);
+	});
+});
+
+describe('rule 6: a batch’s end, from its own renders', () => {
+	const grid2: GridShape = { intervalMs: 2000, rttMs: 150 };
+	/** 500 renders seen by a 2 s grid: 100 found done at the scouts' end (4 s), 275 between 4 and 6 s. */
+	const seenByGrid = [...Array<number>(100).fill(3900), ...Array<number>(275).fill(5000)];
+
+	it('once half the batch is done, a task still running is checked as long after its age as the renders before took', () => {
+		// 125 still waited on: the 125 renders ranked before them ended from 5 s on; at 6 s the next check is at 7 s.
+		expect(runEnd(seenByGrid, 125, 6000, grid2)).toBe(7000);
+		// The fewer still waited on, the later the renders ranked before them, the sooner the check.
+		expect(runEnd([...seenByGrid, ...Array<number>(100).fill(6500)], 25, 7000, grid2)).toBe(7500);
+	});
+
+	it('at least the shortest gap after the task’s age, doubled by each such check before; nothing for a younger task', () => {
+		expect(runEnd(Array<number>(10).fill(6000), 2, 6000, grid2)).toBe(6000 + 200);
+		expect(runEnd(Array<number>(10).fill(6000), 2, 6000, grid2, 2)).toBe(6000 + 800);
+		expect(runEnd(Array<number>(10).fill(6000), 2, 6000, grid2, 4)).toBeUndefined();
+		// Tasks still being created: a young one is not the batch's end (the renders before it are 6 s, it is 5 s old).
+		expect(runEnd(Array<number>(10).fill(6000), 2, 5000, grid2)).toBeUndefined();
+	});
+
+	it('the grid while half the batch or more is still waited on, or fewer than five renders are known', () => {
+		// Six done: five still waited on is fewer than half, six is not.
+		expect(runEnd(Array<number>(6).fill(2000), 5, 2500, grid2)).toBe(3000);
+		expect(runEnd(Array<number>(6).fill(2000), 6, 2500, grid2)).toBeUndefined();
+		expect(runEnd([3000, 3100, 3200, 3300], 1, 4000, grid2)).toBeUndefined();
+	});
+
+	it('the grid’s own check when the estimate does not come a round trip before the next slot', () => {
+		// The next slot is at 8 s, the round trip 150 ms: 6.5 s + 1.5 s is the slot itself, + 1.4 s is late too.
+		expect(runEnd(Array<number>(10).fill(5000), 2, 6500, grid2)).toBeUndefined();
+		expect(runEnd(Array<number>(10).fill(5100), 2, 6500, grid2)).toBeUndefined();
+		expect(runEnd(Array<number>(10).fill(5200), 2, 6500, grid2)).toBe(7800);
+	});
+
+	it('a scout’s checks and a cold batch’s follow it; a task on its own does not', () => {
+		const times = new RenderTimes(I, nothing(), new Map([[kind.key, 20]]));
+		times.sawRoundTrip(100);
+		const roles = Array.from({ length: 20 }, (_, i) => times.start(kind, i));
+		for (let i = 0; i < 12; i++) {
+			times.finished(kind, roles[i], { lo: 1000, hi: 2000 });
+			times.ended(kind, i, roles[i]);
+		}
+		// Eight still waited on; the renders ranked before them ended at 1.5 s (the middle of what the grid saw).
+		expect(times.nextCheck(kind, 'batch', 0, 2000, 0, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
+		expect(times.nextCheck(kind, 'scout', 0, 2000, 0, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
+		const single = new RenderTimes(I, nothing(), new Map([[kind.key, 1]]));
+		expect(single.nextCheck(kind, single.start(kind, 0), 0, 2000, 0, 2000)).toBeUndefined();
 	});
 });
 
@@ -244,5 +327,25 @@ describe('rule 5: when history is stale', () => {
 	it('a batch’s scout that shows history stale puts the kind back on the grid', () => {
 		const batch = new RenderTimes(I, history(seen(spread(20, 3000, 4000))), new Map([[kind.key, 10]]));
 		expect(batch.finished(kind, batch.start(kind, 0), { lo: 1000, hi: 1400 })).toBe(true);
+	});
+
+	it('a render no remembered render comes near: between the two kinds of renders a history holds', () => {
+		const twoKinds = [...seen(spread(10, 550, 650)), ...seen(spread(10, 3900, 4100))];
+		expect(unlikeHistory(twoKinds, { lo: 1500, hi: 2000 })).toBe(true);
+		// Within a tenth of what the checks saw, a remembered render comes near.
+		expect(unlikeHistory(twoKinds, { lo: 700, hi: 1000 })).toBe(false);
+		expect(unlikeHistory(twoKinds, { lo: 3000, hi: 3600 })).toBe(false);
+		expect(unlikeHistory(seen(spread(20, 3000, 7000)), { lo: 4000, hi: 5000 })).toBe(false);
+		expect(unlikeHistory(twoKinds.slice(0, 4), { lo: 1500, hi: 2000 })).toBe(false);
+		// Neither of the older rules sees it: it is inside history's range.
+		expect(isStale(twoKinds, { lo: 1500, hi: 2000 })).toBe(false);
+	});
+
+	it('a batch’s scout seen where history has no renders puts the kind back on the grid; a task on its own does not', () => {
+		const twoKinds = [...seen(spread(10, 550, 650)), ...seen(spread(10, 3900, 4100))];
+		const batch = new RenderTimes(I, history(twoKinds), new Map([[kind.key, 10]]));
+		expect(batch.finished(kind, batch.start(kind, 0), { lo: 1500, hi: 2000 })).toBe(true);
+		const single = new RenderTimes(I, history(twoKinds), new Map([[kind.key, 1]]));
+		expect(single.finished(kind, single.start(kind, 0), { lo: 1500, hi: 2000 })).toBe(false);
 	});
 });
