@@ -386,7 +386,15 @@ export async function dropOneCase(
 	simulatorUrl: string,
 	learned: Workflow,
 	fixed: Workflow,
-	spec: { taught: number; drops: number; fromS: number; toS: number; intervalS: number; seed: number },
+	spec: {
+		taught: number;
+		drops: number;
+		searching: number;
+		fromS: number;
+		toS: number;
+		intervalS: number;
+		seed: number;
+	},
 ): Promise<Row[]> {
 	const renders = [
 		...renderTimes(spec.taught, spec.seed, 'narrow', spec.fromS),
@@ -411,13 +419,17 @@ export async function dropOneCase(
 		detail: detail(runs(workflow, from, to)),
 	});
 	const taught = `executions 1–${spec.taught}: renders of ${spec.fromS} s`;
-	const drop = `executions ${spec.taught + 1}–${all}: renders drop to ${spec.toS} s`;
+	const searched = spec.taught + spec.searching;
+	const drop = `executions ${spec.taught + 1}–${searched}: renders drop to ${spec.toS} s`;
+	const after = `executions ${searched + 1}–${all}: renders of ${spec.toS} s`;
 	const interval = `(Poll Interval ${spec.intervalS} s)`;
 	return [
 		row(`${taught}, learned ${interval}`, learned, 1, spec.taught),
 		row(`${taught}, Fixed Interval`, fixed, 1, spec.taught),
-		row(`${drop}, learned ${interval}`, learned, spec.taught + 1, all),
-		row(`${drop}, Fixed Interval`, fixed, spec.taught + 1, all),
+		row(`${drop}, learned ${interval}`, learned, spec.taught + 1, searched),
+		row(`${drop}, Fixed Interval`, fixed, spec.taught + 1, searched),
+		row(`${after}, learned ${interval}`, learned, searched + 1, all),
+		row(`${after}, Fixed Interval`, fixed, searched + 1, all),
 	];
 }
 

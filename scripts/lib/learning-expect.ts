@@ -125,14 +125,27 @@ function dropStatements(rows: Row[]): Statement[] {
 	return [allSeen(rows), ...neverWorse(find(rows, /drop.*, learned$/), find(rows, /drop.*, Fixed Interval$/))];
 }
 
-/** One item per execution: after the drop, each task found no later after its render than Fixed Interval's. */
+/**
+ * One item per execution after renders dropped: a task on its own is first checked where the taught renders end, so
+ * the first ones after the drop (`searching` of them) are found late, each no later than the longest taught render
+ * (the drop cannot be known before a task shows it); from then on no later after each render than Fixed
+ * Interval's on the same renders.
+ */
 function dropOneStatements(rows: Row[]): Statement[] {
-	const learned = find(rows, /drop.*, learned/);
-	const fixed = find(rows, /drop.*, Fixed Interval/);
-	if (!learned || !fixed) return [['the learned and the Fixed Interval runs both ran', false]];
+	const taught = find(rows, /^executions 1–.*, learned/);
+	const searching = find(rows, /drop.*, learned/);
+	const learned = find(rows, /^executions (?!1–)\d+–\d+: renders of .*, learned/);
+	const fixed = find(rows, /^executions (?!1–)\d+–\d+: renders of .*, Fixed Interval/);
+	if (!taught || !searching || !learned || !fixed) return [['every row of the drop ran', false]];
+	const longest = Math.max(...(taught.detail ?? []).map((task) => task.render));
+	const lateChecks = (searching.detail ?? []).filter((task) => Math.min(...task.checks) > longest + 250);
 	const [a, b] = [learned.figures.afterFloor, fixed.figures.afterFloor];
 	return [
 		allSeen(rows),
+		[
+			`${searching.label}: every first check no later than the longest taught render (${longest} ms) + 250 ms (${lateChecks.length} later)`,
+			lateChecks.length === 0 && (searching.detail ?? []).length > 0,
+		],
 		[
 			`${learned.label}: ${two(a)} I after the floor per task ≤ Fixed Interval's ${two(b)} + ${NEVER_WORSE.runAfterFloor} I`,
 			a <= b + NEVER_WORSE.runAfterFloor,

@@ -300,6 +300,28 @@ describe('rule 5: when history is stale', () => {
 		expect(probeAfterHit([...known, { lo: 0, hi: 2500 }], 2500)).toBeCloseTo(2500 - 1000 / 2, -2);
 	});
 
+	it('renders that got much faster (6 s learned, now 2.4 s): history is stale within three tasks', () => {
+		const grid4: GridShape = { intervalMs: 400, rttMs: 100 };
+		const taught = seen(spread(5, 5600, 6400)).map((o) => ({
+			lo: Math.floor(o.hi / grid4.intervalMs) * grid4.intervalMs - grid4.intervalMs,
+			hi: Math.floor(o.hi / grid4.intervalMs) * grid4.intervalMs,
+		}));
+		const history: Observation[] = [...taught];
+		let first = planChecks(renderDistribution(history), 0, grid4, true) ?? 0;
+		let stale = false;
+		let tasks = 0;
+		while (!stale && tasks < 10) {
+			tasks++;
+			// The 2.4 s render is done at the first check: a hit.
+			const seenNow = { lo: 0, hi: Math.max(first, 2400) };
+			stale = isStale(history, seenNow);
+			history.push(seenNow);
+			first = probeAfterHit(history, planChecks(renderDistribution(history), 0, grid4, true) ?? first);
+		}
+		expect(stale).toBe(true);
+		expect(tasks).toBeLessThanOrEqual(3);
+	});
+
 	it('a stale history is forgotten: the next tasks follow the grid until the new renders are known', () => {
 		const times = new RenderTimes(I, history(seen(spread(20, 3000, 4000))), new Map([[kind.key, 1]]));
 		const role = times.start(kind, 0);
