@@ -77,16 +77,24 @@ const list = (values: number[], digits = 2) => values.map((value) => value.toFix
 
 const FIXED: NodeRunExtras = { options: { pollSchedule: 'fixed' } };
 
-export async function spreadCase(): Promise<Figure[]> {
-	const count = 500;
-	const interval = 2000;
-	const shifts = [0, 0.5, 1, 1.5];
+/**
+ * The simulator of the spread cases (150 ms round trips), after warm-ups of both paths, downloads included, so that
+ * lazily loaded code is not timed (nothing is learned here).
+ */
+async function warmSimulator(): Promise<SimulatorProcess> {
 	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
-	// Warm-ups: both paths, downloads included, so that lazily loaded code is not timed (nothing is learned here).
 	const warm = spreadPrompts(8, 0.2, 0.4);
 	await nodeRun(sim, warm, 500, true);
 	await loopRun(sim, warm, 500, true);
 	clearBinaryStorage();
+	return sim;
+}
+
+export async function spreadCase(): Promise<Figure[]> {
+	const count = 500;
+	const interval = 2000;
+	const shifts = [0, 0.5, 1, 1.5];
+	const sim = await warmSimulator();
 	const figures: Figure[] = [];
 	for (const download of (process.env.BENCH_SPREAD_MODES ?? 'on,off').split(',').map((m) => m === 'on')) {
 		const mode = download ? 'defaults (downloads on)' : 'Download Results off';
@@ -282,11 +290,7 @@ export async function coldBatchCase(): Promise<Figure[]> {
 	const interval = 2000;
 	const shifts = [0, 0.5, 1, 1.5];
 	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 2));
-	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
-	const warm = spreadPrompts(8, 0.2, 0.4);
-	await nodeRun(sim, warm, 500, true);
-	await loopRun(sim, warm, 500, true);
-	clearBinaryStorage();
+	const sim = await warmSimulator();
 	const figures: Figure[] = [];
 	for (const download of (process.env.BENCH_SPREAD_MODES ?? 'on,off').split(',').map((m) => m === 'on')) {
 		const mode = download ? 'defaults (downloads on)' : 'Download Results off';
