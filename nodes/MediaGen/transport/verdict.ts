@@ -18,6 +18,7 @@ import {
 import { abortReason, type RequestContext, type RequestSignal } from './context';
 import { apiError, parseRetryAfter } from './errors';
 import { echo, snippet, type Redact } from './redaction';
+import { notKnownIn } from './wording';
 
 /** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
 export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
@@ -244,7 +245,11 @@ function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeAp
 	const { path, creation, context } = call;
 	const { taskIds, serverMessage, envelope } = answer;
 	const notFound = saysNotFound(envelope!.msg);
-	const hint = !creation && context.notFoundHint && notFound ? ` ${context.notFoundHint}` : '';
+	// The hint (which Task Type, which User ID) only where the refusal says that tasks are not known (wording.ts's
+	// rules); an "Unknown error, please try again later" is not about them.
+	const notKnown =
+		typeof envelope!.msg === 'string' && notKnownIn(envelope!.msg, [...taskIds, context.taskId ?? '']) !== undefined;
+	const hint = !creation && context.notFoundHint && notKnown ? ` ${context.notFoundHint}` : '';
 	return apiError.call(this, call.redact, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
 		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskIds.length ? ` ${namesTask(taskIds, path)}` : ''}`,

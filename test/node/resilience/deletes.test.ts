@@ -225,7 +225,7 @@ describe('code 1000 with a status text', () => {
 		const { error } = await runDelete([{ json: { ids: idsOf('img', 1) } }]);
 		expect(error?.message).toBe('The MediaGen API did not delete the tasks: "delete failed" [item 0]');
 		expect((error as { description?: string }).description).toMatch(
-			/0 were deleted, 0 were already gone and 1 were not deleted \(img-0x\)/,
+			/0 were deleted, 0 were already gone and 1 was not deleted \(img-0x\)/,
 		);
 	});
 
@@ -340,6 +340,8 @@ describe('what a delete answer says, not the words in it', () => {
 			expect(error).toBeUndefined();
 			expect(output[0].json).toMatchObject({ status: 'failed', deleted: [], alreadyGone: [], failed: ids });
 			expect(String(output[0].json.error)).toMatch(message);
+			// Not about unknown tasks: no advice to check the Task Type.
+			expect(String(output[0].json.errorDescription ?? '')).not.toMatch(/Task Type/);
 			expect(api.existing.size).toBe(3);
 			// One request: a refusal for another reason is not split in halves id by id.
 			expect(server.requestsTo(DELETE)).toHaveLength(1);

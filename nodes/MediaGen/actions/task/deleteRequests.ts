@@ -189,7 +189,8 @@ function summary(group: DeleteGroup): string {
 	const unsure = uncertain.length
 		? `; ${uncertain.length} of them may have been deleted (the API's status text did not say), the item's uncertain field lists them`
 		: '';
-	return `Of the ${group.ids.length} task ID(s) of this request, ${deleted.length} were deleted, ${alreadyGone.length} were already gone and ${failed.length} were not deleted (${shown}${more})${unsure}; the item's deleted, alreadyGone and failed fields list them. Deleting is safe to repeat: ids already gone count as deleted, so running the node again (or Retry On Fail) deletes the rest.`;
+	const were = (count: number) => `${count} ${count === 1 ? 'was' : 'were'}`;
+	return `Of the ${group.ids.length} task ID(s) of this request, ${were(deleted.length)} deleted, ${were(alreadyGone.length)} already gone and ${were(failed.length)} not deleted (${shown}${more})${unsure}; the item's deleted, alreadyGone and failed fields list them. Deleting is safe to repeat: ids already gone count as deleted, so running the node again (or Retry On Fail) deletes the rest.`;
 }
 
 /** The outcomes of a group: one item paired with all its items, or an error per item; none if it never finished. */
