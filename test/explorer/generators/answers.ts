@@ -14,6 +14,7 @@
 import { Random } from '../random';
 import type { Schedule } from '../schedule';
 import type { RequestKind } from './faults';
+import { encodeText, type TextEncoding } from '../../fixtures/texts';
 
 export type AnswerShape =
 	| 'plain'
@@ -74,21 +75,9 @@ export function namesTwoTasks(schedule: Schedule, item: number, attempt: number)
 	return encodesAnswers(schedule) && Random.stream(schedule.seed, 'answers', 'twice', item, attempt).chance(0.25);
 }
 
-/** A text in one of the encodings: its code units, each in 2 or 4 bytes, in either byte order. */
+/** A text in one of the encodings (the fixtures' encoder: test/fixtures/texts.ts). */
 function encoded(text: string, encoding: (typeof ENCODINGS)[number]): Buffer {
-	const marked = encoding.endsWith('mark') ? `\ufeff${text}` : text;
-	if (encoding.startsWith('UTF-8')) return Buffer.from(marked);
-	const bigEndian = encoding.includes('BE');
-	if (encoding.startsWith('UTF-16')) {
-		const bytes = Buffer.from(marked, 'utf16le');
-		return bigEndian ? bytes.swap16() : bytes;
-	}
-	const points = [...marked].map((char) => char.codePointAt(0)!);
-	const bytes = Buffer.alloc(points.length * 4);
-	points.forEach((point, index) =>
-		bigEndian ? bytes.writeUInt32BE(point, index * 4) : bytes.writeUInt32LE(point, index * 4),
-	);
-	return bytes;
+	return encodeText(text, encoding.replace('with a byte order mark', 'with BOM') as TextEncoding);
 }
 
 const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;

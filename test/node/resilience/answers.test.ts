@@ -7,6 +7,7 @@
 import type http from 'node:http';
 
 import { loggedLines, runNode } from '../../harness';
+import { encodeText } from '../../fixtures/texts';
 import { sendJson } from '../../hostile-server';
 import { errorText, HOSTILE_KEY as KEY, useHostileApi } from '../../support';
 
@@ -163,24 +164,9 @@ describe('issue 31: answers that are JSON in other clothes, or cut off', () => {
  * included) reaches the output or the error, and the Retry On Fail memory.
  */
 describe('answers in any Unicode encoding', () => {
-	const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
-	const utf32 = (text: string, bigEndian: boolean) =>
-		Buffer.concat(
-			[...text].map((char) => {
-				const unit = Buffer.alloc(4);
-				if (bigEndian) unit.writeUInt32BE(char.codePointAt(0)!);
-				else unit.writeUInt32LE(char.codePointAt(0)!);
-				return unit;
-			}),
-		);
-	const encodings: Array<[string, (text: string) => Buffer]> = [
-		['UTF-16 LE with a byte order mark', (text) => Buffer.from(`\ufeff${text}`, 'utf16le')],
-		['UTF-16 LE', (text) => Buffer.from(text, 'utf16le')],
-		['UTF-16 BE with a byte order mark', (text) => utf16be(`\ufeff${text}`)],
-		['UTF-16 BE', (text) => utf16be(text)],
-		['UTF-32 LE with a byte order mark', (text) => utf32(`\ufeff${text}`, false)],
-		['UTF-32 BE', (text) => utf32(text, true)],
-	];
+	const encodings: Array<[string, (text: string) => Buffer]> = (
+		['UTF-16 LE with BOM', 'UTF-16 LE', 'UTF-16 BE with BOM', 'UTF-16 BE', 'UTF-32 LE with BOM', 'UTF-32 BE'] as const
+	).map((encoding) => [encoding.replace('with BOM', 'with a byte order mark'), (text) => encodeText(text, encoding)]);
 	const anyTask = (_request: unknown, response: http.ServerResponse, taskId: string) =>
 		sendJson(response, {
 			code: 1000,

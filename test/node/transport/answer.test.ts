@@ -17,6 +17,7 @@ import {
 } from '../../../nodes/MediaGen/transport/answer';
 import { MAX_LAYERS, readingsOf } from '../../../nodes/MediaGen/transport/escapes';
 import { keyRedactor } from '../../../nodes/MediaGen/transport/redaction';
+import { encodeText, TEXT_ENCODINGS } from '../../fixtures/texts';
 import { KEY_ENCODINGS, keyLeaks } from '../../keyEncodings';
 
 const nested = (depth: number, inner = '1') => `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`;
@@ -89,27 +90,12 @@ describe('parseAnswer and keptAnswer', () => {
 
 describe('answers in any Unicode encoding, and every task they name', () => {
 	const envelope = '{"code":1000,"msg":"ok","data":{"taskid":"t-507"}}';
-	const utf32 = (text: string, bigEndian: boolean) =>
-		Buffer.concat(
-			[...text].map((char) => {
-				const unit = Buffer.alloc(4);
-				if (bigEndian) unit.writeUInt32BE(char.codePointAt(0)!);
-				else unit.writeUInt32LE(char.codePointAt(0)!);
-				return unit;
-			}),
-		);
-	const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
 	const encodings: Array<[string, Buffer]> = [
-		['UTF-8', Buffer.from(envelope)],
-		['UTF-8 with a byte order mark', Buffer.from(`\ufeff${envelope}`)],
-		['UTF-16 LE with a byte order mark', Buffer.from(`\ufeff${envelope}`, 'utf16le')],
-		['UTF-16 LE', Buffer.from(envelope, 'utf16le')],
-		['UTF-16 BE with a byte order mark', utf16be(`\ufeff${envelope}`)],
-		['UTF-16 BE', utf16be(envelope)],
-		['UTF-32 LE with a byte order mark', utf32(`\ufeff${envelope}`, false)],
-		['UTF-32 LE', utf32(envelope, false)],
-		['UTF-32 BE with a byte order mark', utf32(`\ufeff${envelope}`, true)],
-		['UTF-32 BE', utf32(`\n ${envelope}`, true)],
+		...TEXT_ENCODINGS.filter((encoding) => encoding !== 'UTF-32 BE').map((encoding): [string, Buffer] => [
+			encoding.replace('with BOM', 'with a byte order mark'),
+			encodeText(envelope, encoding),
+		]),
+		['UTF-32 BE', encodeText(`\n ${envelope}`, 'UTF-32 BE')],
 	];
 
 	it.each(encodings)('%s is read as text: JSON, naming its task', (_name, bytes) => {
