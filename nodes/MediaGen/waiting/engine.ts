@@ -9,9 +9,8 @@
  * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
  *   at least half of it, so neither starves the other. Result files (file hosts, not the API) have a lane of
  *   their own (results.ts): many small files at once, few huge ones, transient failures retried.
- * - Adaptive bound (bound.ts): from 64 requests it doubles per round trip up to Max Concurrent Requests until the
- *   first HTTP 429, then halves on each 429 and grows back gradually (AIMD). The refused request waits the server's
- *   Retry-After; when the bound is already 1, everything waits it.
+ * - Adaptive bound (bound.ts): it starts at Max Concurrent Requests (at most 256), halves on each HTTP 429 and grows
+ *   back gradually (AIMD); the refused request waits the server's Retry-After, and at a bound of 1 every request does.
  * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
  *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
  *   Requests that are safe to repeat (Task → Delete's) go in the creations' lane too (lane.ts).
@@ -182,7 +181,7 @@ class Engine {
 			if (poll && holding && poll.dueAt < poll.entry.deadline) {
 				// A hold skips the task's slots until it ends; Max Wait wins over it: the last poll is never held.
 				this.schedule.take();
-				this.schedule.onGrid(poll.entry, this.bound.holdUntil);
+				this.schedule.holdBack(poll.entry, this.bound.holdUntil);
 				continue;
 			}
 			if (!creation && !poll) break;
@@ -195,6 +194,7 @@ class Engine {
 				this.startPoll(poll!, now);
 			}
 		}
+		if (this.apiInFlight >= this.bound.slots) this.schedule.slotsFull(now);
 	}
 
 	/** When the loop must look again even if no request ends. */
@@ -332,7 +332,7 @@ class Engine {
 		const { entry } = ticket;
 		// The ticket at the deadline is the promised last poll: it always goes out, and nothing follows it.
 		const final = ticket.dueAt >= entry.deadline;
-		entry.lastCheckAt = now;
+		this.schedule.started(ticket, now);
 		if (final) entry.finalStarted = true;
 		else this.schedule.onGrid(entry, now);
 		if (!final && entry.inFlight >= MAX_POLLS_PER_TASK) return; // this slot is skipped

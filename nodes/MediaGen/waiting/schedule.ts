@@ -46,6 +46,11 @@ export interface Waiting {
 	notYetAge?: number;
 	/** When the first check was due: a busy or rate-limited API may let it start later. */
 	firstCheckAt: number;
+	/**
+	 * Whether the engine held the first check past its due time (no free request slot, or the API's hold), set when
+	 * it starts: a batch's first checks wait behind its creations, and what they see counts as seen when due.
+	 */
+	firstCheckHeld?: boolean;
 	/** Checks of this task placed past the learned range or by rule 6 (each doubles the next gap: policy.ts). */
 	probes: number;
 }
@@ -112,6 +117,27 @@ export class PollSchedule {
 		this.active.add(entry);
 		this.tickets.push({ entry, dueAt: entry.firstCheckAt, generation: 0 });
 		return entry;
+	}
+
+	/** The last time a check was due while every request slot was taken (`firstCheckHeld`). */
+	private fullAt = -Infinity;
+
+	/** The engine found every request slot taken at `now`: the checks due by then wait for one. */
+	slotsFull(now: number): void {
+		if ((this.next()?.dueAt ?? Infinity) <= now) this.fullAt = now;
+	}
+
+	/** The API's hold skips the task's slots until `until` (engine.ts). */
+	holdBack(entry: Waiting, until: number): void {
+		entry.firstCheckHeld ??= entry.lastCheckAt === entry.anchor;
+		this.onGrid(entry, until);
+	}
+
+	/** The check of `ticket` starts at `now`; a first check was held when every slot was taken while it was due. */
+	started(ticket: PollTicket, now: number): void {
+		const { entry } = ticket;
+		if (entry.lastCheckAt === entry.anchor) entry.firstCheckHeld ??= this.fullAt >= ticket.dueAt;
+		entry.lastCheckAt = now;
 	}
 
 	/** A round trip of an API request: rule 3 allows a check one round trip late (policy.ts). */
@@ -210,8 +236,12 @@ export class PollSchedule {
 		const { kind, role } = entry;
 		if (!kind || !role || !this.learned) return;
 		this.learned.sawRoundTrip(now - startedAt);
-		// Found done at its first check: the render ended before that check was due, whenever it could start.
-		const checked = entry.notYetAge === undefined ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
+		// A first check the engine held is taken as seen when it was due (an early estimate, which a batch's next
+		// check corrects: policy.ts). One that started late because the process was busy proves only its start: taken
+		// as seen when due, a stall would teach a render shorter than it was, and every later task of its kind on its
+		// own would spend early checks on it (rule 2 plans for what history holds).
+		const held = entry.notYetAge === undefined && entry.firstCheckHeld === true;
+		const checked = held ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
 		const lo = entry.notYetAge ?? 0;
 		if (!this.learned.finished(kind, role, { lo, hi: Math.max(checked - entry.anchor, lo + 1) })) return;
 		for (const other of this.active)

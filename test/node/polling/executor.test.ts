@@ -12,6 +12,7 @@ import { runNode, WORKFLOW_ID, type NodeRunOptions } from '../../harness';
 import type { RecordedRequest } from '../../simulator/server';
 import { betav4Parameters, expectStaticDataAsItWas, INFO_PATH, loopStalls, useSimulator } from '../../support';
 import { LEARNED, LearnedStore } from '../../../nodes/MediaGen/learning/store';
+import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
 
 const KEY = 'betav4|batchsize=|resolution=';
 const NODE_ID = 'mediagen-node';
@@ -203,6 +204,33 @@ describe('Poll Schedule through n8n’s executor', () => {
 				expect(checks[i] - checks[i - 1]).toBeLessThan(interval * 1000 + 250 + 2 * slow.stall);
 		// What the 0.1 s renders taught is forgotten: every render remembered was seen done after 1 s.
 		expect(Math.min(...remembered().map(([, hi]) => hi))).toBeGreaterThan(1000);
+	});
+
+	it('a first check held up by a busy n8n process teaches the render it saw, never a shorter one', async () => {
+		const staticData: IDataObject = {};
+		// The process is busy (a module loading, another execution's work) from 50 ms after the task's creation
+		// until 0.75 s, past its 0.5 s render: its first check, due at 0.2 s, goes out after that and finds it done.
+		const add = PollSchedule.prototype.add;
+		const spy = jest.spyOn(PollSchedule.prototype, 'add').mockImplementation(function (this: PollSchedule, ...args) {
+			const anchor = args[1];
+			setTimeout(() => {
+				while (Date.now() < anchor + 750);
+			}, 50);
+			return add.apply(this, args);
+		});
+		try {
+			await run(rendersOf(0.5, 1), {}, staticData);
+		} finally {
+			spy.mockRestore();
+		}
+		expect(remembered()).toHaveLength(1);
+		expect(remembered()[0][1]).toBeGreaterThanOrEqual(500);
+		// Five executions as usual, then: placed near the end of the 0.5 s renders, with no early check for a render
+		// the stall made look 0.2 s long.
+		for (let execution = 0; execution < 5; execution++) await run(rendersOf(0.5, 1), {}, staticData);
+		const placed = await run(rendersOf(0.5, 1), {}, staticData);
+		expect(placed.checks[0][0]).toBeGreaterThan(300);
+		expect(placed.checks[0].length).toBeLessThanOrEqual(2);
 	});
 
 	it('Max Wait’s last check stays where it is when the learned times lie beyond it', async () => {

@@ -371,3 +371,53 @@ describe('rule 5: when history is stale', () => {
 		expect(single.finished(kind, single.start(kind, 0), { lo: 1500, hi: 2000 })).toBe(false);
 	});
 });
+
+describe('what a "done" proves', () => {
+	/** A task on its own of a kind nothing is known of (its checks on the grid), and what its run keeps. */
+	function oneTask() {
+		const times = new RenderTimes(I, nothing(), new Map([[kind.key, 1]]));
+		const schedule = new PollSchedule({ pollIntervalMs: I } as WaitingOptions, times);
+		const entry = schedule.add({} as CreatedTask, 0, I, 60_000, kind);
+		const kept = () => times.keep().get(kind.key)?.observations;
+		return { times, schedule, entry, kept };
+	}
+
+	/** The task's first check starts at `at`; every request slot was taken at `full` (if given). */
+	function firstCheckAt(task: ReturnType<typeof oneTask>, at: number, full?: number) {
+		if (full !== undefined) task.schedule.slotsFull(full);
+		const ticket = task.schedule.next()!;
+		task.schedule.take();
+		task.schedule.started(ticket, at);
+	}
+
+	it('a first check that went out late because the process was busy proves its start, not its due time', () => {
+		const task = oneTask();
+		expect(task.entry.firstCheckAt).toBe(I);
+		// Due at 1 s; every slot taken at 0.9 s only, before it was due: not held by the node.
+		firstCheckAt(task, 2430, 900);
+		expect(task.entry.firstCheckHeld).toBe(false);
+		// Started at 2.43 s (a 2.5 s render: the check found it done), answered 100 ms later.
+		task.schedule.finished(task.entry, 2430, 2530);
+		expect(task.kept()).toEqual([{ lo: 0, hi: 2430 }]);
+	});
+
+	it('a first check the engine held (no free request slot, the API’s hold) counts as seen when it was due', () => {
+		const task = oneTask();
+		firstCheckAt(task, 2430, 1500);
+		expect(task.entry.firstCheckHeld).toBe(true);
+		task.schedule.finished(task.entry, 2430, 2530);
+		expect(task.kept()).toEqual([{ lo: 0, hi: I }]);
+		const hold = oneTask();
+		hold.schedule.holdBack(hold.entry, 2000);
+		expect(hold.entry.firstCheckHeld).toBe(true);
+	});
+
+	it('a slow answer counts where its check started: the server judged the task when the check arrived', () => {
+		const { times, schedule, entry, kept } = oneTask();
+		times.sawRoundTrip(100);
+		schedule.notYet(entry, 1000, 1100);
+		// Started at 2 s, answered 1.6 s later (a large answer, a slow network): seen done by 2 s.
+		schedule.finished(entry, 2000, 3600);
+		expect(kept()).toEqual([{ lo: 1000, hi: 2000 }]);
+	});
+});
