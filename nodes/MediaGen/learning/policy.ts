@@ -113,6 +113,18 @@ export function pointOf(observation: Observation): number {
 	return observation.lo > 0 ? (observation.lo + observation.hi) / 2 : observation.hi;
 }
 
+/**
+ * What a "done" proves: the render ended before the server judged the task, at some moment between the check's
+ * start and its answer. An answer about as fast as the fastest puts that moment near the start (where every check
+ * of the kind is measured from). One more than twice as slow as the fastest, and slower by more than the shortest
+ * gap, leaves it anywhere in between (a server that judged late, a large answer, a busy process): it teaches
+ * nothing, neither a render shorter than it was (an early check for every later task of the kind on its own) nor a
+ * longer one (later first checks).
+ */
+export function provesWhen(roundTripMs: number, grid: GridShape): boolean {
+	return roundTripMs - grid.rttMs <= Math.max(minGap(grid.intervalMs), grid.rttMs);
+}
+
 /** Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. */
 export function reach(age: number, grid: GridShape): number {
 	const slot = (Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs;

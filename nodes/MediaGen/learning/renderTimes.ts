@@ -15,6 +15,7 @@ import {
 	pastRange,
 	planChecks,
 	probeAfterHit,
+	provesWhen,
 	reach,
 	renderDistribution,
 	runEnd,
@@ -165,6 +166,11 @@ export class RenderTimes {
 	/** Rule 3: the latest age of a check that still stands for the grid slot at age `slot`. */
 	latestFor(slot: number): number {
 		return reach(slot - 1, this.grid);
+	}
+
+	/** Whether a "done" answered `roundTripMs` after its check started tells when the render ended (policy.ts). */
+	provesWhen(roundTripMs: number): boolean {
+		return provesWhen(roundTripMs, this.grid);
 	}
 
 	/** The shortest round trip of a check: rule 3 allows a check one round trip late. */

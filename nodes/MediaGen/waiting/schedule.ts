@@ -229,13 +229,17 @@ export class PollSchedule {
 	}
 
 	/**
-	 * The check that started at `startedAt` found the task done: its render time is learned. A scout that shows the
-	 * server changed puts its model back on the grid.
+	 * The check that started at `startedAt` found the task done (answered at `now`): its render time is learned. A
+	 * scout that shows the server changed puts its model back on the grid.
 	 */
 	finished(entry: Waiting, startedAt: number, now: number): void {
 		const { kind, role } = entry;
 		if (!kind || !role || !this.learned) return;
 		this.learned.sawRoundTrip(now - startedAt);
+		// A task waited on alone (one item per execution): nothing of the run slows its answers, so one too slow to
+		// tell when the render ended (policy.ts, provesWhen) teaches nothing. A batch's answers vary with its own
+		// requests in flight, and its placements err early by design (policy.ts, earlyEstimate).
+		if (this.active.size === 1 && !this.learned.provesWhen(now - startedAt)) return;
 		// A first check the engine held is taken as seen when it was due (an early estimate, which a batch's next
 		// check corrects: policy.ts). One that started late because the process was busy proves only its start: taken
 		// as seen when due, a stall would teach a render shorter than it was, and every later task of its kind on its

@@ -9,6 +9,7 @@ import {
 	pastRange,
 	planChecks,
 	probeAfterHit,
+	provesWhen,
 	reach,
 	renderDistribution,
 	runEnd,
@@ -412,12 +413,33 @@ describe('what a "done" proves', () => {
 		expect(hold.entry.firstCheckHeld).toBe(true);
 	});
 
-	it('a slow answer counts where its check started: the server judged the task when the check arrived', () => {
+	it('a "done" answered about as fast as checks are counts where its check started', () => {
 		const { times, schedule, entry, kept } = oneTask();
 		times.sawRoundTrip(100);
 		schedule.notYet(entry, 1000, 1100);
-		// Started at 2 s, answered 1.6 s later (a large answer, a slow network): seen done by 2 s.
-		schedule.finished(entry, 2000, 3600);
+		// 180 ms against the fastest 100 ms: within twice the fastest, and within a tenth of an interval more.
+		schedule.finished(entry, 2000, 2180);
 		expect(kept()).toEqual([{ lo: 1000, hi: 2000 }]);
+	});
+
+	it('a "done" answered too slowly to tell when the render ended teaches nothing, for a task waited on alone', () => {
+		const { times, schedule, entry, kept } = oneTask();
+		times.sawRoundTrip(100);
+		schedule.notYet(entry, 1000, 1100);
+		// Started at 2.1 s, answered 350 ms later: the server may have judged it at 2.4 s (a 2.5 s render, judged late
+		// by a loaded server, kept as 2.1 s would cost every later task of the kind on its own an early check).
+		schedule.finished(entry, 2100, 2450);
+		expect(kept()).toBeUndefined();
+		// Beside other tasks of the run, whose requests slow its answers too, it is learned.
+		const beside = oneTask();
+		beside.times.sawRoundTrip(100);
+		beside.schedule.add({} as CreatedTask, 0, I, 60_000, kind);
+		beside.schedule.notYet(beside.entry, 1000, 1100);
+		beside.schedule.finished(beside.entry, 2100, 2450);
+		expect(beside.kept()).toEqual([{ lo: 1000, hi: 2100 }]);
+		expect(provesWhen(200, grid)).toBe(true);
+		expect(provesWhen(201, grid)).toBe(false);
+		expect(provesWhen(700, { intervalMs: I, rttMs: 400 })).toBe(true);
+		expect(provesWhen(801, { intervalMs: I, rttMs: 400 })).toBe(false);
 	});
 });
