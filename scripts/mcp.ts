@@ -516,10 +516,22 @@ async function runVersion(version: string, tarball: string, example: WorkflowFil
 			},
 			{ deadline: 120_000, describe: `the MCP server at ${url}`, interval: 500 },
 		);
+		const chatId = agent.nodes[0].webhookId!;
+		// The agent's Chat Trigger answers once n8n has registered its webhook, which a loaded machine may do after the
+		// workflow's activation has returned (a chat sent before was answered HTTP 404 once).
+		await waitFor(
+			async (see) => {
+				const status = await fetch(`${server!.url}/webhook/${chatId}/chat`)
+					.then((response) => response.status)
+					.catch(() => 0);
+				see(`HTTP ${status}`);
+				return status === 200;
+			},
+			{ deadline: 120_000, describe: `the chat of ${agent.id} to be registered`, interval: 500 },
+		);
 		step('n8n started, workflows published');
 
 		const context: Context = { sdk, url, simulator, received: [] };
-		const chatId = agent.nodes[0].webhookId!;
 		// The long renders run side by side; everything else runs meanwhile.
 		const long = Promise.all([
 			longRender(context, 'streamable HTTP'),
