@@ -115,14 +115,16 @@ export function pointOf(observation: Observation): number {
 
 /**
  * What a "done" proves: the render ended before the server judged the task, at some moment between the check's
- * start and its answer. An answer about as fast as the fastest puts that moment near the start (where every check
- * of the kind is measured from). One more than twice as slow as the fastest, and slower by more than the shortest
- * gap, leaves it anywhere in between (a server that judged late, a large answer, a busy process): it teaches
- * nothing, neither a render shorter than it was (an early check for every later task of the kind on its own) nor a
- * longer one (later first checks).
+ * start and its answer. Checks are measured from their start: an answer about as fast as the fastest is taken as
+ * judged there, as every check of the kind is. One more than twice as slow as the fastest, and slower by more than
+ * the shortest gap (a server that judged late, a busy process), may have been judged as late as its extra time:
+ * returned here, for the render to be kept as done by then. Taken as done at the check's start, a render judged late
+ * would be kept shorter than it was, and every later task of the kind on its own would spend an early check on it;
+ * taken as proving nothing, a run on a loaded machine would lose its renders and stay on the grid.
  */
-export function provesWhen(roundTripMs: number, grid: GridShape): boolean {
-	return roundTripMs - grid.rttMs <= Math.max(minGap(grid.intervalMs), grid.rttMs);
+export function judgedLateBy(roundTripMs: number, grid: GridShape): number {
+	const extra = roundTripMs - grid.rttMs;
+	return extra <= Math.max(minGap(grid.intervalMs), grid.rttMs) ? 0 : extra;
 }
 
 /** Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. */

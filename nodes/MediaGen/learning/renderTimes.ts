@@ -11,11 +11,11 @@ import {
 	batchPlacement,
 	earlyEstimate,
 	isStale,
+	judgedLateBy,
 	minGap,
 	pastRange,
 	planChecks,
 	probeAfterHit,
-	provesWhen,
 	reach,
 	renderDistribution,
 	runEnd,
@@ -168,9 +168,9 @@ export class RenderTimes {
 		return reach(slot - 1, this.grid);
 	}
 
-	/** Whether a "done" answered `roundTripMs` after its check started tells when the render ended (policy.ts). */
-	provesWhen(roundTripMs: number): boolean {
-		return provesWhen(roundTripMs, this.grid);
+	/** How late the server may have judged a "done" answered `roundTripMs` after its check started (policy.ts). */
+	judgedLateBy(roundTripMs: number): number {
+		return judgedLateBy(roundTripMs, this.grid);
 	}
 
 	/** The shortest round trip of a check: rule 3 allows a check one round trip late. */

@@ -236,18 +236,19 @@ export class PollSchedule {
 		const { kind, role } = entry;
 		if (!kind || !role || !this.learned) return;
 		this.learned.sawRoundTrip(now - startedAt);
-		// A task waited on alone (one item per execution): nothing of the run slows its answers, so one too slow to
-		// tell when the render ended (policy.ts, provesWhen) teaches nothing. A batch's answers vary with its own
-		// requests in flight, and its placements err early by design (policy.ts, earlyEstimate).
-		if (this.active.size === 1 && !this.learned.provesWhen(now - startedAt)) return;
 		// A first check the engine held is taken as seen when it was due (an early estimate, which a batch's next
 		// check corrects: policy.ts). One that started late because the process was busy proves only its start: taken
 		// as seen when due, a stall would teach a render shorter than it was, and every later task of its kind on its
 		// own would spend early checks on it (rule 2 plans for what history holds).
 		const held = entry.notYetAge === undefined && entry.firstCheckHeld === true;
 		const checked = held ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
+		// A task waited on alone (one item per execution): nothing of the run slows its answers, so a slow one may
+		// have been judged late, and the render is kept as done by then (policy.ts, judgedLateBy). A batch's answers
+		// vary with its own requests in flight, and its placements err early by design (policy.ts, earlyEstimate).
+		const late = this.active.size === 1 ? this.learned.judgedLateBy(now - startedAt) : 0;
 		const lo = entry.notYetAge ?? 0;
-		if (!this.learned.finished(kind, role, { lo, hi: Math.max(checked - entry.anchor, lo + 1) })) return;
+		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };
+		if (!this.learned.finished(kind, role, seen)) return;
 		for (const other of this.active)
 			if (other.kind?.model === kind.model && other !== entry && other.role !== 'scout' && !other.finalStarted)
 				this.backOnGrid(other, now);

@@ -9,7 +9,7 @@ import {
 	pastRange,
 	planChecks,
 	probeAfterHit,
-	provesWhen,
+	judgedLateBy,
 	reach,
 	renderDistribution,
 	runEnd,
@@ -422,24 +422,30 @@ describe('what a "done" proves', () => {
 		expect(kept()).toEqual([{ lo: 1000, hi: 2000 }]);
 	});
 
-	it('a "done" answered too slowly to tell when the render ended teaches nothing, for a task waited on alone', () => {
+	it('a "done" answered too slowly to tell when the render ended is kept as done by its answer, for a task waited on alone', () => {
 		const { times, schedule, entry, kept } = oneTask();
 		times.sawRoundTrip(100);
 		schedule.notYet(entry, 1000, 1100);
-		// Started at 2.1 s, answered 350 ms later: the server may have judged it at 2.4 s (a 2.5 s render, judged late
-		// by a loaded server, kept as 2.1 s would cost every later task of the kind on its own an early check).
+		// Started at 2.1 s, answered 350 ms later: the server may have judged it at 2.35 s (a 2.3 s render, judged late
+		// by a loaded server, kept as done by 2.1 s would cost every later task of the kind on its own an early check).
 		schedule.finished(entry, 2100, 2450);
-		expect(kept()).toBeUndefined();
-		// Beside other tasks of the run, whose requests slow its answers too, it is learned.
+		expect(kept()).toEqual([{ lo: 1000, hi: 2350 }]);
+		// Answered about as fast as the fastest: seen where its check started, as every check is measured.
+		const fast = oneTask();
+		fast.times.sawRoundTrip(100);
+		fast.schedule.notYet(fast.entry, 1000, 1100);
+		fast.schedule.finished(fast.entry, 2100, 2300);
+		expect(fast.kept()).toEqual([{ lo: 1000, hi: 2100 }]);
+		// Beside other tasks of the run, whose requests slow its answers too, a batch's early estimate stands.
 		const beside = oneTask();
 		beside.times.sawRoundTrip(100);
 		beside.schedule.add({} as CreatedTask, 0, I, 60_000, kind);
 		beside.schedule.notYet(beside.entry, 1000, 1100);
 		beside.schedule.finished(beside.entry, 2100, 2450);
 		expect(beside.kept()).toEqual([{ lo: 1000, hi: 2100 }]);
-		expect(provesWhen(200, grid)).toBe(true);
-		expect(provesWhen(201, grid)).toBe(false);
-		expect(provesWhen(700, { intervalMs: I, rttMs: 400 })).toBe(true);
-		expect(provesWhen(801, { intervalMs: I, rttMs: 400 })).toBe(false);
+		expect(judgedLateBy(200, grid)).toBe(0);
+		expect(judgedLateBy(201, grid)).toBe(101);
+		expect(judgedLateBy(700, { intervalMs: I, rttMs: 400 })).toBe(0);
+		expect(judgedLateBy(801, { intervalMs: I, rttMs: 400 })).toBe(401);
 	});
 });
