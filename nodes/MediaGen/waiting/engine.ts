@@ -142,9 +142,10 @@ class Engine {
 		this.cancel?.addEventListener('abort', onCancel);
 		try {
 			for (;;) {
-				this.dispatch();
+				const now = Date.now();
+				this.dispatch(now);
 				if (this.idle()) break;
-				await this.pause();
+				await this.pause(now);
 			}
 		} finally {
 			this.cancel?.removeEventListener('abort', onCancel);
@@ -169,9 +170,8 @@ class Engine {
 	}
 
 	/** Starts every job that may start now. */
-	private dispatch(): void {
+	private dispatch(now: number): void {
 		if (this.cancelled) return;
-		const now = Date.now();
 		if (!this.stopped) this.results.dispatch(now);
 		const holding = now < this.bound.holdUntil;
 		while (this.apiInFlight < this.bound.slots) {
@@ -197,8 +197,8 @@ class Engine {
 		if (this.apiInFlight >= this.bound.slots) this.schedule.slotsFull(now);
 	}
 
-	/** When the loop must look again even if no request ends. */
-	private nextWakeAt(): number | undefined {
+	/** When the loop must look again even if no request ends (`now`: the time `dispatch` decided by). */
+	private nextWakeAt(now: number): number | undefined {
 		let at: number | undefined;
 		const consider = (time: number | undefined) => {
 			if (time !== undefined && (at === undefined || time < at)) at = time;
@@ -209,7 +209,7 @@ class Engine {
 			consider(this.schedule.next()?.dueAt);
 			consider(this.creations.nextRepeatAt);
 		}
-		if (this.bound.holdUntil > Date.now()) consider(this.bound.holdUntil);
+		if (this.bound.holdUntil > now) consider(this.bound.holdUntil); // the hold dispatch saw, even if it ended since
 		consider(this.results.nextDueAt());
 		return at;
 	}
@@ -218,8 +218,8 @@ class Engine {
 	 * Sleeps until the next due time, or until a request ends or the execution is cancelled. A timer is set
 	 * only when something falls due at a time; otherwise the end of a request in flight wakes the loop.
 	 */
-	private async pause(): Promise<void> {
-		const wakeAt = this.nextWakeAt();
+	private async pause(now: number): Promise<void> {
+		const wakeAt = this.nextWakeAt(now);
 		const nothingRunning = !this.apiInFlight && !this.results.inFlight;
 		await this.alarm.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
 	}

@@ -8,6 +8,8 @@
 import { createServer } from 'node:net';
 import type { INodeParameters } from 'n8n-workflow';
 
+import { AdaptiveBound } from '../../../nodes/MediaGen/waiting/bound';
+import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
 import { runNode, type RunResult } from '../../harness';
 import { MediaGenSimulator, type FaultAction } from '../../simulator/server';
 import {
@@ -417,6 +419,55 @@ describe('rate limits: holds are bounded, refusals are paced', () => {
 		expect(polls[0]).toBeLessThan(1000);
 		// The promised last poll at Max Wait went out although the server asked for an hour.
 		expect(Math.max(...polls)).toBeGreaterThanOrEqual(1900);
+	});
+
+	it('a hold that ends while the process stalls, after the loop saw it and before it sleeps, still wakes the loop', async () => {
+		// A 429 that names its task (the server acted: it is not repeated) holds every request at a bound of 1.
+		const named = JSON.stringify({ code: 9999, msg: 'HTTP 429', data: { taskid: 'img-held-1' } });
+		context.sim.inject({
+			path: BETAV4_PATH,
+			action: {
+				type: 'status',
+				status: 429,
+				body: named,
+				contentType: 'application/json',
+				headers: { 'Retry-After': '0.3' },
+			},
+		});
+		let holdUntil = 0;
+		const onRateLimited = AdaptiveBound.prototype.onRateLimited;
+		const held = jest.spyOn(AdaptiveBound.prototype, 'onRateLimited').mockImplementation(function (
+			this: AdaptiveBound,
+			...args
+		) {
+			onRateLimited.apply(this, args);
+			holdUntil = this.holdUntil;
+		});
+		// The process stalls once, right after the loop decided that the hold is in force, until the hold has ended
+		// (a loaded machine: seed 1286 of the fault explorer waited a whole minute, the loop's longest sleep).
+		let stalled = false;
+		const next = PollSchedule.prototype.next;
+		const stall = jest.spyOn(PollSchedule.prototype, 'next').mockImplementation(function (this: PollSchedule) {
+			if (!stalled && Date.now() < holdUntil) {
+				stalled = true;
+				while (Date.now() <= holdUntil);
+			}
+			return next.call(this);
+		});
+		try {
+			const started = Date.now();
+			const { output } = await runChecked(2, betav4({ maxConcurrency: 1 }));
+			expect(stalled).toBe(true);
+			expect(output.map((item) => item.json.status)).toEqual(['failed', 'completed']);
+			const [first, second] = context.sim.requests(BETAV4_PATH);
+			expect(first.status).toBe(429);
+			// At the hold's end, not a minute later.
+			expect(second.at - first.at).toBeLessThan(2000);
+			expect(Date.now() - started).toBeLessThan(10_000);
+		} finally {
+			held.mockRestore();
+			stall.mockRestore();
+		}
 	});
 
 	it('creations answered 429 with Retry-After: 0 again and again are paced by a growing floor, not repeated at once', async () => {
