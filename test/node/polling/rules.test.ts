@@ -413,36 +413,27 @@ describe('what a "done" proves', () => {
 		expect(hold.entry.firstCheckHeld).toBe(true);
 	});
 
+	/** The task's check at 1 s said "not yet"; the one that started at `startedAt` found it done, answered at `answeredAt`. */
+	function doneAfterNotYet(task: ReturnType<typeof oneTask>, startedAt: number, answeredAt: number) {
+		task.times.sawRoundTrip(100);
+		task.schedule.notYet(task.entry, 1000, 1100);
+		task.schedule.finished(task.entry, startedAt, answeredAt);
+		return task.kept();
+	}
+
 	it('a "done" answered about as fast as checks are counts where its check started', () => {
-		const { times, schedule, entry, kept } = oneTask();
-		times.sawRoundTrip(100);
-		schedule.notYet(entry, 1000, 1100);
 		// 180 ms against the fastest 100 ms: within twice the fastest, and within a tenth of an interval more.
-		schedule.finished(entry, 2000, 2180);
-		expect(kept()).toEqual([{ lo: 1000, hi: 2000 }]);
+		expect(doneAfterNotYet(oneTask(), 2000, 2180)).toEqual([{ lo: 1000, hi: 2000 }]);
 	});
 
 	it('a "done" answered too slowly to tell when the render ended is kept as done by its answer, for a task waited on alone', () => {
-		const { times, schedule, entry, kept } = oneTask();
-		times.sawRoundTrip(100);
-		schedule.notYet(entry, 1000, 1100);
 		// Started at 2.1 s, answered 350 ms later: the server may have judged it at 2.35 s (a 2.3 s render, judged late
 		// by a loaded server, kept as done by 2.1 s would cost every later task of the kind on its own an early check).
-		schedule.finished(entry, 2100, 2450);
-		expect(kept()).toEqual([{ lo: 1000, hi: 2350 }]);
-		// Answered about as fast as the fastest: seen where its check started, as every check is measured.
-		const fast = oneTask();
-		fast.times.sawRoundTrip(100);
-		fast.schedule.notYet(fast.entry, 1000, 1100);
-		fast.schedule.finished(fast.entry, 2100, 2300);
-		expect(fast.kept()).toEqual([{ lo: 1000, hi: 2100 }]);
+		expect(doneAfterNotYet(oneTask(), 2100, 2450)).toEqual([{ lo: 1000, hi: 2350 }]);
 		// Beside other tasks of the run, whose requests slow its answers too, a batch's early estimate stands.
 		const beside = oneTask();
-		beside.times.sawRoundTrip(100);
 		beside.schedule.add({} as CreatedTask, 0, I, 60_000, kind);
-		beside.schedule.notYet(beside.entry, 1000, 1100);
-		beside.schedule.finished(beside.entry, 2100, 2450);
-		expect(beside.kept()).toEqual([{ lo: 1000, hi: 2100 }]);
+		expect(doneAfterNotYet(beside, 2100, 2450)).toEqual([{ lo: 1000, hi: 2100 }]);
 		expect(judgedLateBy(200, grid)).toBe(0);
 		expect(judgedLateBy(201, grid)).toBe(101);
 		expect(judgedLateBy(700, { intervalMs: I, rttMs: 400 })).toBe(0);
