@@ -24,8 +24,8 @@ type Statement = [string, boolean];
 /**
  * One item per execution, placed from history: the grid needs 3 checks per task here and finds it about 0.6 I
  * after the render's end; issue 30's target in n8n's engine alone is ≤ 2.2 checks and ≤ 0.15 I. A first check that
- * a busy process sent late teaches the render it saw, and a "done" answered slowly counts as done as late as the
- * server may have judged it (waiting/schedule.ts); a creation's answer that the process handled late still makes
+ * a busy process sent late teaches the render it saw, and a "done" after a "not yet" answered slowly counts as done
+ * as late as the server may have judged it (waiting/schedule.ts); a creation's answer that the process handled late still makes
  * its render look shorter than it was (the node cannot tell when the server started it), and the next placements
  * may spend an early check on it. The time after the floor is the figure that tells learning from the grid; the
  * checks must stay about the grid's (at most one more in five tasks).

@@ -31,7 +31,9 @@
  *    STALE_FASTER–STALE_SLOWER of what its checks saw, e.g. between the two kinds of renders a pooled history
  *    holds) makes history stale too: the batch's other tasks, placed from it, go back to the grid. A task found
  *    done at its first check hides how much sooner it was done, so the next one's first check comes half the
- *    spread of history sooner (`probeAfterHit`): that is how a schedule learns that renders got faster.
+ *    spread of history sooner (or half the way down to its low end, whichever is more), each further one in a row
+ *    twice as much sooner again (`probeAfterHit`): that is how a schedule learns that renders got faster, by the
+ *    third task found done early at the latest.
  * 6. `runEnd` (a batch's end, from its own renders): once more than half of a batch's tasks have been seen done in
  *    this run, a task still running at age `age`, older than the renders ranked just before the ones still waited
  *    on, is next checked where the batch's renders likely end: as long after `age` as those renders took to end
@@ -261,16 +263,33 @@ function bestFirstStep(
 	return step[0] >= 0 ? candidates[step[0]] : undefined;
 }
 
-/** Rule 5: the first check after a task found done at its first check comes half the spread of history sooner. */
+/** Rule 5: the age at which 95 % of the renders `history` knows were still running (0 when it knows too few). */
+function lowEnd(history: readonly Observation[]): number {
+	const running = history
+		.filter((o) => o.lo > 0)
+		.map((o) => o.lo)
+		.sort(byValue);
+	return running.length >= GRID_UNTIL ? quantile(running, 0.05) : 0;
+}
+
+/**
+ * Rule 5: the first check after a task found done at its first check comes sooner by half the spread of history or
+ * half the way down to its low end, whichever is more, and each further such task in a row doubles that: a third
+ * one in a row is checked at the low end at the latest, where a hit shows the drop.
+ */
 export function probeAfterHit(observations: readonly Observation[], planned: number): number {
-	const newest = observations[observations.length - 1];
-	if (!newest || newest.lo > 0) return planned;
+	let hits = 0;
+	while (hits < observations.length && observations[observations.length - 1 - hits].lo <= 0) hits++;
+	if (!hits) return planned;
 	const middles = observations
 		.filter((o) => o.lo > 0)
 		.map(pointOf)
 		.sort(byValue);
 	if (middles.length < 4) return planned;
-	return Math.min(planned, newest.hi - (quantile(middles, 0.75) - quantile(middles, 0.25)) / 2);
+	const newest = observations[observations.length - 1].hi;
+	const spread = (quantile(middles, 0.75) - quantile(middles, 0.25)) / 2;
+	const step = Math.max(spread, (newest - lowEnd(observations)) / 2) * 2 ** Math.min(hits - 1, 16);
+	return Math.min(planned, newest - step);
 }
 
 /**
@@ -280,12 +299,8 @@ export function probeAfterHit(observations: readonly Observation[], planned: num
  */
 export function isStale(history: readonly Observation[], seen: Observation): boolean {
 	if (history.length < GRID_UNTIL) return false;
-	const running = history
-		.filter((o) => o.lo > 0)
-		.map((o) => o.lo)
-		.sort(byValue);
 	const done = history.map((o) => o.hi).sort(byValue);
-	const low = running.length >= GRID_UNTIL ? quantile(running, 0.05) : 0;
+	const low = lowEnd(history);
 	if (seen.lo > STALE_SLOWER * quantile(done, 0.95)) return true;
 	if (seen.hi < STALE_FASTER * low) return true;
 	const previous = history[history.length - 1];
@@ -294,11 +309,13 @@ export function isStale(history: readonly Observation[], seen: Observation): boo
 
 /**
  * Rule 5, a scout's render: whether no render history knows comes near `seen` (none seen running up to
- * STALE_SLOWER × its end, and done from STALE_FASTER × its last "not yet" on). Too little history says nothing.
+ * STALE_SLOWER × its end, and done from STALE_FASTER × its last "not yet" on). A render found done at its first
+ * check counts where it was found (pointOf), not as anywhere from 0 on: a batch's tasks that waited for its scouts
+ * are found so, and would otherwise come near every faster render. Too little history says nothing.
  */
 export function unlikeHistory(history: readonly Observation[], seen: Observation): boolean {
 	if (history.length < GRID_UNTIL) return false;
-	return !history.some((o) => o.lo <= STALE_SLOWER * seen.hi && o.hi >= STALE_FASTER * seen.lo);
+	return !history.some((o) => (o.lo || o.hi) <= STALE_SLOWER * seen.hi && o.hi >= STALE_FASTER * seen.lo);
 }
 
 /** The age of the grid slot after age `age`. */

@@ -242,11 +242,13 @@ export class PollSchedule {
 		// own would spend early checks on it (rule 2 plans for what history holds).
 		const held = entry.notYetAge === undefined && entry.firstCheckHeld === true;
 		const checked = held ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
-		// A task waited on alone (one item per execution): nothing of the run slows its answers, so a slow one may
-		// have been judged late, and the render is kept as done by then (policy.ts, judgedLateBy). A batch's answers
-		// vary with its own requests in flight, and its placements err early by design (policy.ts, earlyEstimate).
-		const late = this.active.size === 1 ? this.learned.judgedLateBy(now - startedAt) : 0;
+		// A task waited on alone (one item per execution): nothing of the run slows its answers, so a slow "done"
+		// after its "not yet" may have been judged late, and the render is kept as done by then (policy.ts,
+		// judgedLateBy). A task found done at its first check is read as done by then and maybe much sooner (rules 2
+		// and 5): kept as done by a slow answer, it would prove less than the drop in render times it may show. A
+		// batch's answers vary with its own requests in flight, and its placements err early by design (earlyEstimate).
 		const lo = entry.notYetAge ?? 0;
+		const late = this.active.size === 1 && lo > 0 ? this.learned.judgedLateBy(now - startedAt) : 0;
 		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };
 		if (!this.learned.finished(kind, role, seen)) return;
 		for (const other of this.active)

@@ -323,6 +323,33 @@ describe('rule 5: when history is stale', () => {
 		expect(tasks).toBeLessThanOrEqual(3);
 	});
 
+	it('renders that got much faster, from a narrow history with one short render: stale within three tasks', () => {
+		// Like test:learning's drop-one case (6 s renders, Poll Interval 0.4 s; in CI run 14 one render of 5.46 s put
+		// the low end of history far below where first checks went, and the renders after the drop were checked late
+		// four times): here renders of 6 s within 60 ms, and one of 5.5 s. Probes of half the spread (20 ms) never
+		// reached the low end.
+		const grid4: GridShape = { intervalMs: 400, rttMs: 100 };
+		const history: Observation[] = [
+			{ lo: 5687, hi: 6087 },
+			{ lo: 5629, hi: 6029 },
+			{ lo: 5649, hi: 6049 },
+			{ lo: 5227, hi: 5627 },
+			{ lo: 5676, hi: 6076 },
+		];
+		const firsts: number[] = [];
+		let first = planChecks(renderDistribution(history), 0, grid4, true) ?? 0;
+		let stale = false;
+		while (!stale && firsts.length < 10) {
+			firsts.push(Math.round(first));
+			const seenNow = { lo: 0, hi: Math.max(first, 2400) };
+			stale = isStale(history, seenNow);
+			history.push(seenNow);
+			first = probeAfterHit(history, planChecks(renderDistribution(history), 0, grid4, true) ?? first);
+		}
+		expect(stale).toBe(true);
+		expect(firsts.length).toBeLessThanOrEqual(3);
+	});
+
 	it('a stale history is forgotten: the next tasks follow the grid until the new renders are known', () => {
 		const times = new RenderTimes(I, history(seen(spread(20, 3000, 4000))), new Map([[kind.key, 1]]));
 		const role = times.start(kind, 0);
@@ -360,6 +387,14 @@ describe('rule 5: when history is stale', () => {
 		expect(unlikeHistory(twoKinds, { lo: 3000, hi: 3600 })).toBe(false);
 		expect(unlikeHistory(seen(spread(20, 3000, 7000)), { lo: 4000, hi: 5000 })).toBe(false);
 		expect(unlikeHistory(twoKinds.slice(0, 4), { lo: 1500, hi: 2000 })).toBe(false);
+		// A batch's first run (CI run 14): 3 scouts saw renders of about 15 s, the 7 tasks that waited for them were
+		// found done at their first checks; renders then dropped to 6 s. Those 7 are no renders near 6 s.
+		const waitedForScouts = [
+			...[15791, 15778, 15779].map((hi) => ({ lo: 13145, hi })),
+			...Array.from({ length: 7 }, () => ({ lo: 0, hi: 16297 })),
+		];
+		expect(unlikeHistory(waitedForScouts, { lo: 5104, hi: 6068 })).toBe(true);
+		expect(unlikeHistory(waitedForScouts, { lo: 14000, hi: 15000 })).toBe(false);
 		// Neither of the older rules sees it: it is inside history's range.
 		expect(isStale(twoKinds, { lo: 1500, hi: 2000 })).toBe(false);
 	});
@@ -430,6 +465,13 @@ describe('what a "done" proves', () => {
 		// Started at 2.1 s, answered 350 ms later: the server may have judged it at 2.35 s (a 2.3 s render, judged late
 		// by a loaded server, kept as done by 2.1 s would cost every later task of the kind on its own an early check).
 		expect(doneAfterNotYet(oneTask(), 2100, 2450)).toEqual([{ lo: 1000, hi: 2350 }]);
+		// Found done at its first check, answered as slowly: read as done by its start and maybe much sooner (rules 2
+		// and 5), as a hit is; kept as done by its answer, it would hide a drop in render times.
+		const hit = oneTask();
+		hit.times.sawRoundTrip(100);
+		firstCheckAt(hit, 2100);
+		hit.schedule.finished(hit.entry, 2100, 2450);
+		expect(hit.kept()).toEqual([{ lo: 0, hi: 2100 }]);
 		// Beside other tasks of the run, whose requests slow its answers too, a batch's early estimate stands.
 		const beside = oneTask();
 		beside.schedule.add({} as CreatedTask, 0, I, 60_000, kind);
