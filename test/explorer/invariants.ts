@@ -44,7 +44,7 @@ export interface Observation {
 	startedAt: number;
 	endedAt: number;
 	stoppedAt?: number;
-	openSockets: { api: number; files: number };
+	openSockets: { api: number; files: number; described: string[] };
 	/** Time the process lost to a blocked event loop during the run: added to every time bound's slack. */
 	lagMs: number;
 	/** Task → Delete: the ids each input item gave. */
@@ -174,9 +174,12 @@ export async function checkInvariants(observation: Observation): Promise<string[
 	}
 
 	// 4. Released.
-	const { api, files } = observation.openSockets;
+	const { api, files, described } = observation.openSockets;
 	if (api || files)
-		fail(4, `${api} connection(s) to the API and ${files} to the file host are still open after the run`);
+		fail(
+			4,
+			`${api} connection(s) to the API and ${files} to the file host are still open after the run (${described.join('; ')})`,
+		);
 
 	// 5. Files are what the host served whole, and what they claim.
 	for (const item of [...output, ...errorOutput]) await checkFiles(observation, item, (text) => fail(5, text));

@@ -101,6 +101,8 @@ function stripQuery(url: string): string {
 class Host {
 	server?: http.Server;
 	readonly sockets = new Set<Socket>();
+	/** What each socket served last, and when it opened: which connection a run left open (invariant 4). */
+	private readonly served = new WeakMap<Socket, { openedAt: number; last?: string }>();
 	private readonly timers = new Set<NodeJS.Timeout>();
 
 	constructor(
@@ -113,6 +115,9 @@ class Host {
 
 	async start(): Promise<void> {
 		this.server = http.createServer((request, response) => {
+			const served = this.served.get(request.socket);
+			if (served)
+				served.last = `${request.method} ${stripQuery(request.url ?? '')} at ${Date.now() - served.openedAt} ms`;
 			const chunks: Buffer[] = [];
 			request.on('data', (chunk: Buffer) => chunks.push(chunk));
 			request.on('end', () => this.handler(request, Buffer.concat(chunks), response));
@@ -120,6 +125,7 @@ class Host {
 		this.server.keepAliveTimeout = 60_000;
 		this.server.on('connection', (socket) => {
 			this.sockets.add(socket);
+			this.served.set(socket, { openedAt: Date.now() });
 			socket.on('close', () => this.sockets.delete(socket));
 		});
 		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -132,6 +138,15 @@ class Host {
 			action();
 		}, ms);
 		this.timers.add(timer);
+	}
+
+	/** The sockets still open: how long each has been, and the request it last served (after its opening). */
+	describeOpen(): string[] {
+		return [...this.sockets].map((socket) => {
+			const served = this.served.get(socket);
+			const age = served ? `open ${Date.now() - served.openedAt} ms` : 'open';
+			return served?.last ? `${age}, last ${served.last}` : `${age}, no request read`;
+		});
 	}
 
 	async stop(): Promise<void> {
@@ -199,9 +214,13 @@ export class World {
 		await this.files.stop();
 	}
 
-	/** Sockets still open on either host. */
-	openSockets(): { api: number; files: number } {
-		return { api: this.api.sockets.size, files: this.files.sockets.size };
+	/** Sockets still open on either host, and what each served last. */
+	openSockets(): { api: number; files: number; described: string[] } {
+		const described = [
+			...this.api.describeOpen().map((text) => `API socket ${text}`),
+			...this.files.describeOpen().map((text) => `file host socket ${text}`),
+		];
+		return { api: this.api.sockets.size, files: this.files.sockets.size, described };
 	}
 
 	/** A task that exists before the run (for Task → Wait and Task → Delete). */
