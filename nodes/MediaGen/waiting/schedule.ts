@@ -235,7 +235,8 @@ export class PollSchedule {
 	finished(entry: Waiting, startedAt: number, now: number): void {
 		const { kind, role } = entry;
 		if (!kind || !role || !this.learned) return;
-		this.learned.sawRoundTrip(now - startedAt);
+		const roundTrip = now - startedAt;
+		this.learned.sawRoundTrip(roundTrip);
 		// A first check the engine held is taken as seen when it was due (an early estimate, which a batch's next
 		// check corrects: policy.ts). One that started late because the process was busy proves only its start: taken
 		// as seen when due, a stall would teach a render shorter than it was, and every later task of its kind on its
@@ -248,7 +249,7 @@ export class PollSchedule {
 		// and 5): kept as done by a slow answer, it would prove less than the drop in render times it may show. A
 		// batch's answers vary with its own requests in flight, and its placements err early by design (earlyEstimate).
 		const lo = entry.notYetAge ?? 0;
-		const late = this.active.size === 1 && lo > 0 ? this.learned.judgedLateBy(now - startedAt) : 0;
+		const late = this.active.size === 1 && lo > 0 ? this.learned.judgedLateBy(roundTrip) : 0;
 		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };
 		if (!this.learned.finished(kind, role, seen)) return;
 		for (const other of this.active)
