@@ -55,6 +55,9 @@ export interface Waiting {
 	probes: number;
 }
 
+/** No check of the task has started yet (`lastCheckAt` is its creation until the first does). */
+const unchecked = (entry: Waiting) => entry.lastCheckAt === entry.anchor;
+
 export interface PollTicket {
 	entry: Waiting;
 	dueAt: number;
@@ -129,14 +132,14 @@ export class PollSchedule {
 
 	/** The API's hold skips the task's slots until `until` (engine.ts). */
 	holdBack(entry: Waiting, until: number): void {
-		entry.firstCheckHeld ??= entry.lastCheckAt === entry.anchor;
+		entry.firstCheckHeld ??= unchecked(entry);
 		this.onGrid(entry, until);
 	}
 
 	/** The check of `ticket` starts at `now`; a first check was held when every slot was taken while it was due. */
 	started(ticket: PollTicket, now: number): void {
 		const { entry } = ticket;
-		if (entry.lastCheckAt === entry.anchor) entry.firstCheckHeld ??= this.fullAt >= ticket.dueAt;
+		if (unchecked(entry)) entry.firstCheckHeld ??= this.fullAt >= ticket.dueAt;
 		entry.lastCheckAt = now;
 	}
 
