@@ -19,7 +19,7 @@
  *   scaled by 0.4 with the Poll Interval);
  * - schedule: a Schedule Trigger workflow (every 12 s, 10 items), three runs, then unpublished;
  * - wait: Webhook → Wait 70 s (n8n parks the execution in the database and resumes it) → MediaGen;
- * - manual (regular mode): eight manual runs from the editor;
+ * - manual (regular mode): ten manual runs from the editor, the last five placed from the first five;
  * - agent (regular mode): examples/agent-images.json asked for a picture ten times (a scripted model calls the
  *   MediaGen tool once per chat message: one item per execution);
  * - sub-workflow (queue mode): the single case through Execute Workflow, the sub-workflow holding MediaGen;
@@ -96,7 +96,7 @@ const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
 /** Above n8n's 65 s: the execution is parked in the database and resumed by the wait tracker. */
 const WAIT_SECONDS = 70;
-const MANUAL = { runs: 8, warmUp: 5 };
+const MANUAL = { runs: 10, warmUp: 5 };
 
 /** The Schedule Trigger workflow: 10 seeded renders (wide), each prompt tagged with the workflow's id. */
 function scheduleOf(id: string): Workflow {

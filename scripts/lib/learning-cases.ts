@@ -506,6 +506,7 @@ export async function scheduleCase(
 	return ids.slice(0, runs).map((id, index) => ({
 		label: `run ${index + 1} (execution ${id})`,
 		figures: figures(ofExecution(tasks, workflow, id)),
+		detail: detail(ofExecution(tasks, workflow, id)),
 		...(index === runs - 1 ? { states: [state] } : {}),
 	}));
 }
@@ -566,6 +567,7 @@ export async function manualCase(
 		return {
 			label: `manual runs ${from}–${to} (executions ${chosen.map((run) => `${run.id} ${run.status}`).join(', ')})`,
 			figures: figures(chosen.flatMap((run) => ofExecution(tasks, workflow, run.id))),
+			detail: detail(chosen.flatMap((run) => ofExecution(tasks, workflow, run.id))),
 			states: chosen.map((run) => run.state),
 			hints: [...new Set(chosen.flatMap((run) => run.hints))],
 		};
