@@ -52,6 +52,12 @@ export interface WorldTask {
 	alsoNamedWith?: string;
 }
 
+/** Sockets open at one moment, by host. */
+export interface OpenSockets {
+	api: Socket[];
+	files: Socket[];
+}
+
 export interface WorldRequest {
 	host: 'api' | 'files';
 	kind: RequestKind | 'other';
@@ -94,6 +100,15 @@ function sha(data: Buffer): string {
 	return createHash('sha256').update(data).digest('hex');
 }
 
+/**
+ * Whose key a request carried, when it is not a key of this world's schedule: schedules run side by side in one
+ * process, and a port a finished schedule's world let go may be this world's now.
+ */
+function keyOwner(request: http.IncomingMessage): string {
+	const seed = /^key-(\d+)-/.exec(String(request.headers.authorization ?? ''))?.[1];
+	return seed === undefined ? '' : `, with seed ${seed}'s key`;
+}
+
 function stripQuery(url: string): string {
 	return url.split('?')[0];
 }
@@ -117,7 +132,7 @@ class Host {
 		this.server = http.createServer((request, response) => {
 			const served = this.served.get(request.socket);
 			if (served)
-				served.last = `${request.method} ${stripQuery(request.url ?? '')} at ${Date.now() - served.openedAt} ms`;
+				served.last = `${request.method} ${stripQuery(request.url ?? '')} at ${Date.now() - served.openedAt} ms${keyOwner(request)}`;
 			const chunks: Buffer[] = [];
 			request.on('data', (chunk: Buffer) => chunks.push(chunk));
 			request.on('end', () => this.handler(request, Buffer.concat(chunks), response));
@@ -140,11 +155,16 @@ class Host {
 		this.timers.add(timer);
 	}
 
-	/** The sockets still open: how long each has been, and the request it last served (after its opening). */
-	describeOpen(): string[] {
-		return [...this.sockets].map((socket) => {
+	/** Whether the server has read a request on `socket`. */
+	read(socket: Socket): boolean {
+		return this.served.get(socket)?.last !== undefined;
+	}
+
+	/** Each of `sockets`: how long it has been open (or that it closed since), and the request it last served. */
+	describe(sockets: Socket[]): string[] {
+		return sockets.map((socket) => {
 			const served = this.served.get(socket);
-			const age = served ? `open ${Date.now() - served.openedAt} ms` : 'open';
+			const age = `${this.sockets.has(socket) ? 'open' : 'closed since, opened'} ${served ? Date.now() - served.openedAt : '?'} ms ago`;
 			return served?.last ? `${age}, last ${served.last}` : `${age}, no request read`;
 		});
 	}
@@ -214,13 +234,24 @@ export class World {
 		await this.files.stop();
 	}
 
-	/** Sockets still open on either host, and what each served last. */
-	openSockets(): { api: number; files: number; described: string[] } {
-		const described = [
-			...this.api.describeOpen().map((text) => `API socket ${text}`),
-			...this.files.describeOpen().map((text) => `file host socket ${text}`),
+	/** The sockets open now on either host. */
+	openSockets(): OpenSockets {
+		return { api: [...this.api.sockets], files: [...this.files.sockets] };
+	}
+
+	/** How many of `open` are still open with no request read. */
+	unread(open: OpenSockets): number {
+		const waiting = (host: Host, sockets: Socket[]) =>
+			sockets.filter((socket) => host.sockets.has(socket) && !host.read(socket)).length;
+		return waiting(this.api, open.api) + waiting(this.files, open.files);
+	}
+
+	/** What each of `open` served last, and whether it is open still. */
+	describe(open: OpenSockets): string[] {
+		return [
+			...this.api.describe(open.api).map((text) => `API socket ${text}`),
+			...this.files.describe(open.files).map((text) => `file host socket ${text}`),
 		];
-		return { api: this.api.sockets.size, files: this.files.sockets.size, described };
 	}
 
 	/** A task that exists before the run (for Task → Wait and Task → Delete). */
