@@ -172,12 +172,15 @@ describe('Poll Schedule through n8n’s executor', () => {
 	});
 
 	it('a new workflow, or a copied node, starts from what the process learned of the kind on the same API', async () => {
-		for (let execution = 0; execution < 6; execution++) await run(rendersOf(0.9, 1), {}, {});
-		// Another workflow, and a copy of the node (a new id) in this one: placed near the render's end at once.
+		const taught: number[] = [];
+		for (let execution = 0; execution < 6; execution++) taught.push((await run(rendersOf(0.9, 1), {}, {})).stall);
+		// Another workflow, and a copy of the node (a new id) in this one: placed near the render's end at once (the
+		// grid checks 5 times). A stall of this process while a teaching execution's creation was answered made that
+		// render look shorter (the node cannot tell when the server started it), and a check may be spent on it.
 		for (const more of [{ workflowId: 'another-workflow' }, { nodeId: 'copied-node' }]) {
 			const { checks } = await run(rendersOf(0.9, 1), {}, {}, more);
 			expect(checks[0][0]).toBeGreaterThan(500);
-			expect(checks[0].length).toBeLessThanOrEqual(2);
+			expect(checks[0].length).toBeLessThanOrEqual(2 + slotsLost(...taught));
 		}
 		expect(remembered(KEY, 'another-workflow')).toHaveLength(1);
 		// The same kind on another API (another Base URL, here another name of the same server) is not known: the grid (0.2 s … after the creation).
