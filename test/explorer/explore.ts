@@ -2,6 +2,8 @@
  * Runs one schedule: starts its world, runs the node through n8n-core's WorkflowExecute (the test harness) with
  * the schedule's settings, waits for every connection to settle, and checks the invariants (invariants.ts).
  */
+import diagnostics from 'node:diagnostics_channel';
+import type { ClientRequest } from 'node:http';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { forgetLearned, learnedFor, onLoggedLine, runNode, type RunResult } from '../harness';
@@ -87,6 +89,13 @@ function inputItems(schedule: Schedule, world: World): INodeExecutionData[] {
  */
 /** How long a connection left open without a request is given to show one (invariant 4's message). */
 const UNREAD_MS = 2000;
+/**
+ * The servers share this process's event loop with the node: on a starved machine they read the requests the node
+ * had aborted (its side closed) long after the run. Invariant 4's wait goes on while they still open, read or close
+ * connections, until they have been quiet this long, and not past MAX_DRAIN_MS (plus time the loop lost).
+ */
+const DRAIN_QUIET_MS = 1000;
+const MAX_DRAIN_MS = 60_000;
 
 function settleMs(schedule: Schedule): number {
 	return schedule.requestTimeoutS * 1000 + 8000;
@@ -105,13 +114,40 @@ setInterval(() => {
 	lastTick = now;
 }, LAG_SAMPLE_MS).unref();
 
-/** Waits for `condition` up to `ms`, plus whatever time a blocked event loop takes from the wait meanwhile. */
-async function until(condition: () => boolean, ms: number): Promise<void> {
+/**
+ * Waits for `condition` up to `ms`, plus whatever time a blocked event loop takes from the wait meanwhile, and
+ * while `busyAt` (when something last happened) is under DRAIN_QUIET_MS old, up to MAX_DRAIN_MS in all.
+ */
+async function until(condition: () => boolean, ms: number, busyAt: () => number = () => 0): Promise<void> {
 	const startedAt = Date.now();
 	const lostBefore = lostMs;
-	while (!condition() && Date.now() < startedAt + ms + (lostMs - lostBefore)) {
+	const waiting = () => {
+		const now = Date.now();
+		const lost = lostMs - lostBefore;
+		if (now < startedAt + ms + lost) return true;
+		return now - busyAt() < DRAIN_QUIET_MS && now < startedAt + MAX_DRAIN_MS + lost;
+	};
+	while (!condition() && waiting()) {
 		await new Promise((resolve) => setTimeout(resolve, 25));
 	}
+}
+
+/**
+ * The requests a client of this process started to any of `hosts` (host:port) from now on, when they started and
+ * the key they carried: the schedules beside this one send theirs to their own worlds' ports.
+ */
+function clientRequestsTo(hosts: string[]): { seen: Array<{ at: number; text: string }>; stop: () => void } {
+	const seen: Array<{ at: number; text: string }> = [];
+	const listener = (message: unknown) => {
+		const { request } = message as { request: ClientRequest };
+		const host = String(request.getHeader('host') ?? '');
+		if (!hosts.includes(host)) return;
+		const key = /^key-(\d+)-/.exec(String(request.getHeader('authorization') ?? ''))?.[1];
+		const text = `${request.method} ${request.path.split('?')[0]}${key === undefined ? '' : ` with seed ${key}'s key`}`;
+		seen.push({ at: Date.now(), text });
+	};
+	diagnostics.subscribe('http.client.request.start', listener);
+	return { seen, stop: () => diagnostics.unsubscribe('http.client.request.start', listener) };
 }
 
 export async function runSchedule(seed: number): Promise<ScheduleResult> {
@@ -133,6 +169,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	const workflowId = `explorer-${seed}`;
 	const startedAt = Date.now();
 	const lostBefore = lostMs;
+	const requests = clientRequestsTo(world.hosts);
 	let result: RunResult | undefined;
 	let crashed: unknown;
 	let stoppedAt: number | undefined;
@@ -155,15 +192,19 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		crashed = error;
 	}
 	const endedAt = Date.now();
-	await until(() => {
-		const open = world.openSockets();
-		return open.api.length + open.files.length === 0;
-	}, settleMs(schedule));
-	// What is open now fails invariant 4. One whose request was not read yet (seen on a starved machine: opened 34 ms
-	// before this check, seconds after the run ended) is given a moment to show it: whose key it carries says which
-	// schedule's node opened it.
+	await until(
+		() => {
+			const open = world.openSockets();
+			return open.api.length + open.files.length === 0;
+		},
+		settleMs(schedule),
+		() => world.activeAt,
+	);
+	// What is open now fails invariant 4. One whose request was not read yet is given a moment to show it, for the
+	// message: whose key it carries says which schedule's node opened it.
 	const open = world.openSockets();
 	await until(() => world.unread(open) === 0, UNREAD_MS);
+	requests.stop();
 	const observation: Observation = {
 		schedule,
 		world,
@@ -175,6 +216,9 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		endedAt,
 		stoppedAt,
 		openSockets: { api: open.api.length, files: open.files.length, described: world.describe(open) },
+		startedAfterEnd: requests.seen
+			.filter((request) => request.at > endedAt)
+			.map((request) => `${request.text} ${request.at - endedAt} ms after`),
 		lagMs: lostMs - lostBefore,
 		deleteIds: schedule.deletes ? items.map((item) => item.json.ids as string[]) : undefined,
 		staticData,

@@ -45,6 +45,8 @@ export interface Observation {
 	endedAt: number;
 	stoppedAt?: number;
 	openSockets: { api: number; files: number; described: string[] };
+	/** Requests to either host that a client of the process started after the run had ended. */
+	startedAfterEnd: string[];
 	/** Time the process lost to a blocked event loop during the run: added to every time bound's slack. */
 	lagMs: number;
 	/** Task → Delete: the ids each input item gave. */
@@ -180,6 +182,8 @@ export async function checkInvariants(observation: Observation): Promise<string[
 			4,
 			`${api} connection(s) to the API and ${files} to the file host are still open after the run (${described.join('; ')})`,
 		);
+	if (observation.startedAfterEnd.length)
+		fail(4, `requests started after the run ended: ${observation.startedAfterEnd.join('; ')}`);
 
 	// 5. Files are what the host served whole, and what they claim.
 	for (const item of [...output, ...errorOutput]) await checkFiles(observation, item, (text) => fail(5, text));

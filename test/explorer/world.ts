@@ -119,6 +119,8 @@ class Host {
 	/** What each socket served last, and when it opened: which connection a run left open (invariant 4). */
 	private readonly served = new WeakMap<Socket, { openedAt: number; last?: string }>();
 	private readonly timers = new Set<NodeJS.Timeout>();
+	/** When a connection last opened, was read from or closed: a server still draining late requests is busy. */
+	activeAt = 0;
 
 	constructor(
 		private readonly handler: (request: http.IncomingMessage, body: Buffer, response: http.ServerResponse) => void,
@@ -130,6 +132,7 @@ class Host {
 
 	async start(): Promise<void> {
 		this.server = http.createServer((request, response) => {
+			this.activeAt = Date.now();
 			const served = this.served.get(request.socket);
 			if (served)
 				served.last = `${request.method} ${stripQuery(request.url ?? '')} at ${Date.now() - served.openedAt} ms${keyOwner(request)}`;
@@ -139,9 +142,13 @@ class Host {
 		});
 		this.server.keepAliveTimeout = 60_000;
 		this.server.on('connection', (socket) => {
+			this.activeAt = Date.now();
 			this.sockets.add(socket);
 			this.served.set(socket, { openedAt: Date.now() });
-			socket.on('close', () => this.sockets.delete(socket));
+			socket.on('close', () => {
+				this.activeAt = Date.now();
+				this.sockets.delete(socket);
+			});
 		});
 		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
 	}
@@ -237,6 +244,16 @@ export class World {
 	/** The sockets open now on either host. */
 	openSockets(): OpenSockets {
 		return { api: [...this.api.sockets], files: [...this.files.sockets] };
+	}
+
+	/** When either host last opened, read or closed a connection. */
+	get activeAt(): number {
+		return Math.max(this.api.activeAt, this.files.activeAt);
+	}
+
+	/** The `host:port` of each host: what a client request to it names in its Host header. */
+	get hosts(): string[] {
+		return [this.apiUrl, this.files.url].map((url) => new URL(url).host);
 	}
 
 	/** How many of `open` are still open with no request read. */
