@@ -7,10 +7,11 @@ import type { ClientRequest } from 'node:http';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { forgetLearned, learnedFor, onLoggedLine, runNode, type RunResult } from '../harness';
+import { apiKeyOf, seedOfKey } from './generators/keys';
 import { memoryFor } from './generators/memory';
 import { checkInvariants, type Observation } from './invariants';
 import { drawSchedule, type Schedule } from './schedule';
-import { World } from './world';
+import { stripQuery, World } from './world';
 
 export interface ScheduleResult {
 	schedule: Schedule;
@@ -82,11 +83,6 @@ function inputItems(schedule: Schedule, world: World): INodeExecutionData[] {
 	);
 }
 
-/**
- * How long connections may take to close after the run: creations in flight outlive Stop by up to Request Timeout,
- * and a busy machine delays the servers' own bookkeeping. A connection the node never closes stays open for the
- * world's stall cap (20 s), well past this.
- */
 /** How long a connection left open without a request is given to show one (invariant 4's message). */
 const UNREAD_MS = 2000;
 /**
@@ -97,6 +93,11 @@ const UNREAD_MS = 2000;
 const DRAIN_QUIET_MS = 1000;
 const MAX_DRAIN_MS = 60_000;
 
+/**
+ * How long connections may take to close after the run: creations in flight outlive Stop by up to Request Timeout,
+ * and a busy machine delays the servers' own bookkeeping. A connection the node never closes stays open for the
+ * world's stall cap (20 s), well past this.
+ */
 function settleMs(schedule: Schedule): number {
 	return schedule.requestTimeoutS * 1000 + 8000;
 }
@@ -142,8 +143,8 @@ function clientRequestsTo(hosts: string[]): { seen: Array<{ at: number; text: st
 		const { request } = message as { request: ClientRequest };
 		const host = String(request.getHeader('host') ?? '');
 		if (!hosts.includes(host)) return;
-		const key = /^key-(\d+)-/.exec(String(request.getHeader('authorization') ?? ''))?.[1];
-		const text = `${request.method} ${request.path.split('?')[0]}${key === undefined ? '' : ` with seed ${key}'s key`}`;
+		const seed = seedOfKey(request.getHeader('authorization'));
+		const text = `${request.method} ${stripQuery(request.path)}${seed === undefined ? '' : ` with seed ${seed}'s key`}`;
 		seen.push({ at: Date.now(), text });
 	};
 	diagnostics.subscribe('http.client.request.start', listener);
@@ -152,7 +153,7 @@ function clientRequestsTo(hosts: string[]): { seen: Array<{ at: number; text: st
 
 export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	const schedule = drawSchedule(seed);
-	const apiKey = `key-${seed}-Zq9k${(seed * 2654435761) >>> 0}`;
+	const apiKey = apiKeyOf(seed);
 	const world = new World(schedule, apiKey);
 	await world.start();
 	const logLines: string[] = [];

@@ -18,7 +18,7 @@ import {
 	type DeleteReading,
 } from './generators/deletes';
 import { faultFor, type Fault, type RequestKind } from './generators/faults';
-import { echoedKey, encodesKeys } from './generators/keys';
+import { echoedKey, encodesKeys, seedOfKey } from './generators/keys';
 import { classicBody, drawsFileBodies, fileBody, type FileBody } from './generators/files';
 import { renderMs, rendersFor, type RenderPlan } from './generators/renders';
 import { taskPlan, type TaskPlan } from './generators/tasks';
@@ -100,16 +100,13 @@ function sha(data: Buffer): string {
 	return createHash('sha256').update(data).digest('hex');
 }
 
-/**
- * Whose key a request carried, when it is not a key of this world's schedule: schedules run side by side in one
- * process, and a port a finished schedule's world let go may be this world's now.
- */
+/** ", with seed N's key" when the request carried a schedule's key (generators/keys.ts). */
 function keyOwner(request: http.IncomingMessage): string {
-	const seed = /^key-(\d+)-/.exec(String(request.headers.authorization ?? ''))?.[1];
+	const seed = seedOfKey(request.headers.authorization);
 	return seed === undefined ? '' : `, with seed ${seed}'s key`;
 }
 
-function stripQuery(url: string): string {
+export function stripQuery(url: string): string {
 	return url.split('?')[0];
 }
 

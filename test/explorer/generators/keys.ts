@@ -12,6 +12,19 @@ import { Random } from '../random';
 import type { Schedule } from '../schedule';
 import type { RequestKind } from './faults';
 
+/** A schedule's API key: its seed first, so that a request names the schedule whose node sent it (seedOfKey). */
+export function apiKeyOf(seed: number): string {
+	return `key-${seed}-Zq9k${(seed * 2654435761) >>> 0}`;
+}
+
+/**
+ * The seed whose key an Authorization header carries, if it carries one: schedules run side by side in one
+ * process, and a port a finished schedule's world let go may be another world's now.
+ */
+export function seedOfKey(authorization: unknown): string | undefined {
+	return /^key-(\d+)-/.exec(String(authorization ?? ''))?.[1];
+}
+
 /** Whether this schedule's servers write the key they echo in an encoding (else as it is). */
 export function encodesKeys(schedule: Schedule): boolean {
 	return Random.stream(schedule.seed, 'keys').chance(0.5);
