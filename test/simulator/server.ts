@@ -29,6 +29,11 @@ export type FaultAction =
 	| { type: 'html'; status?: number }
 	| { type: 'malformed' }
 	| { type: 'delay'; ms: number }
+	/**
+	 * Handles the request, then answers `ms` later: a creation's task exists and its render runs before the client
+	 * hears of it (as when a busy client process reads the answer late).
+	 */
+	| { type: 'late'; ms: number }
 	/** Answers 200 and then sends one byte every `intervalMs`, forever (until the client goes away). */
 	| { type: 'trickle'; intervalMs: number };
 
@@ -309,6 +314,7 @@ export class MediaGenSimulator {
 		if (fault) {
 			entry.fault = fault.type;
 			if (fault.type === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+			else if (fault.type === 'late') this.lateAnswers.set(response, fault.ms);
 			else return this.applyFault(fault, response, entry);
 		}
 
@@ -644,6 +650,7 @@ export class MediaGenSimulator {
 				return;
 			}
 			case 'delay':
+			case 'late':
 				return;
 		}
 	}
@@ -656,8 +663,14 @@ export class MediaGenSimulator {
 	): void {
 		entry.status = status;
 		entry.code = body.code;
-		this.json(response, status, body);
+		const late = this.lateAnswers.get(response);
+		if (late === undefined) return this.json(response, status, body);
+		this.lateAnswers.delete(response);
+		setTimeout(() => this.json(response, status, body), late);
 	}
+
+	/** Answers a 'late' fault holds back after their request was handled, and by how long. */
+	private readonly lateAnswers = new WeakMap<http.ServerResponse, number>();
 
 	private json(response: http.ServerResponse, status: number, body: unknown): void {
 		const text = JSON.stringify(body);

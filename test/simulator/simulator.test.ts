@@ -613,6 +613,18 @@ describe('simulator: fault injection and the record', () => {
 		expect(context.sim.requests(path)[1].status).toBe(502);
 	});
 
+	it('a late fault handles the request at once and answers it later: the task exists, its render under way', async () => {
+		context.sim.inject({ path: B4, action: { type: 'late', ms: 300 } });
+		const created = await postForm(context.sim.url, B4, [
+			['category', 'betav4'],
+			['prompt', 'a cat'],
+		]);
+		const answered = Date.now();
+		const taskid = (created.body.data as { taskid: string }).taskid;
+		expect(answered - context.sim.tasks.get(taskid)!.createdAt).toBeGreaterThanOrEqual(290);
+		expect(context.sim.requests(B4).map((r) => r.fault)).toEqual(['late']);
+	});
+
 	it('records headers, fields and files of multipart requests', async () => {
 		await postForm(context.sim.url, P, [
 			...pro,

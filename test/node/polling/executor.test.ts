@@ -10,7 +10,14 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode, WORKFLOW_ID, type NodeRunOptions } from '../../harness';
 import type { RecordedRequest } from '../../simulator/server';
-import { betav4Parameters, expectStaticDataAsItWas, INFO_PATH, loopStalls, useSimulator } from '../../support';
+import {
+	BETAV4_PATH,
+	betav4Parameters,
+	expectStaticDataAsItWas,
+	INFO_PATH,
+	loopStalls,
+	useSimulator,
+} from '../../support';
 import { LEARNED, LearnedStore } from '../../../nodes/MediaGen/learning/store';
 import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
 
@@ -234,6 +241,30 @@ describe('Poll Schedule through n8n’s executor', () => {
 		const placed = await run(rendersOf(0.5, 1), {}, staticData);
 		expect(placed.checks[0][0]).toBeGreaterThan(300);
 		expect(placed.checks[0].length).toBeLessThanOrEqual(2);
+	});
+
+	it('creations answered late teach renders too short: the next run spends checks on them, never time, and the run after is placed right', async () => {
+		const staticData: IDataObject = {};
+		// Every creation is answered 0.4 s after its task began (a server slow to answer, or a busy n8n process reading
+		// the answers late): the node counts ages from the answer, so it learns 0.8 s renders as about 0.4 s. It cannot
+		// tell this from a request that left late (n8n looks up the credentials first), which must not teach a longer
+		// render: a history that errs short costs checks, one that errs long would cost time.
+		context.sim.inject({ path: BETAV4_PATH, times: 10, action: { type: 'late', ms: 400 } });
+		await run(rendersOf(0.8, 10), {}, staticData);
+		expect(Math.max(...remembered().map(([, hi]) => hi))).toBeLessThan(600);
+		const grid = await run(rendersOf(0.8, 10), { pollSchedule: 'fixed' }, staticData);
+		const misled = await run(rendersOf(0.8, 10), {}, staticData);
+		const after = await run(rendersOf(0.8, 10), {}, staticData);
+		const lastFound = (checks: number[][]) => Math.max(...checks.map((list) => list[list.length - 1]));
+		const slots = slotsLost(grid.stall, misled.stall, after.stall);
+		// The misled run's batch tasks are first checked where the short renders would have ended (about 0.35 s), then
+		// ever less often past them (rules 2 and 4): more checks than the grid's, a bounded number.
+		expect(meanCalls(misled.checks)).toBeLessThanOrEqual(1.5 * meanCalls(grid.checks) + slots);
+		// Never time: its last task is found no later than on the grid (a slot later for a stall).
+		expect(lastFound(misled.checks)).toBeLessThanOrEqual(lastFound(grid.checks) + interval * 1000 * (1 + slots));
+		// Its renders, seen whole, place the next run near their end again (the scouts stay on the grid).
+		expect(after.checks.filter((checks) => checks[0] >= 500).length).toBeGreaterThanOrEqual(7);
+		expect(meanCalls(after.checks)).toBeLessThan(meanCalls(grid.checks));
 	});
 
 	it('a "done" the server judged late (its answer slow) is kept as done by its answer, never as a shorter render', async () => {
