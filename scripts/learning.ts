@@ -180,8 +180,9 @@ function regularPlan(version: string, modelUrl: string): Plan {
 			const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
 			// What holds n8n's process for seconds goes first, alone: the agent's first execution (n8n loads the AI
 			// Agent's modules then); then the batch's first run and editor save (publishing), before the one-item
-			// executions are timed. A check delayed that long would be learned as a render that long. The Wait case
-			// starts at once: it waits 70 s before its render.
+			// executions and the Schedule Trigger's runs are timed. A check delayed that long would be learned as a
+			// render that long, and a creation's answer handled that late as a render that much shorter. The Wait
+			// case starts at once: it waits 70 s before its render.
 			const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
 				guard: guard(common.batch),
 				fixed: common.fixedBatch,
@@ -201,7 +202,7 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				['batch', warm.then(async () => await batchCase.rest())],
 				['drop', then(drop)],
 				['drop-one', then(dropOne)],
-				['schedule', warm.then(schedule)],
+				['schedule', then(schedule)],
 				['wait', wait],
 				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
 				['agent', then(async () => await agentCase(deployment, url, agent, { ...SINGLE, guard: guard(agent) }))],
