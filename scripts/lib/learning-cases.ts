@@ -276,7 +276,7 @@ const ofBatch = (tasks: TaskRecord[], workflow: Workflow, label: string) =>
 
 /**
  * A batch workflow's life: run 1 (nothing learned of its kind: cold), an editor save, run 2, two runs at once,
- * run 4. Every run has the same seeded renders (wide: 0.6–1.4 × RENDER_S). With `fixed`, a Fixed Interval batch
+ * runs 4 and 5. Every run has the same seeded renders (wide: 0.6–1.4 × RENDER_S). With `fixed`, a Fixed Interval batch
  * workflow runs run 1's renders at the same time: the grid the cold run is compared with. `start` runs run 1 and
  * the save; the case's other runs wait for it (a deployment may start them before its other cases: publishing the
  * saved version holds n8n 2.x's main process for a moment, which would delay the checks of executions it runs
@@ -333,6 +333,7 @@ export class BatchCase {
 		await this.step('run 2, after an editor save', 'r2');
 		await this.step('runs 3a + 3b, at once', 'r3', 2);
 		await this.step('run 4', 'r4');
+		await this.step('run 5', 'r5');
 		const tasks = await taskRecords(this.simulatorUrl);
 		return this.rows.map(({ label, tag, state, workflow }) => ({
 			label,

@@ -14,6 +14,7 @@
  * Renders are 2.5 s ± 10 % (batches and schedules ± 40 %) at Poll Interval 1 s. The targets below leave room
  * for a machine loaded by other work (late timers only ever add checks and time) and stay clear of the grid.
  */
+import { mean, median } from './bench-common';
 import type { Row } from './learning-cases';
 import type { CaseResult } from './learning-run';
 import { describeStates } from './learning-static';
@@ -32,8 +33,12 @@ type Statement = [string, boolean];
  */
 const LEARNED = { checks: 3.2, afterFloor: 0.3 };
 /**
- * A batch's later runs (runs 2 and 4, 20 tasks each): fewer checks than the grid's 2.6–2.9 of first runs; a run's
- * last result, one sample per run, within the grid's reach (the grid finds a task up to one interval late).
+ * A batch's later runs (runs 2, 4 and 5, 20 tasks each): fewer checks than the grid's 2.6–2.9 of first runs; a run's
+ * last result, one sample per run, within the grid's reach (the grid finds a task up to one interval late), in the
+ * median run: a stall of n8n's process holds every check of the run it falls in, learned or not (CI run 25, CPU hog:
+ * 1.123.81's regular process sent nothing for 2.4 s of run 2, and its last result came 1.47 I after its render; a
+ * single-item run and a Fixed Interval one of that process show such a gap too, each ending in two checks of one
+ * task sent together).
  */
 const BATCH_LEARNED = { checks: 2.5, runAfterFloor: 0.8 };
 /**
@@ -51,7 +56,6 @@ const SCHEDULE_LEARNED = { checks: 2.8, runAfterFloor: 1 };
  */
 const NEVER_WORSE = { afterFloor: 0.25, checks: 0.1, runAfterFloor: 0.25 };
 
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
 const allSeen = (rows: Row[]): Statement => [
 	`every task of every run finished (${rows.reduce((sum, row) => sum + row.figures.unseen, 0)} did not)`,
@@ -86,16 +90,19 @@ function learns(rows: Row[], measured = rows[rows.length - 1]): Statement[] {
 	];
 }
 
-/** Later runs of a batch or a schedule: fewer checks, and the run's last result close after its last render. */
+/**
+ * Later runs of a batch or a schedule: fewer checks (the mean), and the run's last result close after its last
+ * render (the median run: one sample per run).
+ */
 function laterRunsLearn(later: Row[], target: { checks: number; runAfterFloor: number }): Statement[] {
 	const checks = mean(later.map((row) => row.figures.checks));
-	const after = mean(later.map((row) => row.figures.runAfterFloor));
+	const after = median(later.map((row) => row.figures.runAfterFloor));
 	const labels = later.map((row) => row.label).join('; ');
 	return [
 		[`${labels}: ${two(checks)} checks per task ≤ ${target.checks}`, checks <= target.checks],
 		[
-			`${labels}: last result ${two(after)} I after the last render's end ≤ ${target.runAfterFloor} I`,
-			after <= target.runAfterFloor,
+			`${labels}: last result ${two(after)} I after the last render's end, in the median run, ≤ ${target.runAfterFloor} I`,
+			later.length > 0 && after <= target.runAfterFloor,
 		],
 	];
 }
@@ -124,7 +131,7 @@ function neverWorse(learned: Row | undefined, fixed: Row | undefined): Statement
 const find = (rows: Row[], pattern: RegExp) => rows.find((row) => pattern.test(row.label));
 
 function batchStatements(rows: Row[]): Statement[] {
-	const later = rows.filter((row) => /^run (2|4)\b/.test(row.label));
+	const later = rows.filter((row) => /^run (2|4|5)\b/.test(row.label));
 	return [
 		allSeen(rows),
 		...stateKept(rows),
