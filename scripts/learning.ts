@@ -12,7 +12,8 @@
  *   called five times once the single case's first five runs taught the kind, warm from what the process learned;
  *   fixed: the single case with Poll Schedule "Fixed Interval" on the same renders, beside it (the grid);
  * - batch: a webhook workflow with 20 items: run 1 (cold, beside a Fixed Interval batch on the same renders), an
- *   editor save, run 2, two runs at once, runs 4 and 5 (in queue mode after one untimed execution that warms the worker);
+ *   editor save, run 2, two runs at once, runs 4 and 5 (in queue mode after one untimed execution that warms the
+ *   worker);
  * - drop (regular mode): a batch of 10 renders of 15 s taught once, then renders of 6 s, learned and Fixed
  *   Interval side by side; drop-one: the same drop one item per execution (five taught, seven dropped: the first
  *   three may be found late, each no later than the longest taught render, the others as Fixed Interval; times

@@ -276,10 +276,10 @@ const ofBatch = (tasks: TaskRecord[], workflow: Workflow, label: string) =>
 
 /**
  * A batch workflow's life: run 1 (nothing learned of its kind: cold), an editor save, run 2, two runs at once,
- * runs 4 and 5. Every run has the same seeded renders (wide: 0.6–1.4 × RENDER_S). With `fixed`, a Fixed Interval batch
- * workflow runs run 1's renders at the same time: the grid the cold run is compared with. `start` runs run 1 and
- * the save; the case's other runs wait for it (a deployment may start them before its other cases: publishing the
- * saved version holds n8n 2.x's main process for a moment, which would delay the checks of executions it runs
+ * runs 4 and 5. Every run has the same seeded renders (wide: 0.6–1.4 × RENDER_S). With `fixed`, a Fixed Interval
+ * batch workflow runs run 1's renders at the same time: the grid the cold run is compared with. `start` runs run 1
+ * and the save; the case's other runs wait for it (a deployment may start them before its other cases: publishing
+ * the saved version holds n8n 2.x's main process for a moment, which would delay the checks of executions it runs
  * meanwhile).
  */
 export class BatchCase {

@@ -7,7 +7,7 @@ import type { ClientRequest } from 'node:http';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { forgetLearned, learnedFor, onLoggedLine, runNode, type RunResult } from '../harness';
-import { apiKeyOf, seedOfKey } from './generators/keys';
+import { apiKeyOf, keyOwner } from './generators/keys';
 import { memoryFor } from './generators/memory';
 import { checkInvariants, type Observation } from './invariants';
 import { drawSchedule, type Schedule } from './schedule';
@@ -143,8 +143,7 @@ function clientRequestsTo(hosts: string[]): { seen: Array<{ at: number; text: st
 		const { request } = message as { request: ClientRequest };
 		const host = String(request.getHeader('host') ?? '');
 		if (!hosts.includes(host)) return;
-		const seed = seedOfKey(request.getHeader('authorization'));
-		const text = `${request.method} ${stripQuery(request.path)}${seed === undefined ? '' : ` with seed ${seed}'s key`}`;
+		const text = `${request.method} ${stripQuery(request.path)}${keyOwner(request.getHeader('authorization'))}`;
 		seen.push({ at: Date.now(), text });
 	};
 	diagnostics.subscribe('http.client.request.start', listener);

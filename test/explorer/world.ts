@@ -18,7 +18,7 @@ import {
 	type DeleteReading,
 } from './generators/deletes';
 import { faultFor, type Fault, type RequestKind } from './generators/faults';
-import { echoedKey, encodesKeys, seedOfKey } from './generators/keys';
+import { echoedKey, encodesKeys, keyOwner } from './generators/keys';
 import { classicBody, drawsFileBodies, fileBody, type FileBody } from './generators/files';
 import { renderMs, rendersFor, type RenderPlan } from './generators/renders';
 import { taskPlan, type TaskPlan } from './generators/tasks';
@@ -100,12 +100,6 @@ function sha(data: Buffer): string {
 	return createHash('sha256').update(data).digest('hex');
 }
 
-/** ", with seed N's key" when the request carried a schedule's key (generators/keys.ts). */
-function keyOwner(request: http.IncomingMessage): string {
-	const seed = seedOfKey(request.headers.authorization);
-	return seed === undefined ? '' : `, with seed ${seed}'s key`;
-}
-
 export function stripQuery(url: string): string {
 	return url.split('?')[0];
 }
@@ -132,7 +126,7 @@ class Host {
 			this.activeAt = Date.now();
 			const served = this.served.get(request.socket);
 			if (served)
-				served.last = `${request.method} ${stripQuery(request.url ?? '')} at ${Date.now() - served.openedAt} ms${keyOwner(request)}`;
+				served.last = `${request.method} ${stripQuery(request.url ?? '')} at ${Date.now() - served.openedAt} ms${keyOwner(request.headers.authorization)}`;
 			const chunks: Buffer[] = [];
 			request.on('data', (chunk: Buffer) => chunks.push(chunk));
 			request.on('end', () => this.handler(request, Buffer.concat(chunks), response));

@@ -12,17 +12,18 @@ import { Random } from '../random';
 import type { Schedule } from '../schedule';
 import type { RequestKind } from './faults';
 
-/** A schedule's API key: its seed first, so that a request names the schedule whose node sent it (seedOfKey). */
+/** A schedule's API key: its seed first, so that a request names the schedule whose node sent it (keyOwner). */
 export function apiKeyOf(seed: number): string {
 	return `key-${seed}-Zq9k${(seed * 2654435761) >>> 0}`;
 }
 
 /**
- * The seed whose key an Authorization header carries, if it carries one: schedules run side by side in one
- * process, and a port a finished schedule's world let go may be another world's now.
+ * " with seed N's key" when an Authorization header carries seed N's key (apiKeyOf), else nothing: schedules run
+ * side by side in one process, and a port a finished schedule's world let go may be another world's now.
  */
-export function seedOfKey(authorization: unknown): string | undefined {
-	return /^key-(\d+)-/.exec(String(authorization ?? ''))?.[1];
+export function keyOwner(authorization: unknown): string {
+	const seed = /^key-(\d+)-/.exec(String(authorization ?? ''))?.[1];
+	return seed === undefined ? '' : ` with seed ${seed}'s key`;
 }
 
 /** Whether this schedule's servers write the key they echo in an encoding (else as it is). */
