@@ -243,7 +243,7 @@ describe('Poll Schedule through n8n’s executor', () => {
 		expect(placed.checks[0].length).toBeLessThanOrEqual(2);
 	});
 
-	it('creations answered late teach renders too short: the next run spends checks on them, never time, and the run after is placed right', async () => {
+	it('creations answered late teach renders too short: the next run spends checks on them, never time, and the run after is placed near their end again', async () => {
 		const staticData: IDataObject = {};
 		// Every creation is answered 0.4 s after its task began (a server slow to answer, or a busy n8n process reading
 		// the answers late): the node counts ages from the answer, so it learns 0.8 s renders as about 0.4 s. It cannot
@@ -262,9 +262,13 @@ describe('Poll Schedule through n8n’s executor', () => {
 		expect(meanCalls(misled.checks)).toBeLessThanOrEqual(1.5 * meanCalls(grid.checks) + slots);
 		// Never time: its last task is found no later than on the grid (a slot later for a stall).
 		expect(lastFound(misled.checks)).toBeLessThanOrEqual(lastFound(grid.checks) + interval * 1000 * (1 + slots));
-		// Its renders, seen whole, place the next run near their end again (the scouts stay on the grid).
+		// Its renders, seen whole, place the next run's first checks near their end again (the scouts stay on the grid).
+		// Its history still holds the short renders beside them, so a task may get a check or two a short gap apart:
+		// about 3.3 checks per task idle, up to the grid's 4 under load; never more than the grid's (but for the slots
+		// a stall may have moved), and never later.
 		expect(after.checks.filter((checks) => checks[0] >= 500).length).toBeGreaterThanOrEqual(7);
-		expect(meanCalls(after.checks)).toBeLessThan(meanCalls(grid.checks));
+		expect(meanCalls(after.checks)).toBeLessThanOrEqual(meanCalls(grid.checks) - 1 + slots);
+		expect(lastFound(after.checks)).toBeLessThanOrEqual(lastFound(grid.checks) + interval * 1000 * (1 + slots));
 	});
 
 	it('a "done" the server judged late (its answer slow) is kept as done by its answer, never as a shorter render', async () => {
