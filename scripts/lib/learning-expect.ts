@@ -16,6 +16,7 @@
  */
 import { mean, median } from './bench-common';
 import type { Row } from './learning-cases';
+import type { RunFigures } from './learning-measure';
 import type { CaseResult } from './learning-run';
 import { describeStates } from './learning-static';
 
@@ -55,8 +56,22 @@ const SCHEDULE_LEARNED = { checks: 2.8, runAfterFloor: 1 };
  * what the grid promises, the longer of one Poll Interval and Fixed Interval's own, but for a late timer.
  */
 const NEVER_WORSE = { afterFloor: 0.25, checks: 0.1, runAfterFloor: 0.25 };
+/**
+ * The two runs of a comparison share n8n's process (and the simulator), but a stall of either does not hit them
+ * alike (CI run 29, CPU hog: a queue worker sent nothing for about 2 s of the cold batch, in both versions). It
+ * holds the learned run's held tasks until their scouts' late answers come, and it makes Fixed Interval skip grid
+ * slots: fewer checks for the grid, later results for the learned run. Fixed Interval's own checks tell a stall:
+ * each task is checked once per Poll Interval while the processes keep time, and late timers on a loaded machine
+ * stay within 0.4 I of that (learning-measure.ts, GRID_LATE_MS). A longer wait is a stall: the time statements
+ * allow what it held beyond a late timer, and the checks are held to the grid's own count for the renders (what
+ * Fixed Interval sends when it keeps time) instead of the slots Fixed Interval skipped.
+ */
+const LATE_TIMER = 0.4;
 
 const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
+/** What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none). */
+const stallOf = (fixed: RunFigures) => Math.max(0, fixed.longestWait - 1 - LATE_TIMER);
+const stallNote = (stall: number) => (stall > 0 ? ` + a stall of ${two(stall)} I` : '');
 const allSeen = (rows: Row[]): Statement => [
 	`every task of every run finished (${rows.reduce((sum, row) => sum + row.figures.unseen, 0)} did not)`,
 	rows.every((row) => row.figures.unseen === 0 && row.figures.tasks > 0),
@@ -107,23 +122,32 @@ function laterRunsLearn(later: Row[], target: { checks: number; runAfterFloor: n
 	];
 }
 
-/** A learned run against Fixed Interval's on the same renders at the same time. */
+/**
+ * A learned run against Fixed Interval's on the same renders at the same time; a stall that Fixed Interval's own
+ * checks show is allowed for (LATE_TIMER).
+ */
 function neverWorse(learned: Row | undefined, fixed: Row | undefined): Statement[] {
 	if (!learned || !fixed) return [['the learned and the Fixed Interval runs both ran', false]];
 	const [a, b] = [learned.figures, fixed.figures];
+	const stall = stallOf(b);
 	const reach = Math.max(1, b.runAfterFloor);
+	const checks = stall > 0 ? Math.max(b.checks, b.gridChecks) : b.checks;
+	const checksOf =
+		stall > 0
+			? `the grid's ${two(checks)} (Fixed Interval's ${two(b.checks)} in a stall)`
+			: `Fixed Interval's ${two(checks)}`;
 	return [
 		[
-			`${learned.label}: ${two(a.afterFloor)} I after the floor per task ≤ Fixed Interval's ${two(b.afterFloor)} + ${NEVER_WORSE.afterFloor} I`,
-			a.afterFloor <= b.afterFloor + NEVER_WORSE.afterFloor,
+			`${learned.label}: ${two(a.afterFloor)} I after the floor per task ≤ Fixed Interval's ${two(b.afterFloor)} + ${NEVER_WORSE.afterFloor} I${stallNote(stall)}`,
+			a.afterFloor <= b.afterFloor + NEVER_WORSE.afterFloor + stall,
 		],
 		[
-			`${learned.label}: ${two(a.checks)} checks per task ≤ Fixed Interval's ${two(b.checks)} + ${NEVER_WORSE.checks}`,
-			a.checks <= b.checks + NEVER_WORSE.checks,
+			`${learned.label}: ${two(a.checks)} checks per task ≤ ${checksOf} + ${NEVER_WORSE.checks}`,
+			a.checks <= checks + NEVER_WORSE.checks,
 		],
 		[
-			`${learned.label}: last result ${two(a.runAfterFloor)} I after its last render ≤ the grid's reach (one Poll Interval, or Fixed Interval's ${two(b.runAfterFloor)} if later) + ${NEVER_WORSE.runAfterFloor} I`,
-			a.runAfterFloor <= reach + NEVER_WORSE.runAfterFloor,
+			`${learned.label}: last result ${two(a.runAfterFloor)} I after its last render ≤ the grid's reach (one Poll Interval, or Fixed Interval's ${two(b.runAfterFloor)} if later) + ${NEVER_WORSE.runAfterFloor} I${stallNote(stall)}`,
+			a.runAfterFloor <= reach + NEVER_WORSE.runAfterFloor + stall,
 		],
 	];
 }
@@ -159,6 +183,7 @@ function dropOneStatements(rows: Row[]): Statement[] {
 	const longest = Math.max(...(taught.detail ?? []).map((task) => task.render));
 	const lateChecks = (searching.detail ?? []).filter((task) => Math.min(...task.checks) > longest + 250);
 	const [a, b] = [learned.figures.afterFloor, fixed.figures.afterFloor];
+	const stall = stallOf(fixed.figures);
 	return [
 		allSeen(rows),
 		[
@@ -166,8 +191,8 @@ function dropOneStatements(rows: Row[]): Statement[] {
 			lateChecks.length === 0 && (searching.detail ?? []).length > 0,
 		],
 		[
-			`${learned.label}: ${two(a)} I after the floor per task ≤ Fixed Interval's ${two(b)} + ${NEVER_WORSE.afterFloor} I`,
-			a <= b + NEVER_WORSE.afterFloor,
+			`${learned.label}: ${two(a)} I after the floor per task ≤ Fixed Interval's ${two(b)} + ${NEVER_WORSE.afterFloor} I${stallNote(stall)}`,
+			a <= b + NEVER_WORSE.afterFloor + stall,
 		],
 	];
 }
@@ -262,15 +287,15 @@ export function evaluate(results: CaseResult[], report: (line: string) => void):
 /** Prints every row of every case as one Markdown table. */
 export function printTable(results: CaseResult[]): void {
 	console.log(
-		"\n| n8n | mode | case | runs | tasks | checks per task | after floor (I, per task) | last result after floor (I) | checks off the grid | other node's state after each run | notes |",
+		"\n| n8n | mode | case | runs | tasks | checks per task | after floor (I, per task) | last result after floor (I) | checks off the grid | longest wait for a check (I) | other node's state after each run | notes |",
 	);
-	console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+	console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 	for (const result of results)
 		for (const row of result.rows) {
 			const f = row.figures;
 			const notes = [row.note, ...(row.hints ?? [])].filter(Boolean).join(' / ');
 			console.log(
-				`| ${result.version} | ${result.mode} | ${result.name} | ${row.label} | ${f.tasks}${f.unseen ? ` (${f.unseen} unseen)` : ''} | ${two(f.checks)} | ${two(f.afterFloor)} | ${two(f.runAfterFloor)} | ${f.offGrid} | ${row.states ? describeStates(row.states) : ''} | ${notes} |`,
+				`| ${result.version} | ${result.mode} | ${result.name} | ${row.label} | ${f.tasks}${f.unseen ? ` (${f.unseen} unseen)` : ''} | ${two(f.checks)} | ${two(f.afterFloor)} | ${two(f.runAfterFloor)} | ${f.offGrid} | ${two(f.longestWait)} | ${row.states ? describeStates(row.states) : ''} | ${notes} |`,
 			);
 		}
 }

@@ -75,6 +75,14 @@ export interface RunFigures {
 	offGrid: number;
 	/** Tasks never answered as done. */
 	unseen: number;
+	/**
+	 * The longest wait of a task for its next check (from its creation to its first check, or between two checks),
+	 * in Poll Intervals. Fixed Interval's is 1 while n8n's process and the simulator keep time; late timers on a
+	 * loaded machine add a little, a stall of either process adds the stall.
+	 */
+	longestWait: number;
+	/** Checks per task the grid needs for these renders: one at each whole Poll Interval up to the render's end. */
+	gridChecks: number;
 }
 
 /** The figures of `tasks`, in Poll Intervals of `intervalMs` (default the suite's, INTERVAL_S). */
@@ -94,6 +102,16 @@ export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigur
 			0,
 		),
 		unseen: tasks.length - seen.length,
+		longestWait:
+			Math.max(
+				0,
+				...tasks.flatMap((task) =>
+					task.checks.map((at, index) => at - (index ? task.checks[index - 1] : task.createdAt)),
+				),
+			) / intervalMs,
+		gridChecks:
+			tasks.reduce((sum, task) => sum + Math.ceil((task.doneAt - task.createdAt) / intervalMs), 0) /
+			Math.max(1, tasks.length),
 	};
 }
 

@@ -1,0 +1,103 @@
+/**
+ * The learning suite's comparison with Fixed Interval (scripts/lib/learning-expect.ts), judged on made-up records
+ * of the simulator: a stall that Fixed Interval's own checks show is allowed for, and only that much; without one,
+ * a learned run that is later, or checks more, than the grid fails.
+ */
+import { evaluate } from '../../scripts/lib/learning-expect';
+import { figures, type TaskRecord } from '../../scripts/lib/learning-measure';
+
+const RENDERS = [2300, 2500, 2700, 2900, 2100, 2600, 2400, 2800, 2200, 2500];
+
+/** Tasks created at 0 with RENDERS, each checked at `checksOf(render)` (ms from creation); done at the last one. */
+const records = (checksOf: (render: number) => number[]): TaskRecord[] =>
+	RENDERS.map((render, index) => {
+		const checks = checksOf(render);
+		return {
+			taskid: `t${index}`,
+			prompt: '',
+			createdAt: 0,
+			doneAt: render,
+			seenAt: checks[checks.length - 1],
+			checks,
+		};
+	});
+
+/** Fixed Interval's checks: each whole second up to the render's end, every one `late` ms after its slot. */
+const grid =
+	(late = 20) =>
+	(render: number) =>
+		Array.from({ length: Math.ceil(render / 1000) }, (_, slot) => (slot + 1) * 1000 + late);
+
+/** What the comparison said of the learned run, by whether each statement held. */
+function judged(learned: TaskRecord[], fixed: TaskRecord[]): Array<[string, boolean]> {
+	const lines: Array<[string, boolean]> = [];
+	evaluate(
+		[
+			{
+				version: 'v',
+				mode: 'queue',
+				name: 'drop',
+				rows: [
+					{ label: 'run 2: renders drop to 2.5 s, learned', figures: figures(learned) },
+					{ label: 'run 2: renders drop to 2.5 s, Fixed Interval', figures: figures(fixed) },
+				],
+			},
+		],
+		(line) => lines.push([line.slice(5), line.startsWith('ok')]),
+	);
+	return lines.filter(([line]) => /learned:/.test(line));
+}
+
+const held = (lines: Array<[string, boolean]>, pattern: RegExp) => lines.find(([line]) => pattern.test(line))?.[1];
+
+describe("the learning suite's comparison with Fixed Interval", () => {
+	it('with no stall, fails a learned run found later than the grid or checked more', () => {
+		const lines = judged(
+			records((render) => [render - 300, render + 900]),
+			records(grid()),
+		);
+		expect(held(lines, /after the floor per task/)).toBe(false);
+		expect(held(lines, /checks per task/)).toBe(true);
+		expect(lines.some(([line]) => /stall/.test(line))).toBe(false);
+
+		const busy = judged(
+			records((render) => [500, 1000, 1500, render + 50]),
+			records(grid()),
+		);
+		expect(held(busy, /checks per task/)).toBe(false);
+		expect(held(busy, /after the floor per task/)).toBe(true);
+	});
+
+	it('late timers within 0.4 I are no stall; a longer wait allows what it held, and only that', () => {
+		// Every Fixed Interval check 350 ms late (0.85 I after the floor): a loaded machine, no stall.
+		const late = judged(
+			records((render) => [render + 1200]),
+			records(grid(350)),
+		);
+		expect(late.some(([line]) => /stall/.test(line))).toBe(false);
+		expect(held(late, /after the floor per task/)).toBe(false);
+
+		// Nothing sent until 2.9 s: Fixed Interval skipped slots 1 and 2 (a wait of 2.9 I: a stall of 1.5 I), and
+		// every render had ended by then.
+		const stalled = () => [2900];
+		const allowed = judged(
+			records((render) => [render + 1400]),
+			records(stalled),
+		);
+		expect(allowed.find(([line]) => /after the floor per task/.test(line))?.[0]).toMatch(/a stall of 1\.50 I/);
+		expect(held(allowed, /after the floor per task/)).toBe(true);
+		// The checks are held to the grid's count for the renders, not to the slots Fixed Interval skipped.
+		expect(allowed.find(([line]) => /checks per task/.test(line))?.[0]).toMatch(/the grid's 3\.00/);
+
+		const beyond = judged(
+			records((render) => [render + 2600]),
+			records(stalled),
+		);
+		expect(held(beyond, /after the floor per task/)).toBe(false);
+		const checkedMore = judged(
+			records((render) => [1000, 2000, 2950, 3000, render + 1400]),
+			records(stalled),
+		);
+		expect(held(checkedMore, /checks per task/)).toBe(false);
+	});
+});
