@@ -63,8 +63,8 @@ const NEVER_WORSE = { afterFloor: 0.25, checks: 0.1, runAfterFloor: 0.25 };
  * slots: fewer checks for the grid, later results for the learned run. Fixed Interval's own checks tell a stall:
  * each task is checked once per Poll Interval while the processes keep time, and late timers on a loaded machine
  * stay within 0.4 I of that (learning-measure.ts, GRID_LATE_MS). A longer wait is a stall: the time statements
- * allow what it held beyond a late timer, and the checks are held to the grid's own count for the renders (what
- * Fixed Interval sends when it keeps time) instead of the slots Fixed Interval skipped.
+ * allow what it held beyond a late timer. Where Fixed Interval skipped a slot (a wait of two intervals, less a late
+ * timer), the checks are held to the grid's own count for the renders: what Fixed Interval sends when it keeps time.
  */
 const LATE_TIMER = 0.4;
 
@@ -131,11 +131,11 @@ function neverWorse(learned: Row | undefined, fixed: Row | undefined): Statement
 	const [a, b] = [learned.figures, fixed.figures];
 	const stall = stallOf(b);
 	const reach = Math.max(1, b.runAfterFloor);
-	const checks = stall > 0 ? Math.max(b.checks, b.gridChecks) : b.checks;
-	const checksOf =
-		stall > 0
-			? `the grid's ${two(checks)} (Fixed Interval's ${two(b.checks)} in a stall)`
-			: `Fixed Interval's ${two(checks)}`;
+	const skipped = b.longestWait >= 2 - LATE_TIMER;
+	const checks = skipped ? Math.max(b.checks, b.gridChecks) : b.checks;
+	const checksOf = skipped
+		? `the grid's ${two(checks)} (Fixed Interval skipped a slot: ${two(b.checks)})`
+		: `Fixed Interval's ${two(checks)}`;
 	return [
 		[
 			`${learned.label}: ${two(a.afterFloor)} I after the floor per task ≤ Fixed Interval's ${two(b.afterFloor)} + ${NEVER_WORSE.afterFloor} I${stallNote(stall)}`,

@@ -77,6 +77,15 @@ describe("the learning suite's comparison with Fixed Interval", () => {
 		expect(late.some(([line]) => /stall/.test(line))).toBe(false);
 		expect(held(late, /after the floor per task/)).toBe(false);
 
+		// One wait of 1.5 I (slot 2's check 0.5 I late): a stall of 0.1 I, no slot skipped, so Fixed Interval's own
+		// checks count.
+		const lateOnce = judged(
+			records((render) => [1000, 2000, 2900, render + 100].filter((at) => at <= render + 100)),
+			records((render) => [1020, 2520, 3020].filter((at, index) => index < 2 || render > 2520)),
+		);
+		expect(lateOnce.find(([line]) => /after the floor per task/.test(line))?.[0]).toMatch(/a stall of 0\.10 I/);
+		expect(lateOnce.find(([line]) => /checks per task/.test(line))?.[0]).not.toMatch(/skipped/);
+
 		// Nothing sent until 2.9 s: Fixed Interval skipped slots 1 and 2 (a wait of 2.9 I: a stall of 1.5 I), and
 		// every render had ended by then.
 		const stalled = () => [2900];
