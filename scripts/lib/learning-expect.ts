@@ -16,7 +16,7 @@
  */
 import { mean, median } from './bench-common';
 import type { Row } from './learning-cases';
-import type { RunFigures } from './learning-measure';
+import { LATE_TIMER, type RunFigures } from './learning-measure';
 import type { CaseResult } from './learning-run';
 import { describeStates } from './learning-static';
 
@@ -56,20 +56,20 @@ const SCHEDULE_LEARNED = { checks: 2.8, runAfterFloor: 1 };
  * what the grid promises, the longer of one Poll Interval and Fixed Interval's own, but for a late timer.
  */
 const NEVER_WORSE = { afterFloor: 0.25, checks: 0.1, runAfterFloor: 0.25 };
+
+const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
 /**
+ * What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none).
+ *
  * The two runs of a comparison share n8n's process (and the simulator), but a stall of either does not hit them
  * alike (CI run 29, CPU hog: a queue worker sent nothing for about 2 s of the cold batch, in both versions). It
  * holds the learned run's held tasks until their scouts' late answers come, and it makes Fixed Interval skip grid
  * slots: fewer checks for the grid, later results for the learned run. Fixed Interval's own checks tell a stall:
  * each task is checked once per Poll Interval while the processes keep time, and late timers on a loaded machine
- * stay within 0.4 I of that (learning-measure.ts, GRID_LATE_MS). A longer wait is a stall: the time statements
- * allow what it held beyond a late timer. Where Fixed Interval skipped a slot (a wait of two intervals, less a late
- * timer), the checks are held to the grid's own count for the renders: what Fixed Interval sends when it keeps time.
+ * stay within LATE_TIMER of that. A longer wait is a stall: the time statements allow what it held beyond a late
+ * timer. Where Fixed Interval skipped a slot (a wait of two intervals, less a late timer), the checks are held to
+ * the grid's own count for the renders: what Fixed Interval sends when it keeps time.
  */
-const LATE_TIMER = 0.4;
-
-const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
-/** What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none). */
 const stallOf = (fixed: RunFigures) => Math.max(0, fixed.longestWait - 1 - LATE_TIMER);
 const stallNote = (stall: number) => (stall > 0 ? ` + a stall of ${two(stall)} I` : '');
 const allSeen = (rows: Row[]): Statement => [

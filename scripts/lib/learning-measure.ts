@@ -20,6 +20,9 @@ const INTERVAL_MS = INTERVAL_S * 1000;
 const GRID_EARLY_MS = 30;
 const GRID_LATE_MS = 400;
 
+/** How late a busy machine wakes a timer at most, in the suite's Poll Intervals (GRID_LATE_MS): 0.4. */
+export const LATE_TIMER = GRID_LATE_MS / INTERVAL_MS;
+
 export interface TaskRecord {
 	taskid: string;
 	prompt: string;

@@ -48,7 +48,9 @@ function judged(learned: TaskRecord[], fixed: TaskRecord[]): Array<[string, bool
 	return lines.filter(([line]) => /learned:/.test(line));
 }
 
-const held = (lines: Array<[string, boolean]>, pattern: RegExp) => lines.find(([line]) => pattern.test(line))?.[1];
+/** The statement that matches `pattern`, and whether it held. */
+const said = (lines: Array<[string, boolean]>, pattern: RegExp) => lines.find(([line]) => pattern.test(line));
+const held = (lines: Array<[string, boolean]>, pattern: RegExp) => said(lines, pattern)?.[1];
 
 describe("the learning suite's comparison with Fixed Interval", () => {
 	it('with no stall, fails a learned run found later than the grid or checked more', () => {
@@ -83,8 +85,8 @@ describe("the learning suite's comparison with Fixed Interval", () => {
 			records((render) => [1000, 2000, 2900, render + 100].filter((at) => at <= render + 100)),
 			records((render) => [1020, 2520, 3020].filter((at, index) => index < 2 || render > 2520)),
 		);
-		expect(lateOnce.find(([line]) => /after the floor per task/.test(line))?.[0]).toMatch(/a stall of 0\.10 I/);
-		expect(lateOnce.find(([line]) => /checks per task/.test(line))?.[0]).not.toMatch(/skipped/);
+		expect(said(lateOnce, /after the floor per task/)?.[0]).toMatch(/a stall of 0\.10 I/);
+		expect(said(lateOnce, /checks per task/)?.[0]).not.toMatch(/skipped/);
 
 		// Nothing sent until 2.9 s: Fixed Interval skipped slots 1 and 2 (a wait of 2.9 I: a stall of 1.5 I), and
 		// every render had ended by then.
@@ -93,10 +95,10 @@ describe("the learning suite's comparison with Fixed Interval", () => {
 			records((render) => [render + 1400]),
 			records(stalled),
 		);
-		expect(allowed.find(([line]) => /after the floor per task/.test(line))?.[0]).toMatch(/a stall of 1\.50 I/);
+		expect(said(allowed, /after the floor per task/)?.[0]).toMatch(/a stall of 1\.50 I/);
 		expect(held(allowed, /after the floor per task/)).toBe(true);
 		// The checks are held to the grid's count for the renders, not to the slots Fixed Interval skipped.
-		expect(allowed.find(([line]) => /checks per task/.test(line))?.[0]).toMatch(/the grid's 3\.00/);
+		expect(said(allowed, /checks per task/)?.[0]).toMatch(/the grid's 3\.00/);
 
 		const beyond = judged(
 			records((render) => [render + 2600]),

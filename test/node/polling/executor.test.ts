@@ -264,8 +264,9 @@ describe('Poll Schedule through n8n’s executor', () => {
 		expect(lastFound(misled.checks)).toBeLessThanOrEqual(lastFound(grid.checks) + interval * 1000 * (1 + slots));
 		// Its renders, seen whole, place the next run's first checks near their end again (the scouts stay on the grid).
 		// Its history still holds the short renders beside them, so a task may get a check or two a short gap apart:
-		// about 3.3 checks per task idle, up to the grid's 4 under load; never more than the grid's (but for the slots
-		// a stall may have moved), and never later.
+		// about 3.3-3.5 checks per task idle, up to the grid's 4 under load. The bound is one fewer than the grid's and a
+		// check more for each slot a stall may have moved, and slotsLost counts the event loop's usual lags of some ms
+		// as one slot: in effect no more than the grid's. Never later.
 		expect(after.checks.filter((checks) => checks[0] >= 500).length).toBeGreaterThanOrEqual(7);
 		expect(meanCalls(after.checks)).toBeLessThanOrEqual(meanCalls(grid.checks) - 1 + slots);
 		expect(lastFound(after.checks)).toBeLessThanOrEqual(lastFound(grid.checks) + interval * 1000 * (1 + slots));
