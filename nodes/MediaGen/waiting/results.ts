@@ -4,13 +4,16 @@
  *
  * - Every file is a job of its own: a task's files download side by side, and the task's outcome is built when
  *   its last file has settled (in `urls` order).
+ * - Each file is asked for once: a GET that was answered is read to its end (or fails), never dropped and asked
+ *   again for lack of room. Result hosts are CDNs that bill every byte they send, limit requests and may sign a
+ *   URL for one use, so room is decided before a file starts, from what its size is likely to be.
  * - Bounded by streams and by bytes in flight, not by a fixed count: up to RESULT_STREAMS files at once (never
- *   more than Max Concurrent Requests) while the files are small; sizes are learnt from Content-Length as answers
- *   arrive. While BYTE_BUDGET or more is in flight, no file starts unless fewer than MIN_STREAMS are in flight, so
- *   huge files go two at a time: each gets a fair share of the bandwidth and finishes well inside its deadline,
- *   and the next one's round trip overlaps the other's transfer. A file not yet answered counts as large as the
- *   largest file seen in this run. A file whose answer announces a size that does not fit while MIN_STREAMS others
- *   are in flight is put back before its body is read, and asked again with its size known when room frees.
+ *   more than Max Concurrent Requests) while the files are small. A file weighs its Content-Length once answered;
+ *   before that, the middle size of its task type's files seen in this run, and before any was seen, FIRST_GUESS
+ *   (an image a sixteenth of BYTE_BUDGET, a video half of it: two at once). While BYTE_BUDGET or more is in
+ *   flight, no file starts unless fewer than MIN_STREAMS are in flight, so huge files go two at a time once their
+ *   size is known: each gets a fair share of the bandwidth and finishes well inside its deadline, and the next
+ *   one's round trip overlaps the other's transfer. A file larger than its guess runs on; the next ones wait.
  * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a reset or refused connection, a body cut off, a
  *   file that is not whole) are retried with backoff: a GET changes nothing on the server. All attempts of a file
  *   share one deadline, Request Timeout from its first attempt; a 404, a refused scheme or an empty file is not
@@ -23,18 +26,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { itemFailure } from '../helpers/itemFailure';
+import type { TaskType } from '../models/endpoints';
 import { storeResultFile } from '../output/resultFiles';
 import type { ItemOutcome } from '../output/taskOutput';
-import {
-	downloadFault,
-	downloadResultFile,
-	downloadRetryAfterMs,
-	isTransientDownloadError,
-	type DownloadedFile,
-} from '../transport';
+import { downloadFault, downloadResultFile, downloadRetryAfterMs, isTransientDownloadError } from '../transport';
 import { cancelledOutcome, completedJson, finish, type CreatedTask } from './answers';
 import { MAX_RETRY_AFTER_MS } from './bound';
 import { MinHeap } from './heap';
+import { upperBound } from '../learning/policy';
 import { requestTimeoutAt, type WaitingOptions } from './options';
 
 /**
@@ -50,6 +49,12 @@ export const BYTE_BUDGET = 64 * 1024 * 1024;
 /** Files that may always run side by side, however large. */
 const MIN_STREAMS = 2;
 
+/**
+ * What a file counts as in flight before any file of its task type has answered in this run: images are rarely
+ * above a few MB (sixteen start at once), a video may be a GB (two start, the others wait for their sizes).
+ */
+const FIRST_GUESS: Record<TaskType, number> = { image: BYTE_BUDGET / 16, video: BYTE_BUDGET / MIN_STREAMS };
+
 /** Attempts of one file: the first and up to three retries, all inside its deadline. */
 const MAX_ATTEMPTS = 4;
 
@@ -57,8 +62,11 @@ const MAX_ATTEMPTS = 4;
 const RETRY_BACKOFF_MS = 500;
 const MAX_RETRY_BACKOFF_MS = 8_000;
 
-/** How often one file may be put back because it did not fit (then it runs whatever is in flight). */
-const MAX_DEFERRALS = 3;
+/** The bytes n8n stored for a file (n8n 2.x says; 1.x only writes a rounded text). */
+function storedSize(binary: INodeExecutionData['binary']): number | undefined {
+	const bytes = (Object.values(binary ?? {})[0] as { bytes?: unknown } | undefined)?.bytes;
+	return typeof bytes === 'number' ? bytes : undefined;
+}
 
 /** A finished task whose files are being downloaded. */
 interface TaskFiles {
@@ -79,8 +87,7 @@ interface FileJob {
 	/** Not started before this time (Date.now()); a new file's is the time it was queued. */
 	notBefore: number;
 	attempts: number;
-	deferrals: number;
-	/** All attempts end by then; set by the first attempt that is not put back. */
+	/** All attempts end by then: Request Timeout from the first. */
 	deadline?: number;
 	/** Announced by an earlier answer. */
 	size?: number;
@@ -107,8 +114,11 @@ export class ResultLane {
 
 	private streams = 0;
 
-	/** Announced sizes of the files in flight. */
+	/** What the files in flight weigh: their announced sizes, or what they are likely to be (`weight`). */
 	private bytesInFlight = 0;
+
+	/** Sizes of each task type's files seen in this run (announced, or stored when none was announced), sorted. */
+	private readonly sizes = new Map<TaskType, number[]>();
 
 	private readonly maxStreams: number;
 
@@ -138,7 +148,7 @@ export class ResultLane {
 		this.open.add(files);
 		if (!urls.length) return this.settle(files);
 		const now = Date.now();
-		urls.forEach((_, index) => this.queue.push({ files, index, notBefore: now, attempts: 0, deferrals: 0 }));
+		urls.forEach((_, index) => this.queue.push({ files, index, notBefore: now, attempts: 0 }));
 	}
 
 	/** Starts every file that may start now. */
@@ -146,7 +156,7 @@ export class ResultLane {
 		if (this.halted) return;
 		for (;;) {
 			const job = this.queue.peek();
-			if (!job || job.notBefore > now || !this.fits(job.size ?? 0)) return;
+			if (!job || job.notBefore > now || !this.fits(this.weight(job))) return;
 			this.queue.pop();
 			this.attempt(job).catch((error: unknown) => {
 				// Escaped the attempt's own handling: the task's file fails with it rather than never settling.
@@ -165,7 +175,7 @@ export class ResultLane {
 		if (!job || this.halted) return undefined;
 		// A retry that fell due since the loop last dispatched (a busy machine) starts now if it fits; one that
 		// does not fit waits for a download in flight to end, which wakes the loop.
-		return job.notBefore > Date.now() || this.fits(job.size ?? 0) ? job.notBefore : undefined;
+		return job.notBefore > Date.now() || this.fits(this.weight(job)) ? job.notBefore : undefined;
 	}
 
 	/**
@@ -183,44 +193,56 @@ export class ResultLane {
 		return outcomes;
 	}
 
-	private fits(size: number): boolean {
+	/**
+	 * What a file counts as in flight: its announced size, else the middle size of its task type's files seen so far
+	 * (one large file among many small ones does not make the next small ones wait), else a first guess.
+	 */
+	private weight(job: FileJob): number {
+		const type = job.files.task.taskType;
+		const seen = this.sizes.get(type);
+		return job.size ?? (seen?.length ? seen[seen.length >> 1] : FIRST_GUESS[type]);
+	}
+
+	private sawSize(job: FileJob, size: number | undefined): void {
+		if (size === undefined) return;
+		const type = job.files.task.taskType;
+		const seen = this.sizes.get(type) ?? [];
+		seen.splice(upperBound(seen, size), 0, size);
+		this.sizes.set(type, seen);
+	}
+
+	private fits(weight: number): boolean {
 		if (this.streams >= this.maxStreams) return false;
-		return this.streams < MIN_STREAMS || this.bytesInFlight + size <= BYTE_BUDGET;
+		return this.streams < MIN_STREAMS || this.bytesInFlight + weight <= BYTE_BUDGET;
 	}
 
 	private async attempt(job: FileJob): Promise<void> {
 		const { files, index } = job;
 		const url = files.urls[index];
-		let weight = job.size ?? 0;
+		let weight = this.weight(job);
 		this.streams++;
 		this.bytesInFlight += weight;
 		const startedAt = Date.now();
-		const deadline = job.deadline ?? startedAt + requestTimeoutAt(this.input.options, startedAt);
+		job.deadline ??= startedAt + requestTimeoutAt(this.input.options, startedAt);
+		job.attempts++;
 		const context = {
 			itemIndex: files.task.itemIndex,
 			taskId: files.task.taskId,
-			timeout: Math.max(1, deadline - startedAt),
+			timeout: Math.max(1, job.deadline - startedAt),
 			signal: this.input.halted,
 		};
-		let file: DownloadedFile | undefined;
 		try {
-			file = await downloadResultFile.call(this.context, url, context);
+			const file = await downloadResultFile.call(this.context, url, context);
 			if (file.size !== undefined) {
 				this.bytesInFlight += file.size - weight;
-				weight = file.size;
-				job.size = file.size;
-				if (this.putBack(job, file.size)) {
-					file.release();
-					return;
-				}
+				weight = job.size = file.size;
+				this.sawSize(job, file.size);
 			}
-			job.deadline = deadline;
-			job.attempts++;
-			files.binaries[index] = await storeResultFile.call(this.context, file, url, index, this.input.options, context);
+			const binary = await storeResultFile.call(this.context, file, url, index, this.input.options, context);
+			if (file.size === undefined) this.sawSize(job, storedSize(binary));
+			files.binaries[index] = binary;
 			this.settleFile(files);
 		} catch (error) {
-			job.deadline = deadline;
-			if (!file) job.attempts++;
 			if (!this.retry(job, error)) {
 				files.errors[index] = error;
 				this.settleFile(files);
@@ -230,20 +252,6 @@ export class ResultLane {
 			this.bytesInFlight -= weight;
 			this.input.wake();
 		}
-	}
-
-	/**
-	 * A file whose announced size does not fit next to MIN_STREAMS others goes back to the head of the queue
-	 * unread; its next attempt gets a deadline of its own (waiting for room is not its fault).
-	 */
-	private putBack(job: FileJob, size: number): boolean {
-		const others = this.streams - 1;
-		if (this.halted || !size || job.deferrals >= MAX_DEFERRALS || others < MIN_STREAMS) return false;
-		if (this.bytesInFlight <= BYTE_BUDGET) return false; // this file's own size is already counted in it
-		job.deferrals++;
-		job.deadline = undefined;
-		this.queue.push(job); // its notBefore is its first queueing time: ahead of later files
-		return true;
 	}
 
 	/** Puts a transient failure back in the queue after a backoff, when an attempt can still start in time. */

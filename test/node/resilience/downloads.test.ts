@@ -13,7 +13,8 @@ import { fixtureBytes } from '../../fixtures/media';
 import { sendJson } from '../../hostile-server';
 import { makePng } from '../../simulator/png';
 import { mdatHead } from '../../simulator/server';
-import { useHostileApi } from '../../support';
+import { runNode } from '../../harness';
+import { HOSTILE_KEY, useHostileApi } from '../../support';
 
 const { server, useApi, run, betav4 } = useHostileApi();
 
@@ -207,40 +208,133 @@ describe('the result lane: bounded by streams and bytes in flight, not by a fixe
 		expect(most).toBeGreaterThanOrEqual(12);
 	});
 
-	it('huge files (40 MB each, announced) go two at a time once their size is known, and every byte arrives', async () => {
-		const size = 40 * 1024 * 1024;
+	/** A whole MP4 of `size` bytes (the fixture's boxes, then filler media data), written as the socket takes it. */
+	function sendMp4(response: http.ServerResponse, size: number, announce = true): void {
 		const chunk = Buffer.alloc(1024 * 1024, 9);
-		// A whole MP4: the fixture's boxes before its media data, then an mdat of filler up to 40 MB.
-		const mp4Head = mdatHead(fixtureBytes('mp4-faststart.mp4'), size);
-		const sending: Array<{ from: number; to?: number }> = [];
+		const head = mdatHead(fixtureBytes('mp4-faststart.mp4'), size);
+		response.writeHead(200, { 'content-type': 'video/mp4', ...(announce ? { 'content-length': size } : {}) });
+		let left = size;
+		const pump = () => {
+			while (left > 0) {
+				const next = left === size ? Buffer.concat([head, chunk.subarray(head.length)]) : chunk;
+				const piece = next.subarray(0, Math.min(next.length, left));
+				left -= piece.length;
+				if (!response.write(piece)) return void response.once('drain', pump);
+			}
+			response.end();
+		};
+		pump();
+	}
+
+	/** When each file's body was being sent: [from, to] spans, and the most sent at once after a given time. */
+	function spans() {
+		const list: Array<{ from: number; to?: number }> = [];
+		return {
+			list,
+			track(response: http.ServerResponse) {
+				const span: { from: number; to?: number } = { from: Date.now() };
+				list.push(span);
+				response.on('close', () => (span.to = Date.now()));
+			},
+			/** The most bodies in flight at once, among those that started at or after `since`. */
+			overlap(since = 0) {
+				const later = list.filter((span) => span.from >= since);
+				return Math.max(0, ...later.map((span) => list.filter((o) => o.from <= span.from && o.to! > span.from).length));
+			},
+		};
+	}
+
+	/** Task → Wait on `count` existing tasks of `taskType`, each done at once with one result file. */
+	const waitOn = (taskType: 'image' | 'video', count: number) =>
+		runNode({
+			parameters: {
+				resource: 'task',
+				operation: 'wait',
+				taskType,
+				taskId: '={{ $json.taskid }}',
+				options: { pollInterval: 0.05, maxWait: 60, requestTimeout: 60, downloadResults: true, maxConcurrency: 64 },
+			},
+			items: Array.from({ length: count }, (_, i) => ({ json: { taskid: `task-${i}` } })),
+			credentials: { apiKey: HOSTILE_KEY, baseUrl: server.url },
+		});
+
+	it('huge videos (40 MB each, announced) start two at a time and go on two at a time, each asked for once', async () => {
+		const size = 40 * 1024 * 1024;
+		const sent = spans();
 		useApi({
 			file: (_request, response) => {
-				const span: { from: number; to?: number } = { from: Date.now() };
-				response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': size });
-				response.on('finish', () => {
-					span.to = Date.now();
-					sending.push(span);
-				});
-				let left = size;
-				const pump = () => {
-					while (left > 0) {
-						const next = left === size ? Buffer.concat([mp4Head, chunk.subarray(mp4Head.length)]) : chunk;
-						left -= chunk.length;
-						if (!response.write(next)) return void response.once('drain', pump);
-					}
-					response.end();
-				};
-				pump();
+				sent.track(response);
+				sendMp4(response, size);
 			},
 		});
-		const { output, error } = await run(betav4({ downloadResults: true, maxConcurrency: 64 }), 5);
+		const { output, error } = await waitOn('video', 6);
 		expect(error).toBeUndefined();
-		expect(output.map((item) => bytesOf(item))).toEqual(Array(5).fill(size));
-		// Bodies sent in full: never more than two at once (the others were put back unread, then asked again).
-		expect(sending).toHaveLength(5);
-		const overlap = Math.max(
-			...sending.map((span) => sending.filter((other) => other.from <= span.from && other.to! > span.from).length),
-		);
-		expect(overlap).toBeLessThanOrEqual(2);
+		expect(output.map((item) => bytesOf(item))).toEqual(Array(6).fill(size));
+		expect(server.requestsTo(/^\/files\//)).toHaveLength(6);
+		expect(sent.overlap()).toBeLessThanOrEqual(2);
+	});
+
+	it('large images: sixteen start before any size is known, the rest two at a time, each asked for once', async () => {
+		const size = 40 * 1024 * 1024;
+		const sent = spans();
+		useApi({
+			file: (_request, response) => {
+				sent.track(response);
+				sendMp4(response, size);
+			},
+		});
+		const { output, error } = await run(betav4({ downloadResults: true, maxConcurrency: 64 }), 20);
+		expect(error).toBeUndefined();
+		expect(output.map((item) => bytesOf(item))).toEqual(Array(20).fill(size));
+		expect(server.requestsTo(/^\/files\//)).toHaveLength(20);
+		expect(sent.overlap()).toBeLessThanOrEqual(16);
+		// Beyond the first sixteen, a file starts once its sizes are known: when fewer than two others are in flight.
+		const late = [...sent.list].sort((a, b) => a.from - b.from).slice(16);
+		for (const span of late)
+			expect(sent.list.filter((other) => other.from <= span.from && other.to! > span.from).length).toBeLessThanOrEqual(
+				2,
+			);
+	});
+
+	it('many small files, a mix of small and large ones, and sizes never announced: each file asked for once', async () => {
+		const large = 24 * 1024 * 1024;
+		useApi({ file: (_request, response) => sendPng(response) });
+		expect((await run(betav4({ downloadResults: true, maxConcurrency: 64 }), 60)).error).toBeUndefined();
+		expect(server.requestsTo(/^\/files\//)).toHaveLength(60);
+		// A mix: every third file large.
+		useApi({
+			file: (_request, response, name) =>
+				Number(/\d+/.exec(name)![0]) % 3 ? sendPng(response) : sendMp4(response, large),
+		});
+		const mixed = await run(betav4({ downloadResults: true, maxConcurrency: 64 }), 24);
+		expect(mixed.error).toBeUndefined();
+		expect(mixed.output.filter((item) => bytesOf(item) === large)).toHaveLength(8);
+		expect(server.requestsTo(/^\/files\//)).toHaveLength(24);
+		// No Content-Length: the files weigh what is guessed for their type, or the largest seen, and run to the end.
+		useApi({ file: (_request, response) => sendMp4(response, large, false) });
+		const unknown = await waitOn('video', 6);
+		expect(unknown.error).toBeUndefined();
+		expect(unknown.output.map((item) => bytesOf(item))).toEqual(Array(6).fill(large));
+		expect(server.requestsTo(/^\/files\//)).toHaveLength(6);
+	});
+
+	it('a host that stalls one file: the others arrive, the stalled one fails at its Request Timeout, each asked for once', async () => {
+		useApi({
+			file: (_request, response, name) => {
+				if (name !== 'task-2.png') return sendPng(response);
+				response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+				response.write(png.subarray(0, 20)); // and nothing more
+			},
+		});
+		const { output } = await run(betav4({ downloadResults: true, maxConcurrency: 64, requestTimeout: 1 }), 5, true);
+		expect(output.map((item) => (item.json.error ? 'error' : bytesOf(item)))).toEqual([
+			png.length,
+			png.length,
+			'error',
+			png.length,
+			png.length,
+		]);
+		expect(String(output[2].json.error)).toMatch(/task-2/);
+		expect(server.requestsTo(/^\/files\//)).toHaveLength(5);
 	});
 });
