@@ -58,6 +58,8 @@ export interface GridShape {
 	intervalMs: number;
 	/** The shortest round trip a check took in this run (0 before the first answer). */
 	rttMs: number;
+	/** Rule 3 without its allowance: no check later than the grid's next slot itself (a task guarded after a hit). */
+	strict?: boolean;
 }
 
 /** Rule 1: observations of a kind of render before checks leave the grid. */
@@ -97,6 +99,28 @@ export function backToGrid(observations: number, scout: boolean): boolean {
 	return scout || observations < GRID_UNTIL;
 }
 
+/**
+ * Rule 1: whether what the process learned of a kind elsewhere (another workflow, a copied node: `borrowed`) may
+ * place this node's checks: once the node's own renders of the kind (`mine`, at least one) all agree with it, none
+ * of them stale against it (rule 5) and each near a remembered render. Until then it is a hint, and the grid holds:
+ * another workflow's renders of the kind may be longer than this one's, and a first check placed by them would
+ * wait past the grid.
+ */
+export function confirms(mine: readonly Observation[], borrowed: readonly Observation[]): boolean {
+	if (backToGrid(borrowed.length, false) || !mine.length) return false;
+	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen));
+}
+
+/**
+ * Rule 3 from the creation on, for a task on its own after one found done at its first check (`mine`: the node's
+ * own renders, newest last): that check hides how much sooner the render was done, so history may be behind renders
+ * that got faster. The next task is then checked no later than each grid slot (`strict`), and sees such a drop
+ * where the grid would; a render found done at once is late at most once (rule 2 counts that cost).
+ */
+export function guarded(mine: readonly Observation[]): boolean {
+	return mine.length > 0 && mine[mine.length - 1].lo <= 0;
+}
+
 /** Rule 1: whether a batch's task waits for its scouts (nothing known of its kind, no scout ended yet). */
 export function waitsForScouts(batch: boolean, known: boolean, scoutEnded: boolean): boolean {
 	return batch && !known && !scoutEnded;
@@ -131,8 +155,12 @@ export function judgedLateBy(roundTripMs: number, grid: GridShape): number {
 
 /** Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. */
 export function reach(age: number, grid: GridShape): number {
-	const slot = (Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs;
-	return slot + LATE_SHARE * slot + grid.rttMs;
+	return slotReach((Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs, grid);
+}
+
+/** Rule 3: the latest age of a check that still stands for the grid slot at age `slot`. */
+function slotReach(slot: number, grid: GridShape): number {
+	return grid.strict ? slot : slot + LATE_SHARE * slot + grid.rttMs;
 }
 
 /** Rule 4: the next check of a task older than every render history knows; `probes` such checks came before. */
@@ -207,7 +235,7 @@ export function planChecks(
 	// Candidate check times: the points, and the latest time that still stands for each grid slot before the last.
 	const slots: number[] = [];
 	for (let slot = Math.floor(from / grid.intervalMs) + 1; slots.length < HORIZON_SLOTS; slot++) {
-		const latest = slot * grid.intervalMs * (1 + LATE_SHARE) + grid.rttMs;
+		const latest = slotReach(slot * grid.intervalMs, grid);
 		if (latest >= last) break;
 		slots.push(latest);
 	}
@@ -253,7 +281,9 @@ function bestFirstStep(
 		const momentBefore = state ? moment[state - 1] : 0;
 		for (let next = state; next < count && candidates[next] <= limit; next++) {
 			const wait = candidates[next] * (done[next] - doneBefore) - (moment[next] - momentBefore);
-			const total = (cost * (plan.total - doneBefore) + wait) / plan.total + toGo[next + 1];
+			// A first check that finds the task done guards the next task: the grid's slots before its first check.
+			const guard = !state && plan.first ? done[next] * Math.floor(candidates[next] / plan.grid.intervalMs) * cost : 0;
+			const total = (cost * (plan.total - doneBefore) + wait + guard) / plan.total + toGo[next + 1];
 			if (total < toGo[state]) {
 				toGo[state] = total;
 				step[state] = next;
@@ -273,26 +303,6 @@ function lowEnd(history: readonly Observation[]): number {
 }
 
 /**
- * Rule 5: the first check after a task found done at its first check comes sooner by half the spread of history or
- * half the way down to its low end, whichever is more, and each further such task in a row doubles that: a third
- * one in a row is checked at the low end at the latest, where a hit shows the drop.
- */
-export function probeAfterHit(observations: readonly Observation[], planned: number): number {
-	let hits = 0;
-	while (hits < observations.length && observations[observations.length - 1 - hits].lo <= 0) hits++;
-	if (!hits) return planned;
-	const middles = observations
-		.filter((o) => o.lo > 0)
-		.map(pointOf)
-		.sort(byValue);
-	if (middles.length < 4) return planned;
-	const newest = observations[observations.length - 1].hi;
-	const spread = (quantile(middles, 0.75) - quantile(middles, 0.25)) / 2;
-	const step = Math.max(spread, (newest - lowEnd(observations)) / 2) * 2 ** Math.min(hits - 1, 16);
-	return Math.min(planned, newest - step);
-}
-
-/**
  * Rule 5: whether `seen` shows that `history` (oldest first) no longer describes the server's renders. History is
  * read by what its checks proved: the ages at which renders were still running (`lo`) and by which they were done
  * (`hi`), so that renders seen by a coarse grid do not look shorter or longer than they were.
@@ -301,10 +311,7 @@ export function isStale(history: readonly Observation[], seen: Observation): boo
 	if (history.length < GRID_UNTIL) return false;
 	const done = history.map((o) => o.hi).sort(byValue);
 	const low = lowEnd(history);
-	if (seen.lo > STALE_SLOWER * quantile(done, 0.95)) return true;
-	if (seen.hi < STALE_FASTER * low) return true;
-	const previous = history[history.length - 1];
-	return seen.lo === 0 && previous.lo === 0 && seen.hi <= low;
+	return seen.lo > STALE_SLOWER * quantile(done, 0.95) || seen.hi < STALE_FASTER * low;
 }
 
 /**

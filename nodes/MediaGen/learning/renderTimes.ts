@@ -9,13 +9,14 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import {
 	backToGrid,
 	batchPlacement,
+	confirms,
 	earlyEstimate,
+	guarded,
 	isStale,
 	judgedLateBy,
 	minGap,
 	pastRange,
 	planChecks,
-	probeAfterHit,
 	reach,
 	renderDistribution,
 	runEnd,
@@ -52,9 +53,6 @@ class Track {
 	/** This run's observations, in the order the tasks finished. */
 	readonly fresh: Observation[] = [];
 
-	/** Early estimates (policy.ts) of every observation, sorted: what a batch is placed by. */
-	samples: number[];
-
 	/** This run's renders as points (policy.ts's pointOf), sorted: where its batch likely ends (rule 6). */
 	readonly points: number[] = [];
 
@@ -68,33 +66,60 @@ class Track {
 	/** One of the kind's scouts has ended (policy.ts, rule 1: the batch's other tasks stop waiting for them). */
 	scoutEnded = false;
 
+	/** Rule 5 found the server changed: what earlier runs saw counts no more, here and in what the run keeps. */
+	forgot = false;
+
+	/** Early estimates of what placements trust, sorted, and what they were computed from. */
+	private estimates?: { from: Observation[]; fresh: number; samples: number[] };
+
 	constructor(
-		readonly model: string,
-		public remembered: Observation[],
-		public used: number,
+		/** What earlier runs of this node saw of the kind. */
+		private own: Observation[],
+		/** What earlier runs of every node saw of the kind on the same API (this node's among them). */
+		private borrowed: Observation[],
 		private readonly intervalMs: number,
-	) {
-		this.samples = remembered.map((o) => earlyEstimate(o, intervalMs)).sort((a, b) => a - b);
+	) {}
+
+	/** This node's own renders of the kind, newest last: earlier runs', then this run's. */
+	get mine(): Observation[] {
+		return [...this.own, ...this.fresh];
 	}
 
-	get observations(): Observation[] {
-		return [...this.remembered, ...this.fresh];
+	/**
+	 * What earlier runs saw that placements may trust (rule 1): the node's own once it knows enough renders of the
+	 * kind; before that, what the process learned of the kind elsewhere on the API, once the node's own renders agree
+	 * with it (policy.ts, confirms); otherwise nothing: the grid.
+	 */
+	remembered(): Observation[] | undefined {
+		if (!backToGrid(this.own.length + this.fresh.length, false)) return this.own;
+		return confirms(this.mine, elsewhere(this.borrowed, this.own)) ? this.borrowed : undefined;
+	}
+
+	/** What placements trust: remembered renders and this run's, or undefined while the kind keeps the grid. */
+	trusted(): { remembered: Observation[]; observations: Observation[] } | undefined {
+		const remembered = this.remembered();
+		return remembered && { remembered, observations: [...remembered, ...this.fresh] };
+	}
+
+	/** Early estimates (policy.ts) of every trusted observation, sorted: what a batch is placed by. */
+	samples(remembered: Observation[]): number[] {
+		const cached = this.estimates;
+		if (cached?.from === remembered && cached.fresh === this.fresh.length) return cached.samples;
+		const samples = [...remembered, ...this.fresh].map((o) => earlyEstimate(o, this.intervalMs)).sort(byValue);
+		this.estimates = { from: remembered, fresh: this.fresh.length, samples };
+		return samples;
 	}
 
 	add(observation: Observation): void {
 		this.fresh.push(observation);
-		insertSorted(this.samples, earlyEstimate(observation, this.intervalMs));
 		insertSorted(this.points, pointOf(observation));
 	}
 
-	/** Rule 5 found the server changed: what earlier runs saw counts no more, here and in what the run keeps. */
-	forgot = false;
-
 	forgetRemembered(): void {
-		if (!this.remembered.length) return;
-		this.remembered = [];
+		if (!this.own.length && !this.borrowed.length) return;
+		this.own = [];
+		this.borrowed = [];
 		this.forgot = true;
-		this.samples = this.fresh.map((o) => earlyEstimate(o, this.intervalMs)).sort((a, b) => a - b);
 	}
 
 	/** What the next runs add to what they remember: this run's (at most KEPT, spread over its range). */
@@ -109,10 +134,17 @@ class Track {
 	}
 }
 
-/** The history a task is placed by: its kind's, or its model's when its kind has too little (rule 1). */
-interface View {
-	tracks: Track[];
-	observations: Observation[];
+const byValue = (a: number, b: number) => a - b;
+
+/** What the API's pool holds beyond the node's own renders (the pool has each of them too, as kept). */
+function elsewhere(pool: Observation[], own: Observation[]): Observation[] {
+	const mine = new Map<string, number>();
+	for (const { lo, hi } of own) mine.set(`${lo}:${hi}`, (mine.get(`${lo}:${hi}`) ?? 0) + 1);
+	return pool.filter(({ lo, hi }) => {
+		const left = mine.get(`${lo}:${hi}`) ?? 0;
+		if (left) mine.set(`${lo}:${hi}`, left - 1);
+		return !left;
+	});
 }
 
 export class RenderTimes {
@@ -121,46 +153,35 @@ export class RenderTimes {
 	private rttMs = 0;
 
 	/**
-	 * `learned`: what earlier runs saw (store.ts): a kind the node knows too little of starts from what the process
-	 * learned of it on the same API; `planned`: how many tasks of each kind this run creates (a kind with more than
-	 * SCOUTS of them is a batch).
+	 * `learned`: what earlier runs saw (store.ts): the node's own, and what the process learned of each kind on the
+	 * same API; `planned`: how many tasks of each kind this run creates (a kind with more than SCOUTS of them is a
+	 * batch).
 	 */
 	constructor(
 		private readonly intervalMs: number,
-		private readonly learned: Learned,
+		learned: Learned,
 		planned: ReadonlyMap<string, number> = new Map(),
 	) {
-		for (const key of new Set([...learned.own.keys(), ...planned.keys()])) {
-			const model = modelOfKey(key);
-			const own = learned.own.get(key);
-			const shared = learned.api.get(key);
-			const start = own && !backToGrid(own.observations.length, false) ? own : (shared ?? own);
-			if (model && start) this.tracks.set(key, new Track(model, [...start.observations], own?.used ?? 0, intervalMs));
+		for (const key of new Set([...learned.own.keys(), ...learned.api.keys(), ...planned.keys()])) {
+			if (!modelOfKey(key)) continue;
+			const own = learned.own.get(key)?.observations ?? [];
+			const borrowed = learned.api.get(key)?.observations ?? [];
+			this.tracks.set(key, new Track([...own], [...borrowed], intervalMs));
 		}
-		for (const [key, count] of planned) this.track({ key, model: key.split('|')[0] }).planned = count;
+		for (const [key, count] of planned) this.track(key).planned = count;
 	}
 
 	private get grid(): GridShape {
 		return { intervalMs: this.intervalMs, rttMs: this.rttMs };
 	}
 
-	private track(kind: RenderKey): Track {
-		let track = this.tracks.get(kind.key);
+	private track(key: string): Track {
+		let track = this.tracks.get(key);
 		if (!track) {
-			track = new Track(kind.model, [], 0, this.intervalMs);
-			this.tracks.set(kind.key, track);
+			track = new Track([], [], this.intervalMs);
+			this.tracks.set(key, track);
 		}
 		return track;
-	}
-
-	/** Rule 1's fallback: the kind's history, else its model's (every kind of it pooled), else none. */
-	private view(kind: RenderKey): View | undefined {
-		const own = this.track(kind);
-		if (!backToGrid(own.remembered.length + own.fresh.length, false))
-			return { tracks: [own], observations: own.observations };
-		const tracks = [...this.tracks.values()].filter((track) => track.model === kind.model);
-		const observations = tracks.sort((a, b) => a.used - b.used).flatMap((track) => track.observations);
-		return backToGrid(observations.length, false) ? undefined : { tracks, observations };
 	}
 
 	/** Rule 3: the latest age of a check that still stands for the grid slot at age `slot`. */
@@ -180,21 +201,30 @@ export class RenderTimes {
 
 	/** A task of `kind` starts waiting: how its checks are placed. */
 	start(kind: RenderKey, anchor: number): Role {
-		const track = this.track(kind);
+		const track = this.track(kind.key);
 		insertSorted(track.active, anchor);
-		track.used = this.learned.clock;
 		if (track.planned <= SCOUTS) return 'planned';
 		return ++track.started <= SCOUTS ? 'scout' : 'batch';
 	}
 
 	/** Rule 1: whether a batch's task waits, unchecked, for one of its kind's scouts to end. */
 	holds(kind: RenderKey, role: Role): boolean {
-		return waitsForScouts(role === 'batch', this.view(kind) !== undefined, this.track(kind).scoutEnded);
+		const track = this.track(kind.key);
+		return waitsForScouts(role === 'batch', track.trusted() !== undefined, track.scoutEnded);
+	}
+
+	/**
+	 * Whether a task on its own is guarded (policy.ts, guarded): checked no later than each grid slot, because the
+	 * node's last render of the kind was found done at its first check.
+	 */
+	guards(kind: RenderKey, role: Role): boolean {
+		const track = this.track(kind.key);
+		return role === 'planned' && track.trusted() !== undefined && guarded(track.mine);
 	}
 
 	/** A task of `kind` is no longer waited on. Returns true when it was the first scout to end: tasks held stop waiting. */
 	ended(kind: RenderKey, anchor: number, role: Role | undefined): boolean {
-		const track = this.track(kind);
+		const track = this.track(kind.key);
 		const index = upperBound(track.active, anchor) - 1;
 		if (track.active[index] === anchor) track.active.splice(index, 1);
 		if (role !== 'scout' || track.scoutEnded) return false;
@@ -202,65 +232,65 @@ export class RenderTimes {
 		return true;
 	}
 
-	/** The time of a task's first check, or undefined for the grid's. */
-	firstCheck(kind: RenderKey, role: Role, anchor: number): number | undefined {
+	/** The time of a task's first check, or undefined for the grid's. `strict`: a guarded task (rule 3 from 0). */
+	firstCheck(kind: RenderKey, role: Role, anchor: number, strict = false): number | undefined {
 		if (role === 'scout') return undefined;
-		const view = this.view(kind);
-		if (!view) return undefined;
+		const track = this.track(kind.key);
+		const trusted = track.trusted();
+		if (!trusted) return undefined;
 		if (role === 'batch') {
-			const placed = batchPlacement(this.batchView(view, anchor), 0, 0, this.grid);
+			const placed = batchPlacement(this.batchView(track, trusted.remembered, anchor), 0, 0, this.grid);
 			return placed && anchor + placed.age;
 		}
-		const planned = planChecks(renderDistribution(view.observations), 0, this.grid, true);
-		if (planned === undefined) return undefined;
-		return anchor + Math.max(minGap(this.intervalMs), probeAfterHit(view.observations, planned));
+		const planned = planChecks(renderDistribution(trusted.observations), 0, { ...this.grid, strict }, !strict);
+		return planned === undefined ? undefined : anchor + Math.max(minGap(this.intervalMs), planned);
 	}
 
 	/**
 	 * The next check of a task whose last "not yet" check started at age `age`, or undefined for the grid.
-	 * `probes`: checks of the task placed past every known render so far.
+	 * `probes`: checks of the task placed past every known render so far; `strict`: a guarded task.
 	 */
 	nextCheck(
 		kind: RenderKey,
 		role: Role,
-		anchor: number,
-		age: number,
-		probes: number,
+		task: { anchor: number; age: number; probes: number; strict: boolean },
 		now: number,
 	): Placement | undefined {
-		const ending = role === 'planned' ? undefined : this.runEnd(kind, anchor, age, probes);
+		const { anchor, age, probes } = task;
+		const grid = { ...this.grid, strict: task.strict };
+		const track = this.track(kind.key);
+		const ending = role === 'planned' ? undefined : this.runEnd(track, anchor, age, probes);
 		if (role === 'scout') return ending;
-		const view = this.view(kind);
-		if (!view) return ending;
+		const trusted = track.trusted();
+		if (!trusted) return ending;
 		if (role === 'batch') {
-			const batch = this.batchView(view, now);
-			const placed = batchPlacement(batch, age, probes, this.grid);
+			const batch = this.batchView(track, trusted.remembered, now);
+			const placed = batchPlacement(batch, age, probes, grid);
 			const fromHistory = placed && { at: anchor + placed.age, pastRange: placed.pastRange };
 			// Rule 6 where what is remembered does not place the task: nothing is, or it was forgotten (rule 5).
 			if (batch.remembered || !ending) return fromHistory;
 			return fromHistory && fromHistory.at <= ending.at ? fromHistory : ending;
 		}
-		const planned = planChecks(renderDistribution(view.observations), age, this.grid, false);
+		const planned = planChecks(renderDistribution(trusted.observations), age, grid, false);
 		if (planned !== undefined)
 			return { at: anchor + Math.max(planned, age + minGap(this.intervalMs)), pastRange: false };
-		return { at: anchor + pastRange(age, probes, this.grid), pastRange: true };
+		return { at: anchor + pastRange(age, probes, grid), pastRange: true };
 	}
 
 	/** Rule 6: the next check of a scout's or a batch's task still running at age `age`, by this run's renders. */
-	private runEnd(kind: RenderKey, anchor: number, age: number, probes: number): Placement | undefined {
-		const track = this.track(kind);
+	private runEnd(track: Track, anchor: number, age: number, probes: number): Placement | undefined {
 		const at = runEnd(track.points, track.active.length, age, this.grid, probes);
 		return at === undefined ? undefined : { at: anchor + at, pastRange: false, runEnd: true };
 	}
 
-	private batchView(view: View, now: number) {
-		const samples =
-			view.tracks.length === 1 ? view.tracks[0].samples : view.tracks.flatMap((t) => t.samples).sort((a, b) => a - b);
-		const active =
-			view.tracks.length === 1 ? view.tracks[0].active : view.tracks.flatMap((t) => t.active).sort((a, b) => a - b);
-		const remembered = view.tracks.some((track) => track.remembered.length > 0);
-		const planned = view.tracks.reduce((sum, track) => sum + track.planned, 0);
-		return { samples, active, remembered, now, planned };
+	private batchView(track: Track, remembered: Observation[], now: number) {
+		return {
+			samples: track.samples(remembered),
+			active: track.active,
+			remembered: remembered.length > 0,
+			now,
+			planned: track.planned,
+		};
 	}
 
 	/**
@@ -268,17 +298,18 @@ export class RenderTimes {
 	 * engine then puts the kind's other tasks back on the grid.
 	 */
 	finished(kind: RenderKey, role: Role, seen: Observation): boolean {
-		const view = role === 'batch' ? undefined : this.view(kind);
+		const track = this.track(kind.key);
+		const trusted = role === 'batch' ? undefined : track.trusted();
 		// Against what earlier runs saw alone too: this run's tasks that ended first (a batch's, not scouts) must not
 		// make a scout's slower render look like history.
-		const remembered = view?.tracks.flatMap((track) => track.remembered) ?? [];
+		const remembered = trusted?.remembered ?? [];
 		const stale =
-			view !== undefined &&
-			(isStale(view.observations, seen) ||
-				(remembered.length < view.observations.length && isStale(remembered, seen)) ||
+			trusted !== undefined &&
+			(isStale(trusted.observations, seen) ||
+				(remembered.length < trusted.observations.length && isStale(remembered, seen)) ||
 				(role === 'scout' && unlikeHistory(remembered, seen)));
-		if (stale) for (const track of view.tracks) track.forgetRemembered();
-		this.track(kind).add(seen);
+		if (stale) track.forgetRemembered();
+		track.add(seen);
 		return stale && role === 'scout';
 	}
 

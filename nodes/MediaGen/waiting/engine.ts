@@ -430,7 +430,7 @@ class Engine {
 						: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
 				);
 			} else if (!entry.finalStarted) {
-				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
+				this.schedule.retryAt(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
 			}
 		} else if (taskRefused(error)) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.

@@ -53,6 +53,10 @@ export interface Waiting {
 	firstCheckHeld?: boolean;
 	/** Checks of this task placed past the learned range or by rule 6 (each doubles the next gap: policy.ts). */
 	probes: number;
+	/** Checks of this task that have started: the next one is due no sooner than that many Poll Intervals of its age. */
+	checks: number;
+	/** Guarded (policy.ts): no check later than the task's grid slots, from its creation on. */
+	strict: boolean;
 }
 
 /** No check of the task has started yet (`lastCheckAt` is its creation until the first does). */
@@ -89,9 +93,11 @@ export class PollSchedule {
 			held.held = true;
 			return held;
 		}
-		const placed = this.learned.firstCheck(kind, role, anchor);
+		const strict = this.learned.guards(kind, role);
+		const placed = this.learned.firstCheck(kind, role, anchor, strict);
 		const entry = this.enqueue({ task, anchor, firstDueAt: placed ?? firstDueAt, deadline, kind, role });
-		entry.placed = placed !== undefined;
+		entry.strict = strict;
+		entry.placed = placed !== undefined && !strict;
 		return entry;
 	}
 
@@ -115,11 +121,27 @@ export class PollSchedule {
 			placed: false,
 			held: false,
 			probes: 0,
+			checks: 0,
+			strict: false,
 			firstCheckAt: Math.min(firstDueAt, deadline),
 		};
 		this.active.add(entry);
 		this.tickets.push({ entry, dueAt: entry.firstCheckAt, generation: 0 });
 		return entry;
+	}
+
+	/**
+	 * Queues the task's next check at `dueAt`, never before as many Poll Intervals of its age as it has had checks (a
+	 * task is checked no more often than a grid that also checks at its creation: at most one check more than the
+	 * grid's for its render, wherever learning puts them), and never after its deadline (Max Wait's check).
+	 */
+	private queue(entry: Waiting, dueAt: number): void {
+		const earliest = entry.anchor + entry.checks * this.options.pollIntervalMs;
+		this.tickets.push({
+			entry,
+			dueAt: Math.min(Math.max(dueAt, earliest), entry.deadline),
+			generation: entry.generation,
+		});
 	}
 
 	/** The last time a check was due while every request slot was taken (`firstCheckHeld`). */
@@ -141,6 +163,7 @@ export class PollSchedule {
 		const { entry } = ticket;
 		if (unchecked(entry)) entry.firstCheckHeld ??= this.fullAt >= ticket.dueAt;
 		entry.lastCheckAt = now;
+		entry.checks++;
 	}
 
 	/** A round trip of an API request: rule 3 allows a check one round trip late (policy.ts). */
@@ -172,12 +195,21 @@ export class PollSchedule {
 		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
 		const slot = entry.pollNumber * interval;
 		const late = entry.placed && this.learned;
-		const dueAt = entry.anchor + (late ? this.learned!.latestFor(slot) : slot);
-		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+		this.queue(entry, entry.anchor + (late ? this.learned!.latestFor(slot) : slot));
 	}
 
 	/** Replaces the task's next check by one at `dueAt` (capped at the deadline); the grid resumes after it. */
 	moveTo(entry: Waiting, dueAt: number): void {
+		entry.generation++;
+		entry.pollNumber = Math.floor((dueAt - entry.anchor) / this.options.pollIntervalMs);
+		this.queue(entry, dueAt);
+	}
+
+	/**
+	 * The check after a failed one, at `dueAt` (capped at the deadline): a failure is not a schedule's check, and
+	 * its repeat goes when the backoff says.
+	 */
+	retryAt(entry: Waiting, dueAt: number): void {
 		entry.generation++;
 		entry.pollNumber = Math.floor((dueAt - entry.anchor) / this.options.pollIntervalMs);
 		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
@@ -199,7 +231,7 @@ export class PollSchedule {
 			entry.pollNumber = upcoming;
 			dueAt = entry.anchor + upcoming * interval;
 		}
-		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+		this.queue(entry, dueAt);
 	}
 
 	/** An answer said "not yet" for the check that started at `startedAt`: the next check goes where it is likely done. */
@@ -209,7 +241,8 @@ export class PollSchedule {
 		entry.notYetAge = Math.max(entry.notYetAge ?? 0, startedAt - entry.anchor);
 		// A later check is out already (this answer was slow): its answer places the next one.
 		if (entry.finalStarted || entry.lastCheckAt > startedAt) return;
-		const placed = this.learned.nextCheck(entry.kind, entry.role, entry.anchor, entry.notYetAge, entry.probes, now);
+		const { anchor, notYetAge: age, probes, strict } = entry;
+		const placed = this.learned.nextCheck(entry.kind, entry.role, { anchor, age, probes, strict }, now);
 		const gridDue = entry.anchor + entry.pollNumber * this.options.pollIntervalMs;
 		// Past the learned range a check never comes later than the grid's next one.
 		if (!placed || (placed.pastRange && placed.at >= gridDue)) {
@@ -220,7 +253,7 @@ export class PollSchedule {
 		}
 		if (placed.pastRange || placed.runEnd) entry.probes++;
 		// A check placed by the run's own renders (rule 6) comes a round trip before the slot: the slot's check stays on time.
-		entry.placed = !placed.runEnd;
+		entry.placed = !placed.runEnd && !strict;
 		this.moveTo(entry, Math.max(placed.at, now));
 	}
 
@@ -228,7 +261,7 @@ export class PollSchedule {
 	private regrid(entry: Waiting, dueAt: number): void {
 		entry.generation++;
 		entry.placed = false;
-		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+		this.queue(entry, dueAt);
 	}
 
 	/**

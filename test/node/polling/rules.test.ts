@@ -6,9 +6,9 @@ import { Random } from '../../explorer/random';
 import {
 	batchPlacement,
 	isStale,
+	nextSlot,
 	pastRange,
 	planChecks,
-	probeAfterHit,
 	judgedLateBy,
 	reach,
 	renderDistribution,
@@ -50,12 +50,33 @@ describe('rule 1: back to the grid', () => {
 		expect(five.firstCheck(kind, five.start(kind, 0), 0)).toBeGreaterThan(2500);
 	});
 
-	it('a kind with too little history is placed by its model’s (every kind of it pooled)', () => {
-		const other = 'betav4|batchsize=|resolution=16:9';
-		const times = new RenderTimes(I, history(seen([3000, 3100, 3200, 3300, 3400]), other), new Map([[kind.key, 1]]));
-		expect(times.firstCheck(kind, times.start(kind, 0), 0)).toBeGreaterThan(2500);
-		const otherModel = { key: 'betav45|batchsize=|resolution=', model: 'betav45' };
-		expect(times.firstCheck(otherModel, times.start(otherModel, 0), 0)).toBeUndefined();
+	/** What the process learned of the kind elsewhere on the API (`api`), and the node's own renders (`own`). */
+	const borrowed = (api: Observation[], own: Observation[] = []): Learned => ({
+		own: new Map(own.length ? [[kind.key, { used: 1, observations: own }]] : []),
+		api: new Map([[kind.key, { used: 1, observations: api }]]),
+		clock: 2,
+	});
+
+	it('what another workflow taught of the kind is a hint: the grid until one of the node’s own renders agrees', () => {
+		const elsewhere = seen(spread(10, 5500, 6500));
+		const cold = new RenderTimes(I, borrowed(elsewhere), new Map([[kind.key, 1]]));
+		expect(cold.firstCheck(kind, cold.start(kind, 0), 0)).toBeUndefined();
+		// A batch waits for its scouts, as when nothing is known.
+		const batch = new RenderTimes(I, borrowed(elsewhere), new Map([[kind.key, 10]]));
+		expect(batch.holds(kind, 'batch')).toBe(true);
+		// One render of the node's own near them: placed from them (a copied workflow's second execution).
+		const agrees = new RenderTimes(I, borrowed(elsewhere, [{ lo: 5000, hi: 6000 }]), new Map([[kind.key, 1]]));
+		expect(agrees.firstCheck(kind, agrees.start(kind, 0), 0)).toBeGreaterThan(5000);
+		// Renders of its own of 3 s (a new workflow of the same kind whose renders are shorter): the grid.
+		const shorter = new RenderTimes(I, borrowed(elsewhere, [{ lo: 2000, hi: 3000 }]), new Map([[kind.key, 1]]));
+		expect(shorter.firstCheck(kind, shorter.start(kind, 0), 0)).toBeUndefined();
+		// Another kind of the same model teaches nothing.
+		const otherKind = new RenderTimes(
+			I,
+			history(seen(spread(10, 3000, 3400)), 'betav4|batchsize=|resolution=16:9'),
+			new Map([[kind.key, 1]]),
+		);
+		expect(otherKind.firstCheck(kind, otherKind.start(kind, 0), 0)).toBeUndefined();
 	});
 
 	it('while nothing is known of a kind, a batch’s other tasks wait for a scout to end', () => {
@@ -264,10 +285,11 @@ describe('rule 6: a batch’s end, from its own renders', () => {
 			times.ended(kind, i, roles[i]);
 		}
 		// Eight still waited on; the renders ranked before them ended at 1.5 s (the middle of what the grid saw).
-		expect(times.nextCheck(kind, 'batch', 0, 2000, 0, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
-		expect(times.nextCheck(kind, 'scout', 0, 2000, 0, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
+		const task = { anchor: 0, age: 2000, probes: 0, strict: false };
+		expect(times.nextCheck(kind, 'batch', task, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
+		expect(times.nextCheck(kind, 'scout', task, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
 		const single = new RenderTimes(I, nothing(), new Map([[kind.key, 1]]));
-		expect(single.nextCheck(kind, single.start(kind, 0), 0, 2000, 0, 2000)).toBeUndefined();
+		expect(single.nextCheck(kind, single.start(kind, 0), task, 2000)).toBeUndefined();
 	});
 });
 
@@ -289,57 +311,57 @@ describe('rule 5: when history is stale', () => {
 		expect(isStale(known, { lo: 1700, hi: 1900 })).toBe(false);
 	});
 
-	it('two tasks in a row found done at a first check placed at the low end of history', () => {
-		const known = seen(spread(20, 3000, 4000));
-		expect(isStale([...known, { lo: 0, hi: 3300 }], { lo: 0, hi: 2900 })).toBe(true);
-		expect(isStale([...known, { lo: 3100, hi: 3300 }], { lo: 0, hi: 2900 })).toBe(false);
-	});
-
-	it('after a task found done at its first check, the next first check comes half the spread of history sooner', () => {
-		const known = seen(spread(20, 2000, 4000));
-		expect(probeAfterHit(known, 2500)).toBe(2500);
-		expect(probeAfterHit([...known, { lo: 0, hi: 2500 }], 2500)).toBeCloseTo(2500 - 1000 / 2, -2);
-	});
-
 	const grid4: GridShape = { intervalMs: 400, rttMs: 100 };
 
-	/**
-	 * One item per execution after renders dropped to 2.4 s (Poll Interval 0.4 s): each task found done at its first
-	 * check, placed by rules 2 and 5 from `taught`. How many tasks until history is stale (Infinity: not within 10).
-	 */
-	function tasksUntilStale(taught: Observation[]): number {
-		const history = [...taught];
-		let first = planChecks(renderDistribution(history), 0, grid4, true) ?? 0;
-		for (let tasks = 1; tasks <= 10; tasks++) {
-			const seenNow = { lo: 0, hi: Math.max(first, 2400) };
-			if (isStale(history, seenNow)) return tasks;
-			history.push(seenNow);
-			first = probeAfterHit(history, planChecks(renderDistribution(history), 0, grid4, true) ?? first);
+	/** The checks of a task on its own of a render of `render` ms, placed from `history` (rules 2 to 4). */
+	function checksOf(taught: Observation[], render: number): number[] {
+		const times = new RenderTimes(grid4.intervalMs, history(taught), new Map([[kind.key, 1]]));
+		times.sawRoundTrip(grid4.rttMs);
+		const role = times.start(kind, 0);
+		const strict = times.guards(kind, role);
+		const checks = [times.firstCheck(kind, role, 0, strict) ?? grid4.intervalMs];
+		let probes = 0;
+		while (checks[checks.length - 1] < render) {
+			const age = checks[checks.length - 1];
+			const next = times.nextCheck(kind, role, { anchor: 0, age, probes, strict }, age);
+			if (next?.pastRange) probes++;
+			checks.push(next?.at ?? nextSlot(age, { ...grid4, strict }));
 		}
-		return Infinity;
+		return checks;
 	}
 
-	it('renders that got much faster (6 s learned, now 2.4 s): history is stale within three tasks', () => {
+	it('after a task found done at its first check, the next task on its own is checked no later than each grid slot', () => {
+		const taught = seen(spread(10, 5700, 6300));
+		expect(checksOf(taught, 6000)[0]).toBeGreaterThan(5000);
+		// The last render was found done at once: it may have ended long before, so the next one keeps every slot.
+		const afterHit = checksOf([...taught, { lo: 0, hi: 6100 }], 2400);
+		expect(afterHit[0]).toBeLessThanOrEqual(400);
+		for (let i = 1; i < afterHit.length; i++) expect(afterHit[i]).toBeLessThanOrEqual(nextSlot(afterHit[i - 1], grid4));
+		expect(afterHit[afterHit.length - 1]).toBeLessThanOrEqual(2400);
+	});
+
+	it('renders that got much faster (6 s learned, now 2.4 s): one task is found late, the next on the grid, and history is stale', () => {
 		const taught = seen(spread(5, 5600, 6400)).map((o) => ({
 			lo: Math.floor(o.hi / grid4.intervalMs) * grid4.intervalMs - grid4.intervalMs,
 			hi: Math.floor(o.hi / grid4.intervalMs) * grid4.intervalMs,
 		}));
-		expect(tasksUntilStale(taught)).toBeLessThanOrEqual(3);
+		const late = checksOf(taught, 2400);
+		expect(late).toHaveLength(1);
+		const found: Observation = { lo: 0, hi: late[0] };
+		const next = checksOf([...taught, found], 2400);
+		const seenNext = { lo: next[next.length - 2] ?? 0, hi: next[next.length - 1] };
+		expect(seenNext.hi).toBe(2400);
+		expect(isStale([...taught, found], seenNext)).toBe(true);
 	});
 
-	it('renders that got much faster, from a narrow history with one short render: stale within three tasks', () => {
-		// Like test:learning's drop-one case (6 s renders, Poll Interval 0.4 s; in CI run 14 one render of 5.46 s put
-		// the low end of history far below where first checks went, and the renders after the drop were checked late
-		// four times): here renders of 6 s within 60 ms, and one of 5.5 s. Probes of half the spread (20 ms) never
-		// reached the low end.
-		const taught: Observation[] = [
-			{ lo: 5687, hi: 6087 },
-			{ lo: 5629, hi: 6029 },
-			{ lo: 5649, hi: 6049 },
-			{ lo: 5227, hi: 5627 },
-			{ lo: 5676, hi: 6076 },
-		];
-		expect(tasksUntilStale(taught)).toBeLessThanOrEqual(3);
+	it('a first check where a hit is likely costs the next task the grid’s slots before it: rule 2 weighs that', () => {
+		// Renders of 6 s ± 5 % at Poll Interval 0.4 s: fifteen slots a hit would cost the next task. The first check goes
+		// where most renders still run, the next where they have ended.
+		const taught = seen(spread(20, 5700, 6300));
+		expect(checksOf(taught, 6000)[0]).toBeLessThan(5700);
+		const renders = spread(7, 5700, 6300);
+		const mean = renders.reduce((sum, render) => sum + checksOf(taught, render).length, 0) / renders.length;
+		expect(mean).toBeLessThanOrEqual(4);
 	});
 
 	it('a stale history is forgotten: the next tasks follow the grid until the new renders are known', () => {
