@@ -17,7 +17,8 @@
  *  12–13. Task → Delete: what is reported deleted is gone, and a failure is never reported as deleted
  *      (checks/deletes.ts);
  *  14. never later than the grid (checks/grid.ts);
- *  15. the workflow's static data stays as it was; what the process learned is small and safe (checks/memory.ts).
+ *  15. the workflow's static data stays as it was; what the process learned is small and safe (checks/memory.ts);
+ *  16. never more checks than the grid's and one (checks/grid.ts).
  */
 import { createHash } from 'node:crypto';
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -28,7 +29,7 @@ import { keyLeaks } from '../keyEncodings';
 import { allText } from '../support';
 import { checkErrorLengths, checkNoFileRefused, checkStoredFileKinds, storedUrl } from './checks/bodies';
 import { checkDeletes } from './checks/deletes';
-import { checkNeverLaterThanGrid } from './checks/grid';
+import { checkNeverLaterThanGrid, checkNoMoreChecksThanGrid } from './checks/grid';
 import { checkItemsOut, pairedItems } from './checks/items';
 import { checkMemory } from './checks/memory';
 import type { Schedule } from './schedule';
@@ -219,9 +220,10 @@ export async function checkInvariants(observation: Observation): Promise<string[
 	for (const text of checkItemsOut(observation)) fail(11, text);
 	if (observation.deleteIds)
 		for (const [invariant, text] of checkDeletes(observation, observation.deleteIds)) fail(invariant, text);
-	// 14–15.
+	// 14–16.
 	checkNeverLaterThanGrid(observation, (text) => fail(14, text));
 	checkMemory(observation, (text) => fail(15, text));
+	checkNoMoreChecksThanGrid(observation, (text) => fail(16, text));
 	return violations;
 }
 

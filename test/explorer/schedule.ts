@@ -97,6 +97,9 @@ export function drawSchedule(seed: number): Schedule {
 	};
 	// Drawn last, so that the draws above (and every seed's schedule before Poll Schedule existed) stay as they were.
 	if (random.chance(0.3)) schedule.pollSchedule = 'fixed';
+	// A coarser grid in some schedules, from a stream of its own: there rules 2 and 4 may place checks closer
+	// together than a Poll Interval, which invariant 16 holds to the grid's count and one.
+	if (Random.stream(seed, 'interval').chance(0.3)) schedule.pollIntervalS = 0.2;
 	// From generator "deletes"' own stream: no other draw moves.
 	if (operation === 'taskDelete') schedule.deletes = deletePlan(seed, items);
 	// The tool reads JSON: downloads are off unless switched on, and it waits (As a tool the node waits by default).

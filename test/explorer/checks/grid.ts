@@ -41,13 +41,21 @@ function longestTime(value: unknown, depth = 0): number {
 
 function applies(observation: Observation): boolean {
 	const { schedule, world } = observation;
-	if (schedule.pollSchedule !== 'learned' || !schedule.wait) return false;
-	if (schedule.operation !== 'betav4' && schedule.operation !== 'alphav15pro') return false;
+	if (schedule.pollSchedule !== 'learned') return false;
 	if (schedule.maxConcurrency < 2 * schedule.items) return false;
 	if (world.requests.some((request) => request.host === 'api' && request.fault.answer === '429')) return false;
+	return oneTry(observation);
+}
+
+/**
+ * The run created tasks and waited on them in one try: a later try of Retry On Fail resumes its tasks as Task → Wait
+ * does (checked at once, after n8n's pause), also after a failure that no fault drew (a shaped answer the node could
+ * not read).
+ */
+function oneTry(observation: Observation): boolean {
+	const { schedule, world } = observation;
+	if (!schedule.wait || (schedule.operation !== 'betav4' && schedule.operation !== 'alphav15pro')) return false;
 	const failed = schedule.failingTasks || world.requests.some((request) => !PLAIN.has(request.fault.answer));
-	// A later try resumes its tasks as Task → Wait does (checked at once, after n8n's pause): also after a failure
-	// that no fault drew (a shaped answer the node could not read).
 	const resumed = observation.logLines.some((line) => line.includes('instead of creating it again'));
 	return !(schedule.maxTries && (failed || resumed));
 }
@@ -84,6 +92,35 @@ export function checkNeverLaterThanGrid(observation: Observation, fail: (text: s
 			fail(
 				`task ${task.taskId} was first checked ${firstCheck - task.createdAt} ms after its creation, later than the grid's slot after the longest render the node could know (${Math.round(longest)} ms)`,
 			);
+	}
+}
+
+/**
+ * Invariant 16, never more checks than the grid and one: whatever what was learned says, a task's n-th status check
+ * reaches the API no sooner than n − 1 Poll Intervals after the task's creation (schedule.ts), so no task gets more
+ * checks than the grid's count for its render and one; Max Wait's last check comes on top, wherever the others went.
+ * Checked, with either Poll Schedule, for every task of a run that waited in one try, whose checks all met a plain
+ * answer (a failed check is repeated after its backoff, not on the schedule); a busy API, HTTP 429 and few request
+ * slots only make checks later.
+ */
+export function checkNoMoreChecksThanGrid(observation: Observation, fail: (text: string) => void): void {
+	const { schedule, world } = observation;
+	if (!oneTry(observation)) return;
+	const interval = schedule.pollIntervalS * 1000;
+	for (const task of world.tasks.values()) {
+		if (task.preexisting || task.renderMs === undefined) continue;
+		const checks = world.requests.filter((request) => request.kind === 'status' && request.taskId === task.taskId);
+		if (checks.some((request) => !PLAIN.has(request.fault.answer))) continue;
+		// A task still running at its last check got Max Wait's last check there: it goes wherever the others went.
+		const last = checks[checks.length - 1];
+		if (last && (task.doneAt === undefined || task.doneAt > last.arrivedAt)) checks.pop();
+		checks.forEach((check, index) => {
+			const earliest = task.createdAt + index * interval;
+			if (check.arrivedAt < earliest - 1)
+				fail(
+					`task ${task.taskId} got its check ${index + 1} ${check.arrivedAt - task.createdAt} ms after its creation, before ${index} Poll Intervals (${index * interval} ms)`,
+				);
+		});
 	}
 }
 

@@ -39,7 +39,9 @@ const SHIFTS: ReadonlyArray<readonly [number, RenderShift]> = [
 export function rendersFor(schedule: Schedule): RenderPlan {
 	const random = Random.stream(schedule.seed, 'renders');
 	const shift = random.weighted(SHIFTS);
-	const baseMs = random.int(20, 250);
+	// Renders span as many Poll Intervals on a coarser grid (schedule.ts) as on the usual 50 ms one.
+	const scale = schedule.pollIntervalS / 0.05;
+	const baseMs = Math.round(random.int(20, 250) * scale);
 	const around = (ms: number, count: number) =>
 		Array.from({ length: count }, () => Math.round(ms * (0.8 + 0.4 * random.next())));
 	const count = random.int(5, 40);

@@ -125,7 +125,10 @@ describe('Poll Schedule through n8n’s executor', () => {
 		for (const checks of scouts) expect(checks.length).toBeGreaterThanOrEqual(3 - slotsLost(first.stall));
 		const scoutEnded = Math.min(...scouts.map((checks) => checks[checks.length - 1]));
 		expect(byFirstCheck.slice(3).every((checks) => checks[0] >= scoutEnded)).toBe(true);
-		expect(meanCalls(first.checks)).toBeLessThan(2);
+		// About 1.5 checks per task against the grid's 4-5; up to 2.2 on a starved machine, where the held tasks were
+		// created over a longer while and joined the grid before their renders ended (a stall of 0.37 s, beside a CPU hog
+		// and two other test files): each then takes its next slot too.
+		expect(meanCalls(first.checks)).toBeLessThan(2.5);
 		// Later runs place every task's first check from history (not at the grid's first slot, 0.2 s), near 0.8 s,
 		// and check each task at least one time fewer than the grid does on the same renders (about 2 against 4 to 5:
 		// on a loaded machine a first check placed from the earlier runs' times may come just before the render's end).
