@@ -4,8 +4,8 @@
  *
  * Keys: render times differ with the model and with the fields its spec marks `renderTime` (tier, duration, size
  * or ratio, count): one key per model and values of those fields, e.g. `proimage|model=proimg-2-4k|size=|n=2`.
- * A key with too little history falls back to the same key learned elsewhere on the same API, then to its model
- * (every key of the node's model pooled).
+ * A key with too little history may fall back to the same key learned elsewhere on the same API, once the node's
+ * own renders agree with it (policy.ts, rule 1).
  *
  * The static data is read, never written: where n8n hands a node none (n8n 2.x queue workers, executions resumed
  * after a timed Wait), a write would make n8n save the whole column over every other node's state
@@ -33,7 +33,7 @@ export const MAX_KEYS = 24;
 /** Longest render age accepted: 30 days (ms). */
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 
-/** A render kind: its fine key and its model's (the fallback). */
+/** A render kind: its key, and the model it is a kind of. */
 export interface RenderKey {
 	key: string;
 	model: string;

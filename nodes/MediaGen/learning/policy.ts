@@ -5,35 +5,35 @@
  * started (`hi`). The rules, each with its test in test/node/polling/rules.test.ts:
  *
  * 1. `backToGrid`: a task follows the fixed grid (creation + k × Poll Interval) while its kind of render has
- *    fewer than GRID_UNTIL observations, and when it is one of the first SCOUTS tasks of a batch (more than
- *    SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether history still holds.
- *    `waitsForScouts`: while nothing is known of its kind, a batch's other tasks are not checked until a scout
- *    has ended (renders of one kind take similar times: while the scouts run, the others most likely do too), and
- *    then join the grid at once (at their next slot when it is less than MIN_GAP away: waiting/schedule.ts); the
- *    batch's output cannot leave before its scouts are done anyway.
+ *    fewer than GRID_UNTIL observations the node may trust, and when it is one of the first SCOUTS tasks of a batch
+ *    (more than SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether history
+ *    still holds. `confirms`: what the process learned of the kind elsewhere on the API is trusted only once the
+ *    node's own renders of the kind agree with it. `waitsForScouts`: while nothing trusted is known of its kind, a
+ *    batch's other tasks are not checked until a scout has ended (renders of one kind take similar times: while the
+ *    scouts run, the others most likely do too), and then join the grid at once (at their next slot when it is less
+ *    than MIN_GAP away: waiting/schedule.ts); the batch's output cannot leave before its scouts are done anyway.
  * 2. `planChecks` (where the first check goes, and how checks space out, for a task on its own or one of a few):
  *    the check times that minimise the expected wait after the render's end plus CHECK_COST × Poll Interval per
  *    check, over the render times history describes (`renderDistribution`); planned again after every "not yet".
- *    A batch's tasks instead follow `batchPlacement`: the first check where the batch's last render is likely
- *    to end (where all but two of its N renders would have ended, and at least BATCH_SHARE of them: its output
- *    leaves when its last task is done, so its early tasks need not be seen at once), each next one where
- *    BATCH_SHARE of the longer renders had ended.
+ *    A first check that finds the task done costs the next task the grid's slots before its first check (rule 3,
+ *    `guarded`), and the plan counts that cost too. A batch's tasks instead follow `batchPlacement`: the first
+ *    check where the batch's last render is likely to end (where all but two of its N renders would have ended,
+ *    and at least BATCH_SHARE of them: its output leaves when its last task is done, so its early tasks need not be
+ *    seen at once), each next one where BATCH_SHARE of the longer renders had ended.
  * 3. `reach` (never later than the grid once checked): after a task's first check, no check comes later than the
  *    grid's next slot plus LATE_SHARE of the task's age plus one round trip. Only the first check may skip grid
- *    slots: history says the render cannot be done before it.
+ *    slots: history says the render cannot be done before it. `guarded`: after a task on its own was found done at
+ *    its first check, the next one is held to its grid slots themselves from its creation on (`strict`).
  * 4. Past every render history knows, checks come MIN_GAP_SHARE of an interval after the last, the gap doubling up
  *    to the interval (`pastRange`; for a batch's task, up to the interval × the share of the batch still waited on),
  *    and rule 3 still holds.
  * 5. `isStale` (when history is stale): a render done before STALE_FASTER × the age at which 95 % of the renders
- *    history knows were still running, or still running after STALE_SLOWER × the age by which 95 % were done, or a
- *    second task in a row found done at a first check that early: the server changed, and what was remembered
- *    before counts no more. A scout's render that no remembered render comes near (`unlikeHistory`: none within
- *    STALE_FASTER–STALE_SLOWER of what its checks saw, e.g. between the two kinds of renders a pooled history
- *    holds) makes history stale too: the batch's other tasks, placed from it, go back to the grid. A task found
- *    done at its first check hides how much sooner it was done, so the next one's first check comes half the
- *    spread of history sooner (or half the way down to its low end, whichever is more), each further one in a row
- *    twice as much sooner again (`probeAfterHit`): that is how a schedule learns that renders got faster, by the
- *    third task found done early at the latest.
+ *    history knows were still running, or still running after STALE_SLOWER × the age by which 95 % were done: the
+ *    server changed, and what was remembered before counts no more. A scout's render that no remembered render
+ *    comes near (`unlikeHistory`: none within STALE_FASTER–STALE_SLOWER of what its checks saw, e.g. between the
+ *    two kinds of renders a mixed history holds) makes history stale too: the batch's other tasks, placed from it,
+ *    go back to the grid. For one item per execution, the guarded task after a hit (rule 3) sees a drop in render
+ *    times where the grid would, and its render shows history stale.
  * 6. `runEnd` (a batch's end, from its own renders): once more than half of a batch's tasks have been seen done in
  *    this run, a task still running at age `age`, older than the renders ranked just before the ones still waited
  *    on, is next checked where the batch's renders likely end: as long after `age` as those renders took to end
@@ -44,7 +44,9 @@
  *    scouts, and to a batch's other tasks whenever what is remembered does not place them (nothing remembered, or
  *    forgotten by rule 5); their checks after the first then never come after their grid slots
  *    (`batchPlacement`), and once an answer is in, a grid check that waited for it goes at its slot.
- * Max Wait's last check is the engine's, wherever these rules put the others.
+ * Max Wait's last check is the engine's, wherever these rules put the others; and whatever they say, a task's n-th
+ * check is never due before n − 1 Poll Intervals of its age (waiting/schedule.ts): the grid's envelope
+ * (docs/waiting-and-output.md#the-envelope-what-learning-may-cost).
  */
 
 /** What the checks of one finished task saw: not done at age `lo` (0: never checked before), done at age `hi`. */

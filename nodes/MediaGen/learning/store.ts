@@ -12,7 +12,8 @@
  * Two kinds of slot, each a NodeHistory (history.ts):
  * - a node's: keyed by workflow id and node id (a rename keeps it; a copied node or workflow has its own);
  * - an API's: keyed by a fingerprint of the credential's Base URL, pooling every node's times per render kind, so
- *   that a new workflow, or a copied node, starts from what the process learned of that kind elsewhere.
+ *   that a new workflow, or a copied node, is placed from what the process learned of that kind elsewhere once its
+ *   own first render agrees with it (policy.ts, rule 1).
  *
  * Bounded, whatever the instance serves: at most MAX_SLOTS slots and MAX_OBSERVATIONS render ages in all, the
  * least recently used slot going first; a slot holds at most its MAX_KEYS kinds × KEPT_OBSERVATIONS ages. It

@@ -266,7 +266,7 @@ export class PollSchedule {
 
 	/**
 	 * The check that started at `startedAt` found the task done (answered at `now`): its render time is learned. A
-	 * scout that shows the server changed puts its model back on the grid.
+	 * scout that shows the server changed puts its kind back on the grid.
 	 */
 	finished(entry: Waiting, startedAt: number, now: number): void {
 		const { kind, role } = entry;
@@ -289,7 +289,7 @@ export class PollSchedule {
 		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };
 		if (!this.learned.finished(kind, role, seen)) return;
 		for (const other of this.active)
-			if (other.kind?.model === kind.model && other !== entry && other.role !== 'scout' && !other.finalStarted)
+			if (other.kind?.key === kind.key && other !== entry && other.role !== 'scout' && !other.finalStarted)
 				this.backOnGrid(other, now);
 	}
 
