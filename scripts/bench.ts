@@ -45,6 +45,8 @@ import {
 	spreadCase,
 } from './lib/bench-polling';
 import { queueModeCase } from './lib/bench-queue';
+import { downloadsCase } from './lib/bench-downloads';
+import { envelopeCase } from './lib/bench-envelope';
 import { largeFilesCase } from './lib/bench-results';
 import { singleItemCase } from './lib/bench-single';
 import { ROOT } from './lib/paths';
@@ -176,6 +178,10 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	singleItem: singleItemCase,
 
 	largeFiles: largeFilesCase,
+
+	downloads: downloadsCase,
+
+	envelope: envelopeCase,
 
 	queueMode: queueModeCase,
 

@@ -16,8 +16,12 @@
  *   worker);
  * - drop (regular mode): a batch of 10 renders of 15 s taught once, then renders of 6 s, learned and Fixed
  *   Interval side by side; drop-one: the same drop one item per execution (five taught, seven dropped: the first
- *   three may be found late, each no later than the longest taught render, the others as Fixed Interval; times
- *   scaled by 0.4 with the Poll Interval);
+ *   may be found late, no later than the longest taught render, the others as Fixed Interval; times scaled by 0.4
+ *   with the Poll Interval);
+ * - the envelope: newcomer, a new workflow after another workflow's renders of the same kind that took twice as
+ *   long, five executions of one item each beside Fixed Interval; mixed, a new workflow's batch of 40 after other
+ *   workflows' renders of about 1, 2.5 and 6 s, its first run beside Fixed Interval, then its second; slower
+ *   (regular mode), a batch's renders three times slower than its run before taught, beside Fixed Interval;
  * - schedule: a Schedule Trigger workflow (every 12 s, 10 items), three runs, then unpublished;
  * - wait: Webhook → Wait 70 s (n8n parks the execution in the database and resumes it) → MediaGen;
  * - manual (regular mode): ten manual runs from the editor, the last five placed from the first five;
@@ -45,6 +49,7 @@ import {
 	rssCase,
 	scheduleCase,
 	singleItemCase,
+	taughtCase,
 	waitCase,
 	warmUpAgent,
 	warmUpWorker,
@@ -87,12 +92,24 @@ const BATCH_ITEMS = 20;
 const DROP = { count: 10, fromS: 15, toS: 6, taught: 1, seed: 21 };
 /**
  * The same drop, one item per execution: five executions teach the kind (Learned places checks from the fifth
- * observation on), six drop: a task on its own is checked first where the taught renders end, so the first ones
- * after the drop are found late until two in a row found done at their first check, below every taught render, show
- * the change (rule 5); `searching` of them may be. Times and
- * the Poll Interval scaled by 0.4 (6 s → 2.4 s at 0.4 s), to keep the case within the others' time.
+ * observation on), seven drop: a task on its own is checked first where the taught renders end, so the first one
+ * after the drop is found late (`searching`); the next keeps every grid slot (it follows one found done at its first
+ * check), sees the drop and shows history stale (rule 5). Times and the Poll Interval scaled by 0.4 (6 s → 2.4 s at
+ * 0.4 s), to keep the case within the others' time.
  */
-const DROP_ONE = { taught: 5, drops: 7, searching: 3, fromS: 6, toS: 2.4, intervalS: 0.4, seed: 31 };
+const DROP_ONE = { taught: 5, drops: 7, searching: 1, fromS: 6, toS: 2.4, intervalS: 0.4, seed: 31 };
+/**
+ * A new workflow after another workflow's renders of the same kind that took twice as long: the other workflow's
+ * batch once, then five executions of one item each, beside Fixed Interval on the same renders.
+ */
+const NEWCOMER = { taught: 8, runs: 5, seed: 41 };
+/**
+ * A new workflow's batch after other workflows of the kind rendered about 1, 2.5 and 6 s (a mixed history): its
+ * first run (40 items) beside Fixed Interval, then its second alone.
+ */
+const MIXED = { teachers: [0.4, 1, 2.4], count: 40, seed: 51 };
+/** Renders three times slower than a batch's own run taught: 10 of RENDER_S / 3, then 10 of RENDER_S. */
+const SLOWER = { count: 10, seed: 61 };
 const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
 /** Above n8n's 65 s: the execution is parked in the database and resumed by the wait tracker. */
@@ -121,10 +138,52 @@ function commonWorkflows(version: string, prefix: string) {
 		fixedBatch: batchWorkflow(id('fbatch'), KINDS.batch, 'fixed'),
 		schedule: scheduleOf(id('schedule')),
 		wait: waitWorkflow(id('wait'), WAIT_SECONDS, KINDS.wait),
+		teacher: batchWorkflow(id('teacher'), KINDS.newcomer),
+		newcomer: batchWorkflow(id('newcomer'), KINDS.newcomer),
+		fixedNewcomer: batchWorkflow(id('fnewcomer'), KINDS.newcomer, 'fixed'),
+		mixed0: batchWorkflow(id('mixed0'), KINDS.mixed),
+		mixed1: batchWorkflow(id('mixed1'), KINDS.mixed),
+		mixed2: batchWorkflow(id('mixed2'), KINDS.mixed),
+		mixed: batchWorkflow(id('mixednew'), KINDS.mixed),
+		fixedMixed: batchWorkflow(id('fmixednew'), KINDS.mixed, 'fixed'),
 	};
 }
 
+/** The envelope's cases both modes run: a new workflow after longer renders, and after a mixed history. */
+function envelopeCases(deployment: Deployment, url: string, common: Common) {
+	const newcomer = async () =>
+		await taughtCase(deployment, url, {
+			teachers: [
+				{ workflow: common.teacher, renders: renderTimes(NEWCOMER.taught, NEWCOMER.seed, 'narrow', 2 * RENDER_S) },
+			],
+			learned: common.newcomer,
+			fixed: common.fixedNewcomer,
+			runs: renderTimes(NEWCOMER.runs, NEWCOMER.seed + 1, 'narrow').map((seconds) => ({
+				label: `executions 1–${NEWCOMER.runs}, one item each, after another workflow's renders of ${2 * RENDER_S} s`,
+				renders: [seconds],
+			})),
+		});
+	const mixed = async () =>
+		await taughtCase(deployment, url, {
+			teachers: [common.mixed0, common.mixed1, common.mixed2].map((workflow, index) => ({
+				workflow,
+				renders: renderTimes(10, MIXED.seed + index, 'narrow', MIXED.teachers[index] * RENDER_S),
+			})),
+			learned: common.mixed,
+			fixed: common.fixedMixed,
+			runs: [
+				{ label: 'run 1 after a mixed history', renders: renderTimes(MIXED.count, MIXED.seed + 10, 'wide') },
+				{ label: 'run 2', renders: renderTimes(MIXED.count, MIXED.seed + 11, 'wide'), alone: true },
+			],
+		});
+	return { newcomer, mixed };
+}
+
 type Common = ReturnType<typeof commonWorkflows>;
+
+/** Resolves when every case of `cases` has ended, whether it passed or not. */
+const afterAll = async (cases: Array<[string, Promise<Row[]>]>): Promise<void> =>
+	void (await Promise.allSettled(cases.map(([, rows]) => rows)));
 
 /** The published ones among them (the Schedule Trigger workflow is published by its case). */
 const published = (common: Common) =>
@@ -167,6 +226,8 @@ function regularPlan(version: string, modelUrl: string): Plan {
 		fixedDrop: batchWorkflow(workflowId(version, 'fdrop'), KINDS.drop, 'fixed'),
 		dropOne: singleItemWorkflow(workflowId(version, 'dropone'), 'learned', KINDS.dropOne, DROP_ONE.intervalS),
 		fixedDropOne: singleItemWorkflow(workflowId(version, 'fdropone'), 'fixed', KINDS.dropOne, DROP_ONE.intervalS),
+		slower: batchWorkflow(workflowId(version, 'slower'), KINDS.slower),
+		fixedSlower: batchWorkflow(workflowId(version, 'fslower'), KINDS.slower, 'fixed'),
 	};
 	const agent = agentWorkflow(workflowId(version, 'agent'));
 	const manualId = workflowId(version, 'manual');
@@ -196,7 +257,22 @@ function regularPlan(version: string, modelUrl: string): Plan {
 			const drop = async () => await dropCase(deployment, url, drops.drop, drops.fixedDrop, DROP);
 			const dropOne = async () => await dropOneCase(deployment, url, drops.dropOne, drops.fixedDropOne, DROP_ONE);
 			const schedule = async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db);
-			return [
+			const envelope = envelopeCases(deployment, url, common);
+			const slower = async () =>
+				await taughtCase(deployment, url, {
+					teachers: [
+						{ workflow: drops.slower, renders: renderTimes(SLOWER.count, SLOWER.seed, 'narrow', RENDER_S / 3) },
+					],
+					learned: drops.slower,
+					fixed: drops.fixedSlower,
+					runs: [
+						{
+							label: 'renders three times slower than taught',
+							renders: renderTimes(SLOWER.count, SLOWER.seed + 1, 'narrow'),
+						},
+					],
+				});
+			const timed: Array<[string, Promise<Row[]>]> = [
 				['single', singles.then(async ({ single }) => await single)],
 				['warm', singles.then(async ({ warm: rows }) => await rows)],
 				['fixed', then(async () => await singleItemCase(deployment, url, common.fixed, SINGLE))],
@@ -204,9 +280,18 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				['drop', then(drop)],
 				['drop-one', then(dropOne)],
 				['schedule', then(schedule)],
-				['wait', wait],
 				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
 				['agent', then(async () => await agentCase(deployment, url, agent, { ...SINGLE, guard: guard(agent) }))],
+			];
+			// The envelope's cases once the timed cases above are done: their batches (about 150 tasks at once) would
+			// hold the process while those one-item executions are timed.
+			const newcomer = afterAll(timed).then(envelope.newcomer);
+			return [
+				...timed,
+				['wait', wait],
+				['newcomer', newcomer],
+				['mixed', newcomer.then(envelope.mixed, envelope.mixed)],
+				['slower', newcomer.then(slower, slower)],
 			];
 		},
 	};
@@ -240,13 +325,21 @@ function queuePlan(version: string, feedUrl: string): Plan {
 			const singles = ready.then(() => singleAndWarm(deployment, world, common));
 			const subCase = async () => await singleItemCase(deployment, url, caller, { ...SINGLE, guard: guard(sub) });
 			const schedule = async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db);
-			const cases: Array<[string, Promise<Row[]>]> = [
+			const envelope = envelopeCases(deployment, url, common);
+			const timed: Array<[string, Promise<Row[]>]> = [
 				['single', singles.then(async ({ single }) => await single)],
 				['warm', singles.then(async ({ warm }) => await warm)],
 				['fixed', then(async () => await singleItemCase(deployment, url, common.fixed, SINGLE))],
 				['sub-workflow', then(subCase)],
 				['batch', batchCase.rest()],
 				['schedule', then(schedule)],
+			];
+			// The envelope's cases once the timed ones are done (their batches would hold the worker meanwhile).
+			const newcomer = afterAll(timed).then(envelope.newcomer);
+			const cases: Array<[string, Promise<Row[]>]> = [
+				...timed,
+				['newcomer', newcomer],
+				['mixed', newcomer.then(envelope.mixed, envelope.mixed)],
 			];
 			// The Wait case is not waited for before the restart: its execution, parked meanwhile, is resumed by
 			// whichever main process runs when its time comes.

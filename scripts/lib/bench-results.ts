@@ -77,7 +77,7 @@ export async function nodeRun(
 const loopNode = anchorWorkflowNode('loop', 'HTTP Request Loop', HTTP_LOOP_TYPE);
 
 export async function loopRun(
-	sim: SimulatorProcess,
+	sim: Pick<SimulatorProcess, 'credentials'>,
 	prompts: string[],
 	intervalMs: number,
 	download: boolean,
@@ -114,7 +114,7 @@ export function clearBinaryStorage(filesStored = true): void {
 }
 
 /** Runs `work` while sampling this process's RSS every 10 ms; returns the highest sample. */
-async function sampledPeakRss<T>(work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+export async function sampledPeakRss<T>(work: () => Promise<T>): Promise<{ result: T; peak: number }> {
 	let peak = process.memoryUsage.rss();
 	const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
 	try {

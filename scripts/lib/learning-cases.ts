@@ -70,6 +70,8 @@ export interface Row {
 	items?: Record<string, number>;
 	/** Per task, its render time and when each check reached the API, in ms from its creation (results.json). */
 	detail?: Array<{ render: number; checks: number[] }>;
+	/** The Poll Interval of the row's runs, when not the suite's (INTERVAL_S). */
+	intervalS?: number;
 }
 
 const detail = (tasks: TaskRecord[]) =>
@@ -418,6 +420,7 @@ export async function dropOneCase(
 		label,
 		figures: figures(runs(workflow, from, to), spec.intervalS * 1000),
 		detail: detail(runs(workflow, from, to)),
+		intervalS: spec.intervalS,
 	});
 	const taught = `executions 1–${spec.taught}: renders of ${spec.fromS} s`;
 	const searched = spec.taught + spec.searching;
@@ -432,6 +435,47 @@ export async function dropOneCase(
 		row(`${after}, learned ${interval}`, learned, searched + 1, all),
 		row(`${after}, Fixed Interval`, fixed, searched + 1, all),
 	];
+}
+
+/** One run of `taughtCase`: its renders (one per item), and its label. */
+export interface TaughtRun {
+	label: string;
+	renders: number[];
+}
+
+/**
+ * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, each run once, at once
+ * with the others), then `runs` of the learned batch workflow, each beside the Fixed Interval one on the same
+ * renders at the same time (`fixed: false`: the learned one alone). One item per call (a run of one render) is one
+ * item per execution. Rows: each run, learned then Fixed Interval; runs of one item taken together per label.
+ */
+export async function taughtCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	spec: {
+		teachers: Array<{ workflow: Workflow; renders: number[] }>;
+		learned: Workflow;
+		fixed: Workflow;
+		runs: Array<TaughtRun & { alone?: boolean }>;
+	},
+): Promise<Row[]> {
+	await Promise.all(
+		spec.teachers.map(async ({ workflow, renders }) => await batchRun(deployment, workflow, renders, 't')),
+	);
+	for (const [index, run] of spec.runs.entries()) {
+		const both = run.alone ? [spec.learned] : [spec.learned, spec.fixed];
+		await Promise.all(both.map(async (workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`)));
+	}
+	const tasks = await taskRecords(simulatorUrl);
+	const labels = [...new Set(spec.runs.map((run) => run.label))];
+	const row = (label: string, workflow: Workflow, suffix: string): Row => {
+		const mine = spec.runs.flatMap((run, index) => (run.label === label ? ofBatch(tasks, workflow, `t${index}`) : []));
+		return { label: `${label}, ${suffix}`, figures: figures(mine), detail: detail(mine) };
+	};
+	return labels.flatMap((label) => {
+		const alone = spec.runs.some((run) => run.label === label && run.alone);
+		return [row(label, spec.learned, 'learned'), ...(alone ? [] : [row(label, spec.fixed, 'Fixed Interval')])];
+	});
 }
 
 /**

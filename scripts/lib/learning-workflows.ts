@@ -64,6 +64,9 @@ export const KINDS = {
 	rss: 8,
 	drop: 9,
 	dropOne: 10,
+	newcomer: 11,
+	mixed: 12,
+	slower: 13,
 } as const;
 
 /**

@@ -1,0 +1,177 @@
+/**
+ * The benchmark's download cases (scripts/bench.ts, `downloads`): result files from a host on 127.0.0.1 that
+ * answers every request 150 ms late (a CDN's round trip) and counts what it is asked and what it sends, for the
+ * shapes a batch meets: many large files, many small ones, a mix, sizes it never announces, and one file it stalls.
+ * Each file must be asked for once (waiting/results.ts): a host bills every byte it sends, limits requests and may
+ * sign a URL for one use. The node's wall time is measured beside the HTTP Request loop (bench-loop.ts: every file
+ * of a round asked for at once, as n8n's HTTP Request node does), and its memory where the files are large.
+ */
+import type http from 'node:http';
+
+import { runNode } from '../../test/harness';
+import { fixtureBytes } from '../../test/fixtures/media';
+import { HostileServer, sendJson } from '../../test/hostile-server';
+import { mdatHead } from '../../test/simulator/server';
+import { MB, RTT_MS, s, settle, type Figure } from './bench-common';
+import { clearBinaryStorage, loopRun, sampledPeakRss } from './bench-results';
+
+const KEY = 'bench-downloads-key';
+
+interface Shape {
+	name: string;
+	/** Each file's size, whether its answer announces it (Content-Length), and whether the host stalls it. */
+	files: Array<{ size: number; announce?: boolean; stall?: boolean }>;
+	/** Compared with the HTTP Request loop (not for a stalled file: the loop waits out its 5-minute timeout). */
+	loop?: boolean;
+	/** The node's peak RSS growth during its run is held to this (bytes). */
+	memory?: number;
+}
+
+const files = (count: number, size: number, more: { announce?: boolean; stall?: boolean } = {}) =>
+	Array.from({ length: count }, () => ({ size, ...more }));
+
+const SHAPES: Shape[] = [
+	{ name: '20 files × 50 MiB', files: files(20, 50 * MB), loop: true, memory: 64 * MB },
+	{ name: '200 files × 1 MiB', files: files(200, MB), loop: true },
+	{ name: 'a mix: 10 × 50 MiB and 40 × 1 MiB', files: [...files(10, 50 * MB), ...files(40, MB)], loop: true },
+	{ name: '20 files × 20 MiB, sizes never announced', files: files(20, 20 * MB, { announce: false }), loop: true },
+	{
+		name: '20 files × 1 MiB, one stalled after its first bytes',
+		files: [...files(19, MB), { size: MB, stall: true }],
+	},
+];
+
+/** A whole MP4 of `size` bytes: the fixture's boxes, then filler media data. */
+const headOf = (size: number) => mdatHead(fixtureBytes('mp4-faststart.mp4'), size);
+
+/** The host: the API (tasks done at once, one file each) and the files, every answer RTT_MS late. */
+class FileHost {
+	readonly server = new HostileServer(() => {});
+	gets = 0;
+	sent = 0;
+
+	constructor(private readonly shape: Shape) {
+		this.server.setHandler((request, response) => {
+			setTimeout(() => this.answer(request.path, request.json, response), RTT_MS);
+		});
+	}
+
+	private answer(path: string, json: Record<string, unknown> | undefined, response: http.ServerResponse): void {
+		if (path.endsWith('infobytaskid')) {
+			const taskid = String(json?.taskid ?? '');
+			const url = `${this.server.url}/files/${taskid}.mp4`;
+			return sendJson(response, { code: 1000, msg: 'ok', data: { taskid, image_status: 2, url: [url] } });
+		}
+		if (path.startsWith('/v1/')) {
+			const index = this.created++;
+			return sendJson(response, { code: 1000, msg: 'ok', data: { taskid: `task-${index}` } });
+		}
+		this.gets++;
+		this.send(response, this.shape.files[Number(/task-(\d+)/.exec(path)?.[1] ?? 0)]);
+	}
+
+	private created = 0;
+
+	private send(response: http.ServerResponse, file: Shape['files'][number]): void {
+		const { size } = file;
+		response.writeHead(200, {
+			'content-type': 'video/mp4',
+			...(file.announce === false ? {} : { 'content-length': size }),
+		});
+		const head = headOf(size);
+		const chunk = Buffer.alloc(MB, 7);
+		let at = 0;
+		const pump = () => {
+			while (at < size && !response.destroyed) {
+				const piece = at === 0 ? head : chunk.subarray(0, Math.min(chunk.length, size - at));
+				at += piece.length;
+				this.sent += piece.length;
+				if (file.stall) return; // the first bytes, then nothing more
+				if (!response.write(piece)) return void response.once('drain', pump);
+			}
+			response.end();
+		};
+		pump();
+	}
+
+	reset(): void {
+		this.gets = 0;
+		this.sent = 0;
+		this.created = 0;
+	}
+}
+
+async function nodeRun(host: FileHost, count: number): Promise<{ wallMs: number; completed: number }> {
+	const started = performance.now();
+	const result = await runNode({
+		parameters: {
+			resource: 'image',
+			operation: 'betav4',
+			prompt: '={{ $json.idea }}',
+			waitForCompletion: true,
+			options: { pollInterval: 0.5, requestTimeout: 5 },
+		},
+		items: Array.from({ length: count }, (_, i) => ({ json: { idea: `file ${i}` } })),
+		credentials: { apiKey: KEY, baseUrl: host.server.url },
+		continueOnFail: true,
+	});
+	const completed = result.output.filter((item) => item.binary?.data).length;
+	return { wallMs: performance.now() - started, completed };
+}
+
+async function measureShape(shape: Shape): Promise<Figure[]> {
+	const host = new FileHost(shape);
+	await host.server.start();
+	try {
+		const count = shape.files.length;
+		const bytes = shape.files.reduce((sum, file) => sum + file.size, 0);
+		const before = settle();
+		const { result: node, peak } = await sampledPeakRss(async () => await nodeRun(host, count));
+		clearBinaryStorage();
+		const { gets, sent } = host;
+		const stalled = shape.files.filter((file) => file.stall).length;
+		const figures: Figure[] = [
+			{
+				name: `Downloads, ${shape.name}, RTT 150 ms: GETs per file`,
+				value: `${(gets / count).toFixed(2)} (${gets} GETs for ${count} files; ${node.completed} stored, in ${s(node.wallMs)})`,
+				target: '≤ 1.00',
+				pass: gets <= count && node.completed === count - stalled,
+			},
+			{
+				name: '   … bytes the host sent ÷ the files’ bytes',
+				value: (sent / bytes).toFixed(3),
+				target: '≤ 1.00',
+				pass: sent <= bytes,
+			},
+		];
+		if (shape.memory !== undefined)
+			figures.push({
+				name: '   … peak RSS growth during the node’s run',
+				value: `${((peak - before) / MB).toFixed(1)} MB`,
+				target: `≤ ${shape.memory / MB} MB`,
+				pass: peak - before <= shape.memory,
+			});
+		if (shape.loop) {
+			host.reset();
+			const prompts = Array.from({ length: count }, (_, i) => `file ${i}`);
+			const loopMs = await loopRun({ credentials: { apiKey: KEY, baseUrl: host.server.url } }, prompts, 500, true);
+			clearBinaryStorage();
+			const ratio = node.wallMs / loopMs;
+			figures.push({
+				name: '   … wall time, node ÷ HTTP Request loop (every file of a round at once)',
+				value: `${s(node.wallMs)} ÷ ${s(loopMs)} = ${ratio.toFixed(2)} (the loop: ${(host.gets / count).toFixed(2)} GETs per file)`,
+				target: '≤ 1.1',
+				pass: ratio <= 1.1,
+			});
+		}
+		return figures;
+	} finally {
+		await host.server.stop();
+	}
+}
+
+export async function downloadsCase(): Promise<Figure[]> {
+	const figures: Figure[] = [];
+	for (const shape of SHAPES) figures.push(...(await measureShape(shape)));
+	return figures;
+}

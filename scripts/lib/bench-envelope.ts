@@ -1,0 +1,201 @@
+/**
+ * The benchmark's envelope cases (scripts/bench.ts, `envelope`): Poll Schedule "Learned" beside Fixed Interval on
+ * the same renders at the same time, in the shapes where learning once cost users time or the API checks, each
+ * idle and beside a CPU hog (a busy process on the machine): a new workflow after another workflow's renders twice
+ * as long; a workflow's own renders getting twice as fast; one item per execution as an AI Agent calls it; a
+ * batch's renders three times slower, or twice as fast, as taught; a new workflow's batch after a mixed history.
+ * Figures from the simulator's record (150 ms added to every answer): time from each render's end to the answer
+ * that said done, and status checks per task (docs/waiting-and-output.md#the-envelope-what-learning-may-cost).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+import { runNode } from '../../test/harness';
+import { seeded } from './learning-measure';
+import { mean, RTT_MS, type Figure } from './bench-common';
+import { simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
+
+const INTERVAL_S = 0.5;
+const I = INTERVAL_S * 1000;
+
+/** What one run's tasks met: time after each render's end (ms), checks, and the grid's checks for the render. */
+interface Measured {
+	after: number[];
+	checks: number[];
+	grid: number[];
+	/** The run's last answer that said done, after its last render's end (ms). */
+	lastAfter: number;
+}
+
+/** Renders of `seconds` ± `spread` (a share), seeded. */
+function renders(count: number, seconds: number, seed: number, spread = 0.1): number[] {
+	const random = seeded(seed);
+	return Array.from({ length: count }, () => seconds * (1 + spread * (2 * random() - 1)));
+}
+
+class Bench {
+	private serial = 0;
+
+	constructor(private readonly sim: SimulatorProcess) {}
+
+	/** One run of `workflowId` on `times`; Fixed Interval when `fixed`. */
+	async run(workflowId: string, times: number[], fixed = false): Promise<Measured> {
+		const tag = `e${this.serial++}`;
+		const { output, error } = await runNode({
+			parameters: {
+				resource: 'image',
+				operation: 'betav4',
+				prompt: '={{ $json.idea }}',
+				waitForCompletion: true,
+				options: { pollInterval: INTERVAL_S, downloadResults: false, ...(fixed ? { pollSchedule: 'fixed' } : {}) },
+			},
+			items: times.map((seconds, i) => ({ json: { idea: `[sim:seconds=${seconds.toFixed(3)}] ${tag} ${i}` } })),
+			credentials: this.sim.credentials,
+			learned: 'kept',
+			mode: 'webhook',
+			workflowId,
+		});
+		if (error) throw new Error(`run ${workflowId} failed: ${error.message}`);
+		const ids = new Set(output.map((item) => String(item.json.taskid)));
+		const tasks = (await simulatorTasks(this.sim.url)).filter((task) => ids.has(task.taskid));
+		const record = await simulatorRecord(this.sim.url);
+		const checksOf = (id: string) =>
+			record.filter(
+				(request) => request.path.endsWith('/infobytaskid') && (request.json as { taskid?: string })?.taskid === id,
+			).length;
+		const end = (task: (typeof tasks)[number]) => task.createdAt + task.durationMs;
+		return {
+			after: tasks.map((task) => Math.max(0, (task.firstReportedDoneAt ?? Infinity) - end(task))),
+			checks: tasks.map((task) => checksOf(task.taskid)),
+			grid: tasks.map((task) => Math.max(1, Math.ceil(task.durationMs / I))),
+			lastAfter: Math.max(...tasks.map((task) => task.firstReportedDoneAt ?? Infinity)) - Math.max(...tasks.map(end)),
+		};
+	}
+
+	/** The learned run and Fixed Interval's on the same renders, at once. */
+	async pair(workflowId: string, times: number[]): Promise<{ learned: Measured; fixed: Measured }> {
+		const [learned, fixed] = await Promise.all([
+			this.run(workflowId, times),
+			this.run(`${workflowId}-fixed`, times, true),
+		]);
+		return { learned, fixed };
+	}
+}
+
+const inI = (ms: number) => (ms / I).toFixed(2);
+const perTask = (runs: Measured[], key: 'after' | 'checks' | 'grid') => mean(runs.flatMap((run) => run[key]));
+/** Tasks checked more than the grid's count for their render and one. */
+const over = (runs: Measured[]) =>
+	runs.flatMap((run) => run.checks.filter((checks, index) => checks > run.grid[index] + 1)).length;
+
+/** One item per execution: per execution, time after the render (I) and checks, learned against Fixed Interval. */
+function oneItemFigures(title: string, pairs: Array<{ learned: Measured; fixed: Measured }>): Figure[] {
+	const learned = pairs.map((pair) => pair.learned);
+	const fixed = pairs.map((pair) => pair.fixed);
+	const list = (runs: Measured[]) => runs.map((run) => `${inI(run.after[0])}/${run.checks[0]}`).join(' ');
+	return [
+		{
+			name: `${title}: after the render (I) per execution, learned ≤ Fixed Interval + 0.25 I`,
+			value: `${inI(perTask(learned, 'after'))} / ${inI(perTask(fixed, 'after'))} (after/checks, learned: ${list(learned)}; fixed: ${list(fixed)})`,
+			target: `≤ ${inI(perTask(fixed, 'after') + 0.25 * I)}`,
+			pass: perTask(learned, 'after') <= perTask(fixed, 'after') + 0.25 * I,
+		},
+		{
+			name: '   … checks per task, learned / Fixed Interval (none over the grid’s and one)',
+			value: `${perTask(learned, 'checks').toFixed(2)} / ${perTask(fixed, 'checks').toFixed(2)} (${over(learned)} over)`,
+			target: '≤ Fixed Interval + 0.1',
+			pass: perTask(learned, 'checks') <= perTask(fixed, 'checks') + 0.1 && over(learned) === 0,
+		},
+	];
+}
+
+/** A batch: checks per task against Fixed Interval's (`factor` × it at most), and the last result. */
+function batchFigures(title: string, pair: { learned: Measured; fixed: Measured }, factor = 1): Figure[] {
+	const { learned, fixed } = pair;
+	const [a, b] = [perTask([learned], 'checks'), perTask([fixed], 'checks')];
+	const allowed = factor === 1 ? b + 0.1 : factor * b;
+	return [
+		{
+			name: `${title}: checks per task, learned / Fixed Interval (none over the grid’s and one)`,
+			value: `${a.toFixed(2)} / ${b.toFixed(2)} (${over([learned])} over)`,
+			target: factor === 1 ? '≤ Fixed Interval + 0.1' : `≤ ${factor} × Fixed Interval`,
+			pass: a <= allowed && over([learned]) === 0,
+		},
+		{
+			name: '   … last result after the last render (I), learned / Fixed Interval',
+			value: `${inI(learned.lastAfter)} / ${inI(fixed.lastAfter)}`,
+			target: `≤ max(1 I, Fixed Interval) + 0.25 I + RTT`,
+			pass: learned.lastAfter <= Math.max(I, fixed.lastAfter) + 0.25 * I + RTT_MS,
+		},
+	];
+}
+
+/** Every shape once, in workflows named after `run` (idle or hog): nothing one taught reaches another. */
+async function shapes(bench: Bench, run: string): Promise<Figure[]> {
+	const wf = (name: string) => `${run}-${name}`;
+	const figures: Figure[] = [];
+	// A new workflow after another workflow's renders of the same kind twice as long.
+	await bench.run(wf('teacher'), renders(8, 3, 1));
+	const newcomer = [];
+	for (const seconds of renders(5, 1.5, 2)) newcomer.push(await bench.pair(wf('newcomer'), [seconds]));
+	figures.push(
+		...oneItemFigures(`${run}: a new workflow after another's 3 s renders, its 1.5 s executions 1–5`, newcomer),
+	);
+	// A workflow's own renders get twice as fast: the first one may be late.
+	for (const seconds of renders(5, 3, 3)) await bench.run(wf('faster'), [seconds]);
+	const faster = [];
+	for (const seconds of renders(6, 1.5, 4)) faster.push(await bench.pair(wf('faster'), [seconds]));
+	figures.push(...oneItemFigures(`${run}: own renders from 3 s to 1.5 s, executions 2–6`, faster.slice(1)));
+	// One item per execution, as an AI Agent's tool is called: executions 6–10 placed from 1–5.
+	const agent = [];
+	for (const seconds of renders(10, 1.25, 5)) agent.push(await bench.pair(wf('agent'), [seconds]));
+	figures.push(...oneItemFigures(`${run}: one item per execution, 1.25 s, executions 6–10`, agent.slice(5)));
+	// A batch's renders three times slower than taught, and twice as fast.
+	await bench.run(wf('slower'), renders(10, 0.5, 6));
+	figures.push(
+		...batchFigures(
+			`${run}: 10 renders 3× slower than taught`,
+			await bench.pair(wf('slower'), renders(10, 1.5, 7)),
+			1.25,
+		),
+	);
+	await bench.run(wf('twice'), renders(20, 3, 8));
+	figures.push(
+		...batchFigures(`${run}: 20 renders 2× faster than taught`, await bench.pair(wf('twice'), renders(20, 1.5, 9))),
+	);
+	// A new workflow's batch after other workflows' renders of about 0.6, 1.5 and 3.6 s.
+	await Promise.all(
+		[0.6, 1.5, 3.6].map(
+			async (seconds, index) => await bench.run(wf(`mixed${index}`), renders(10, seconds, 10 + index)),
+		),
+	);
+	const mixed = await bench.pair(wf('mixed'), renders(40, 1.5, 13, 0.4));
+	figures.push(...batchFigures(`${run}: a new workflow's 40 renders after a mixed history, run 1`, mixed));
+	const second = await bench.run(wf('mixed'), renders(40, 1.5, 14, 0.4));
+	figures.push({
+		name: '   … its run 2: checks per task',
+		value: perTask([second], 'checks').toFixed(2),
+		target: '≤ 2.5',
+		pass: perTask([second], 'checks') <= 2.5,
+	});
+	return figures;
+}
+
+/** A process that keeps one core busy until it is killed. */
+function cpuHog(): ChildProcess {
+	return spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+}
+
+export async function envelopeCase(): Promise<Figure[]> {
+	const sim = await startSimulator({ taskDurationMs: 1000, latencyMs: RTT_MS });
+	const bench = new Bench(sim);
+	await bench.run('warm-up', [0.2]);
+	const figures = await shapes(bench, 'idle');
+	const hog = cpuHog();
+	try {
+		figures.push(...(await shapes(bench, 'beside a CPU hog')));
+	} finally {
+		hog.kill();
+		sim.child.kill();
+	}
+	return figures;
+}
