@@ -6,14 +6,18 @@
  *   its last file has settled (in `urls` order).
  * - Each file is asked for once: a GET that was answered is read to its end (or fails), never dropped and asked
  *   again for lack of room. Result hosts are CDNs that bill every byte they send, limit requests and may sign a
- *   URL for one use, so room is decided before a file starts, from what its size is likely to be.
- * - Bounded by streams and by bytes in flight, not by a fixed count: up to RESULT_STREAMS files at once (never
- *   more than Max Concurrent Requests) while the files are small. A file weighs its Content-Length once answered;
- *   before that, the middle size of its task type's files seen in this run, and before any was seen, FIRST_GUESS
- *   (an image a sixteenth of BYTE_BUDGET, a video half of it: two at once). While BYTE_BUDGET or more is in
- *   flight, no file starts unless fewer than MIN_STREAMS are in flight, so huge files go two at a time once their
- *   size is known: each gets a fair share of the bandwidth and finishes well inside its deadline, and the next
- *   one's round trip overlaps the other's transfer. A file larger than its guess runs on; the next ones wait.
+ *   URL for one use.
+ * - Bounded by streams and by bytes, not by a fixed count: up to RESULT_STREAMS files at once (never more than Max
+ *   Concurrent Requests). A file's size is known when its answer comes (Content-Length; without one, the middle
+ *   size of its task type's files stored so far, or FIRST_GUESS). A small one (at most SMALL_FILE) is read at once;
+ *   a larger one when fewer than MIN_STREAMS files are being read, or when the bytes being read leave room for it in
+ *   BYTE_BUDGET, and it waits unread until then (its body stays with the host: a connection waiting costs it
+ *   nothing, a second GET would). So huge files go two at a time, each with a fair share of the bandwidth, well
+ *   inside its deadline, small ones beside them. A file waits at most HOLD_SHARE of its Request Timeout (which
+ *   keeps running), then is read anyway. Files are asked for ahead only while what is asked for and not yet being
+ *   read stays within BYTE_BUDGET (files not answered yet counted at the middle size of their type seen so far, or
+ *   FIRST_GUESS), or is fewer than MIN_STREAMS files: a batch of huge videos keeps two of them ready behind the two
+ *   being read, a batch of small images asks for dozens at once.
  * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a reset or refused connection, a body cut off, a
  *   file that is not whole) are retried with backoff: a GET changes nothing on the server. All attempts of a file
  *   share one deadline, Request Timeout from its first attempt; a 404, a refused scheme or an empty file is not
@@ -49,11 +53,17 @@ export const BYTE_BUDGET = 64 * 1024 * 1024;
 /** Files that may always run side by side, however large. */
 const MIN_STREAMS = 2;
 
+/** A file this small is read as soon as it is answered, beside huge ones. */
+const SMALL_FILE = BYTE_BUDGET / 16;
+
+/** The longest a file answered waits for room, as a share of its Request Timeout (it then keeps the rest to arrive). */
+const HOLD_SHARE = 0.25;
+
 /**
- * What a file counts as in flight before any file of its task type has answered in this run: images are rarely
- * above a few MB (sixteen start at once), a video may be a GB (two start, the others wait for their sizes).
+ * What a file weighs before any file of its task type was seen in the run (answered or, without a Content-Length,
+ * stored): an image is rarely more than a few MB (64 are asked for at once), a video may be a GB (two).
  */
-const FIRST_GUESS: Record<TaskType, number> = { image: BYTE_BUDGET / 16, video: BYTE_BUDGET / MIN_STREAMS };
+const FIRST_GUESS: Record<TaskType, number> = { image: BYTE_BUDGET / 64, video: BYTE_BUDGET / MIN_STREAMS };
 
 /** Attempts of one file: the first and up to three retries, all inside its deadline. */
 const MAX_ATTEMPTS = 4;
@@ -66,6 +76,13 @@ const MAX_RETRY_BACKOFF_MS = 8_000;
 function storedSize(binary: INodeExecutionData['binary']): number | undefined {
 	const bytes = (Object.values(binary ?? {})[0] as { bytes?: unknown } | undefined)?.bytes;
 	return typeof bytes === 'number' ? bytes : undefined;
+}
+
+/** A file answered and waiting, unread, for room to be read (`room` tells it: true to read, false when halted). */
+interface Parked {
+	size: number;
+	until: number;
+	room: (read: boolean) => void;
 }
 
 /** A finished task whose files are being downloaded. */
@@ -112,10 +129,15 @@ export class ResultLane {
 	/** Tasks whose outcome is not reported yet. */
 	private readonly open = new Set<TaskFiles>();
 
-	private streams = 0;
+	/** Files asked for and not answered yet. */
+	private asked = 0;
 
-	/** What the files in flight weigh: their announced sizes, or what they are likely to be (`weight`). */
-	private bytesInFlight = 0;
+	/** Files answered and waiting for room to be read, in the order they were answered. */
+	private readonly waiting: Parked[] = [];
+
+	/** Files being read, and their sizes together. */
+	private reading = 0;
+	private bytesReading = 0;
 
 	/** Sizes of each task type's files seen in this run (announced, or stored when none was announced), sorted. */
 	private readonly sizes = new Map<TaskType, number[]>();
@@ -129,9 +151,9 @@ export class ResultLane {
 		this.maxStreams = Math.max(1, Math.min(RESULT_STREAMS, input.options.maxConcurrency));
 	}
 
-	/** Files being downloaded now. */
+	/** Files being downloaded now (asked for, waiting for room, or being read). */
 	get inFlight(): number {
-		return this.streams;
+		return this.asked + this.waiting.length + this.reading;
 	}
 
 	/** Files waiting to start (now or after a retry pause). */
@@ -151,12 +173,13 @@ export class ResultLane {
 		urls.forEach((_, index) => this.queue.push({ files, index, notBefore: now, attempts: 0 }));
 	}
 
-	/** Starts every file that may start now. */
+	/** Lets every answered file that now has room be read, and starts every file that may start now. */
 	dispatch(now: number): void {
 		if (this.halted) return;
+		this.makeRoom(now);
 		for (;;) {
 			const job = this.queue.peek();
-			if (!job || job.notBefore > now || !this.fits(this.weight(job))) return;
+			if (!job || job.notBefore > now || !this.mayAsk(job)) return;
 			this.queue.pop();
 			this.attempt(job).catch((error: unknown) => {
 				// Escaped the attempt's own handling: the task's file fails with it rather than never settling.
@@ -171,11 +194,14 @@ export class ResultLane {
 	 * start waits for room: the end of a download in flight wakes the loop.
 	 */
 	nextDueAt(): number | undefined {
+		if (this.halted) return undefined;
 		const job = this.queue.peek();
-		if (!job || this.halted) return undefined;
-		// A retry that fell due since the loop last dispatched (a busy machine) starts now if it fits; one that
-		// does not fit waits for a download in flight to end, which wakes the loop.
-		return job.notBefore > Date.now() || this.fits(this.weight(job)) ? job.notBefore : undefined;
+		// A retry that fell due since the loop last dispatched (a busy machine) starts now if it may; one that may not
+		// waits for a download in flight to end, which wakes the loop.
+		const next = job && (job.notBefore > Date.now() || this.mayAsk(job)) ? job.notBefore : undefined;
+		// A file waiting for room is read at its hold's end whatever is in flight.
+		const held = this.waiting.length ? Math.min(...this.waiting.map((file) => file.until)) : undefined;
+		return next === undefined ? held : held === undefined ? next : Math.min(next, held);
 	}
 
 	/**
@@ -194,8 +220,8 @@ export class ResultLane {
 	}
 
 	/**
-	 * What a file counts as in flight: its announced size, else the middle size of its task type's files seen so far
-	 * (one large file among many small ones does not make the next small ones wait), else a first guess.
+	 * What a file not answered yet, or answered without a size, weighs: the middle size of its task type's files seen
+	 * so far (one large file among many small ones does not make the next small ones wait), else a first guess.
 	 */
 	private weight(job: FileJob): number {
 		const type = job.files.task.taskType;
@@ -211,17 +237,77 @@ export class ResultLane {
 		this.sizes.set(type, seen);
 	}
 
-	private fits(weight: number): boolean {
-		if (this.streams >= this.maxStreams) return false;
-		return this.streams < MIN_STREAMS || this.bytesInFlight + weight <= BYTE_BUDGET;
+	/**
+	 * Whether a file may be asked for now: a retry of a known size when it may be read at once; another while what is
+	 * asked for and not yet read stays within the budget, or is less than MIN_STREAMS files.
+	 */
+	private mayAsk(job: FileJob): boolean {
+		if (this.inFlight >= this.maxStreams) return false;
+		if (job.size !== undefined) return this.mayRead(job.size);
+		if (this.asked + this.waiting.length < MIN_STREAMS) return true;
+		const typical = this.weight(job);
+		const waitingBytes = this.waiting.reduce((sum, file) => sum + file.size, 0);
+		return (this.asked + 1) * typical + waitingBytes <= BYTE_BUDGET;
+	}
+
+	/** Whether a file of `size` bytes may be read now (see the lane's rules above). */
+	private mayRead(size: number): boolean {
+		return size <= SMALL_FILE || this.reading < MIN_STREAMS || this.bytesReading + size <= BYTE_BUDGET;
+	}
+
+	/** Answered files that now have room, or whose wait is over, are read, in the order they were answered. */
+	private makeRoom(now: number): void {
+		for (let index = 0; index < this.waiting.length; ) {
+			const file = this.waiting[index];
+			if (!this.mayRead(file.size) && now < file.until) {
+				index++;
+				continue;
+			}
+			this.waiting.splice(index, 1);
+			this.startReading(file.size);
+			file.room(true);
+		}
+	}
+
+	private startReading(size: number): void {
+		this.reading++;
+		this.bytesReading += size;
+	}
+
+	/**
+	 * Waits, the file's body unread, until it has room to be read (true), at most HOLD_SHARE of its Request Timeout,
+	 * or until the run stops (false). When it resolves true, the file counts as being read.
+	 */
+	private async roomFor(size: number, job: FileJob, startedAt: number): Promise<boolean> {
+		if (this.mayRead(size)) {
+			this.startReading(size);
+			return true;
+		}
+		const until = startedAt + HOLD_SHARE * (job.deadline! - startedAt);
+		const signals = [this.input.halted, this.context.getExecutionCancelSignal()].filter((s) => s !== undefined);
+		return await new Promise<boolean>((resolve) => {
+			const file: Parked = { size, until, room: (read) => done(read) };
+			const onAbort = () => {
+				const index = this.waiting.indexOf(file);
+				if (index >= 0) this.waiting.splice(index, 1);
+				done(false);
+			};
+			const done = (read: boolean) => {
+				for (const signal of signals) signal.removeEventListener('abort', onAbort);
+				resolve(read);
+			};
+			for (const signal of signals) signal.addEventListener('abort', onAbort);
+			this.waiting.push(file);
+			this.input.wake();
+		});
 	}
 
 	private async attempt(job: FileJob): Promise<void> {
 		const { files, index } = job;
 		const url = files.urls[index];
-		let weight = this.weight(job);
-		this.streams++;
-		this.bytesInFlight += weight;
+		this.asked++;
+		let phase: 'asked' | 'reading' | 'over' = 'asked';
+		let size = 0;
 		const startedAt = Date.now();
 		job.deadline ??= startedAt + requestTimeoutAt(this.input.options, startedAt);
 		job.attempts++;
@@ -233,11 +319,12 @@ export class ResultLane {
 		};
 		try {
 			const file = await downloadResultFile.call(this.context, url, context);
-			if (file.size !== undefined) {
-				this.bytesInFlight += file.size - weight;
-				weight = job.size = file.size;
-				this.sawSize(job, file.size);
-			}
+			this.asked--;
+			phase = 'over';
+			if (file.size !== undefined) this.sawSize(job, (job.size = file.size));
+			size = file.size ?? this.weight(job);
+			if (!(await this.roomFor(size, job, startedAt))) return file.release();
+			phase = 'reading';
 			const binary = await storeResultFile.call(this.context, file, url, index, this.input.options, context);
 			if (file.size === undefined) this.sawSize(job, storedSize(binary));
 			files.binaries[index] = binary;
@@ -248,8 +335,11 @@ export class ResultLane {
 				this.settleFile(files);
 			}
 		} finally {
-			this.streams--;
-			this.bytesInFlight -= weight;
+			if (phase === 'asked') this.asked--;
+			if (phase === 'reading') {
+				this.reading--;
+				this.bytesReading -= size;
+			}
 			this.input.wake();
 		}
 	}
