@@ -323,7 +323,12 @@ export class ResultLane {
 			phase = 'over';
 			if (file.size !== undefined) this.sawSize(job, (job.size = file.size));
 			size = file.size ?? this.weight(job);
-			if (!(await this.roomFor(size, job, startedAt))) return file.release();
+			// A body left unread may break meanwhile (the host closes it, the deadline passes): its reader finds it broken.
+			const broken = () => undefined;
+			file.body.on('error', broken);
+			const read = await this.roomFor(size, job, startedAt);
+			file.body.removeListener('error', broken);
+			if (!read) return file.release();
 			phase = 'reading';
 			const binary = await storeResultFile.call(this.context, file, url, index, this.input.options, context);
 			if (file.size === undefined) this.sawSize(job, storedSize(binary));

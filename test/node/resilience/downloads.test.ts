@@ -301,6 +301,31 @@ describe('the result lane: bounded by streams and bytes in flight, not by a fixe
 		expect(mostFlowing(sent)).toBeLessThanOrEqual(2);
 	});
 
+	it('a file whose host drops it while it waits unread is asked for again, as a host failure is', async () => {
+		const size = 60 * 1024 * 1024;
+		const sent: Span[] = [];
+		let dropped = false;
+		useApi({
+			file: (_request, response, name) => {
+				// The third video is answered while the first two flow, and its connection dropped while it waits.
+				if (name === 'task-2.png' && !dropped) {
+					dropped = true;
+					response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': size });
+					response.write(mdatHead(fixtureBytes('mp4-faststart.mp4'), size));
+					return void setTimeout(() => response.socket?.destroy(), 50);
+				}
+				const span: Span = { asked: Date.now() };
+				sent.push(span);
+				sendMp4(response, size, true, span);
+			},
+		});
+		const { output, error } = await waitOn('video', 3);
+		expect(error).toBeUndefined();
+		expect(output.map((item) => bytesOf(item))).toEqual(Array(3).fill(size));
+		expect(server.requestsTo('/files/task-2.png')).toHaveLength(2);
+		expect(server.requestsTo(/^\/files\//)).toHaveLength(4);
+	});
+
 	it('many small files, a mix of small and large ones, and sizes never announced: each file asked for once', async () => {
 		const large = 24 * 1024 * 1024;
 		useApi({ file: (_request, response) => sendPng(response) });
