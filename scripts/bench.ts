@@ -36,18 +36,13 @@ import {
 	type Figure,
 } from './lib/bench-common';
 import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
-import {
-	acrossRunsCase,
-	coldBatchCase,
-	fixedDurationsCase,
-	neverWorseCase,
-	renderDropCase,
-	spreadCase,
-} from './lib/bench-polling';
+import { acrossRunsCase, FIXED, fixedDurationsCase, neverWorseCase } from './lib/bench-polling';
+import { coldBatchCase, spreadCase } from './lib/bench-spread';
+import { renderDropCase } from './lib/bench-render-drop';
 import { queueModeCase } from './lib/bench-queue';
 import { downloadsCase } from './lib/bench-downloads';
 import { envelopeCase } from './lib/bench-envelope';
-import { largeFilesCase } from './lib/bench-results';
+import { largeFilesCase, nodeParameters, nodeRun } from './lib/bench-results';
 import { singleItemCase } from './lib/bench-single';
 import { ROOT } from './lib/paths';
 import {
@@ -59,31 +54,8 @@ import {
 	type SimulatorProcess,
 } from './lib/simulator';
 
-/** Default options except the poll interval (and what the case needs). */
-const waitParameters = (intervalSeconds: number): INodeParameters => ({
-	resource: 'image',
-	operation: 'betav4',
-	prompt: '={{ $json.idea }}',
-	waitForCompletion: true,
-	// Downloads off: the anchor does not download either, so the figure compares waiting alone.
-	options: { pollInterval: intervalSeconds, downloadResults: false },
-});
-
-/** The same with Poll Schedule "Fixed Interval": the grid the learned schedule must never be worse than. */
-const fixedParameters = (intervalSeconds: number): INodeParameters => {
-	const parameters = waitParameters(intervalSeconds);
-	return { ...parameters, options: { ...(parameters.options as object), pollSchedule: 'fixed' } };
-};
-
-async function nodeRun(sim: SimulatorProcess, count: number, parameters: INodeParameters): Promise<number> {
-	const started = performance.now();
-	const result = await runNode({ parameters, items: items(count), credentials: sim.credentials });
-	const wallMs = performance.now() - started;
-	const completed = result.output.filter((item) => item.json.status === 'completed').length;
-	if (result.error || completed !== count)
-		throw new Error(`node run failed (${completed}/${count} completed): ${result.error?.message}`);
-	return wallMs;
-}
+/** What the anchor runs: one item per prompt "idea <i>". */
+const ideas = (count: number) => Array.from({ length: count }, (_, i) => `idea ${i}`);
 
 /** A fresh simulator record whose eleventh info answer comes 20 s late (the head-of-line case). */
 async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
@@ -98,7 +70,7 @@ async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
 
 /** One small run through creation and waiting, so that lazily loaded code is not timed. */
 async function warmUp(sim: SimulatorProcess): Promise<void> {
-	await runNode({ parameters: waitParameters(0.5), items: items(4), credentials: sim.credentials });
+	await runNode({ parameters: nodeParameters(0.5, false), items: items(4), credentials: sim.credentials });
 }
 
 const cases: Record<string, () => Promise<Figure[]>> = {
@@ -113,7 +85,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			const anchor = await anchorRun(sim, count, interval);
 			await resetSimulator(sim.url);
 			const since = Date.now();
-			const wall = await nodeRun(sim, count, waitParameters(interval / 1000));
+			const wall = await nodeRun(sim, ideas(count), interval, false);
 			const ratio = wall / anchor.wallMs;
 			figures.push({
 				name: `Wall time, ${count} items, D = 5 s, interval 2 s, RTT 150 ms: node ÷ anchor`,
@@ -190,11 +162,11 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const sim = await startSimulator({ taskDurationMs: 3000, latencyMs: RTT_MS });
 		await warmUp(sim);
 		await resetSimulator(sim.url);
-		const clean = await nodeRun(sim, 50, waitParameters(interval / 1000));
+		const clean = await nodeRun(sim, ideas(50), interval, false);
 		await stallOneInfoAnswer(sim);
-		const stalled = await nodeRun(sim, 50, waitParameters(interval / 1000));
+		const stalled = await nodeRun(sim, ideas(50), interval, false);
 		await stallOneInfoAnswer(sim);
-		const stalledFixed = await nodeRun(sim, 50, fixedParameters(interval / 1000));
+		const stalledFixed = await nodeRun(sim, ideas(50), interval, false, FIXED);
 		await stallOneInfoAnswer(sim);
 		const anchor = await anchorRun(sim, 50, interval);
 		sim.child.kill();
@@ -224,13 +196,21 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		await sleep(1500);
 		await resetSimulator(sim.url);
 		const started = performance.now();
-		const result = await runNode({ parameters: waitParameters(2), items: items(count), credentials: sim.credentials });
+		const result = await runNode({
+			parameters: nodeParameters(2, false),
+			items: items(count),
+			credentials: sim.credentials,
+		});
 		const wall = performance.now() - started;
 		const record = await simulatorRecord(sim.url);
 		await sleep(1500);
 		await resetSimulator(sim.url);
 		const fixedStarted = performance.now();
-		const fixed = await runNode({ parameters: fixedParameters(2), items: items(count), credentials: sim.credentials });
+		const fixed = await runNode({
+			parameters: nodeParameters(2, false, FIXED.options),
+			items: items(count),
+			credentials: sim.credentials,
+		});
 		const fixedWall = performance.now() - fixedStarted;
 		sim.child.kill();
 		if (fixed.error) throw new Error(`fixed-grid run failed: ${fixed.error.message}`);

@@ -29,7 +29,7 @@
  *   MediaGen tool once per chat message: one item per execution);
  * - sub-workflow (queue mode): the single case through Execute Workflow, the sub-workflow holding MediaGen;
  * - rss (queue mode, n8n 2.x): RSS Feed Trigger → MediaGen across a restart of the main process, items published
- *   while it is down (learning-cases.ts, rssCase).
+ *   while it is down (learning-triggers.ts, rssCase).
  * Another node's state is written into the saved static data of the single, warm, batch, sub-workflow, agent,
  * manual and wait workflows before their first run and again while each run is under way, directly in the
  * database (learning-static.ts), and read back after each run. Every figure comes from the simulator's record
@@ -39,24 +39,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import {
-	agentCase,
-	agentModel,
-	BatchCase,
-	dropCase,
-	dropOneCase,
-	manualCase,
-	rssCase,
-	scheduleCase,
-	singleItemCase,
-	taughtCase,
-	waitCase,
-	warmUpAgent,
-	warmUpWorker,
-	RENDER_S,
-	renderTimes,
-	type Row,
-} from './lib/learning-cases';
+import { BatchCase, dropCase, taughtCase } from './lib/learning-batches';
+import { agentCase, agentModel, dropOneCase, singleItemCase, warmUpAgent, warmUpWorker } from './lib/learning-one-item';
+import { RENDER_S, renderTimes, type Row } from './lib/learning-rows';
+import { manualCase, rssCase, scheduleCase, waitCase } from './lib/learning-triggers';
 import { timedPrompt } from './lib/learning-measure';
 import { evaluate, printTable } from './lib/learning-expect';
 import { runPlans, startWorld, type CaseResult, type DeploymentWorld, type Plan } from './lib/learning-run';
@@ -216,12 +202,41 @@ function singleAndWarm(
 }
 
 /**
- * Regular mode: every case above, and those that need no queue: the drops (batch and one item per execution),
- * manual runs and the agent.
+ * The cases both modes run, in the order they must start: the Wait case at once (it waits 70 s before its render),
+ * then `warmUp` (what holds n8n's process for seconds when nothing else runs), then the batch's first run and editor
+ * save (publishing holds the process for a moment), then the timed cases: a check delayed that long would be
+ * learned as a render that long, and a creation's answer handled that late as a render that much shorter.
  */
-function regularPlan(version: string, modelUrl: string): Plan {
-	const common = commonWorkflows(version, '');
-	const drops = {
+function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Common, warmUp: () => Promise<void>) {
+	const url = world.simulatorUrl;
+	const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
+	const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
+	const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
+		guard: guard(common.batch),
+		fixed: common.fixedBatch,
+	});
+	const warmedUp = warmUp();
+	const ready = warmedUp.then(async () => await batchCase.start());
+	const then = async (work: () => Promise<Row[]>) => await ready.then(work);
+	const singles = ready.then(() => singleAndWarm(deployment, world, common));
+	return {
+		url,
+		guard,
+		then,
+		warmedUp,
+		batchCase,
+		wait,
+		single: singles.then(async ({ single }) => await single),
+		warm: singles.then(async ({ warm }) => await warm),
+		fixed: async () => await singleItemCase(deployment, url, common.fixed, SINGLE),
+		schedule: async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db),
+		envelope: envelopeCases(deployment, url, common),
+	};
+}
+
+/** The regular-mode workflows of the drops (batch and one item per execution) and of renders slower than taught. */
+function dropWorkflows(version: string) {
+	return {
 		drop: batchWorkflow(workflowId(version, 'drop'), KINDS.drop),
 		fixedDrop: batchWorkflow(workflowId(version, 'fdrop'), KINDS.drop, 'fixed'),
 		dropOne: singleItemWorkflow(workflowId(version, 'dropone'), 'learned', KINDS.dropOne, DROP_ONE.intervalS),
@@ -229,6 +244,34 @@ function regularPlan(version: string, modelUrl: string): Plan {
 		slower: batchWorkflow(workflowId(version, 'slower'), KINDS.slower),
 		fixedSlower: batchWorkflow(workflowId(version, 'fslower'), KINDS.slower, 'fixed'),
 	};
+}
+
+/** A batch's renders three times slower than its own run before taught, beside Fixed Interval. */
+async function slowerCase(
+	deployment: Deployment,
+	url: string,
+	drops: ReturnType<typeof dropWorkflows>,
+): Promise<Row[]> {
+	return await taughtCase(deployment, url, {
+		teachers: [{ workflow: drops.slower, renders: renderTimes(SLOWER.count, SLOWER.seed, 'narrow', RENDER_S / 3) }],
+		learned: drops.slower,
+		fixed: drops.fixedSlower,
+		runs: [
+			{
+				label: 'renders three times slower than taught',
+				renders: renderTimes(SLOWER.count, SLOWER.seed + 1, 'narrow'),
+			},
+		],
+	});
+}
+
+/**
+ * Regular mode: every case above, and those that need no queue: the drops (batch and one item per execution),
+ * manual runs and the agent.
+ */
+function regularPlan(version: string, modelUrl: string): Plan {
+	const common = commonWorkflows(version, '');
+	const drops = dropWorkflows(version);
 	const agent = agentWorkflow(workflowId(version, 'agent'));
 	const manualId = workflowId(version, 'manual');
 	const manual = manualWorkflow(manualId, timedPrompt(RENDER_S, manualId), KINDS.manual);
@@ -238,59 +281,32 @@ function regularPlan(version: string, modelUrl: string): Plan {
 		publish: [...published(common), ...Object.values(drops).map((workflow) => workflow.id), agent.id],
 		credentials: [agentModelCredential(modelUrl)],
 		cases: (deployment, world) => {
-			const url = world.simulatorUrl;
-			const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
 			// What holds n8n's process for seconds goes first, alone: the agent's first execution (n8n loads the AI
-			// Agent's modules then); then the batch's first run and editor save (publishing), before the one-item
-			// executions and the Schedule Trigger's runs are timed. A check delayed that long would be learned as a
-			// render that long, and a creation's answer handled that late as a render that much shorter. The Wait
-			// case starts at once: it waits 70 s before its render.
-			const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
-				guard: guard(common.batch),
-				fixed: common.fixedBatch,
-			});
-			const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
-			const warm = warmUpAgent(deployment, agent);
-			const ready = warm.then(async () => await batchCase.start());
-			const then = async (work: () => Promise<Row[]>) => await ready.then(work);
-			const singles = ready.then(() => singleAndWarm(deployment, world, common));
+			// Agent's modules then).
+			const shared = sharedCases(deployment, world, common, async () => await warmUpAgent(deployment, agent));
+			const { url, guard, then } = shared;
 			const drop = async () => await dropCase(deployment, url, drops.drop, drops.fixedDrop, DROP);
 			const dropOne = async () => await dropOneCase(deployment, url, drops.dropOne, drops.fixedDropOne, DROP_ONE);
-			const schedule = async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db);
-			const envelope = envelopeCases(deployment, url, common);
-			const slower = async () =>
-				await taughtCase(deployment, url, {
-					teachers: [
-						{ workflow: drops.slower, renders: renderTimes(SLOWER.count, SLOWER.seed, 'narrow', RENDER_S / 3) },
-					],
-					learned: drops.slower,
-					fixed: drops.fixedSlower,
-					runs: [
-						{
-							label: 'renders three times slower than taught',
-							renders: renderTimes(SLOWER.count, SLOWER.seed + 1, 'narrow'),
-						},
-					],
-				});
+			const slower = async () => await slowerCase(deployment, url, drops);
 			const timed: Array<[string, Promise<Row[]>]> = [
-				['single', singles.then(async ({ single }) => await single)],
-				['warm', singles.then(async ({ warm: rows }) => await rows)],
-				['fixed', then(async () => await singleItemCase(deployment, url, common.fixed, SINGLE))],
-				['batch', warm.then(async () => await batchCase.rest())],
+				['single', shared.single],
+				['warm', shared.warm],
+				['fixed', then(shared.fixed)],
+				['batch', shared.warmedUp.then(async () => await shared.batchCase.rest())],
 				['drop', then(drop)],
 				['drop-one', then(dropOne)],
-				['schedule', then(schedule)],
+				['schedule', then(shared.schedule)],
 				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
 				['agent', then(async () => await agentCase(deployment, url, agent, { ...SINGLE, guard: guard(agent) }))],
 			];
 			// The envelope's cases once the timed cases above are done: their batches (about 150 tasks at once) would
 			// hold the process while those one-item executions are timed.
-			const newcomer = afterAll(timed).then(envelope.newcomer);
+			const newcomer = afterAll(timed).then(shared.envelope.newcomer);
 			return [
 				...timed,
-				['wait', wait],
+				['wait', shared.wait],
 				['newcomer', newcomer],
-				['mixed', newcomer.then(envelope.mixed, envelope.mixed)],
+				['mixed', newcomer.then(shared.envelope.mixed, shared.envelope.mixed)],
 				['slower', newcomer.then(slower, slower)],
 			];
 		},
@@ -309,37 +325,25 @@ function queuePlan(version: string, feedUrl: string): Plan {
 		workflows: [...Object.values(common), sub, caller, ...rss],
 		publish: [...published(common), ...publish],
 		cases: (deployment, world) => {
-			const url = world.simulatorUrl;
-			const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
 			// The worker's first execution holds it for a moment (n8n loads what it runs): an untimed one goes first
-			// (Fixed Interval learns nothing), then the batch's cold run with its Fixed Interval twin and the editor
-			// save, then the timed cases (a check delayed that long would be learned as a render that long). The
-			// Wait case starts at once: it waits 70 s first.
-			const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
-			const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
-				guard: guard(common.batch),
-				fixed: common.fixedBatch,
-			});
-			const ready = warmUpWorker(deployment, common.fixed).then(async () => await batchCase.start());
-			const then = async (work: () => Promise<Row[]>) => await ready.then(work);
-			const singles = ready.then(() => singleAndWarm(deployment, world, common));
+			// (Fixed Interval learns nothing).
+			const shared = sharedCases(deployment, world, common, async () => await warmUpWorker(deployment, common.fixed));
+			const { url, guard, then } = shared;
 			const subCase = async () => await singleItemCase(deployment, url, caller, { ...SINGLE, guard: guard(sub) });
-			const schedule = async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db);
-			const envelope = envelopeCases(deployment, url, common);
 			const timed: Array<[string, Promise<Row[]>]> = [
-				['single', singles.then(async ({ single }) => await single)],
-				['warm', singles.then(async ({ warm }) => await warm)],
-				['fixed', then(async () => await singleItemCase(deployment, url, common.fixed, SINGLE))],
+				['single', shared.single],
+				['warm', shared.warm],
+				['fixed', then(shared.fixed)],
 				['sub-workflow', then(subCase)],
-				['batch', batchCase.rest()],
-				['schedule', then(schedule)],
+				['batch', shared.batchCase.rest()],
+				['schedule', then(shared.schedule)],
 			];
 			// The envelope's cases once the timed ones are done (their batches would hold the worker meanwhile).
-			const newcomer = afterAll(timed).then(envelope.newcomer);
+			const newcomer = afterAll(timed).then(shared.envelope.newcomer);
 			const cases: Array<[string, Promise<Row[]>]> = [
 				...timed,
 				['newcomer', newcomer],
-				['mixed', newcomer.then(envelope.mixed, envelope.mixed)],
+				['mixed', newcomer.then(shared.envelope.mixed, shared.envelope.mixed)],
 			];
 			// The Wait case is not waited for before the restart: its execution, parked meanwhile, is resumed by
 			// whichever main process runs when its time comes.
@@ -348,7 +352,7 @@ function queuePlan(version: string, feedUrl: string): Plan {
 				'rss',
 				then(async () => await rssCase(deployment, url, workflow, { feed: world.feed, db: world.db, othersDone })),
 			]);
-			return [...cases, ['wait', wait], ...rssCases];
+			return [...cases, ['wait', shared.wait], ...rssCases];
 		},
 	};
 }

@@ -7,7 +7,7 @@ import http from 'node:http';
 
 import type { INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import type { SimulatorProcess } from './simulator';
+import type { simulatorRecord, SimulatorProcess } from './simulator';
 
 export const MB = 1024 * 1024;
 
@@ -151,4 +151,14 @@ export function peakRss(): number {
 export function settle(): number {
 	global.gc?.();
 	return process.memoryUsage().rss;
+}
+
+/** Status checks (info requests) per task id, from the simulator's record. */
+export function checksByTask(record: Awaited<ReturnType<typeof simulatorRecord>>): Map<string, number> {
+	const checks = new Map<string, number>();
+	for (const request of record) {
+		const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
+		if (request.path.endsWith('/infobytaskid') && taskid) checks.set(taskid, (checks.get(taskid) ?? 0) + 1);
+	}
+	return checks;
 }

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 import { runNode } from '../../test/harness';
 import { seeded } from './learning-measure';
-import { mean, RTT_MS, type Figure } from './bench-common';
+import { checksByTask, mean, RTT_MS, type Figure } from './bench-common';
 import { simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
 
 const INTERVAL_S = 0.5;
@@ -57,15 +57,11 @@ class Bench {
 		if (error) throw new Error(`run ${workflowId} failed: ${error.message}`);
 		const ids = new Set(output.map((item) => String(item.json.taskid)));
 		const tasks = (await simulatorTasks(this.sim.url)).filter((task) => ids.has(task.taskid));
-		const record = await simulatorRecord(this.sim.url);
-		const checksOf = (id: string) =>
-			record.filter(
-				(request) => request.path.endsWith('/infobytaskid') && (request.json as { taskid?: string })?.taskid === id,
-			).length;
+		const checks = checksByTask(await simulatorRecord(this.sim.url));
 		const end = (task: (typeof tasks)[number]) => task.createdAt + task.durationMs;
 		return {
 			after: tasks.map((task) => Math.max(0, (task.firstReportedDoneAt ?? Infinity) - end(task))),
-			checks: tasks.map((task) => checksOf(task.taskid)),
+			checks: tasks.map((task) => checks.get(task.taskid) ?? 0),
 			grid: tasks.map((task) => Math.max(1, Math.ceil(task.durationMs / I))),
 			lastAfter: Math.max(...tasks.map((task) => task.firstReportedDoneAt ?? Infinity)) - Math.max(...tasks.map(end)),
 		};

@@ -15,7 +15,8 @@
  * starts warm); Fixed Interval is the grid they are told from.
  */
 import type { Figure } from './bench-common';
-import { RENDER_S, singleItemCase, type Row } from './learning-cases';
+import { singleItemCase } from './learning-one-item';
+import { RENDER_S, type Row } from './learning-rows';
 import { runPlans, startWorld, type Plan } from './learning-run';
 import { copyOf, singleItemWorkflow, subWorkflowPair, workflowId } from './learning-workflows';
 

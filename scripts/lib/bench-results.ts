@@ -20,17 +20,24 @@ import { resetSimulator, startSimulator, type SimulatorProcess } from './simulat
 
 const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
 
-/** Render times spread evenly over [from, to] seconds, in a stride order (item i is not the i-th shortest). */
-export function spreadPrompts(count: number, from: number, to: number): string[] {
-	const stride = 263; // coprime with 500: every slot once, neighbours far apart
-	return Array.from({ length: count }, (_, i) => {
-		const slot = (i * stride) % count;
-		const seconds = from + ((to - from) * slot) / Math.max(1, count - 1);
-		return `[sim:seconds=${seconds.toFixed(3)}] idea ${i}`;
-	});
-}
+/** Prompts of render times `seconds(slot)`, in a stride order (item i is not the i-th shortest). */
+export const stridedPrompts = (count: number, seconds: (slot: number) => number) =>
+	// 263 is coprime with 500: every slot once, neighbours far apart.
+	Array.from({ length: count }, (_, i) => `[sim:seconds=${seconds((i * 263) % count).toFixed(3)}] idea ${i}`);
 
-const nodeParameters = (intervalSeconds: number, download: boolean, options: IDataObject): INodeParameters => ({
+/** Render times spread evenly over [from, to] seconds, in a stride order. */
+export const spreadPrompts = (count: number, from: number, to: number) =>
+	stridedPrompts(count, (slot) => from + ((to - from) * slot) / Math.max(1, count - 1));
+
+/**
+ * MediaGen at its defaults but the Poll Interval, Download Results and `options`. The raw anchor's cases turn
+ * downloads off: the anchor does not download either, so the figure compares waiting alone.
+ */
+export const nodeParameters = (
+	intervalSeconds: number,
+	download: boolean,
+	options: IDataObject = {},
+): INodeParameters => ({
 	resource: 'image',
 	operation: 'betav4',
 	prompt: '={{ $json.idea }}',

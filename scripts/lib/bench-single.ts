@@ -16,7 +16,7 @@
 
 import { runNode } from '../../test/harness';
 import { Random } from '../../test/explorer/random';
-import { mean, type Figure } from './bench-common';
+import { checksByTask, mean, type Figure } from './bench-common';
 import { simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
 
 /** The round trip the simulator adds to every answer in this case. */
@@ -149,11 +149,7 @@ export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<
 			}),
 		);
 		const tasks = new Map((await simulatorTasks(sim.url)).map((task) => [task.taskid, task]));
-		const calls = new Map<string, number>();
-		for (const request of await simulatorRecord(sim.url)) {
-			const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
-			if (request.path.endsWith('/infobytaskid') && taskid) calls.set(taskid, (calls.get(taskid) ?? 0) + 1);
-		}
+		const calls = checksByTask(await simulatorRecord(sim.url));
 		const figures = (measured: Execution[]) => {
 			return {
 				after: mean(

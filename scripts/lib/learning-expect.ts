@@ -15,7 +15,7 @@
  * for a machine loaded by other work (late timers only ever add checks and time) and stay clear of the grid.
  */
 import { mean, median } from './bench-common';
-import type { Row } from './learning-cases';
+import type { Row } from './learning-rows';
 import { LATE_TIMER, type RunFigures } from './learning-measure';
 import { INTERVAL_S } from './learning-workflows';
 import type { CaseResult } from './learning-run';
@@ -202,7 +202,7 @@ function dropOneStatements(rows: Row[]): Statement[] {
 }
 
 /**
- * The envelope after what other runs taught (learning-cases.ts, taughtCase), run by run beside Fixed Interval. One
+ * The envelope after what other runs taught (learning-batches.ts, taughtCase), run by run beside Fixed Interval. One
  * item per execution: no later per task than Fixed Interval, no more checks than the grid's for the renders but
  * one in five executions. A batch: no more checks than Fixed Interval (`factor` × the grid's count, for renders
  * slower than taught), its last result within the grid's reach (its output leaves with its last task: a batch's

@@ -1,9 +1,10 @@
 /**
- * Runs the learning cases (learning-cases.ts) in real n8n, for the suite (scripts/learning.ts) and the bench's
- * queue-mode row (bench-queue.ts): one API simulator, Postgres and Redis for everything (the packages from Debian
- * when missing, and SQLite's command line to read and write the regular deployments' databases), a scripted model
- * server when an AI Agent runs, an RSS feed, the package installed once, and per n8n version one deployment per
- * plan (regular or queue mode), started side by side, whose cases run all at once.
+ * Runs the learning cases (learning-one-item.ts, learning-batches.ts, learning-triggers.ts) in real n8n, for the
+ * suite (scripts/learning.ts) and the bench's queue-mode row (bench-queue.ts): one API simulator, Postgres and
+ * Redis for everything (the packages from Debian when missing, and SQLite's command line to read and write the
+ * regular deployments' databases), a scripted model server when an AI Agent runs, an RSS feed, the package
+ * installed once, and per n8n version one deployment per plan (regular or queue mode), started side by side, whose
+ * cases run all at once.
  */
 import { ensureN8n, packPackage } from './installer';
 import {
@@ -14,7 +15,7 @@ import {
 	type QueueServices,
 } from './deployment';
 import { startFeedServer, type FeedServer } from './feed-server';
-import type { Row } from './learning-cases';
+import type { Row } from './learning-rows';
 import { SQLITE_PACKAGE, staticDataDb, type StaticDataDb } from './learning-static';
 import type { Workflow } from './learning-workflows';
 import { startModelServer, type ModelScript } from './model-server';

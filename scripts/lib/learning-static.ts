@@ -77,7 +77,7 @@ export interface StateAfter {
 }
 
 /** Render times under the key earlier versions used, in the global data or under any MediaGen node's name. */
-const mediagenWrote = (data: StaticData) =>
+export const mediagenWrote = (data: StaticData) =>
 	JSON.stringify(data).includes(`"${MEDIAGEN_KEY}"`) || data[`node:${MEDIAGEN}`] !== undefined;
 
 /**

@@ -150,6 +150,63 @@ function clientRequestsTo(hosts: string[]): { seen: Array<{ at: number; text: st
 	return { seen, stop: () => diagnostics.unsubscribe('http.client.request.start', listener) };
 }
 
+/** Runs the node once with the schedule's settings; how the run ended, or what it threw. */
+async function runInWorld(
+	schedule: Schedule,
+	world: World,
+	run: Pick<Parameters<typeof runNode>[0], 'items' | 'credentials' | 'name' | 'staticData' | 'workflowId'>,
+): Promise<{ result?: RunResult; crashed?: unknown; stoppedAt?: number }> {
+	let stoppedAt: number | undefined;
+	try {
+		const result = await runNode({
+			parameters: parameters(schedule, world),
+			...run,
+			onError: schedule.onError,
+			retryOnFail: schedule.maxTries ? { maxTries: schedule.maxTries, waitBetweenTries: 0 } : undefined,
+			asTool: schedule.asTool,
+			cancelAfterMs: schedule.stopAtMs,
+			onCancel: (at) => (stoppedAt = at),
+			learned: 'kept',
+		});
+		return { result, stoppedAt };
+	} catch (error) {
+		return { crashed: error, stoppedAt };
+	}
+}
+
+/**
+ * Waits for the world's connections to close after the run; returns those still open (they fail invariant 4). One
+ * whose request was not read yet is given a moment to show it, for the message: whose key it carries says which
+ * schedule's node opened it.
+ */
+async function settledSockets(schedule: Schedule, world: World): Promise<ReturnType<World['openSockets']>> {
+	await until(
+		() => {
+			const open = world.openSockets();
+			return open.api.length + open.files.length === 0;
+		},
+		settleMs(schedule),
+		() => world.activeAt,
+	);
+	const open = world.openSockets();
+	await until(() => world.unread(open) === 0, UNREAD_MS);
+	return open;
+}
+
+/** One request in words, for the trace: "+120 ms create item 3 POST … → 5xx (the server acted, names the task), 80 ms". */
+function traceLine(request: World['requests'][number], startedAt: number): string {
+	const { answer, acted, namesTask } = request.fault;
+	const notes = [
+		request.kind === 'create' ? (acted ? 'the server acted' : 'nothing done') : '',
+		namesTask ? 'names the task' : '',
+		request.body ?? '',
+	]
+		.filter(Boolean)
+		.join(', ');
+	const lasted = request.endedAt === undefined ? 'still open' : `${request.endedAt - request.arrivedAt} ms`;
+	return `+${request.arrivedAt - startedAt} ms ${request.kind} item ${request.item ?? '-'} ${request.method} ${request.path} → ${answer}${notes ? ` (${notes})` : ''}, ${lasted}`;
+}
+
 export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	const schedule = drawSchedule(seed);
 	const apiKey = apiKeyOf(seed);
@@ -170,40 +227,15 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 	const startedAt = Date.now();
 	const lostBefore = lostMs;
 	const requests = clientRequestsTo(world.hosts);
-	let result: RunResult | undefined;
-	let crashed: unknown;
-	let stoppedAt: number | undefined;
-	try {
-		result = await runNode({
-			parameters: parameters(schedule, world),
-			items,
-			credentials: { apiKey, baseUrl: world.apiUrl },
-			onError: schedule.onError,
-			retryOnFail: schedule.maxTries ? { maxTries: schedule.maxTries, waitBetweenTries: 0 } : undefined,
-			asTool: schedule.asTool,
-			name: nodeName,
-			cancelAfterMs: schedule.stopAtMs,
-			onCancel: (at) => (stoppedAt = at),
-			staticData,
-			workflowId,
-			learned: 'kept',
-		});
-	} catch (error) {
-		crashed = error;
-	}
+	const { result, crashed, stoppedAt } = await runInWorld(schedule, world, {
+		items,
+		credentials: { apiKey, baseUrl: world.apiUrl },
+		name: nodeName,
+		staticData,
+		workflowId,
+	});
 	const endedAt = Date.now();
-	await until(
-		() => {
-			const open = world.openSockets();
-			return open.api.length + open.files.length === 0;
-		},
-		settleMs(schedule),
-		() => world.activeAt,
-	);
-	// What is open now fails invariant 4. One whose request was not read yet is given a moment to show it, for the
-	// message: whose key it carries says which schedule's node opened it.
-	const open = world.openSockets();
-	await until(() => world.unread(open) === 0, UNREAD_MS);
+	const open = await settledSockets(schedule, world);
 	requests.stop();
 	const observation: Observation = {
 		schedule,
@@ -241,18 +273,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 		faults: world.requests.filter((request) => request.fault.answer !== 'ok').length,
 		trace: [
 			`the event loop lost ${observation.lagMs} ms during the run`,
-			...world.requests.map((request) => {
-				const { answer, acted, namesTask } = request.fault;
-				const notes = [
-					request.kind === 'create' ? (acted ? 'the server acted' : 'nothing done') : '',
-					namesTask ? 'names the task' : '',
-					request.body ?? '',
-				]
-					.filter(Boolean)
-					.join(', ');
-				const lasted = request.endedAt === undefined ? 'still open' : `${request.endedAt - request.arrivedAt} ms`;
-				return `+${request.arrivedAt - startedAt} ms ${request.kind} item ${request.item ?? '-'} ${request.method} ${request.path} → ${answer}${notes ? ` (${notes})` : ''}, ${lasted}`;
-			}),
+			...world.requests.map((request) => traceLine(request, startedAt)),
 			...logLines.map((line) => `log: ${line}`),
 		],
 	};

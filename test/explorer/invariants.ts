@@ -102,12 +102,11 @@ function deleteBoundMs(schedule: Schedule, plan: NonNullable<Schedule['deletes']
 }
 
 export async function checkInvariants(observation: Observation): Promise<string[]> {
-	const { schedule, world, apiKey, result } = observation;
+	const { schedule, result } = observation;
 	const violations: string[] = [];
-	const fail = (invariant: number, text: string) => violations.push(`invariant ${invariant}: ${text}`);
+	const fail = (invariant: number) => (text: string) => violations.push(`invariant ${invariant}: ${text}`);
 	if (observation.crashed !== undefined) {
-		fail(
-			3,
+		fail(3)(
 			`the run did not end as n8n ends runs: ${String((observation.crashed as Error)?.message ?? observation.crashed)}`,
 		);
 	}
@@ -115,93 +114,120 @@ export async function checkInvariants(observation: Observation): Promise<string[
 	const errorOutput = result?.errorOutput ?? [];
 	const stopping = result?.error ? allText(result.error) : '';
 	const kept = `${allText(output.map((item) => item.json))}\n${allText(errorOutput.map((item) => item.json))}\n${stopping}\n${observation.logLines.join('\n')}`;
-	const created = [...world.tasks.values()].filter((task) => !task.preexisting);
 
-	// 1. Every paid task is kept; one whose id never reached the node is announced.
-	for (const task of created) {
+	checkTasksKept(observation, kept, fail(1));
+	checkNeverPaidTwice(observation, kept, fail(2));
+	checkBounded(observation, fail(3));
+
+	// 4. Released.
+	const { api, files, described } = observation.openSockets;
+	if (api || files)
+		fail(4)(
+			`${api} connection(s) to the API and ${files} to the file host are still open after the run (${described.join('; ')})`,
+		);
+	if (observation.startedAfterEnd.length)
+		fail(4)(`requests started after the run ended: ${observation.startedAfterEnd.join('; ')}`);
+
+	// 5. Files are what the host served whole, and what they claim.
+	for (const item of [...output, ...errorOutput]) await checkFiles(observation, item, fail(5));
+
+	// 6. Items pair.
+	const stopped =
+		observation.stoppedAt !== undefined || result?.error !== undefined || observation.crashed !== undefined;
+	if (!stopped) checkPairing(schedule, output, errorOutput, fail(6));
+
+	checkKeyStays(observation, kept, fail(7));
+
+	// 8–10. Bodies: errors bounded, stored files whole and what they say, no whole file refused.
+	checkErrorLengths(observation, fail(8));
+	checkStoredFileKinds(observation, fail(9));
+	checkNoFileRefused(observation, fail(10));
+	// 11–13.
+	for (const text of checkItemsOut(observation)) fail(11)(text);
+	if (observation.deleteIds)
+		for (const [invariant, text] of checkDeletes(observation, observation.deleteIds)) fail(invariant)(text);
+	// 14–16.
+	checkNeverLaterThanGrid(observation, fail(14));
+	checkMemory(observation, fail(15));
+	checkNoMoreChecksThanGrid(observation, fail(16));
+	return violations;
+}
+
+/** The tasks the server created for the run (not those a schedule placed there before it). */
+const createdTasks = (observation: Observation) =>
+	[...observation.world.tasks.values()].filter((task) => !task.preexisting);
+
+/** 1. Every paid task is kept (`kept`: all the text n8n keeps); one whose id never reached the node is announced. */
+function checkTasksKept(observation: Observation, kept: string, fail: (text: string) => void): void {
+	for (const task of createdTasks(observation)) {
 		// The server may have sent the id after the node gave up waiting (no answer within Request Timeout): then
 		// the node can only say that a task may have been created.
 		if (task.named && !kept.includes(task.taskId) && !mayHaveCreatedNoted(observation, task.item)) {
 			fail(
-				1,
 				`task ${task.taskId} (item ${task.item}, its creation answered "${task.answer}") is named nowhere n8n keeps`,
 			);
 		}
 		if (!task.named && !mayHaveCreatedNoted(observation, task.item)) {
 			fail(
-				1,
 				`item ${task.item}'s creation answered "${task.answer}" after the server created task ${task.taskId}, and nothing n8n keeps says a task may have been created for it`,
 			);
 		}
 	}
+}
 
-	// 2. Never paid twice. A task an answer named beside the one its request created is that request's, not another.
+/** 2. Never paid twice. A task an answer named beside the one its request created is that request's, not another. */
+function checkNeverPaidTwice(observation: Observation, kept: string, fail: (text: string) => void): void {
 	const byItem = new Map<number, WorldTask[]>();
-	for (const task of created.filter((entry) => !entry.alsoNamedWith))
+	for (const task of createdTasks(observation).filter((entry) => !entry.alsoNamedWith))
 		byItem.set(task.item, [...(byItem.get(task.item) ?? []), task]);
 	for (const [item, tasks] of byItem) {
 		for (const earlier of tasks.slice(0, -1)) {
 			const uncertain = !earlier.named || (!kept.includes(earlier.taskId) && mayHaveCreatedNoted(observation, item));
-			const allowed = earlier.reportedFailed || (schedule.repeatUncertain && uncertain);
+			const allowed = earlier.reportedFailed || (observation.schedule.repeatUncertain && uncertain);
 			if (!allowed) {
 				fail(
-					2,
 					`item ${item} created ${tasks.length} tasks (${tasks.map((task) => `${task.taskId} after "${task.answer}"`).join(', ')}); ${earlier.taskId} had not failed, and ${uncertain ? 'repeating an uncertain creation is off' : 'its id had reached the node'}`,
 				);
 				break;
 			}
 		}
 	}
+}
 
-	// 3. Bounded.
+/** 3. Bounded: every request within Request Timeout, the run within its bound, and after Stop. */
+function checkBounded(observation: Observation, fail: (text: string) => void): void {
+	const { schedule } = observation;
 	const slack = SLACK_MS + observation.lagMs;
 	const requestBound = schedule.requestTimeoutS * 1000 + slack;
-	for (const request of world.requests) {
+	for (const request of observation.world.requests) {
 		const lasted = (request.endedAt ?? Date.now()) - request.arrivedAt;
 		if (lasted > requestBound) {
 			fail(
-				3,
 				`${request.method} ${request.path} (${request.kind}, answered "${request.fault.answer}") lasted ${lasted} ms${request.endedAt ? '' : ' and is still open'}; Request Timeout is ${schedule.requestTimeoutS * 1000} ms`,
 			);
 		}
 	}
 	const lasted = observation.endedAt - observation.startedAt;
 	const runBound = runBoundMs(schedule) + observation.lagMs;
-	if (lasted > runBound) fail(3, `the run lasted ${lasted} ms; its bound is ${runBound} ms`);
+	if (lasted > runBound) fail(`the run lasted ${lasted} ms; its bound is ${runBound} ms`);
 	if (observation.stoppedAt !== undefined) {
 		const afterStop = observation.endedAt - observation.stoppedAt;
 		// Creations in flight outlive Stop (their answers carry paid ids), up to Request Timeout; n8n still pauses
 		// between the tries that Retry On Fail makes after Stop (the node ends each at once).
 		const bound = schedule.requestTimeoutS * 1000 + slack + retryPausesMs(schedule);
-		if (afterStop > bound) fail(3, `the run ended ${afterStop} ms after Stop; its bound is ${bound} ms`);
+		if (afterStop > bound) fail(`the run ended ${afterStop} ms after Stop; its bound is ${bound} ms`);
 	}
+}
 
-	// 4. Released.
-	const { api, files, described } = observation.openSockets;
-	if (api || files)
-		fail(
-			4,
-			`${api} connection(s) to the API and ${files} to the file host are still open after the run (${described.join('; ')})`,
-		);
-	if (observation.startedAfterEnd.length)
-		fail(4, `requests started after the run ended: ${observation.startedAfterEnd.join('; ')}`);
-
-	// 5. Files are what the host served whole, and what they claim.
-	for (const item of [...output, ...errorOutput]) await checkFiles(observation, item, (text) => fail(5, text));
-
-	// 6. Items pair.
-	const stopped =
-		observation.stoppedAt !== undefined || result?.error !== undefined || observation.crashed !== undefined;
-	if (!stopped) checkPairing(schedule, output, errorOutput, (text) => fail(6, text));
-
-	// 7. The key stays at the Base URL.
-	for (const request of world.requests) {
+/** 7. The key stays at the Base URL, and appears nowhere n8n keeps (`kept`). */
+function checkKeyStays(observation: Observation, kept: string, fail: (text: string) => void): void {
+	const { apiKey } = observation;
+	for (const request of observation.world.requests) {
 		const carried =
 			Object.values(request.headers).some((value) => String(value).includes(apiKey)) || request.path.includes(apiKey);
-		if (request.host === 'files' && carried)
-			fail(7, `the key reached the file host: ${request.method} ${request.path}`);
+		if (request.host === 'files' && carried) fail(`the key reached the file host: ${request.method} ${request.path}`);
 		if (request.host === 'files' && request.method !== 'GET')
-			fail(7, `an API request followed a redirect to another origin: ${request.method} ${request.path}`);
+			fail(`an API request followed a redirect to another origin: ${request.method} ${request.path}`);
 	}
 	// In every encoding a server may echo it in (generators/keys.ts).
 	const leaks = keyLeaks(kept, apiKey);
@@ -209,22 +235,8 @@ export async function checkInvariants(observation: Observation): Promise<string[
 		const where = observation.logLines.some((line) => keyLeaks(line, apiKey).length)
 			? 'a log line'
 			: 'the output or an error';
-		fail(7, `the key appears in ${where}, ${leaks.join(', ')}`);
+		fail(`the key appears in ${where}, ${leaks.join(', ')}`);
 	}
-
-	// 8–10. Bodies: errors bounded, stored files whole and what they say, no whole file refused.
-	checkErrorLengths(observation, (text) => fail(8, text));
-	checkStoredFileKinds(observation, (text) => fail(9, text));
-	checkNoFileRefused(observation, (text) => fail(10, text));
-	// 11–13.
-	for (const text of checkItemsOut(observation)) fail(11, text);
-	if (observation.deleteIds)
-		for (const [invariant, text] of checkDeletes(observation, observation.deleteIds)) fail(invariant, text);
-	// 14–16.
-	checkNeverLaterThanGrid(observation, (text) => fail(14, text));
-	checkMemory(observation, (text) => fail(15, text));
-	checkNoMoreChecksThanGrid(observation, (text) => fail(16, text));
-	return violations;
 }
 
 /** "may have been created" said for this item: in its error item, the stopping error, or a log line. */

@@ -29,6 +29,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	IExecuteFunctions,
 	ICredentialType,
+	ICredentialTestRequest,
 	IDataObject,
 	IHttpRequestOptions,
 	INode,
@@ -399,28 +400,13 @@ export function forgetLearned(workflowId: string, nodeId: string, baseUrl: strin
 
 let executionCounter = 0;
 
-/** Runs a whole workflow (MediaGen nodes behind a manual trigger) in n8n's WorkflowExecute. */
-export async function runWorkflow(definition: WorkflowDefinition, options: WorkflowRunOptions = {}): Promise<IRun> {
-	await binaryDataService();
-	if ((options.learned ?? 'fresh') === 'fresh') LEARNED.clear();
-	const nodeTypes = new TestNodeTypes(options.source ?? 'src', options.extraNodeTypes);
-	const workflowId = options.workflowId ?? WORKFLOW_ID;
-	const workflow = new Workflow({
-		id: workflowId,
-		nodes: definition.nodes,
-		connections: definition.connections,
-		nodeTypes,
-		active: false,
-		settings: { binaryMode: 'separate' },
-		staticData: options.staticData,
-	});
-	const start =
-		definition.nodes.find((node) => node.name === options.startNode) ??
-		definition.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger') ??
-		definition.nodes[0];
-
-	const executionId = `exec-${++executionCounter}`;
-	const mode = options.mode ?? 'manual';
+/** The execution's lifecycle hooks, and the run they report when the workflow ends (even a cancelled one). */
+function lifecycleHooks(
+	mode: WorkflowExecuteMode,
+	executionId: string,
+	workflowId: string,
+	definition: WorkflowDefinition,
+): { hooks: ExecutionLifecycleHooks; finished: Promise<IRun> } {
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: workflowId,
 		name: 'MediaGen test',
@@ -435,9 +421,16 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 	let reportRun: (run: IRun) => void = () => {};
 	const finished = new Promise<IRun>((resolve) => (reportRun = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => reportRun(run));
+	return { hooks, finished };
+}
 
-	const credentials = options.credentials ? { mediaGenApi: options.credentials } : {};
-	const additionalData = {
+/** What n8n hands an execution besides the workflow: the credentials and the instance's URLs; no sub-workflows. */
+function additionalDataFor(
+	hooks: ExecutionLifecycleHooks,
+	executionId: string,
+	credentials: Record<string, unknown>,
+): IWorkflowExecuteAdditionalData {
+	return {
 		credentialsHelper: new TestCredentialsHelper(credentials as Record<string, ICredentialDataDecryptedObject>),
 		hooks,
 		executionId,
@@ -463,6 +456,32 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 			throw new Error('not supported');
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** Runs a whole workflow (MediaGen nodes behind a manual trigger) in n8n's WorkflowExecute. */
+export async function runWorkflow(definition: WorkflowDefinition, options: WorkflowRunOptions = {}): Promise<IRun> {
+	await binaryDataService();
+	if ((options.learned ?? 'fresh') === 'fresh') LEARNED.clear();
+	const nodeTypes = new TestNodeTypes(options.source ?? 'src', options.extraNodeTypes);
+	const workflowId = options.workflowId ?? WORKFLOW_ID;
+	const workflow = new Workflow({
+		id: workflowId,
+		nodes: definition.nodes,
+		connections: definition.connections,
+		nodeTypes,
+		active: false,
+		settings: { binaryMode: 'separate' },
+		staticData: options.staticData,
+	});
+	const start =
+		definition.nodes.find((node) => node.name === options.startNode) ??
+		definition.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger') ??
+		definition.nodes[0];
+
+	const executionId = `exec-${++executionCounter}`;
+	const { hooks, finished } = lifecycleHooks(options.mode ?? 'manual', executionId, workflowId, definition);
+	const credentials = options.credentials ? { mediaGenApi: options.credentials } : {};
+	const additionalData = additionalDataFor(hooks, executionId, credentials);
 
 	const runExecutionData: IRunExecutionData = {
 		version: 1,
@@ -477,7 +496,7 @@ export async function runWorkflow(definition: WorkflowDefinition, options: Workf
 		},
 	} as unknown as IRunExecutionData;
 
-	const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
+	const execution = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
 	const running = execution.processRunExecutionData(workflow);
 	let timer: NodeJS.Timeout | undefined;
 	if (options.cancelAfterMs !== undefined)
@@ -537,14 +556,11 @@ export async function runNode(options: NodeRunOptions): Promise<RunResult> {
 	};
 }
 
-/**
- * Runs the credential's test request the way n8n's CredentialsTester (packages/cli/src/services/
- * credentials-tester.service.ts) does for a declarative `test`: a temporary node whose only property routes
- * the request, executed by n8n-core's RoutingNode with the credential applied, then the same mapping of
- * failures to messages (a rule's message for its status code, else the HTTP reason phrase).
- */
-export async function testCredential(data: { apiKey: string; baseUrl: string }): Promise<INodeCredentialTestResult> {
-	const testRequest = credentialTypes.mediaGenApi.test!;
+/** A temporary node whose one property sends the credential's test request, as n8n's credential test does. */
+function credentialTestNode(
+	data: { apiKey: string; baseUrl: string },
+	testRequest: ICredentialTestRequest,
+): RoutingNode {
 	const nodeType = {
 		description: {
 			displayName: 'Temp',
@@ -595,32 +611,47 @@ export async function testCredential(data: { apiKey: string; baseUrl: string }):
 		{ node, data: {}, source: null },
 		[],
 	);
-	const routingNode = new RoutingNode(context, nodeType, {
+	return new RoutingNode(context, nodeType, {
 		id: 'cred-1',
 		name: 'MediaGen account',
 		type: 'mediaGenApi',
 		data,
 	});
+}
+
+/** What n8n's credential test says when the test request failed: a rule for its status, else the error's words. */
+function failedTest(caught: unknown, testRequest: ICredentialTestRequest): INodeCredentialTestResult {
+	const error = caught as {
+		message: string;
+		cause?: { code?: string; response?: { status: number; statusText?: string } };
+	};
+	if (error.cause?.response) {
+		const { status, statusText } = error.cause.response;
+		for (const rule of testRequest.rules ?? []) {
+			if (rule.type === 'responseCode' && rule.properties.value === status)
+				return { status: 'Error', message: rule.properties.message };
+		}
+		if (status < 199 || status > 299)
+			return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+	} else if (error.cause?.code) {
+		return { status: 'Error', message: error.cause.code };
+	}
+	return { status: 'Error', message: error.message };
+}
+
+/**
+ * Runs the credential's test request the way n8n's CredentialsTester (packages/cli/src/services/
+ * credentials-tester.service.ts) does for a declarative `test`: a temporary node whose only property routes
+ * the request, executed by n8n-core's RoutingNode with the credential applied, then the same mapping of
+ * failures to messages (a rule's message for its status code, else the HTTP reason phrase).
+ */
+export async function testCredential(data: { apiKey: string; baseUrl: string }): Promise<INodeCredentialTestResult> {
+	const testRequest = credentialTypes.mediaGenApi.test!;
 	let response: INodeExecutionData[][] | null | undefined;
 	try {
-		response = await routingNode.runNode();
+		response = await credentialTestNode(data, testRequest).runNode();
 	} catch (caught) {
-		const error = caught as {
-			message: string;
-			cause?: { code?: string; response?: { status: number; statusText?: string } };
-		};
-		if (error.cause?.response) {
-			const { status, statusText } = error.cause.response;
-			for (const rule of testRequest.rules ?? []) {
-				if (rule.type === 'responseCode' && rule.properties.value === status)
-					return { status: 'Error', message: rule.properties.message };
-			}
-			if (status < 199 || status > 299)
-				return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
-		} else if (error.cause?.code) {
-			return { status: 'Error', message: error.cause.code };
-		}
-		return { status: 'Error', message: error.message };
+		return failedTest(caught, testRequest);
 	}
 	for (const rule of testRequest.rules ?? []) {
 		if (rule.type === 'responseSuccessBody') {

@@ -144,6 +144,48 @@ export function mdatHead(mp4: Buffer, size: number): Buffer {
 	return Buffer.concat([mp4.subarray(0, at), header]);
 }
 
+/**
+ * Reads a request's form (multipart: its fields and files) or JSON body into its record; the parsed parts, or why
+ * the multipart body could not be read.
+ */
+function readForm(
+	entry: RecordedRequest,
+	body: Buffer,
+	contentType: string,
+): { parts?: MultipartPart[]; partsError?: Error } {
+	let parts: MultipartPart[] | undefined;
+	let partsError: Error | undefined;
+	if (contentType.startsWith('multipart/form-data')) {
+		try {
+			parts = parseMultipart(body, contentType);
+		} catch (error) {
+			partsError = error as Error;
+		}
+		const fields = new Map<string, string[]>();
+		for (const part of parts ?? []) {
+			if (part.filename !== undefined) {
+				entry.files.push({
+					field: part.name,
+					filename: part.filename,
+					contentType: part.contentType,
+					size: part.data.length,
+					data: part.data,
+				});
+			} else {
+				fields.set(part.name, [...(fields.get(part.name) ?? []), part.data.toString('utf8')]);
+			}
+		}
+		entry.fields = Object.fromEntries(fields);
+	} else if (contentType.startsWith('application/json')) {
+		try {
+			entry.json = JSON.parse(body.toString('utf8'));
+		} catch {
+			// Answered later as "body must be JSON" (unless a fault applies first).
+		}
+	}
+	return { parts, partsError };
+}
+
 export class MediaGenSimulator {
 	readonly record: RecordedRequest[] = [];
 
@@ -264,50 +306,12 @@ export class MediaGenSimulator {
 
 		// Parse multipart before any fault, so that the record shows what a faulted request carried.
 		const contentType = request.headers['content-type'] ?? '';
-		let parts: MultipartPart[] | undefined;
-		let partsError: Error | undefined;
-		if (contentType.startsWith('multipart/form-data')) {
-			try {
-				parts = parseMultipart(body, contentType);
-			} catch (error) {
-				partsError = error as Error;
-			}
-			const fields = new Map<string, string[]>();
-			for (const part of parts ?? []) {
-				if (part.filename !== undefined) {
-					entry.files.push({
-						field: part.name,
-						filename: part.filename,
-						contentType: part.contentType,
-						size: part.data.length,
-						data: part.data,
-					});
-				} else {
-					fields.set(part.name, [...(fields.get(part.name) ?? []), part.data.toString('utf8')]);
-				}
-			}
-			entry.fields = Object.fromEntries(fields);
-		} else if (contentType.startsWith('application/json')) {
-			try {
-				entry.json = JSON.parse(body.toString('utf8'));
-			} catch {
-				// Answered below as "body must be JSON" (unless a fault applies first).
-			}
-		}
+		const form = readForm(entry, body, contentType);
 
 		if (this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
 
 		if (request.method === 'POST' && this.rateLimitPerSecond !== undefined && !url.pathname.startsWith('/__sim/')) {
-			const now = Date.now();
-			while (this.accepted.length && this.accepted[0] <= now - 1000) this.accepted.shift();
-			if (this.accepted.length >= this.rateLimitPerSecond) {
-				entry.fault = 'rateLimit';
-				const retryAfter = Math.max(1, Math.ceil((this.accepted[0] + 1000 - now) / 1000));
-				entry.status = 429;
-				response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': String(retryAfter) });
-				return void response.end(JSON.stringify({ code: 9999, msg: 'rate limit exceeded' }));
-			}
-			this.accepted.push(now);
+			if (this.refusedByRateLimit(entry, response)) return;
 		}
 
 		const fault = this.takeFault(url.pathname);
@@ -326,26 +330,62 @@ export class MediaGenSimulator {
 		if (!key || !this.credits.has(key)) {
 			return this.reply(response, entry, 401, { code: 9999, msg: 'Unauthorized: invalid or missing API key' });
 		}
-
 		const creation = CREATION_ENDPOINTS[url.pathname];
-		if (creation) {
-			if (!parts) {
-				const msg = partsError
-					? `malformed multipart body: ${partsError.message}`
-					: 'creation endpoints take multipart/form-data';
-				return this.reply(response, entry, partsError ? 400 : 200, { code: 9999, msg });
-			}
-			const fields = new Map(Object.entries(entry.fields));
-			return this.create(
-				url.pathname,
-				creation,
-				{ fields, files: parts.filter((part) => part.filename !== undefined) },
-				key,
-				entry,
-				response,
-			);
-		}
+		if (creation) return this.createFrom(form, creation, key, entry, response);
+		this.query(url.pathname, body, contentType, key, entry, response);
+	}
 
+	/** Above the rate limit within the last second: answers 429 with a Retry-After, and says so. */
+	private refusedByRateLimit(entry: RecordedRequest, response: http.ServerResponse): boolean {
+		const now = Date.now();
+		while (this.accepted.length && this.accepted[0] <= now - 1000) this.accepted.shift();
+		if (this.accepted.length >= this.rateLimitPerSecond!) {
+			entry.fault = 'rateLimit';
+			const retryAfter = Math.max(1, Math.ceil((this.accepted[0] + 1000 - now) / 1000));
+			entry.status = 429;
+			response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': String(retryAfter) });
+			response.end(JSON.stringify({ code: 9999, msg: 'rate limit exceeded' }));
+			return true;
+		}
+		this.accepted.push(now);
+		return false;
+	}
+
+	/** A creation endpoint: its multipart form, or the answer to a body that is none. */
+	private createFrom(
+		form: { parts?: MultipartPart[]; partsError?: Error },
+		creation: (typeof CREATION_ENDPOINTS)[string],
+		key: string,
+		entry: RecordedRequest,
+		response: http.ServerResponse,
+	): void {
+		const { parts, partsError } = form;
+		if (!parts) {
+			const msg = partsError
+				? `malformed multipart body: ${partsError.message}`
+				: 'creation endpoints take multipart/form-data';
+			return this.reply(response, entry, partsError ? 400 : 200, { code: 9999, msg });
+		}
+		const fields = new Map(Object.entries(entry.fields));
+		return this.create(
+			entry.path,
+			creation,
+			{ fields, files: parts.filter((part) => part.filename !== undefined) },
+			key,
+			entry,
+			response,
+		);
+	}
+
+	/** The query and delete endpoints: a JSON body. */
+	private query(
+		pathname: string,
+		body: Buffer,
+		contentType: string,
+		key: string,
+		entry: RecordedRequest,
+		response: http.ServerResponse,
+	): void {
 		let json: Record<string, unknown>;
 		try {
 			json = JSON.parse(body.toString('utf8') || '{}');
@@ -356,11 +396,11 @@ export class MediaGenSimulator {
 		if (!contentType.startsWith('application/json')) {
 			return this.reply(response, entry, 200, { code: 9999, msg: 'query and delete endpoints take application/json' });
 		}
-		if (url.pathname === INFO_PATHS.image) return this.info('image', json, key, entry, response);
-		if (url.pathname === INFO_PATHS.video) return this.info('video', json, key, entry, response);
-		if (url.pathname === DELETE_PATHS.image) return this.delete('image', json, key, entry, response);
-		if (url.pathname === DELETE_PATHS.video) return this.delete('video', json, key, entry, response);
-		return this.reply(response, entry, 404, { code: 9999, msg: `no endpoint ${url.pathname}` });
+		if (pathname === INFO_PATHS.image) return this.info('image', json, key, entry, response);
+		if (pathname === INFO_PATHS.video) return this.info('video', json, key, entry, response);
+		if (pathname === DELETE_PATHS.image) return this.delete('image', json, key, entry, response);
+		if (pathname === DELETE_PATHS.video) return this.delete('video', json, key, entry, response);
+		return this.reply(response, entry, 404, { code: 9999, msg: `no endpoint ${pathname}` });
 	}
 
 	private create(

@@ -1,0 +1,167 @@
+/**
+ * The benchmark's spread cases (scripts/bench.ts; measured as bench-polling.ts measures): 500 images whose renders
+ * are spread over 3–7 s, shifted across one Poll Interval (3–7, 3.5–7.5, 4–8, 4.5–8.5 s), Poll Interval 2 s, 150 ms
+ * round trip, defaults, with downloads and without.
+ *
+ * - spread: one production workflow per mode (its static data kept from run to run, as n8n does after trigger
+ *   executions): its first run has learned nothing, the shifts follow it, each beside the HTTP Request loop on the
+ *   same renders. `BENCH_SPREAD_MODES=on` (or `off`) runs one mode only.
+ * - coldBatch: learning never costs time on a workflow's first batch: the same renders, nothing of their kind known
+ *   to the process, beside the HTTP Request loop and Fixed Interval on the same renders, with downloads and without,
+ *   the shifts passed BENCH_REPEATS times.
+ */
+import { mean, RTT_MS, s, type Figure } from './bench-common';
+import { downloadModes, FIXED, list, measure, type Measured } from './bench-polling';
+import { clearBinaryStorage, loopRun, nodeRun, spreadPrompts } from './bench-results';
+import { startSimulator, type SimulatorProcess } from './simulator';
+
+/**
+ * The simulator of the spread cases (150 ms round trips), after warm-ups of both paths, downloads included, so that
+ * lazily loaded code is not timed (nothing is learned here).
+ */
+async function warmSimulator(): Promise<SimulatorProcess> {
+	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
+	const warm = spreadPrompts(8, 0.2, 0.4);
+	await nodeRun(sim, warm, 500, true);
+	await loopRun(sim, warm, 500, true);
+	clearBinaryStorage();
+	return sim;
+}
+
+export async function spreadCase(): Promise<Figure[]> {
+	const count = 500;
+	const interval = 2000;
+	const shifts = [0, 0.5, 1, 1.5];
+	const sim = await warmSimulator();
+	const figures: Figure[] = [];
+	for (const { download, mode, trips } of downloadModes()) {
+		const prompts = (shift: number) => spreadPrompts(count, 3 + shift, 7 + shift);
+		const fixed = await measure(sim, trips, async () => await nodeRun(sim, prompts(0), interval, download, FIXED));
+		clearBinaryStorage(download);
+		const first = await measure(
+			sim,
+			trips,
+			async () => await nodeRun(sim, prompts(0), interval, download, { learned: 'fresh' }),
+		);
+		clearBinaryStorage(download);
+		const runs: Array<{ node: Measured; loop: Measured }> = [];
+		for (const shift of shifts) {
+			const loop = await measure(sim, trips, async () => await loopRun(sim, prompts(shift), interval, download));
+			clearBinaryStorage(download);
+			const node = await measure(
+				sim,
+				trips,
+				async () => await nodeRun(sim, prompts(shift), interval, download, { learned: 'kept' }),
+			);
+			clearBinaryStorage(download);
+			runs.push({ node, loop });
+		}
+		const toFloor = runs.map(({ node }) => node.wallMs / node.floorMs);
+		const toLoop = runs.map(({ node, loop }) => node.wallMs / loop.wallMs);
+		figures.push(
+			{
+				name: `500 items, D 3–7 s shifted by 0/0.5/1/1.5 s, interval 2 s, RTT 150 ms, ${mode}: node ÷ its floor`,
+				value: `${list(toFloor)} (walls ${runs.map(({ node }) => s(node.wallMs)).join(', ')})`,
+				target: '≤ 1.1 on each',
+				pass: toFloor.every((ratio) => ratio <= 1.1),
+			},
+			{
+				name: '   … node ÷ HTTP Request loop, mean over the shifts',
+				value: `${mean(toLoop).toFixed(2)} (${list(toLoop)})`,
+				target: '≤ 0.9',
+				pass: mean(toLoop) <= 0.9,
+			},
+			{
+				name: '   … info calls per task, node / loop, per shift',
+				value: runs.map(({ node, loop }) => `${node.calls.toFixed(2)}/${loop.calls.toFixed(2)}`).join(', '),
+				target: 'node ≤ loop on each',
+				pass: runs.every(({ node, loop }) => node.calls <= loop.calls),
+			},
+			{
+				name: '   … last task created, node / loop, per shift',
+				value: runs.map(({ node, loop }) => `${s(node.lastCreatedMs)}/${s(loop.lastCreatedMs)}`).join(', '),
+				target: 'report',
+				pass: null,
+			},
+			{
+				name: '   … its first run (nothing learned yet) beside the fixed grid: node ÷ floor, calls per task',
+				value: `learned ${(first.wallMs / first.floorMs).toFixed(2)}, ${first.calls.toFixed(2)}; fixed ${(fixed.wallMs / fixed.floorMs).toFixed(2)}, ${fixed.calls.toFixed(2)}`,
+				target: 'report',
+				pass: null,
+			},
+		);
+	}
+	sim.child.kill();
+	return figures;
+}
+
+/** The spread case's renders: 500 spread evenly over 3–7 s, shifted by `shift` seconds. */
+const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift);
+
+export async function coldBatchCase(): Promise<Figure[]> {
+	const interval = 2000;
+	const shifts = [0, 0.5, 1, 1.5];
+	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 2));
+	const sim = await warmSimulator();
+	const figures: Figure[] = [];
+	for (const { download, mode, trips } of downloadModes()) {
+		const runs: Array<{ loop: Measured; cold: Measured; fixed: Measured }> = [];
+		for (let repeat = 0; repeat < repeats; repeat++)
+			for (const [index, shift] of shifts.entries()) {
+				const prompts = spreadRenders(shift);
+				const work = {
+					loop: async () => await loopRun(sim, prompts, interval, download),
+					// A workflow's first batch: the process knows nothing of the kind (a new workflow on a new API).
+					cold: async () => await nodeRun(sim, prompts, interval, download, { learned: 'fresh' }),
+					fixed: async () => await nodeRun(sim, prompts, interval, download, FIXED),
+				};
+				// The order turns from pair to pair: whatever the machine does meanwhile, no design always runs first.
+				const order = (['loop', 'cold', 'fixed'] as const).map((_, k, all) => all[(k + index + repeat) % 3]);
+				const measured: Partial<Record<keyof typeof work, Measured>> = {};
+				for (const name of order) {
+					measured[name] = await measure(sim, trips, work[name]);
+					clearBinaryStorage(download);
+				}
+				runs.push(measured as { loop: Measured; cold: Measured; fixed: Measured });
+			}
+		const coldToLoop = runs.map(({ cold, loop }) => cold.wallMs / loop.wallMs);
+		const fixedToLoop = runs.map(({ fixed, loop }) => fixed.wallMs / loop.wallMs);
+		const calls = (pick: (run: (typeof runs)[number]) => Measured) => mean(runs.map((run) => pick(run).calls));
+		figures.push(
+			{
+				name: `A workflow's first batch (nothing known), 500 items, D 3–7 s shifted by 0/0.5/1/1.5 s × ${repeats}, interval 2 s, ${mode}: node ÷ HTTP Request loop, mean`,
+				value: `${mean(coldToLoop).toFixed(3)} (${list(coldToLoop)})`,
+				target: '≤ 1.00',
+				pass: mean(coldToLoop) <= 1,
+			},
+			{
+				name: '   … Fixed Interval ÷ the loop on the same renders, mean',
+				value: `${mean(fixedToLoop).toFixed(3)} (${list(fixedToLoop)})`,
+				target: 'report',
+				pass: null,
+			},
+			{
+				name: '   … info calls per task: first batch / loop / Fixed Interval',
+				value: `${calls((run) => run.cold).toFixed(2)} / ${calls((run) => run.loop).toFixed(2)} / ${calls((run) => run.fixed).toFixed(2)}`,
+				target: 'node ≤ loop',
+				pass: calls((run) => run.cold) <= calls((run) => run.loop),
+			},
+			{
+				name: '   … last render seen done after it ended: first batch / loop / Fixed Interval, mean',
+				value: ['cold', 'loop', 'fixed']
+					.map((name) => s(mean(runs.map((run) => lastSeenAfter(run[name as keyof typeof run])))))
+					.join(' / '),
+				target: 'report',
+				pass: null,
+			},
+		);
+	}
+	sim.child.kill();
+	return figures;
+}
+
+/** How long after the run's last render ended the node first saw it done (ms). */
+function lastSeenAfter(run: Measured): number {
+	const last = run.tasks.reduce((latest, task) => (task.doneAt > latest.doneAt ? task : latest));
+	return Math.max(...run.tasks.map((task) => task.doneAt + task.delay)) - last.doneAt;
+}

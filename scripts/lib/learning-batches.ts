@@ -1,0 +1,185 @@
+/**
+ * The learning cases of batches (scripts/learning.ts): a batch workflow's life across an editor save and runs at
+ * once, renders that drop beside Fixed Interval, and the envelope after what other workflows of the kind taught.
+ * Each run is one webhook call whose items are the batch's seeded renders (learning-calls.ts, batchRun).
+ */
+import type { Deployment } from './deployment';
+import { batchRun, guarded } from './learning-calls';
+import { taskRecords } from './learning-measure';
+import { measured, ofBatch, renderTimes, type Row } from './learning-rows';
+import type { OtherNodeState, StateAfter } from './learning-static';
+import { MEDIAGEN, type Workflow } from './learning-workflows';
+import { activateWorkflow, restJson, restRequest } from './rest';
+
+/**
+ * A batch workflow's life: run 1 (nothing learned of its kind: cold), an editor save, run 2, two runs at once,
+ * runs 4 and 5. Every run has the same seeded renders (wide: 0.6–1.4 × RENDER_S). With `fixed`, a Fixed Interval
+ * batch workflow runs run 1's renders at the same time: the grid the cold run is compared with. `start` runs run 1
+ * and the save; the case's other runs wait for it (a deployment may start them before its other cases: publishing
+ * the saved version holds n8n 2.x's main process for a moment, which would delay the checks of executions it runs
+ * meanwhile).
+ */
+export class BatchCase {
+	private readonly renders: number[];
+
+	private readonly rows: Array<{ label: string; tag: string; state?: StateAfter; workflow: Workflow }> = [];
+
+	private started?: Promise<void>;
+
+	constructor(
+		private readonly deployment: Deployment,
+		private readonly simulatorUrl: string,
+		private readonly workflow: Workflow,
+		count: number,
+		seed: number,
+		private readonly options: { guard?: OtherNodeState; fixed?: Workflow } = {},
+	) {
+		this.renders = renderTimes(count, seed, 'wide');
+	}
+
+	private async step(label: string, tag: string, calls = 1): Promise<void> {
+		const { guard, fixed } = this.options;
+		const state = await guarded(this.simulatorUrl, `${this.workflow.id} ${tag}c0`, guard, async () => {
+			await Promise.all([
+				batchRun(this.deployment, this.workflow, this.renders, tag, calls),
+				...(fixed && tag === 'r1' ? [batchRun(this.deployment, fixed, this.renders, tag)] : []),
+			]);
+		});
+		this.rows.push({ label, tag, state, workflow: this.workflow });
+		if (fixed && tag === 'r1')
+			this.rows.push({ label: 'run 1 of Fixed Interval, the same renders at once', tag, workflow: fixed });
+	}
+
+	private get id(): string {
+		return this.deployment.idOf(this.workflow.id);
+	}
+
+	/** Run 1, then the editor save. */
+	async start(): Promise<void> {
+		this.started ??= (async () => {
+			this.options.guard?.advance();
+			await this.step('run 1 (cold)', 'r1');
+			await editorSave(this.deployment, this.id);
+		})();
+		await this.started;
+	}
+
+	/** The runs after the save; the rows of all of them. */
+	async rest(): Promise<Row[]> {
+		await this.start();
+		await this.step('run 2, after an editor save', 'r2');
+		await this.step('runs 3a + 3b, at once', 'r3', 2);
+		await this.step('run 4', 'r4');
+		await this.step('run 5', 'r5');
+		const tasks = await taskRecords(this.simulatorUrl);
+		return this.rows.map(({ label, tag, state, workflow }) => ({
+			label,
+			...measured(ofBatch(tasks, workflow, tag)),
+			...(state ? { states: [state] } : {}),
+		}));
+	}
+}
+
+/**
+ * Renders that drop: a learned batch workflow and a Fixed Interval one run the same renders at the same time,
+ * `taught` runs of renders around `fromS`, then one run of renders around `toS` (each ± 10 %). Rows: the taught
+ * runs, then the drop run, each learned then fixed.
+ */
+export async function dropCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	learned: Workflow,
+	fixed: Workflow,
+	{ count, fromS, toS, taught, seed }: { count: number; fromS: number; toS: number; taught: number; seed: number },
+): Promise<Row[]> {
+	const labels: Array<[label: string, tag: string]> = [];
+	for (let run = 1; run <= taught + 1; run++) {
+		const drop = run > taught;
+		const renders = renderTimes(count, seed + run, 'narrow', drop ? toS : fromS);
+		const tag = `d${run}`;
+		await Promise.all([learned, fixed].map(async (workflow) => await batchRun(deployment, workflow, renders, tag)));
+		labels.push([drop ? `run ${run}: renders drop to ${toS} s` : `run ${run}: renders of ${fromS} s`, tag]);
+	}
+	const tasks = await taskRecords(simulatorUrl);
+	const row = (label: string, workflow: Workflow, tag: string): Row => ({
+		label,
+		...measured(ofBatch(tasks, workflow, tag)),
+	});
+	return labels.flatMap(([label, tag]) => [
+		row(`${label}, learned`, learned, tag),
+		row(`${label}, Fixed Interval`, fixed, tag),
+	]);
+}
+
+/** One run of `taughtCase`: its renders (one per item), and its label. */
+export interface TaughtRun {
+	label: string;
+	renders: number[];
+}
+
+/**
+ * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, each run once, at once
+ * with the others), then `runs` of the learned batch workflow, each beside the Fixed Interval one on the same
+ * renders at the same time (`fixed: false`: the learned one alone). One item per call (a run of one render) is one
+ * item per execution. Rows: each run, learned then Fixed Interval; runs of one item taken together per label.
+ */
+export async function taughtCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	spec: {
+		teachers: Array<{ workflow: Workflow; renders: number[] }>;
+		learned: Workflow;
+		fixed: Workflow;
+		runs: Array<TaughtRun & { alone?: boolean }>;
+	},
+): Promise<Row[]> {
+	await Promise.all(
+		spec.teachers.map(async ({ workflow, renders }) => await batchRun(deployment, workflow, renders, 't')),
+	);
+	for (const [index, run] of spec.runs.entries()) {
+		const both = run.alone ? [spec.learned] : [spec.learned, spec.fixed];
+		await Promise.all(both.map(async (workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`)));
+	}
+	const tasks = await taskRecords(simulatorUrl);
+	const labels = [...new Set(spec.runs.map((run) => run.label))];
+	const row = (label: string, workflow: Workflow, suffix: string): Row => {
+		const mine = spec.runs.flatMap((run, index) => (run.label === label ? ofBatch(tasks, workflow, `t${index}`) : []));
+		return { label: `${label}, ${suffix}`, ...measured(mine) };
+	};
+	return labels.flatMap((label) => {
+		const alone = spec.runs.some((run) => run.label === label && run.alone);
+		return [row(label, spec.learned, 'learned'), ...(alone ? [] : [row(label, spec.fixed, 'Fixed Interval')])];
+	});
+}
+
+/**
+ * Saves the workflow as the editor does (what the editor sends: no static data) with the MediaGen node moved,
+ * then publishes the saved version in n8n 2.x (1.x re-activates an active workflow on save).
+ */
+export async function editorSave(deployment: Deployment, workflowId: string): Promise<void> {
+	const session = deployment.session;
+	const workflow = await restJson<Record<string, unknown> & { nodes: Array<{ name: string; position: number[] }> }>(
+		session,
+		`/workflows/${workflowId}`,
+	);
+	const nodes = workflow.nodes.map((node) =>
+		node.name === MEDIAGEN ? { ...node, position: [node.position[0] + 20, node.position[1] + 20] } : node,
+	);
+	const body = {
+		name: workflow.name,
+		nodes,
+		pinData: workflow.pinData ?? {},
+		connections: workflow.connections,
+		active: workflow.active,
+		settings: workflow.settings,
+		tags: [],
+		versionId: workflow.versionId,
+		meta: workflow.meta ?? {},
+	};
+	await restRequest(session, `/workflows/${workflowId}`, {
+		method: 'PATCH',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!deployment.install.recipe.n8n.startsWith('1.')) await activateWorkflow(session, workflowId);
+}

@@ -1,0 +1,190 @@
+/**
+ * The learning cases of one item per execution (scripts/learning.ts; the bench's queue-mode row runs them too): a
+ * webhook workflow called again and again, the agent example asked in chat, and renders that drop beside Fixed
+ * Interval; the warm-ups that let n8n load what its first execution loads before anything is timed.
+ */
+import type { Deployment } from './deployment';
+import { callWebhook, guarded } from './learning-calls';
+import { taskRecords, timedPrompt } from './learning-measure';
+import { measured, ofRuns, RENDER_S, renderTimes, type Row } from './learning-rows';
+import type { OtherNodeState, StateAfter } from './learning-static';
+import { AGENT_TOOL, type Workflow } from './learning-workflows';
+import type { ModelScript } from './model-server';
+import { waitFor } from './wait';
+
+/** How many executions of one item, which seed draws their renders, and how each is started. */
+export interface SingleItemRuns {
+	runs: number;
+	/** The first runs, reported apart: history builds up in them. */
+	warmUp: number;
+	seed: number;
+	/** Another node's state in the static data of the workflow that holds the MediaGen node (a sub-workflow's). */
+	guard?: OtherNodeState;
+	/** Starts one execution with `prompt` and resolves when it ended (default: the workflow's webhook). */
+	send?: (prompt: string, run: number) => Promise<void>;
+	/** Told after each run ended (its number). */
+	ran?: (run: number) => void;
+}
+
+/**
+ * Starts a one-item workflow `runs` times, one execution after the other (each call answers when its execution
+ * ends). Rows: the first `warmUp` runs, then the others together.
+ */
+export async function singleItemCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	{ runs, warmUp, seed, guard, send, ran }: SingleItemRuns,
+): Promise<Row[]> {
+	const renders = renderTimes(runs, seed, 'narrow');
+	const start =
+		send ?? (async (prompt: string) => await callWebhook(deployment.baseUrl, workflow.webhookPath!, { prompt }));
+	guard?.advance();
+	const states: StateAfter[] = [];
+	for (let run = 1; run <= runs; run++) {
+		const tag = `${workflow.id} r${run}`;
+		const state = await guarded(
+			simulatorUrl,
+			tag,
+			guard,
+			async () => await start(timedPrompt(renders[run - 1], `${tag} `), run),
+		);
+		if (state) states.push(state);
+		ran?.(run);
+	}
+	const tasks = await taskRecords(simulatorUrl);
+	const row = (from: number, to: number): Row => ({
+		label: `runs ${from}–${to}`,
+		...measured(ofRuns(tasks, `${workflow.id} r`, from, to)),
+		...(guard ? { states: states.slice(from - 1, to) } : {}),
+	});
+	return runs > warmUp ? [row(1, warmUp), row(warmUp + 1, runs)] : [row(1, runs)];
+}
+
+/**
+ * The agent example asked for a picture again and again, each chat message in a session of its own: the model
+ * (the model server, agentModel) calls the MediaGen tool once with the message as its prompt, so each execution
+ * is one tool call of one item.
+ */
+export async function agentCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	runs: Omit<SingleItemRuns, 'send'>,
+): Promise<Row[]> {
+	return await singleItemCase(deployment, simulatorUrl, workflow, { ...runs, send: chatSender(deployment, workflow) });
+}
+
+/** Sends one chat message to the agent workflow in a session of its own; resolves with the answer. */
+function chatSender(deployment: Deployment, workflow: Workflow) {
+	const chatUrl = `${deployment.baseUrl}/webhook/${workflow.chatId}/chat`;
+	return async (chatInput: string, run: number | string) => {
+		const response = await fetch(chatUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId: `${workflow.id}-${run}`, chatInput }),
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`chat ${workflow.id} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	};
+}
+
+/**
+ * Waits until the agent workflow's chat answers, then chats once (a prompt no case counts): n8n loads the AI
+ * Agent's modules at the first execution, which holds its process for seconds.
+ */
+export async function warmUpAgent(deployment: Deployment, workflow: Workflow): Promise<void> {
+	const chatUrl = `${deployment.baseUrl}/webhook/${workflow.chatId}/chat`;
+	await waitFor(
+		async (see) => {
+			const status = await fetch(chatUrl)
+				.then((response) => response.status)
+				.catch(() => 0);
+			see(`HTTP ${status}`);
+			return status === 200;
+		},
+		{ deadline: 120_000, describe: `the chat of ${workflow.id} to be registered`, interval: 500 },
+	);
+	// A render of the case's kind and time: the warm-up is a production execution, and what it learns is history.
+	await chatSender(deployment, workflow)(timedPrompt(RENDER_S, `${workflow.id} warm-up `), 'warm-up');
+}
+
+/**
+ * One untimed execution of a Fixed Interval one-item workflow (which learns nothing), so that what n8n loads at a
+ * process's first execution does not hold the timed ones.
+ */
+export async function warmUpWorker(deployment: Deployment, fixed: Workflow): Promise<void> {
+	await callWebhook(deployment.baseUrl, fixed.webhookPath!, { prompt: timedPrompt(0.5, `${fixed.id} warm-up `) });
+}
+
+/** The model's script for agentCase: call the MediaGen tool with the user's message as the prompt, then answer. */
+export const agentModel: ModelScript = (request) =>
+	request.toolResults.length
+		? { text: 'Here is your picture.' }
+		: {
+				call: {
+					name: AGENT_TOOL,
+					arguments: {
+						prompt: request.userMessages[request.userMessages.length - 1] ?? '',
+						count: 1,
+						aspectRatio: '1:1',
+						referenceImageUrl: '',
+					},
+				},
+			};
+
+/**
+ * Renders that drop, one item per execution: a learned one-item workflow and a Fixed Interval one are called at
+ * the same time with the same render, `taught` executions of renders around `fromS` (± 10 %), then `drops` of
+ * `toS`; their Poll Interval is `intervalS` (the case's times are scaled down with it). Rows: the taught
+ * executions, then the drop's, each learned then fixed; figures in the case's Poll Intervals.
+ */
+export async function dropOneCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	learned: Workflow,
+	fixed: Workflow,
+	spec: {
+		taught: number;
+		drops: number;
+		searching: number;
+		fromS: number;
+		toS: number;
+		intervalS: number;
+		seed: number;
+	},
+): Promise<Row[]> {
+	const renders = [
+		...renderTimes(spec.taught, spec.seed, 'narrow', spec.fromS),
+		...Array.from({ length: spec.drops }, () => spec.toS),
+	];
+	for (let run = 1; run <= renders.length; run++)
+		await Promise.all(
+			[learned, fixed].map(
+				async (workflow) =>
+					await callWebhook(deployment.baseUrl, workflow.webhookPath!, {
+						prompt: timedPrompt(renders[run - 1], `${workflow.id} o${run} `),
+					}),
+			),
+		);
+	const tasks = await taskRecords(simulatorUrl);
+	const all = renders.length;
+	const row = (label: string, workflow: Workflow, from: number, to: number): Row => ({
+		label,
+		...measured(ofRuns(tasks, `${workflow.id} o`, from, to), spec.intervalS * 1000),
+		intervalS: spec.intervalS,
+	});
+	const taught = `executions 1–${spec.taught}: renders of ${spec.fromS} s`;
+	const searched = spec.taught + spec.searching;
+	const drop = `executions ${spec.taught + 1}–${searched}: renders drop to ${spec.toS} s`;
+	const after = `executions ${searched + 1}–${all}: renders of ${spec.toS} s`;
+	const interval = `(Poll Interval ${spec.intervalS} s)`;
+	return [
+		row(`${taught}, learned ${interval}`, learned, 1, spec.taught),
+		row(`${taught}, Fixed Interval`, fixed, 1, spec.taught),
+		row(`${drop}, learned ${interval}`, learned, spec.taught + 1, searched),
+		row(`${drop}, Fixed Interval`, fixed, spec.taught + 1, searched),
+		row(`${after}, learned ${interval}`, learned, searched + 1, all),
+		row(`${after}, Fixed Interval`, fixed, searched + 1, all),
+	];
+}

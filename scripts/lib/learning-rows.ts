@@ -1,0 +1,59 @@
+/**
+ * What a learning case returns (Row) and how it picks its tasks from the simulator's record: the renders every
+ * case draws (RENDER_S, renderTimes), the tasks of a run by the tag its prompts carry, and a row's figures and
+ * per-task detail measured from them (learning-measure.ts).
+ */
+import { figures, seeded, type RunFigures, type TaskRecord } from './learning-measure';
+import type { StateAfter } from './learning-static';
+import type { Workflow } from './learning-workflows';
+
+/** Render time of every case, in seconds; each render is drawn from [SPREAD_LOW, SPREAD_HIGH] × this. */
+export const RENDER_S = 2.5;
+
+/** Renders "narrow" (0.9–1.1 × `around`) or "wide" (0.6–1.4), drawn from a seeded generator. */
+export function renderTimes(count: number, seed: number, spread: 'narrow' | 'wide', around = RENDER_S): number[] {
+	const random = seeded(seed);
+	const [low, high] = spread === 'narrow' ? [0.9, 1.1] : [0.6, 1.4];
+	return Array.from({ length: count }, () => around * (low + (high - low) * random()));
+}
+
+/** One row of a case: a run (or runs taken together), its figures and what the static data held after each run. */
+export interface Row {
+	label: string;
+	figures: RunFigures;
+	/** After each run of the row, what the workflow's saved static data held (learning-static.ts). */
+	states?: StateAfter[];
+	/** Execution hints the node gave in the editor's output panel (manual runs). */
+	hints?: string[];
+	/** What else the row found (an execution's status, items rendered), for the table. */
+	note?: string;
+	/** How many times each item was rendered (the simulator's creations), by name (rssCase). */
+	items?: Record<string, number>;
+	/** Per task, its render time and when each check reached the API, in ms from its creation (results.json). */
+	detail?: Array<{ render: number; checks: number[] }>;
+	/** The Poll Interval of the row's runs, when not the suite's (INTERVAL_S). */
+	intervalS?: number;
+}
+
+/** A row's figures and per-task detail (render time, and when each check reached the API, from its creation). */
+export const measured = (tasks: TaskRecord[], intervalMs?: number): Pick<Row, 'figures' | 'detail'> => ({
+	figures: figures(tasks, intervalMs),
+	detail: tasks.map((task) => ({
+		render: task.doneAt - task.createdAt,
+		checks: task.checks.map((at) => at - task.createdAt),
+	})),
+});
+
+/** The tasks of one execution of a workflow whose prompts end with its execution id. */
+export const ofExecution = (tasks: TaskRecord[], workflow: Workflow, id: string) =>
+	tasks.filter((task) => task.prompt.includes(` ${workflow.id} `) && task.prompt.endsWith(`(execution ${id})`));
+
+export const tagged = (tasks: TaskRecord[], tag: string) => tasks.filter((task) => task.prompt.includes(` ${tag} `));
+
+/** The tasks of runs `from`–`to` of a chain of executions whose prompts are tagged `<prefix><run>`. */
+export const ofRuns = (tasks: TaskRecord[], prefix: string, from: number, to: number) =>
+	Array.from({ length: to - from + 1 }, (_, index) => tagged(tasks, `${prefix}${from + index}`)).flat();
+
+/** The tasks of a batch run (`batchRun`'s label) of a workflow. */
+export const ofBatch = (tasks: TaskRecord[], workflow: Workflow, label: string) =>
+	tasks.filter((task) => task.prompt.includes(` ${workflow.id} ${label}c`));

@@ -1,0 +1,292 @@
+/**
+ * The learning cases whose executions n8n starts or resumes itself (scripts/learning.ts): a Schedule Trigger, the
+ * editor's manual runs, a Wait that n8n parks in the database, and an RSS Feed Trigger across a restart of the
+ * main process. Each reads what the workflow's static data held after its runs (learning-static.ts): the
+ * trigger's own state, or another node's, and nothing of MediaGen's.
+ */
+import type { Deployment } from './deployment';
+import type { FeedServer } from './feed-server';
+import { callWebhook } from './learning-calls';
+import { figures, taskRecords, timedPrompt } from './learning-measure';
+import { measured, ofExecution, RENDER_S, tagged, type Row } from './learning-rows';
+import { mediagenWrote, type OtherNodeState, type StateAfter, type StaticDataDb } from './learning-static';
+import { MANUAL_TRIGGER, MEDIAGEN, RSS_TRIGGER, type Workflow } from './learning-workflows';
+import {
+	activateWorkflow,
+	getExecution,
+	listExecutions,
+	restJson,
+	restPost,
+	waitForExecution,
+	type ExecutionRecord,
+} from './rest';
+import { simulatorTasks } from './simulator';
+import { waitFor } from './wait';
+
+/** The executions of a workflow, or nothing (told to `see`) while the list does not answer. */
+async function executionsOf(deployment: Deployment, workflowId: string, see: (state: string) => void) {
+	return await listExecutions(deployment.session, workflowId).catch((error: Error) => {
+		see(`the executions list did not answer (${error.message.slice(0, 200)})`);
+		return undefined;
+	});
+}
+
+/**
+ * A Schedule Trigger workflow: publishes it, waits until `runs` of its executions have ended, then unpublishes it.
+ * Its prompts carry the execution id; rows per run, oldest first. The Schedule Trigger keeps its own state in the
+ * workflow's static data (and saves it from the main process's copy whenever it fires): the last row says whether
+ * that state is still in the database and whether the MediaGen node wrote there.
+ */
+export async function scheduleCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	runs: number,
+	db: StaticDataDb,
+): Promise<Row[]> {
+	const session = deployment.session;
+	const workflowId = deployment.idOf(workflow.id);
+	await activateWorkflow(session, workflowId);
+	const ended = await waitFor(
+		async (see) => {
+			const listed = await executionsOf(deployment, workflowId, see);
+			if (!listed) return undefined;
+			const done = listed.filter((execution) => execution.stoppedAt);
+			see(`${done.length} ended: ${done.map((execution) => `${execution.id} ${execution.status}`).join(', ')}`);
+			return done.length >= runs ? done : undefined;
+		},
+		{ deadline: 60_000 * runs, describe: `${runs} Schedule Trigger executions to end`, interval: 500 },
+	);
+	await restPost(session, `/workflows/${workflowId}/deactivate`, {});
+	const ids = ended.map((execution) => execution.id).sort((a, b) => Number(a) - Number(b));
+	const tasks = await taskRecords(simulatorUrl);
+	const data = db.read(workflowId);
+	const trigger = data['node:Schedule Trigger'];
+	const state: StateAfter = {
+		other: trigger && typeof trigger === 'object' && Object.keys(trigger).length ? 'kept' : 'wiped',
+		mediagenWrote: mediagenWrote(data),
+	};
+	return ids.slice(0, runs).map((id, index) => ({
+		label: `run ${index + 1} (execution ${id})`,
+		...measured(ofExecution(tasks, workflow, id)),
+		...(index === runs - 1 ? { states: [state] } : {}),
+	}));
+}
+
+/** Starts a manual run as the editor's "Execute workflow" does (n8n 1.x sends the workflow, 2.x names the trigger). */
+async function runManually(deployment: Deployment, workflowId: string): Promise<string> {
+	const session = deployment.session;
+	const trigger = { triggerToStartFrom: { name: MANUAL_TRIGGER } };
+	let body: object = trigger;
+	if (deployment.install.recipe.n8n.startsWith('1.')) {
+		const { staticData: _omitted, ...workflowData } = await restJson<Record<string, unknown>>(
+			session,
+			`/workflows/${workflowId}`,
+		);
+		body = { ...trigger, workflowData };
+	}
+	const started = await restPost<{ executionId?: string }>(session, `/workflows/${workflowId}/run`, body);
+	if (!started.executionId) throw new Error(`the manual run did not start: ${JSON.stringify(started)}`);
+	return started.executionId;
+}
+
+/**
+ * Runs a manual workflow `runs` times, one after the other. Rows: the first `warmUp` runs, then the others, with
+ * what the node said in the editor and what the static data held after each run.
+ */
+export async function manualCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	{ runs, warmUp, guard }: { runs: number; warmUp: number; guard: OtherNodeState },
+): Promise<Row[]> {
+	const session = deployment.session;
+	const workflowId = deployment.idOf(workflow.id);
+	const done: Array<{ id: string; status: string; hints: string[]; state: StateAfter }> = [];
+	guard.advance();
+	for (let run = 1; run <= runs; run++) {
+		const id = await runManually(deployment, workflowId);
+		const ended = await waitForExecution(
+			() => session,
+			workflowId,
+			id,
+			(status) => status !== 'running' && status !== 'new',
+			120_000,
+			`manual run ${id} to end`,
+		);
+		const execution = await getExecution(deployment.install, session, id);
+		const nodeRuns = execution.data.resultData.runData[MEDIAGEN] as Array<{ hints?: Array<{ message: string }> }>;
+		done.push({
+			id,
+			status: ended.status,
+			hints: (nodeRuns?.[0]?.hints ?? []).map((hint) => hint.message),
+			state: guard.check(),
+		});
+	}
+	const tasks = await taskRecords(simulatorUrl);
+	const row = (from: number, to: number): Row => {
+		const chosen = done.slice(from - 1, to);
+		return {
+			label: `manual runs ${from}–${to} (executions ${chosen.map((run) => `${run.id} ${run.status}`).join(', ')})`,
+			...measured(chosen.flatMap((run) => ofExecution(tasks, workflow, run.id))),
+			states: chosen.map((run) => run.state),
+			hints: [...new Set(chosen.flatMap((run) => run.hints))],
+		};
+	};
+	return [row(1, warmUp), row(warmUp + 1, runs)];
+}
+
+/** Every execution of a workflow has ended; at least `count` of them (newest first). */
+async function executionsEnded(
+	deployment: Deployment,
+	workflowId: string,
+	count: number,
+	what: string,
+	deadline: number,
+): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
+	return await waitFor(
+		async (see) => {
+			const listed = await executionsOf(deployment, workflowId, see);
+			if (!listed) return undefined;
+			see(listed.map((execution) => `${execution.id} ${execution.status}`).join(', ') || 'no execution');
+			const ended = listed.every((execution) => execution.stoppedAt && execution.status !== 'waiting');
+			return listed.length >= count && ended ? listed : undefined;
+		},
+		{ deadline, describe: what, interval: 500 },
+	);
+}
+
+/**
+ * Webhook → Wait (above 65 s: n8n parks the execution and resumes it later) → MediaGen. The other node's state
+ * is written before the call and again while the execution waits (its snapshot was taken before); once the
+ * resumed execution ended, the database must hold the value written last.
+ */
+export async function waitCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	{ waitS, guard }: { waitS: number; guard: OtherNodeState },
+): Promise<Row[]> {
+	const workflowId = deployment.idOf(workflow.id);
+	const tag = `${workflow.id} w1`;
+	guard.advance();
+	await callWebhook(deployment.baseUrl, workflow.webhookPath!, { prompt: timedPrompt(RENDER_S, `${tag} `) });
+	const parked = await waitForExecution(
+		() => deployment.session,
+		workflowId,
+		undefined,
+		(status) => status === 'waiting',
+		120_000,
+		`the execution of ${workflow.id} to wait`,
+	);
+	guard.advance();
+	const ended = await waitForExecution(
+		() => deployment.session,
+		workflowId,
+		parked.id,
+		(status) => !['waiting', 'running', 'new'].includes(status),
+		(waitS + 300) * 1000,
+		`execution ${parked.id} of ${workflow.id} to resume and end`,
+	);
+	const state = guard.check();
+	const tasks = tagged(await taskRecords(simulatorUrl), tag);
+	return [
+		{
+			label: `resumed after a ${waitS} s Wait (execution ${ended.id}, ${ended.status})`,
+			figures: figures(tasks),
+			states: [state],
+			note: ended.status,
+		},
+	];
+}
+
+/**
+ * RSS Feed Trigger → MediaGen in a queue-mode deployment, across a restart of its main process. The trigger keeps
+ * its cursor (the newest item's date) in the workflow's static data, in the main process's copy, saved when it
+ * emits items; on a restart the main reads it back from the database.
+ *
+ * 1. The feed holds an old item; its date is written as the trigger's cursor into the database, then the workflow
+ *    is published: the trigger's first poll emits the two items published after it (A1, A2), one execution.
+ * 2. Once `othersDone` (the deployment's other cases ended), the main process is stopped; while it is down, B1 and
+ *    B2 are published, and a sentinel item dated an hour ahead (S: any first poll emits it, whatever the cursor);
+ *    the main is started again and its first poll emits what is newer than the cursor it reads from the database.
+ * Rows: each phase, with what the database held of the cursor after it; the note says how often each item was
+ * rendered (the simulator's creations): once each, the old item never.
+ */
+export async function rssCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	{ feed, db, othersDone }: { feed: FeedServer; db: StaticDataDb; othersDone: Promise<unknown> },
+): Promise<Row[]> {
+	const workflowId = deployment.idOf(workflow.id);
+	const title = (name: string) => timedPrompt(RENDER_S, `${workflow.id} ${name} `);
+	const old = feed.publish(title('X0'), new Date(Date.now() - 3_600_000));
+	feed.publish(title('A1'));
+	const a2 = feed.publish(title('A2'));
+	const key = `node:${RSS_TRIGGER}`;
+	db.write(workflowId, { ...db.read(workflowId), [key]: { lastItemDate: old.date.toISOString() } });
+	const cursor = (expected: Date): StateAfter => {
+		const data = db.read(workflowId);
+		const stored = (data[key] as { lastItemDate?: string } | undefined)?.lastItemDate;
+		return {
+			other: stored === undefined ? 'wiped' : Date.parse(stored) === expected.getTime() ? 'kept' : 'put back',
+			mediagenWrote: mediagenWrote(data),
+		};
+	};
+	const creations = async (name: string) =>
+		(await simulatorTasks(simulatorUrl)).filter((task) => task.prompt?.includes(` ${workflow.id} ${name} `)).length;
+
+	await activateWorkflow(deployment.session, workflowId);
+	await waitFor(
+		async (see) => {
+			const seen = [await creations('A1'), await creations('A2')];
+			see(`A1, A2 created ${seen.join(', ')} times`);
+			return seen.every((count) => count > 0);
+		},
+		{ deadline: 180_000, describe: `the trigger of ${workflow.id} to emit A1 and A2`, interval: 250 },
+	);
+	await executionsEnded(deployment, workflowId, 1, `the execution of A1 and A2 to end`, 180_000);
+	const afterA = cursor(a2.date);
+
+	await othersDone.catch(() => undefined);
+	let sentinel = a2;
+	await deployment.restartMain(() => {
+		feed.publish(title('B1'));
+		feed.publish(title('B2'));
+		sentinel = feed.publish(title('S'), new Date(Date.now() + 3_600_000));
+	});
+	await waitFor(
+		async (see) => {
+			const count = await creations('S');
+			see(`S created ${count} times`);
+			return count > 0;
+		},
+		{ deadline: 240_000, describe: `the first poll after the restart to emit S`, interval: 250 },
+	);
+	const executions = await executionsEnded(
+		deployment,
+		workflowId,
+		2,
+		`the executions after the restart to end`,
+		240_000,
+	);
+	const afterRestart = cursor(sentinel.date);
+
+	const names = ['X0', 'A1', 'A2', 'B1', 'B2', 'S'];
+	const counts = await Promise.all(names.map(async (name) => [name, await creations(name)] as const));
+	const tasks = await taskRecords(simulatorUrl);
+	const phase = (list: string[]) => list.flatMap((name) => tagged(tasks, `${workflow.id} ${name}`));
+	const items = Object.fromEntries(counts);
+	const note = `rendered ${counts.map(([name, count]) => `${name} ×${count}`).join(', ')}; ${executions.length} executions`;
+	return [
+		{ label: 'A1, A2 before the restart', figures: figures(phase(['A1', 'A2'])), states: [afterA] },
+		{
+			label: 'B1, B2 (published while the main was down) and S after it',
+			figures: figures(phase(['B1', 'B2', 'S'])),
+			states: [afterRestart],
+			note,
+			items,
+		},
+	];
+}
