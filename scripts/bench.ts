@@ -6,8 +6,8 @@
  * headOfLine, rateLimit) use the raw anchor (lib/bench-common.ts: raw HTTP, keep-alive, no engine overhead at
  * all), and the last two also compare Poll Schedule "Learned" with "Fixed Interval"; the spread and large-files
  * cases use the HTTP Request loop (lib/bench-loop.ts: n8n's own request helper and binary storage, as the HTTP
- * Request node uses them, downloads included). The cases about where polls go (lib/bench-polling.ts: spread,
- * acrossRuns, fixedDurations, neverWorse) measure each run against its floor on the simulator's clock; queueMode
+ * Request node uses them, downloads included). The cases about where polls go (lib/bench-spread.ts: spread, coldBatch;
+ * lib/bench-render-drop.ts; lib/bench-polling.ts: acrossRuns, fixedDurations, neverWorse) measure each run against its floor on the simulator's clock; queueMode
  * (lib/bench-queue.ts) runs one item per execution in real n8n in queue mode, both versions. The simulator runs in a child process with 150 ms added to every answer (a
  * remote API's round trip), so neither its CPU nor its memory is counted for the node. Each case runs in its
  * own Node process so that memory peaks do not mix.

@@ -3,7 +3,7 @@
  * the HTTP Request loop of bench-loop.ts, at a remote API's round trip, for many small files and for a few
  * huge ones.
  *
- * - the runs of the node and of the HTTP Request loop that bench-polling.ts's spread case measures.
+ * - the runs of the node and of the HTTP Request loop that bench-spread.ts's spread case measures.
  * - largeFiles: 20 results of 200 MB each, finished at the same time; wall time against the loop (median of
  *   two pairs), and the node's peak RSS growth in its first run, before any loop run (sampled every 10 ms during
  *   the run: the process's own peak would also hold the loop's).
