@@ -1,5 +1,5 @@
 /** How long the engine waits before trying a failed request again: a creation that created nothing, a poll. */
-import { MAX_RETRY_AFTER_MS } from './bound';
+import { MAX_RETRY_AFTER_MS } from './adaptiveConcurrency';
 import type { WaitingOptions } from './options';
 
 /** Longest pause between two polls of a task whose polls keep failing. */

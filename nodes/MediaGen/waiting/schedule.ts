@@ -6,7 +6,7 @@
  * first check, and the next one after each "not yet", by the rules of learning/policy.ts over what learning/renderTimes.ts knows.
  * Max Wait's check is the last one, wherever the others went.
  */
-import type { CreatedTask } from './answers';
+import type { CreatedTask } from './taskState';
 import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';

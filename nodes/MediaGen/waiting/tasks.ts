@@ -2,7 +2,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../output/taskOutput';
-import type { CreatedTask } from './answers';
+import type { CreatedTask } from './taskState';
 import { runEngine } from './engine';
 import type { WaitingOptions } from './options';
 import { failuresContinue } from '../helpers/toolCall';

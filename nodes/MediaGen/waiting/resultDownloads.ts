@@ -1,6 +1,6 @@
 /**
- * The result lane: downloads of finished tasks' files into n8n's binary storage, next to the API's lanes and
- * outside their bound (file hosts are not the API).
+ * Result downloads: finished tasks' files into n8n's binary storage, within a budget of streams and bytes, next
+ * to the API's requests and outside their bound (file hosts are not the API).
  *
  * - Every file is a job of its own: a task's files download side by side, and the task's outcome is built when
  *   its last file has settled (in `urls` order).
@@ -34,8 +34,8 @@ import type { TaskType } from '../models/endpoints';
 import { storeResultFile } from '../output/resultFiles';
 import type { ItemOutcome } from '../output/taskOutput';
 import { downloadFault, downloadResultFile, downloadRetryAfterMs, isTransientDownloadError } from '../transport';
-import { cancelledOutcome, completedJson, finish, type CreatedTask } from './answers';
-import { MAX_RETRY_AFTER_MS } from './bound';
+import { cancelledOutcome, completedJson, finish, type CreatedTask } from './taskState';
+import { MAX_RETRY_AFTER_MS } from './adaptiveConcurrency';
 import { MinHeap } from './heap';
 import { upperBound } from '../learning/policy';
 import { requestTimeoutAt, type WaitingOptions } from './options';
@@ -112,7 +112,7 @@ interface FileJob {
 	fault?: string;
 }
 
-export interface ResultLaneInput {
+export interface ResultDownloadsInput {
 	options: WaitingOptions;
 	continueOnFail: boolean;
 	/** Aborted when the run stops (an item failed without Continue On Fail): downloads in flight end. */
@@ -123,7 +123,7 @@ export interface ResultLaneInput {
 	wake: () => void;
 }
 
-export class ResultLane {
+export class ResultDownloads {
 	private readonly queue = new MinHeap<FileJob>((job) => job.notBefore);
 
 	/** Tasks whose outcome is not reported yet. */
@@ -146,7 +146,7 @@ export class ResultLane {
 
 	constructor(
 		private readonly context: IExecuteFunctions,
-		private readonly input: ResultLaneInput,
+		private readonly input: ResultDownloadsInput,
 	) {
 		this.maxStreams = Math.max(1, Math.min(RESULT_STREAMS, input.options.maxConcurrency));
 	}

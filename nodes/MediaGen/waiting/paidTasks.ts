@@ -7,7 +7,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
 import type { RequestSummary } from '../output/taskOutput';
-import type { CreatedTask } from './answers';
+import type { CreatedTask } from './taskState';
 
 /** An item's creation, as far as the ledger needs it. */
 export interface CreationRef {
@@ -17,7 +17,7 @@ export interface CreationRef {
 }
 
 /** Retry On Fail's memory of one run, as the ledger tells it (creation operations only). */
-export interface LedgerMemory {
+export interface PaidTasksMemory {
 	created(task: CreatedTask): void;
 	uncertain(job: CreationRef): void;
 	failed(task: CreatedTask): void;
@@ -35,7 +35,7 @@ export function executionNote(context: IExecuteFunctions): string {
 export class PaidTasks {
 	constructor(
 		private readonly context: IExecuteFunctions,
-		private readonly memory: LedgerMemory | undefined,
+		private readonly memory: PaidTasksMemory | undefined,
 	) {}
 
 	/** Whether a later try will know the tasks told here (only creations have a memory). */

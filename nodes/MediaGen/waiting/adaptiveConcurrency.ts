@@ -25,7 +25,7 @@ export const INITIAL_BOUND = 256;
 /** The hold after the first refusal at a bound of 1; it doubles with each further refusal in a row. */
 const FIRST_HOLD_MS = 250;
 
-export class AdaptiveBound {
+export class AdaptiveConcurrency {
 	/** Fractional while it grows back. */
 	private limit: number;
 
