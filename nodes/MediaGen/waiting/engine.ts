@@ -372,32 +372,7 @@ class Engine {
 			}
 			this.concurrency.onSuccess();
 			if (entry.ended || this.stopped) return; // another answer settled the task already, or the run stopped
-			entry.lastStatus = statusOf(task.taskType, info);
-			entry.lastError = undefined;
-			const verdict = decideTaskState.call(this.context, task, info, entry.lastStatus, this.options);
-			if (verdict.state === 'ended') {
-				this.end(entry);
-				this.paidTasks.failed(task);
-				this.fail(verdict.outcome);
-			} else if (verdict.state === 'done') {
-				this.schedule.finished(entry, startedAt, Date.now());
-				this.end(entry);
-				if (this.options.download) this.results.add(task, info, verdict.urls);
-				else this.outcomes.push(finish(task, info, verdict.urls, this.options));
-			} else if (this.input.checkOnly) {
-				this.end(entry, checkedOutcome(task, info));
-			} else if (final) {
-				this.end(entry);
-				this.fail(timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
-			} else {
-				if (entry.failures) {
-					// Back on the grid after a failure.
-					entry.failures = 0;
-					entry.generation++;
-					if (!entry.finalStarted) this.schedule.onGrid(entry, Date.now());
-				}
-				this.schedule.notYet(entry, startedAt, Date.now());
-			}
+			this.answered(entry, final, info, startedAt);
 		} catch (error) {
 			// An exception while the answer was read (hostile data, a bug): the item ends with it, its task pending.
 			this.lost(task.itemIndex, error, { step: 'checking its task', taskId: task.taskId, advised: true, entry });
@@ -405,6 +380,37 @@ class Engine {
 			this.inFlight.poll--;
 			entry.inFlight--;
 			this.wake();
+		}
+	}
+
+	/** What a status answer means for the task: it ends (done, failed, timed out, checked) or waits on. */
+	private answered(entry: Waiting, final: boolean, info: IDataObject, startedAt: number): void {
+		const { task } = entry;
+		entry.lastStatus = statusOf(task.taskType, info);
+		entry.lastError = undefined;
+		const state = decideTaskState.call(this.context, task, info, entry.lastStatus, this.options);
+		if (state.state === 'ended') {
+			this.end(entry);
+			this.paidTasks.failed(task);
+			this.fail(state.outcome);
+		} else if (state.state === 'done') {
+			this.schedule.finished(entry, startedAt, Date.now());
+			this.end(entry);
+			if (this.options.download) this.results.add(task, info, state.urls);
+			else this.outcomes.push(finish(task, info, state.urls, this.options));
+		} else if (this.input.checkOnly) {
+			this.end(entry, checkedOutcome(task, info));
+		} else if (final) {
+			this.end(entry);
+			this.fail(timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+		} else {
+			if (entry.failures) {
+				// Back on the grid after a failure.
+				entry.failures = 0;
+				entry.generation++;
+				if (!entry.finalStarted) this.schedule.onGrid(entry, Date.now());
+			}
+			this.schedule.notYet(entry, startedAt, Date.now());
 		}
 	}
 
