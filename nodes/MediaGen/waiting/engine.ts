@@ -1,26 +1,21 @@
 /**
- * The waiting engine: one continuous schedule for creations, polls and downloads of a node execution.
+ * The waiting engine: one continuous schedule for the creations, status checks and downloads of a node execution.
  *
- * - Each task has its own poll schedule (schedule.ts): its creation time + k × Poll Interval, or, with Poll
- *   Schedule "Learned", where the model's renders have been seen to finish (learning/). The next poll falls
- *   due whether or not the previous answer is back (at most two polls of a task in flight). Its first poll can
- *   come while later items are still being created, and a slow answer holds back no other poll: there are no
- *   rounds. At Max Wait a task gets one last poll before it times out.
- * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
- *   at least half of it, so neither starves the other. Result files (file hosts, not the API) have a lane of
- *   their own (resultDownloads.ts): many small files at once, few huge ones, transient failures retried.
- * - Adaptive concurrency (adaptiveConcurrency.ts): it starts at Max Concurrent Requests (at most 256), halves on each HTTP 429 and grows
- *   back gradually (AIMD); the refused request waits the server's Retry-After, and at a bound of 1 every request does.
- * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
- *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
- *   Requests that are safe to repeat (Task → Delete's) go in the creations' lane too (creationQueue.ts).
+ * - Each task's checks fall due on its own schedule (schedule.ts), whether or not its previous answer is back (at
+ *   most two in flight): there are no rounds, so a task is checked while later items are still being created and a
+ *   slow answer holds back no other task. At Max Wait a task gets one last check before it times out.
+ * - Creations and checks share one adaptive bound on API requests in flight (adaptiveConcurrency.ts); when both
+ *   have work, each gets at least half of it, so neither starves the other. Result files (file hosts, not the API)
+ *   download beside them, outside the bound (resultDownloads.ts).
+ * - A creation is repeated only when it provably created nothing; Task → Delete's requests, safe to repeat, share
+ *   its queue (creationQueue.ts). Creations in flight outlive Stop: their answers carry paid task ids.
  * - No item is lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error
  *   that names the task (helpers/itemFailure.ts), wherever it is raised.
- * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (wakeableSleep.ts).
+ * - No timers: the loop sleeps until the next due time or until a request ends (wakeableSleep.ts).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { itemFailure, type FailureStep } from '../helpers/itemFailure';
+import { itemFailure, type FailureStep, type ItemError } from '../helpers/itemFailure';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
 import type { ItemOutcome } from '../output/taskOutput';
 import {
@@ -85,13 +80,11 @@ class Engine {
 
 	private readonly outcomes: ItemOutcome[] = [];
 
-	/** Creations, and Task → Delete's requests. */
 	private readonly creations = new CreationQueue();
 
 	/** Where each task's next poll goes, and the tasks still waited on. */
 	private readonly schedule: PollSchedule;
 
-	/** Result files of finished tasks (Download Results). */
 	private readonly results: ResultDownloads;
 
 	private readonly inFlight = { create: 0, poll: 0 };
@@ -106,7 +99,6 @@ class Engine {
 
 	private readonly sleeper = new WakeableSleep();
 
-	/** n8n's log line and Retry On Fail's memory for every task that may be paid for. */
 	private readonly paidTasks: PaidTasks;
 
 	constructor(
@@ -277,24 +269,11 @@ class Engine {
 				step: 'creating its task',
 				mayHaveCreated: true,
 			});
-			const now = Date.now();
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.concurrency.onRateLimited(startedAt, retryAfter);
-			const delay = creationRetryDelay(entry.attempts, retryAfter);
-			const window = creationRetryWindow(this.options);
-			if (
-				createdNothing(error) &&
-				!this.cancelled &&
-				!this.stopped &&
-				mayRepeatAt(this.options, entry.firstAttemptAt, now + delay, window)
-			) {
-				this.creations.repeat(entry, now + delay);
-			} else {
-				const json = failedCreationJson(job, error);
-				if (typeof json.taskid === 'string') this.paidTasks.named(job, json.taskid, alsoNamedOf(error));
-				else if (mayHaveCreatedTask(error) || error !== raw) this.paidTasks.uncertain(job, error);
-				this.fail({ itemIndex: job.itemIndex, error, json });
-			}
+			if (this.repeated(entry, error, startedAt, createdNothing(error), creationRetryWindow(this.options))) return;
+			const json = failedCreationJson(job, error);
+			if (typeof json.taskid === 'string') this.paidTasks.named(job, json.taskid, alsoNamedOf(error));
+			else if (mayHaveCreatedTask(error) || error !== raw) this.paidTasks.uncertain(job, error);
+			this.fail({ itemIndex: job.itemIndex, error, json });
 		}
 	}
 
@@ -306,24 +285,27 @@ class Engine {
 			for (const next of more) this.creations.add(next, Date.now());
 		} catch (raw) {
 			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, { step: 'sending its request' });
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.concurrency.onRateLimited(startedAt, retryAfter);
-			const now = Date.now();
-			const delay = creationRetryDelay(entry.attempts, retryAfter);
 			const passing = isRetryableError(error);
-			if (
-				passing &&
-				!this.cancelled &&
-				!this.stopped &&
-				mayRepeatAt(this.options, entry.firstAttemptAt, now + delay, this.options.maxWaitMs)
-			) {
-				this.creations.repeat(entry, now + delay);
-			} else if (!this.cancelled && !(this.stopped && passing)) {
-				// After a stop a request that could have passed did not fail on its own: it is left undone.
-				job.failed(error);
-				this.halt();
-			}
+			if (this.repeated(entry, error, startedAt, passing, this.options.maxWaitMs)) return;
+			// After a stop a request that could have passed did not fail on its own: it is left undone.
+			if (this.cancelled || (this.stopped && passing)) return;
+			job.failed(error);
+			this.halt();
 		}
+	}
+
+	/**
+	 * After a failed attempt of a job of the creations' lane: it goes again after its backoff (and Retry-After) when
+	 * the failure may pass and the attempt still falls within `window` of its first; true when it does.
+	 */
+	private repeated(entry: QueuedJob, error: ItemError, startedAt: number, passing: boolean, window: number): boolean {
+		const retryAfter = retryAfterMs(error);
+		if (isRateLimited(error)) this.concurrency.onRateLimited(startedAt, retryAfter);
+		const at = Date.now() + creationRetryDelay(entry.attempts, retryAfter);
+		if (!passing || this.cancelled || this.stopped) return false;
+		if (!mayRepeatAt(this.options, entry.firstAttemptAt, at, window)) return false;
+		this.creations.repeat(entry, at);
+		return true;
 	}
 
 	// --- polls ----------------------------------------------------------------------------------------
@@ -436,7 +418,7 @@ class Engine {
 						: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
 				);
 			} else if (!entry.finalStarted) {
-				this.schedule.retryAt(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
+				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter), true);
 			}
 		} else if (taskRefused(error)) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.

@@ -5,18 +5,13 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { TaskType } from '../models/endpoints';
-import type { RequestSummary } from '../output/taskOutput';
+import type { CreationJob } from './creationQueue';
 import type { CreatedTask } from './taskState';
 
-/** An item's creation, as far as the ledger needs it. */
-export interface CreationRef {
-	itemIndex: number;
-	taskType: TaskType;
-	summary: RequestSummary;
-}
+/** An item's creation, as far as its log line and memory need it. */
+export type CreationRef = Pick<CreationJob, 'itemIndex' | 'taskType' | 'summary'>;
 
-/** Retry On Fail's memory of one run, as the ledger tells it (creation operations only). */
+/** Retry On Fail's memory of one run, as PaidTasks tells it (creation operations only). */
 export interface PaidTasksMemory {
 	created(task: CreatedTask): void;
 	uncertain(job: CreationRef): void;
