@@ -20,11 +20,8 @@ export interface CreatedTask extends TaskRef {
 
 export function statusOf(taskType: TaskType, data: IDataObject): number | undefined {
 	const value = taskType === 'image' ? data.image_status : data.task_status;
-	return typeof value === 'number'
-		? value
-		: value !== undefined && value !== null && value !== ''
-			? Number(value)
-			: undefined;
+	if (typeof value === 'number') return value;
+	return value !== undefined && value !== null && value !== '' ? Number(value) : undefined;
 }
 
 function resumeHint(task: CreatedTask): string {
