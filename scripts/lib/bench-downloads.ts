@@ -2,7 +2,7 @@
  * The benchmark's download cases (scripts/bench.ts, `downloads`): result files from a host on 127.0.0.1 that
  * answers every request 150 ms late (a CDN's round trip) and counts what it is asked and what it sends, for the
  * shapes a batch meets: many large files, many small ones, a mix, sizes it never announces, and one file it stalls.
- * Each file must be asked for once (waiting/results.ts): a host bills every byte it sends, limits requests and may
+ * Each file must be asked for once (waiting/resultDownloads.ts): a host bills every byte it sends, limits requests and may
  * sign a URL for one use. The node's wall time is measured beside the HTTP Request loop (bench-loop.ts: every file
  * of a round asked for at once, as n8n's HTTP Request node does), and its memory where the files are large.
  */

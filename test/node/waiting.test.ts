@@ -22,7 +22,7 @@ import {
 	useHostileApi,
 	useSimulator,
 } from '../support';
-import { AdaptiveBound } from '../../nodes/MediaGen/waiting/bound';
+import { AdaptiveConcurrency } from '../../nodes/MediaGen/waiting/adaptiveConcurrency';
 import { MinHeap } from '../../nodes/MediaGen/waiting/heap';
 
 const context = useSimulator();
@@ -346,7 +346,7 @@ describe('creations ramp as fast as the API answers (slow start up to Max Concur
 	const hostile = useHostileApi();
 
 	it('the bound starts at 256, grows by one per success up to the cap, and halves from the first HTTP 429 on', () => {
-		const bound = new AdaptiveBound(1024);
+		const bound = new AdaptiveConcurrency(1024);
 		expect(bound.slots).toBe(256);
 		for (let i = 0; i < 256; i++) bound.onSuccess();
 		expect(bound.slots).toBe(512); // doubled in one round trip of answers
@@ -356,8 +356,8 @@ describe('creations ramp as fast as the API answers (slow start up to Max Concur
 		expect(bound.slots).toBe(512);
 		for (let i = 0; i < 256; i++) bound.onSuccess();
 		expect(bound.slots).toBeLessThan(514); // after a 429: about one per bound's worth of answers
-		expect(new AdaptiveBound(256).slots).toBe(256);
-		expect(new AdaptiveBound(10).slots).toBe(10);
+		expect(new AdaptiveConcurrency(256).slots).toBe(256);
+		expect(new AdaptiveConcurrency(10).slots).toBe(10);
 	});
 
 	/** Creations answered after 150 ms: the most that were in flight at once. */

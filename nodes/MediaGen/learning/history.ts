@@ -7,11 +7,10 @@
  * A key with too little history may fall back to the same key learned elsewhere on the same API, once the node's
  * own renders agree with it (policy.ts, rule 1).
  *
- * The static data is read, never written: where n8n hands a node none (n8n 2.x queue workers, executions resumed
- * after a timed Wait), a write would make n8n save the whole column over every other node's state
- * (docs/waiting-and-output.md#where-learning-persists). What an earlier version left there, in any shape, starts a
- * node's history once per process: `{ n, nodes: { <node id>: { u, keys: { <key>: { u, o: [[lo, hi], …] } } } } }`
- * under STATIC_KEY, ages in whole ms (policy.ts's Observation), oldest first, read without a throw and bounded.
+ * The static data is read, never written (store.ts says why). What an earlier version left there, in any shape,
+ * starts a node's history once per process, read without a throw and bounded: under STATIC_KEY,
+ * `{ n, nodes: { <node id>: { u, keys: { <key>: { u, o: [[lo, hi], …] } } } } }`, ages in whole ms (policy.ts's
+ * Observation), oldest first.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 

@@ -5,45 +5,27 @@
  * started (`hi`). The rules, each with its test in test/node/polling/rules.test.ts:
  *
  * 1. `backToGrid`: a task follows the fixed grid (creation + k × Poll Interval) while its kind of render has
- *    fewer than GRID_UNTIL observations the node may trust, and when it is one of the first SCOUTS tasks of a batch
- *    (more than SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether history
- *    still holds. `confirms`: what the process learned of the kind elsewhere on the API is trusted only once the
- *    node's own renders of the kind agree with it. `waitsForScouts`: while nothing trusted is known of its kind, a
- *    batch's other tasks are not checked until a scout has ended (renders of one kind take similar times: while the
- *    scouts run, the others most likely do too), and then join the grid at once (at their next slot when it is less
- *    than MIN_GAP away: waiting/schedule.ts); the batch's output cannot leave before its scouts are done anyway.
- * 2. `planChecks` (where the first check goes, and how checks space out, for a task on its own or one of a few):
- *    the check times that minimise the expected wait after the render's end plus CHECK_COST × Poll Interval per
- *    check, over the render times history describes (`renderDistribution`); planned again after every "not yet".
- *    A first check that finds the task done costs the next task the grid's slots before its first check (rule 3,
- *    `guarded`), and the plan counts that cost too. A batch's tasks instead follow `batchPlacement`: the first
- *    check where the batch's last render is likely to end (where all but two of its N renders would have ended,
- *    and at least BATCH_SHARE of them: its output leaves when its last task is done, so its early tasks need not be
- *    seen at once), each next one where BATCH_SHARE of the longer renders had ended.
+ *    fewer than GRID_UNTIL observations the node may trust (`confirms`: what the process learned of the kind
+ *    elsewhere on the API, once the node's own renders agree with it), and when it is one of the first SCOUTS tasks
+ *    of a batch (more than SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether
+ *    history still holds. `waitsForScouts`: while nothing trusted is known of its kind, a batch's other tasks wait,
+ *    unchecked, until a scout has ended, then join the grid at once (waiting/schedule.ts).
+ * 2. `planChecks` (a task on its own, or one of a few): the check times that minimise the expected wait after the
+ *    render's end plus CHECK_COST × Poll Interval per check, over the render times history describes
+ *    (`renderDistribution`), planned again after every "not yet". A batch's tasks follow `batchPlacement`.
  * 3. `reach` (never later than the grid once checked): after a task's first check, no check comes later than the
- *    grid's next slot plus LATE_SHARE of the task's age plus one round trip. Only the first check may skip grid
- *    slots: history says the render cannot be done before it. `guarded`: after a task on its own was found done at
+ *    grid's next slot plus LATE_SHARE of the task's age plus one round trip; only the first check may skip grid
+ *    slots, where history says the render cannot be done yet. `guarded`: after a task on its own was found done at
  *    its first check, the next one is held to its grid slots themselves from its creation on (`strict`).
- * 4. Past every render history knows, checks come MIN_GAP_SHARE of an interval after the last, the gap doubling up
- *    to the interval (`pastRange`; for a batch's task, up to the interval × the share of the batch still waited on),
- *    and rule 3 still holds.
- * 5. `isStale` (when history is stale): a render done before STALE_FASTER × the age at which 95 % of the renders
- *    history knows were still running, or still running after STALE_SLOWER × the age by which 95 % were done: the
- *    server changed, and what was remembered before counts no more. A scout's render that no remembered render
- *    comes near (`unlikeHistory`: none within STALE_FASTER–STALE_SLOWER of what its checks saw, e.g. between the
- *    two kinds of renders a mixed history holds) makes history stale too: the batch's other tasks, placed from it,
- *    go back to the grid. For one item per execution, the guarded task after a hit (rule 3) sees a drop in render
- *    times where the grid would, and its render shows history stale.
- * 6. `runEnd` (a batch's end, from its own renders): once more than half of a batch's tasks have been seen done in
- *    this run, a task still running at age `age`, older than the renders ranked just before the ones still waited
- *    on, is next checked where the batch's renders likely end: as long after `age` as those renders took to end
- *    before it (at least MIN_GAP, doubled by each such check of the task), when that comes at least a round trip
- *    before the task's next grid slot;
- *    otherwise the grid. A batch's output leaves with its last task: this sees it near its end instead of up to a
- *    whole interval later, and the check replaces the grid's next one when the estimate holds. It applies to the
- *    scouts, and to a batch's other tasks whenever what is remembered does not place them (nothing remembered, or
- *    forgotten by rule 5); their checks after the first then never come after their grid slots
- *    (`batchPlacement`), and once an answer is in, a grid check that waited for it goes at its slot.
+ * 4. `pastRange`: past every render history knows, checks come MIN_GAP_SHARE of an interval after the last, the gap
+ *    doubling up to the interval (for a batch's task, up to the interval × the share of the batch still waited
+ *    on), and rule 3 still holds.
+ * 5. `isStale`, `unlikeHistory`: a render well outside what history knows (STALE_FASTER, STALE_SLOWER) shows that
+ *    the server changed: what was remembered counts no more, and a batch's tasks placed from it go back to the grid.
+ * 6. `runEnd` (a batch's end, from its own renders): a batch's task that outlived the renders ranked just before
+ *    the ones still waited on is next checked where the batch's renders likely end, when that comes at least a
+ *    round trip before its next grid slot; otherwise at the grid's. It applies to the scouts, and to a batch's other
+ *    tasks whenever what is remembered does not place them (nothing remembered, or forgotten by rule 5).
  * Max Wait's last check is the engine's, wherever these rules put the others; and whatever they say, a task's n-th
  * check is never due before n − 1 Poll Intervals of its age (waiting/schedule.ts): the grid's envelope
  * (docs/waiting-and-output.md#the-envelope-what-learning-may-cost).
@@ -117,13 +99,18 @@ export function confirms(mine: readonly Observation[], borrowed: readonly Observ
  * Rule 3 from the creation on, for a task on its own after one found done at its first check (`mine`: the node's
  * own renders, newest last): that check hides how much sooner the render was done, so history may be behind renders
  * that got faster. The next task is then checked no later than each grid slot (`strict`), and sees such a drop
- * where the grid would; a render found done at once is late at most once (rule 2 counts that cost).
+ * where the grid would; a render found done at once is late at most once (rule 2's plan counts that cost: a first
+ * check that finds the task done costs the next task the grid's slots before its first check).
  */
 export function guarded(mine: readonly Observation[]): boolean {
 	return mine.length > 0 && mine[mine.length - 1].lo <= 0;
 }
 
-/** Rule 1: whether a batch's task waits for its scouts (nothing known of its kind, no scout ended yet). */
+/**
+ * Rule 1: whether a batch's task waits for its scouts (nothing known of its kind, no scout ended yet): renders of
+ * one kind take similar times, so while the scouts run the others most likely do too, and the batch's output cannot
+ * leave before its scouts are done anyway.
+ */
 export function waitsForScouts(batch: boolean, known: boolean, scoutEnded: boolean): boolean {
 	return batch && !known && !scoutEnded;
 }
@@ -134,7 +121,7 @@ export function quantile(sorted: readonly number[], p: number): number {
 	return sorted[index];
 }
 
-const byValue = (a: number, b: number) => a - b;
+export const byValue = (a: number, b: number) => a - b;
 
 /** A render time as one number: the middle of what the checks saw; a task found at its first check, that check. */
 export function pointOf(observation: Observation): number {
@@ -305,9 +292,10 @@ function lowEnd(history: readonly Observation[]): number {
 }
 
 /**
- * Rule 5: whether `seen` shows that `history` (oldest first) no longer describes the server's renders. History is
- * read by what its checks proved: the ages at which renders were still running (`lo`) and by which they were done
- * (`hi`), so that renders seen by a coarse grid do not look shorter or longer than they were.
+ * Rule 5: whether `seen` shows that `history` (oldest first) no longer describes the server's renders: done before
+ * STALE_FASTER × the age at which 95 % of the renders history knows were still running, or still running after
+ * STALE_SLOWER × the age by which 95 % were done. History is read by what its checks proved (`lo`, `hi`), so that
+ * renders seen by a coarse grid do not look shorter or longer than they were.
  */
 export function isStale(history: readonly Observation[], seen: Observation): boolean {
 	if (history.length < GRID_UNTIL) return false;
@@ -335,7 +323,10 @@ export function nextSlot(age: number, grid: GridShape): number {
 /**
  * Rule 6: the age at which a batch's task still running at age `age` is next checked, from the batch's own renders
  * seen in this run (`points`, sorted: pointOf of each) and its tasks still waited on (`waiting`, this one included),
- * or undefined for the grid. `probes`: checks of the task placed past the learned range or by this rule so far.
+ * or undefined for the grid. `probes`: checks of the task placed past the learned range or by this rule so far. Once
+ * more than half of the batch was seen done, a task older than the renders ranked just before the ones still waited
+ * on is checked as long after `age` as those renders took to end before it: the batch's output leaves with its last
+ * task, and this sees it near its end instead of up to a whole interval later.
  */
 export function runEnd(
 	points: readonly number[],
@@ -365,6 +356,12 @@ export function earlyEstimate(observation: Observation, intervalMs: number): num
 	return Math.min((observation.lo + observation.hi) / 2, observation.lo + gap);
 }
 
+/** Puts `value` into sorted `values`, after its equals; returns `values`. */
+export function insertSorted(values: number[], value: number): number[] {
+	values.splice(upperBound(values, value), 0, value);
+	return values;
+}
+
 /** The first index whose value is above `value`. */
 export function upperBound(sorted: readonly number[], value: number): number {
 	let low = 0;
@@ -392,12 +389,15 @@ export interface BatchView {
 
 /**
  * Rule 2 for a batch: the age of the next check, `pastRange` when the task outlived every known render, or
- * undefined for the grid. Stragglers (tasks older than every known render) that are many, against what is known
- * and against the tasks waited on, mean that what is known is still behind most tasks (a batch created at once,
- * its renders still finishing): the grid until the renders catch up (rule 6 may check them sooner). Times
- * remembered from earlier runs cover whole runs (the scouts check that they still hold): with them, stragglers are
- * probed. Without them, a check after the first never comes after the task's next grid slot (rule 6): what this
- * run has seen of its renders so far is no reason to see a render later than Fixed Interval would.
+ * undefined for the grid. The first check goes where the batch's last render is likely to end (where all but two of
+ * its N renders would have ended, and at least BATCH_SHARE of them: its output leaves when its last task is done, so
+ * its early tasks need not be seen at once), each next one where BATCH_SHARE of the longer renders had ended.
+ * Stragglers (tasks older than every known render) that are many, against what is known and against the tasks
+ * waited on, mean that what is known is still behind most tasks (a batch created at once, its renders still
+ * finishing): the grid until the renders catch up (rule 6 may check them sooner). Times remembered from earlier
+ * runs cover whole runs (the scouts check that they still hold): with them, stragglers are probed. Without them, a
+ * check after the first never comes after the task's next grid slot (rule 6): what this run has seen of its renders
+ * so far is no reason to see a render later than Fixed Interval would.
  */
 export function batchPlacement(
 	view: BatchView,

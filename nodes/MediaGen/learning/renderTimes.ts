@@ -6,28 +6,8 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	backToGrid,
-	batchPlacement,
-	confirms,
-	earlyEstimate,
-	guarded,
-	isStale,
-	judgedLateBy,
-	minGap,
-	pastRange,
-	planChecks,
-	reach,
-	renderDistribution,
-	runEnd,
-	SCOUTS,
-	unlikeHistory,
-	upperBound,
-	pointOf,
-	waitsForScouts,
-	type GridShape,
-	type Observation,
-} from './policy';
+import * as rules from './policy';
+import type { GridShape, Observation } from './policy';
 import { KEPT_OBSERVATIONS, modelOfKey, readStaticHistory, type RenderKey } from './history';
 import { LEARNED, LearnedStore, type KeptKind, type Learned } from './store';
 
@@ -42,10 +22,6 @@ export interface Placement {
 	at: number;
 	pastRange: boolean;
 	runEnd?: boolean;
-}
-
-function insertSorted(sorted: number[], value: number): void {
-	sorted.splice(upperBound(sorted, value), 0, value);
 }
 
 /** One render kind in this run. */
@@ -91,8 +67,8 @@ class Track {
 	 * with it (policy.ts, confirms); otherwise nothing: the grid.
 	 */
 	remembered(): Observation[] | undefined {
-		if (!backToGrid(this.own.length + this.fresh.length, false)) return this.own;
-		return confirms(this.mine, elsewhere(this.borrowed, this.own)) ? this.borrowed : undefined;
+		if (!rules.backToGrid(this.own.length + this.fresh.length, false)) return this.own;
+		return rules.confirms(this.mine, elsewhere(this.borrowed, this.own)) ? this.borrowed : undefined;
 	}
 
 	/** What placements trust: remembered renders and this run's, or undefined while the kind keeps the grid. */
@@ -105,14 +81,16 @@ class Track {
 	samples(remembered: Observation[]): number[] {
 		const cached = this.estimates;
 		if (cached?.from === remembered && cached.fresh === this.fresh.length) return cached.samples;
-		const samples = [...remembered, ...this.fresh].map((o) => earlyEstimate(o, this.intervalMs)).sort(byValue);
+		const samples = [...remembered, ...this.fresh]
+			.map((o) => rules.earlyEstimate(o, this.intervalMs))
+			.sort(rules.byValue);
 		this.estimates = { from: remembered, fresh: this.fresh.length, samples };
 		return samples;
 	}
 
 	add(observation: Observation): void {
 		this.fresh.push(observation);
-		insertSorted(this.points, pointOf(observation));
+		rules.insertSorted(this.points, rules.pointOf(observation));
 	}
 
 	forgetRemembered(): void {
@@ -126,15 +104,13 @@ class Track {
 	keep(): KeptKind {
 		let fresh = this.fresh;
 		if (fresh.length > KEPT_OBSERVATIONS) {
-			const sorted = [...fresh].sort((a, b) => pointOf(a) - pointOf(b));
+			const sorted = [...fresh].sort((a, b) => rules.pointOf(a) - rules.pointOf(b));
 			const step = (sorted.length - 1) / (KEPT_OBSERVATIONS - 1);
 			fresh = Array.from({ length: KEPT_OBSERVATIONS }, (_, index) => sorted[Math.round(index * step)]);
 		}
 		return { observations: fresh, replaces: this.forgot };
 	}
 }
-
-const byValue = (a: number, b: number) => a - b;
 
 /** What the API's pool holds beyond the node's own renders (the pool has each of them too, as kept). */
 function elsewhere(pool: Observation[], own: Observation[]): Observation[] {
@@ -186,12 +162,12 @@ export class RenderTimes {
 
 	/** Rule 3: the latest age of a check that still stands for the grid slot at age `slot`. */
 	latestFor(slot: number): number {
-		return reach(slot - 1, this.grid);
+		return rules.reach(slot - 1, this.grid);
 	}
 
 	/** How late the server may have judged a "done" answered `roundTripMs` after its check started (policy.ts). */
 	judgedLateBy(roundTripMs: number): number {
-		return judgedLateBy(roundTripMs, this.grid);
+		return rules.judgedLateBy(roundTripMs, this.grid);
 	}
 
 	/** The shortest round trip of a check: rule 3 allows a check one round trip late. */
@@ -202,15 +178,15 @@ export class RenderTimes {
 	/** A task of `kind` starts waiting: how its checks are placed. */
 	start(kind: RenderKey, anchor: number): Role {
 		const track = this.track(kind.key);
-		insertSorted(track.active, anchor);
-		if (track.planned <= SCOUTS) return 'planned';
-		return ++track.started <= SCOUTS ? 'scout' : 'batch';
+		rules.insertSorted(track.active, anchor);
+		if (track.planned <= rules.SCOUTS) return 'planned';
+		return ++track.started <= rules.SCOUTS ? 'scout' : 'batch';
 	}
 
 	/** Rule 1: whether a batch's task waits, unchecked, for one of its kind's scouts to end. */
 	holds(kind: RenderKey, role: Role): boolean {
 		const track = this.track(kind.key);
-		return waitsForScouts(role === 'batch', track.trusted() !== undefined, track.scoutEnded);
+		return rules.waitsForScouts(role === 'batch', track.trusted() !== undefined, track.scoutEnded);
 	}
 
 	/**
@@ -219,13 +195,13 @@ export class RenderTimes {
 	 */
 	guards(kind: RenderKey, role: Role): boolean {
 		const track = this.track(kind.key);
-		return role === 'planned' && track.trusted() !== undefined && guarded(track.mine);
+		return role === 'planned' && track.trusted() !== undefined && rules.guarded(track.mine);
 	}
 
 	/** A task of `kind` is no longer waited on. Returns true when it was the first scout to end: tasks held stop waiting. */
 	ended(kind: RenderKey, anchor: number, role: Role | undefined): boolean {
 		const track = this.track(kind.key);
-		const index = upperBound(track.active, anchor) - 1;
+		const index = rules.upperBound(track.active, anchor) - 1;
 		if (track.active[index] === anchor) track.active.splice(index, 1);
 		if (role !== 'scout' || track.scoutEnded) return false;
 		track.scoutEnded = true;
@@ -239,11 +215,16 @@ export class RenderTimes {
 		const trusted = track.trusted();
 		if (!trusted) return undefined;
 		if (role === 'batch') {
-			const placed = batchPlacement(this.batchView(track, trusted.remembered, anchor), 0, 0, this.grid);
+			const placed = rules.batchPlacement(this.batchView(track, trusted.remembered, anchor), 0, 0, this.grid);
 			return placed && anchor + placed.age;
 		}
-		const planned = planChecks(renderDistribution(trusted.observations), 0, { ...this.grid, strict }, !strict);
-		return planned === undefined ? undefined : anchor + Math.max(minGap(this.intervalMs), planned);
+		const planned = rules.planChecks(
+			rules.renderDistribution(trusted.observations),
+			0,
+			{ ...this.grid, strict },
+			!strict,
+		);
+		return planned === undefined ? undefined : anchor + Math.max(rules.minGap(this.intervalMs), planned);
 	}
 
 	/**
@@ -265,21 +246,21 @@ export class RenderTimes {
 		if (!trusted) return ending;
 		if (role === 'batch') {
 			const batch = this.batchView(track, trusted.remembered, now);
-			const placed = batchPlacement(batch, age, probes, grid);
+			const placed = rules.batchPlacement(batch, age, probes, grid);
 			const fromHistory = placed && { at: anchor + placed.age, pastRange: placed.pastRange };
 			// Rule 6 where what is remembered does not place the task: nothing is, or it was forgotten (rule 5).
 			if (batch.remembered || !ending) return fromHistory;
 			return fromHistory && fromHistory.at <= ending.at ? fromHistory : ending;
 		}
-		const planned = planChecks(renderDistribution(trusted.observations), age, grid, false);
+		const planned = rules.planChecks(rules.renderDistribution(trusted.observations), age, grid, false);
 		if (planned !== undefined)
-			return { at: anchor + Math.max(planned, age + minGap(this.intervalMs)), pastRange: false };
-		return { at: anchor + pastRange(age, probes, grid), pastRange: true };
+			return { at: anchor + Math.max(planned, age + rules.minGap(this.intervalMs)), pastRange: false };
+		return { at: anchor + rules.pastRange(age, probes, grid), pastRange: true };
 	}
 
 	/** Rule 6: the next check of a scout's or a batch's task still running at age `age`, by this run's renders. */
 	private runEnd(track: Track, anchor: number, age: number, probes: number): Placement | undefined {
-		const at = runEnd(track.points, track.active.length, age, this.grid, probes);
+		const at = rules.runEnd(track.points, track.active.length, age, this.grid, probes);
 		return at === undefined ? undefined : { at: anchor + at, pastRange: false, runEnd: true };
 	}
 
@@ -305,9 +286,9 @@ export class RenderTimes {
 		const remembered = trusted?.remembered ?? [];
 		const stale =
 			trusted !== undefined &&
-			(isStale(trusted.observations, seen) ||
-				(remembered.length < trusted.observations.length && isStale(remembered, seen)) ||
-				(role === 'scout' && unlikeHistory(remembered, seen)));
+			(rules.isStale(trusted.observations, seen) ||
+				(remembered.length < trusted.observations.length && rules.isStale(remembered, seen)) ||
+				(role === 'scout' && rules.unlikeHistory(remembered, seen)));
 		if (stale) track.forgetRemembered();
 		track.add(seen);
 		return stale && role === 'scout';

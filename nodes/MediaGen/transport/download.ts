@@ -1,7 +1,7 @@
 /**
  * Result downloads: plain HTTP without the credential, redirects followed hop by hop, one deadline per attempt.
  * Each error says whether it is transient (worth another GET: a GET changes nothing on the server) and, for HTTP
- * 429 and 503, how long the server asked to wait; the result lane (waiting/results.ts) decides about retries.
+ * 429 and 503, how long the server asked to wait; the result downloads (waiting/resultDownloads.ts) decides about retries.
  */
 import type { IExecuteFunctions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';

@@ -1,22 +1,32 @@
 /** How long the engine waits before trying a failed request again: a creation that created nothing, a poll. */
-import { MAX_RETRY_AFTER_MS } from './bound';
+import { MAX_RETRY_AFTER_MS } from './adaptiveConcurrency';
 import type { WaitingOptions } from './options';
 
 /** Longest pause between two polls of a task whose polls keep failing. */
 export const MAX_POLL_BACKOFF_MS = 60_000;
 
-/** First pause before repeating a creation that created nothing; doubles per attempt up to the maximum. */
-const CREATE_BACKOFF_MS = 500;
-const MAX_CREATE_BACKOFF_MS = 30_000;
+/** Pauses before repeating a creation that created nothing: 0.5 s, doubling per attempt, at most 30 s. */
+const CREATE_BACKOFF = { firstMs: 500, maxMs: 30_000 };
 
 /** A creation that keeps being refused (429, connection refused) gives up after this long, or after Max Wait. */
 const CREATE_RETRY_WINDOW_MS = 300_000;
 
-/** The pause before attempt `attempts + 1` of a creation, honouring the server's Retry-After (capped). */
+/**
+ * The pause before attempt `attempts + 1` of a request, honouring the server's Retry-After (capped). The backoff is
+ * a floor that grows per attempt: a Retry-After of 0 does not mean "at once, forever".
+ */
+export function retryDelay(
+	attempts: number,
+	retryAfter: number | undefined,
+	backoff: { firstMs: number; maxMs: number },
+): number {
+	const floor = Math.min(backoff.firstMs * 2 ** (attempts - 1), backoff.maxMs);
+	return Math.max(floor, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
+}
+
+/** The pause before attempt `attempts + 1` of a creation (or a request of its lane). */
 export function creationRetryDelay(attempts: number, retryAfter: number | undefined): number {
-	// The backoff is a floor that grows per attempt: a Retry-After of 0 does not mean "at once, forever".
-	const backoff = Math.min(CREATE_BACKOFF_MS * 2 ** (attempts - 1), MAX_CREATE_BACKOFF_MS);
-	return Math.max(backoff, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
+	return retryDelay(attempts, retryAfter, CREATE_BACKOFF);
 }
 
 /** How long after its first attempt a creation may still be repeated: Max Wait bounds it too. */

@@ -1,26 +1,21 @@
 /**
- * The waiting engine: one continuous schedule for creations, polls and downloads of a node execution.
+ * The waiting engine: one continuous schedule for the creations, status checks and downloads of a node execution.
  *
- * - Each task has its own poll schedule (schedule.ts): its creation time + k × Poll Interval, or, with Poll
- *   Schedule "Learned", where the model's renders have been seen to finish (learning/). The next poll falls
- *   due whether or not the previous answer is back (at most two polls of a task in flight). Its first poll can
- *   come while later items are still being created, and a slow answer holds back no other poll: there are no
- *   rounds. At Max Wait a task gets one last poll before it times out.
- * - Lanes: creations and polls share one bound on API requests in flight; when both have work, each lane gets
- *   at least half of it, so neither starves the other. Result files (file hosts, not the API) have a lane of
- *   their own (results.ts): many small files at once, few huge ones, transient failures retried.
- * - Adaptive bound (bound.ts): it starts at Max Concurrent Requests (at most 256), halves on each HTTP 429 and grows
- *   back gradually (AIMD); the refused request waits the server's Retry-After, and at a bound of 1 every request does.
- * - A creation is repeated only when it provably created nothing (HTTP 429, connection refused, DNS
- *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
- *   Requests that are safe to repeat (Task → Delete's) go in the creations' lane too (lane.ts).
+ * - Each task's checks fall due on its own schedule (schedule.ts), whether or not its previous answer is back (at
+ *   most two in flight): there are no rounds, so a task is checked while later items are still being created and a
+ *   slow answer holds back no other task. At Max Wait a task gets one last check before it times out.
+ * - Creations and checks share one adaptive bound on API requests in flight (adaptiveConcurrency.ts); when both
+ *   have work, each gets at least half of it, so neither starves the other. Result files (file hosts, not the API)
+ *   download beside them, outside the bound (resultDownloads.ts).
+ * - A creation is repeated only when it provably created nothing; Task → Delete's requests, safe to repeat, share
+ *   its queue (creationQueue.ts). Creations in flight outlive Stop: their answers carry paid task ids.
  * - No item is lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error
  *   that names the task (helpers/itemFailure.ts), wherever it is raised.
- * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (alarm.ts).
+ * - No timers: the loop sleeps until the next due time or until a request ends (wakeableSleep.ts).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { itemFailure, type FailureStep } from '../helpers/itemFailure';
+import { itemFailure, type FailureStep, type ItemError } from '../helpers/itemFailure';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
 import type { ItemOutcome } from '../output/taskOutput';
 import {
@@ -38,7 +33,7 @@ import {
 	checkedOutcome,
 	createdOutcome,
 	finish,
-	judgeInfo,
+	decideTaskState,
 	pendingJson,
 	alsoNamedOf,
 	failedCreationJson,
@@ -47,18 +42,18 @@ import {
 	statusOf,
 	timedOutOutcome,
 	type CreatedTask,
-} from './answers';
-import { Alarm } from './alarm';
+} from './taskState';
+import { WakeableSleep } from './wakeableSleep';
 import { creationRetryDelay, creationRetryWindow, mayRepeatAt, MAX_POLL_BACKOFF_MS, pollRetryDelay } from './backoff';
-import { AdaptiveBound } from './bound';
-import { LaneQueue, type CreationJob, type LaneJob, type RequestJob } from './lane';
-import { PaidTasks, type LedgerMemory } from './ledger';
+import { AdaptiveConcurrency } from './adaptiveConcurrency';
+import { CreationQueue, type CreationJob, type QueuedJob, type RequestJob } from './creationQueue';
+import { PaidTasks, type PaidTasksMemory } from './paidTasks';
 import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
 import { keepLearned, learnedTimes, type RenderTimes } from '../learning/renderTimes';
-import { ResultLane } from './results';
+import { ResultDownloads } from './resultDownloads';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
-export type { CreationJob, RequestJob } from './lane';
+export type { CreationJob, RequestJob } from './creationQueue';
 
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
 const MAX_POLLS_PER_TASK = 2;
@@ -74,8 +69,8 @@ export interface EngineInput {
 	continueOnFail: boolean;
 	/** Task → Get: one answer per task (retried when it fails), then the task is reported as it is. */
 	checkOnly?: boolean;
-	/** Told about every task that may be paid for, so that Retry On Fail resumes it, or creates anew (ledger.ts). */
-	memory?: LedgerMemory;
+	/** Told about every task that may be paid for, so that Retry On Fail resumes it, or creates anew (paidTasks.ts). */
+	memory?: PaidTasksMemory;
 }
 
 class Engine {
@@ -85,18 +80,16 @@ class Engine {
 
 	private readonly outcomes: ItemOutcome[] = [];
 
-	/** Creations, and Task → Delete's requests. */
-	private readonly creations = new LaneQueue();
+	private readonly creations = new CreationQueue();
 
 	/** Where each task's next poll goes, and the tasks still waited on. */
 	private readonly schedule: PollSchedule;
 
-	/** Result files of finished tasks (Download Results). */
-	private readonly results: ResultLane;
+	private readonly results: ResultDownloads;
 
 	private readonly inFlight = { create: 0, poll: 0 };
 
-	private readonly bound: AdaptiveBound;
+	private readonly concurrency: AdaptiveConcurrency;
 
 	/** Set without Continue On Fail once an item failed: nothing new starts and polls and downloads end. */
 	private stopped = false;
@@ -104,10 +97,9 @@ class Engine {
 	/** Aborted with `stopped`: ends the downloads in flight. */
 	private readonly halted = new AbortController();
 
-	private readonly alarm = new Alarm();
+	private readonly sleeper = new WakeableSleep();
 
-	/** n8n's log line and Retry On Fail's memory for every task that may be paid for. */
-	private readonly ledger: PaidTasks;
+	private readonly paidTasks: PaidTasks;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -118,9 +110,9 @@ class Engine {
 	) {
 		this.options = input.options;
 		this.cancel = context.getExecutionCancelSignal();
-		this.ledger = new PaidTasks(context, input.memory);
-		this.bound = new AdaptiveBound(input.options.maxConcurrency);
-		this.results = new ResultLane(context, {
+		this.paidTasks = new PaidTasks(context, input.memory);
+		this.concurrency = new AdaptiveConcurrency(input.options.maxConcurrency);
+		this.results = new ResultDownloads(context, {
 			options: input.options,
 			continueOnFail: input.continueOnFail,
 			halted: this.halted.signal,
@@ -173,15 +165,15 @@ class Engine {
 	private dispatch(now: number): void {
 		if (this.cancelled) return;
 		if (!this.stopped) this.results.dispatch(now);
-		const holding = now < this.bound.holdUntil;
-		while (this.apiInFlight < this.bound.slots) {
+		const holding = now < this.concurrency.holdUntil;
+		while (this.apiInFlight < this.concurrency.slots) {
 			const creation = holding || this.stopped ? undefined : this.creations.ready(now);
 			const ticket = this.stopped ? undefined : this.schedule.next();
 			const poll = ticket && ticket.dueAt <= now ? ticket : undefined;
 			if (poll && holding && poll.dueAt < poll.entry.deadline) {
 				// A hold skips the task's slots until it ends; Max Wait wins over it: the last poll is never held.
 				this.schedule.take();
-				this.schedule.holdBack(poll.entry, this.bound.holdUntil);
+				this.schedule.holdBack(poll.entry, this.concurrency.holdUntil);
 				continue;
 			}
 			if (!creation && !poll) break;
@@ -194,7 +186,7 @@ class Engine {
 				this.startPoll(poll!, now);
 			}
 		}
-		if (this.apiInFlight >= this.bound.slots) this.schedule.slotsFull(now);
+		if (this.apiInFlight >= this.concurrency.slots) this.schedule.slotsFull(now);
 	}
 
 	/** When the loop must look again even if no request ends (`now`: the time `dispatch` decided by). */
@@ -204,12 +196,12 @@ class Engine {
 			if (time !== undefined && (at === undefined || time < at)) at = time;
 		};
 		if (this.stopped || this.cancelled) return undefined;
-		const apiFull = this.apiInFlight >= this.bound.slots;
+		const apiFull = this.apiInFlight >= this.concurrency.slots;
 		if (!apiFull) {
 			consider(this.schedule.next()?.dueAt);
 			consider(this.creations.nextRepeatAt);
 		}
-		if (this.bound.holdUntil > now) consider(this.bound.holdUntil); // the hold dispatch saw, even if it ended since
+		if (this.concurrency.holdUntil > now) consider(this.concurrency.holdUntil); // the hold dispatch saw, even if it ended since
 		consider(this.results.nextDueAt());
 		return at;
 	}
@@ -221,17 +213,17 @@ class Engine {
 	private async pause(now: number): Promise<void> {
 		const wakeAt = this.nextWakeAt(now);
 		const nothingRunning = !this.apiInFlight && !this.results.inFlight;
-		await this.alarm.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
+		await this.sleeper.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
 	}
 
 	private wake(): void {
-		this.alarm.wake();
+		this.sleeper.wake();
 	}
 
 	// --- creations and requests -------------------------------------------------------------------------
 
 	/** Starts a job of the creations' lane; an exception that escapes its handling still ends its item. */
-	private start(entry: LaneJob): void {
+	private start(entry: QueuedJob): void {
 		this.inFlight.create++;
 		const startedAt = Date.now();
 		if (!entry.attempts) entry.firstAttemptAt = startedAt;
@@ -251,11 +243,11 @@ class Engine {
 		});
 	}
 
-	private async create(entry: LaneJob, job: CreationJob, startedAt: number): Promise<void> {
+	private async create(entry: QueuedJob, job: CreationJob, startedAt: number): Promise<void> {
 		try {
 			const task = await job.send(this.session, requestTimeoutAt(this.options, startedAt));
-			this.bound.onSuccess();
-			this.ledger.created(task);
+			this.concurrency.onSuccess();
+			this.paidTasks.created(task);
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				// The creation's round trip stands for a check's until one is answered (policy.ts, rule 3).
@@ -277,53 +269,43 @@ class Engine {
 				step: 'creating its task',
 				mayHaveCreated: true,
 			});
-			const now = Date.now();
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
-			const delay = creationRetryDelay(entry.attempts, retryAfter);
-			const window = creationRetryWindow(this.options);
-			if (
-				createdNothing(error) &&
-				!this.cancelled &&
-				!this.stopped &&
-				mayRepeatAt(this.options, entry.firstAttemptAt, now + delay, window)
-			) {
-				this.creations.repeat(entry, now + delay);
-			} else {
-				const json = failedCreationJson(job, error);
-				if (typeof json.taskid === 'string') this.ledger.named(job, json.taskid, alsoNamedOf(error));
-				else if (mayHaveCreatedTask(error) || error !== raw) this.ledger.uncertain(job, error);
-				this.fail({ itemIndex: job.itemIndex, error, json });
-			}
+			if (this.repeated(entry, error, startedAt, createdNothing(error), creationRetryWindow(this.options))) return;
+			const json = failedCreationJson(job, error);
+			if (typeof json.taskid === 'string') this.paidTasks.named(job, json.taskid, alsoNamedOf(error));
+			else if (mayHaveCreatedTask(error) || error !== raw) this.paidTasks.uncertain(job, error);
+			this.fail({ itemIndex: job.itemIndex, error, json });
 		}
 	}
 
 	/** One attempt of a request that is safe to repeat; a failure that may pass is repeated within Max Wait. */
-	private async request(entry: LaneJob, job: RequestJob, startedAt: number): Promise<void> {
+	private async request(entry: QueuedJob, job: RequestJob, startedAt: number): Promise<void> {
 		try {
 			const more = await job.send(this.session, requestTimeoutAt(this.options, startedAt));
-			this.bound.onSuccess();
+			this.concurrency.onSuccess();
 			for (const next of more) this.creations.add(next, Date.now());
 		} catch (raw) {
 			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, { step: 'sending its request' });
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
-			const now = Date.now();
-			const delay = creationRetryDelay(entry.attempts, retryAfter);
 			const passing = isRetryableError(error);
-			if (
-				passing &&
-				!this.cancelled &&
-				!this.stopped &&
-				mayRepeatAt(this.options, entry.firstAttemptAt, now + delay, this.options.maxWaitMs)
-			) {
-				this.creations.repeat(entry, now + delay);
-			} else if (!this.cancelled && !(this.stopped && passing)) {
-				// After a stop a request that could have passed did not fail on its own: it is left undone.
-				job.failed(error);
-				this.halt();
-			}
+			if (this.repeated(entry, error, startedAt, passing, this.options.maxWaitMs)) return;
+			// After a stop a request that could have passed did not fail on its own: it is left undone.
+			if (this.cancelled || (this.stopped && passing)) return;
+			job.failed(error);
+			this.halt();
 		}
+	}
+
+	/**
+	 * After a failed attempt of a job of the creations' lane: it goes again after its backoff (and Retry-After) when
+	 * the failure may pass and the attempt still falls within `window` of its first; true when it does.
+	 */
+	private repeated(entry: QueuedJob, error: ItemError, startedAt: number, passing: boolean, window: number): boolean {
+		const retryAfter = retryAfterMs(error);
+		if (isRateLimited(error)) this.concurrency.onRateLimited(startedAt, retryAfter);
+		const at = Date.now() + creationRetryDelay(entry.attempts, retryAfter);
+		if (!passing || this.cancelled || this.stopped) return false;
+		if (!mayRepeatAt(this.options, entry.firstAttemptAt, at, window)) return false;
+		this.creations.repeat(entry, at);
+		return true;
 	}
 
 	// --- polls ----------------------------------------------------------------------------------------
@@ -370,34 +352,9 @@ class Engine {
 				this.pollFailed(entry, final, error, startedAt);
 				return;
 			}
-			this.bound.onSuccess();
+			this.concurrency.onSuccess();
 			if (entry.ended || this.stopped) return; // another answer settled the task already, or the run stopped
-			entry.lastStatus = statusOf(task.taskType, info);
-			entry.lastError = undefined;
-			const verdict = judgeInfo.call(this.context, task, info, entry.lastStatus, this.options);
-			if (verdict.state === 'ended') {
-				this.end(entry);
-				this.ledger.failed(task);
-				this.fail(verdict.outcome);
-			} else if (verdict.state === 'done') {
-				this.schedule.finished(entry, startedAt, Date.now());
-				this.end(entry);
-				if (this.options.download) this.results.add(task, info, verdict.urls);
-				else this.outcomes.push(finish(task, info, verdict.urls, this.options));
-			} else if (this.input.checkOnly) {
-				this.end(entry, checkedOutcome(task, info));
-			} else if (final) {
-				this.end(entry);
-				this.fail(timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
-			} else {
-				if (entry.failures) {
-					// Back on the grid after a failure.
-					entry.failures = 0;
-					entry.generation++;
-					if (!entry.finalStarted) this.schedule.onGrid(entry, Date.now());
-				}
-				this.schedule.notYet(entry, startedAt, Date.now());
-			}
+			this.answered(entry, final, info, startedAt);
 		} catch (error) {
 			// An exception while the answer was read (hostile data, a bug): the item ends with it, its task pending.
 			this.lost(task.itemIndex, error, { step: 'checking its task', taskId: task.taskId, advised: true, entry });
@@ -405,6 +362,37 @@ class Engine {
 			this.inFlight.poll--;
 			entry.inFlight--;
 			this.wake();
+		}
+	}
+
+	/** What a status answer means for the task: it ends (done, failed, timed out, checked) or waits on. */
+	private answered(entry: Waiting, final: boolean, info: IDataObject, startedAt: number): void {
+		const { task } = entry;
+		entry.lastStatus = statusOf(task.taskType, info);
+		entry.lastError = undefined;
+		const state = decideTaskState.call(this.context, task, info, entry.lastStatus, this.options);
+		if (state.state === 'ended') {
+			this.end(entry);
+			this.paidTasks.failed(task);
+			this.fail(state.outcome);
+		} else if (state.state === 'done') {
+			this.schedule.finished(entry, startedAt, Date.now());
+			this.end(entry);
+			if (this.options.download) this.results.add(task, info, state.urls);
+			else this.outcomes.push(finish(task, info, state.urls, this.options));
+		} else if (this.input.checkOnly) {
+			this.end(entry, checkedOutcome(task, info));
+		} else if (final) {
+			this.end(entry);
+			this.fail(timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+		} else {
+			if (entry.failures) {
+				// Back on the grid after a failure.
+				entry.failures = 0;
+				entry.generation++;
+				if (!entry.finalStarted) this.schedule.onGrid(entry, Date.now());
+			}
+			this.schedule.notYet(entry, startedAt, Date.now());
 		}
 	}
 
@@ -421,7 +409,7 @@ class Engine {
 			entry.failures++;
 			entry.lastError = error;
 			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
+			if (isRateLimited(error)) this.concurrency.onRateLimited(startedAt, retryAfter);
 			if (final) {
 				this.end(entry);
 				this.fail(
@@ -430,19 +418,19 @@ class Engine {
 						: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
 				);
 			} else if (!entry.finalStarted) {
-				this.schedule.retryAt(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
+				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter), true);
 			}
 		} else if (taskRefused(error)) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
 			this.end(entry);
-			this.ledger.failed(task);
+			this.paidTasks.failed(task);
 			this.fail({ itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
 		} else {
 			// The status check failed (not found, a proxy's 4xx, a redirect, an answer the node could not read): the
 			// API did not say that the task failed, so it stays remembered and Retry On Fail checks it again instead of
 			// paying for it again.
 			this.end(entry);
-			this.fail(statusCheckFailed(task, error, entry.lastStatus, this.ledger.remembers));
+			this.fail(statusCheckFailed(task, error, entry.lastStatus, this.paidTasks.remembers));
 		}
 	}
 
@@ -455,8 +443,8 @@ class Engine {
 		if (entry && !entry.ended) this.end(entry);
 		if (this.cancelled || this.outcomes.some((outcome) => outcome.itemIndex === itemIndex)) return;
 		const failure = itemFailure(this.context.getNode(), error, itemIndex, about);
-		if (entry) return this.fail(statusCheckFailed(entry.task, failure, entry.lastStatus, this.ledger.remembers));
-		if (job) this.ledger.uncertain(job, failure);
+		if (entry) return this.fail(statusCheckFailed(entry.task, failure, entry.lastStatus, this.paidTasks.remembers));
+		if (job) this.paidTasks.uncertain(job, failure);
 		this.fail({ itemIndex, error: failure, json: job ? failedCreationJson(job, failure) : undefined });
 	}
 

@@ -42,6 +42,10 @@ interface Entry {
 	also: boolean;
 }
 
+/** The task ids of entries (an uncertain one names none). */
+const taskIds = (entries: Entry[]): string[] =>
+	entries.flatMap(({ remembered }) => (remembered === 'uncertain' ? [] : [remembered.taskId]));
+
 function parse(entry: string): Entry {
 	const [request, type, ...id] = entry.split('|');
 	const taskId = id.join('|');
@@ -97,18 +101,17 @@ export class TaskMemory {
 			.map(parse)
 			.filter((parsed) => parsed.request === request);
 		const main = entries.find((parsed) => !parsed.also)?.remembered;
-		const alsoNamed = entries
-			.filter((parsed) => parsed.also && parsed.remembered !== 'uncertain')
-			.map((parsed) => (parsed.remembered as { taskId: string }).taskId);
+		const alsoNamed = taskIds(entries.filter((parsed) => parsed.also));
 		return main && main !== 'uncertain' && alsoNamed.length ? { ...main, alsoNamed } : main;
 	}
 
 	/** Tasks an earlier try created for this item with another request (an expression gave other values). */
 	otherTasks(itemIndex: number, request: string): string[] {
-		return this.entries(itemIndex)
-			.map(parse)
-			.filter((parsed) => parsed.request !== request && parsed.remembered !== 'uncertain')
-			.map((parsed) => (parsed.remembered as { taskId: string }).taskId);
+		return taskIds(
+			this.entries(itemIndex)
+				.map(parse)
+				.filter((parsed) => parsed.request !== request),
+		);
 	}
 
 	remember(itemIndex: number, request: string, remembered: Remembered): void {
@@ -137,11 +140,7 @@ export class TaskMemory {
 			.map(Number)
 			.sort((a, b) => a - b);
 		return items.flatMap((itemIndex) =>
-			memory
-				.entries(itemIndex)
-				.map(parse)
-				.filter((parsed) => parsed.remembered !== 'uncertain')
-				.map((parsed) => `${(parsed.remembered as { taskId: string }).taskId} (item ${itemIndex})`),
+			taskIds(memory.entries(itemIndex).map(parse)).map((taskId) => `${taskId} (item ${itemIndex})`),
 		);
 	}
 }

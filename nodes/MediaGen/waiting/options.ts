@@ -8,10 +8,10 @@ import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
 import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
- * Default cap on API requests in flight at once, per node execution. A run starts there (bound.ts: above it, slow start
- * doubles per round trip of answers up to a higher cap) until the API answers HTTP 429. Chosen with `npm run bench` at 150 ms round trip: a cap of 64 made 500 creations wait for each other (500 x
- * 150 ms / 64 = 1.2 s, several seconds on a loaded machine, where every round trip grows) and starved polls (500
- * tasks polled every 2 s need 250 answers a second), while n8n's HTTP Request node sends every item at once.
+ * Default cap on API requests in flight at once, per node execution, where a run starts (adaptiveConcurrency.ts).
+ * Chosen with `npm run bench` at 150 ms round trip: a cap of 64 made 500 creations wait for each other (500 x 150 ms
+ * / 64 = 1.2 s, several seconds on a loaded machine, where every round trip grows) and starved polls (500 tasks
+ * polled every 2 s need 250 answers a second), while n8n's HTTP Request node sends every item at once.
  */
 export const DEFAULT_MAX_CONCURRENCY = 256;
 

@@ -3,10 +3,10 @@
  *
  * Poll Schedule "Fixed": check k of a task falls due at its creation + k × Poll Interval (a fixed period, slots
  * already past are skipped, not bunched). "Learned" (the default) keeps that grid as the fallback and places the
- * first check, and the next one after each "not yet", by the rules of learning/policy.ts over what learning/renderTimes.ts knows.
- * Max Wait's check is the last one, wherever the others went.
+ * first check, and the next one after each "not yet", by the rules of learning/policy.ts over what
+ * learning/renderTimes.ts knows. Max Wait's check is the last one, wherever the others went.
  */
-import type { CreatedTask } from './answers';
+import type { CreatedTask } from './taskState';
 import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
@@ -198,21 +198,15 @@ export class PollSchedule {
 		this.queue(entry, entry.anchor + (late ? this.learned!.latestFor(slot) : slot));
 	}
 
-	/** Replaces the task's next check by one at `dueAt` (capped at the deadline); the grid resumes after it. */
-	moveTo(entry: Waiting, dueAt: number): void {
-		entry.generation++;
-		entry.pollNumber = Math.floor((dueAt - entry.anchor) / this.options.pollIntervalMs);
-		this.queue(entry, dueAt);
-	}
-
 	/**
-	 * The check after a failed one, at `dueAt` (capped at the deadline): a failure is not a schedule's check, and
-	 * its repeat goes when the backoff says.
+	 * Replaces the task's next check by one at `dueAt` (capped at the deadline); the grid resumes after it. A check
+	 * after a failed one (`retry`) is not a schedule's check: it goes when the backoff says.
 	 */
-	retryAt(entry: Waiting, dueAt: number): void {
+	moveTo(entry: Waiting, dueAt: number, retry = false): void {
 		entry.generation++;
 		entry.pollNumber = Math.floor((dueAt - entry.anchor) / this.options.pollIntervalMs);
-		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+		if (retry) this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+		else this.queue(entry, dueAt);
 	}
 
 	/**
@@ -248,20 +242,15 @@ export class PollSchedule {
 		if (!placed || (placed.pastRange && placed.at >= gridDue)) {
 			// The grid's next check was put as late as rule 3 allows behind a placed check, so as not to go out before
 			// that check's answer: the answer is in, the grid's check goes at its slot.
-			if (entry.placed) this.regrid(entry, gridDue);
-			return;
+			if (!entry.placed) return;
+			entry.placed = false;
+			entry.generation++;
+			return this.queue(entry, gridDue);
 		}
 		if (placed.pastRange || placed.runEnd) entry.probes++;
 		// A check placed by the run's own renders (rule 6) comes a round trip before the slot: the slot's check stays on time.
 		entry.placed = !placed.runEnd && !strict;
 		this.moveTo(entry, Math.max(placed.at, now));
-	}
-
-	/** The task's next check at its grid slot `dueAt` (capped at the deadline), placed no more. */
-	private regrid(entry: Waiting, dueAt: number): void {
-		entry.generation++;
-		entry.placed = false;
-		this.queue(entry, dueAt);
 	}
 
 	/**

@@ -20,7 +20,7 @@ import {
 import { RenderTimes } from '../../../nodes/MediaGen/learning/renderTimes';
 import { LearnedStore, type Learned } from '../../../nodes/MediaGen/learning/store';
 import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
-import type { CreatedTask } from '../../../nodes/MediaGen/waiting/answers';
+import type { CreatedTask } from '../../../nodes/MediaGen/waiting/taskState';
 import type { WaitingOptions } from '../../../nodes/MediaGen/waiting/options';
 
 const I = 1000;

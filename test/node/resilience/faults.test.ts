@@ -8,7 +8,7 @@
 import { createServer } from 'node:net';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { AdaptiveBound } from '../../../nodes/MediaGen/waiting/bound';
+import { AdaptiveConcurrency } from '../../../nodes/MediaGen/waiting/adaptiveConcurrency';
 import { PollSchedule } from '../../../nodes/MediaGen/waiting/schedule';
 import { runNode, type RunResult } from '../../harness';
 import { MediaGenSimulator, type FaultAction } from '../../simulator/server';
@@ -435,9 +435,9 @@ describe('rate limits: holds are bounded, refusals are paced', () => {
 			},
 		});
 		let holdUntil = 0;
-		const onRateLimited = AdaptiveBound.prototype.onRateLimited;
-		const held = jest.spyOn(AdaptiveBound.prototype, 'onRateLimited').mockImplementation(function (
-			this: AdaptiveBound,
+		const onRateLimited = AdaptiveConcurrency.prototype.onRateLimited;
+		const held = jest.spyOn(AdaptiveConcurrency.prototype, 'onRateLimited').mockImplementation(function (
+			this: AdaptiveConcurrency,
 			...args
 		) {
 			onRateLimited.apply(this, args);

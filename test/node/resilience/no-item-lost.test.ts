@@ -15,7 +15,7 @@ import { HOSTILE_KEY, ideaItems, useHostileApi } from '../../support';
 import * as api from '../../../nodes/MediaGen/transport/api';
 import * as download from '../../../nodes/MediaGen/transport/download';
 import * as prepare from '../../../nodes/MediaGen/request/prepare';
-import * as answers from '../../../nodes/MediaGen/waiting/answers';
+import * as answers from '../../../nodes/MediaGen/waiting/taskState';
 import * as resultFiles from '../../../nodes/MediaGen/output/resultFiles';
 import * as badInput from '../../../nodes/MediaGen/helpers/badInput';
 
@@ -146,7 +146,7 @@ const STEPS: Step[] = [
 	{ name: 'read', module: prepare, fn: 'prepareRequest', isItem1: (args) => args[1] === 1, hasTask: false },
 	{ name: 'create', module: api, fn: 'apiMultipartRequest', isItem1: contextItem(2), hasTask: false },
 	{ name: 'poll', module: api, fn: 'apiJsonRequest', isItem1: contextItem(2), hasTask: true },
-	{ name: 'judge', module: answers, fn: 'judgeInfo', isItem1: taskItem, hasTask: true },
+	{ name: 'judge', module: answers, fn: 'decideTaskState', isItem1: taskItem, hasTask: true },
 	{
 		name: 'build the output',
 		module: answers,

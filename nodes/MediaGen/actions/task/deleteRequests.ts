@@ -1,5 +1,5 @@
 /**
- * Task → Delete through the waiting engine's creations' lane (engine.ts, lane.ts): the same bound on requests in
+ * Task → Delete through the waiting engine's creations' lane (engine.ts, creationQueue.ts): the same bound on requests in
  * flight (Max Concurrent Requests, halved on HTTP 429), the same holds and retry queue. Each request group (an
  * item, or with Combine All Items every item of one Task Type and User ID) goes out in chunks of DELETE_CHUNK_SIZE
  * distinct ids, and what became of every id is kept (output/deleteOutput.ts). What an answer says is read by the

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import type { ItemOutcome } from '../../output/taskOutput';
 import { readTaskRef, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
-import type { CreatedTask } from '../../waiting/answers';
+import type { CreatedTask } from '../../waiting/taskState';
 import { waitForTasks } from '../../waiting/tasks';
 import { readWaitingOptions } from '../../waiting/options';
 import { taskOptionsProperties } from '../descriptions';

@@ -1,31 +1,25 @@
 /**
- * The result lane: downloads of finished tasks' files into n8n's binary storage, next to the API's lanes and
- * outside their bound (file hosts are not the API).
+ * Result downloads: finished tasks' files into n8n's binary storage, within a budget of streams and bytes, beside
+ * the API's requests and outside their bound (file hosts are not the API).
  *
  * - Every file is a job of its own: a task's files download side by side, and the task's outcome is built when
  *   its last file has settled (in `urls` order).
  * - Each file is asked for once: a GET that was answered is read to its end (or fails), never dropped and asked
  *   again for lack of room. Result hosts are CDNs that bill every byte they send, limit requests and may sign a
  *   URL for one use.
- * - Bounded by streams and by bytes, not by a fixed count: up to RESULT_STREAMS files at once (never more than Max
- *   Concurrent Requests). A file's size is known when its answer comes (Content-Length; without one, the middle
- *   size of its task type's files stored so far, or FIRST_GUESS). A small one (at most SMALL_FILE) is read at once;
- *   a larger one when fewer than MIN_STREAMS files are being read, or when the bytes being read leave room for it in
- *   BYTE_BUDGET, and it waits unread until then (its body stays with the host: a connection waiting costs it
- *   nothing, a second GET would). So huge files go two at a time, each with a fair share of the bandwidth, well
- *   inside its deadline, small ones beside them. A file waits at most HOLD_SHARE of its Request Timeout (which
- *   keeps running), then is read anyway. Files are asked for ahead only while what is asked for and not yet being
- *   read stays within BYTE_BUDGET (files not answered yet counted at the middle size of their type seen so far, or
- *   FIRST_GUESS), or is fewer than MIN_STREAMS files: a batch of huge videos keeps two of them ready behind the two
- *   being read, a batch of small images asks for dozens at once.
- * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a reset or refused connection, a body cut off, a
- *   file that is not whole) are retried with backoff: a GET changes nothing on the server. All attempts of a file
- *   share one deadline, Request Timeout from its first attempt; a 404, a refused scheme or an empty file is not
- *   retried, nor a file that came back broken exactly as before (the host has nothing else to send).
- * - Requests go through n8n's plain `httpRequest` without the credential (transport/download.ts). n8n builds a
- *   new HTTP agent for every request, so connections are not reused; parallel streams make up for the round
- *   trips instead.
- * - No timers: a retry waits in the queue for its time; the engine's loop wakes for it (`nextDueAt`).
+ * - Room, not a fixed count: a file's size is known when its answer comes (Content-Length; else the middle size of
+ *   its task type's files seen so far, or FIRST_GUESS). It is read at once when small (SMALL_FILE), when fewer than
+ *   MIN_STREAMS files are being read, or when it fits BYTE_BUDGET beside them; else it waits unread, at most
+ *   HOLD_SHARE of its Request Timeout (its body stays with the host: a waiting connection costs it nothing, a second
+ *   GET would). Files are asked for ahead while what is asked and not yet read fits BYTE_BUDGET or is fewer than
+ *   MIN_STREAMS files: huge videos go two at a time, each well inside its deadline, with two ready behind them;
+ *   small images dozens at once.
+ * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a dropped connection, a file not whole) are
+ *   retried with backoff, all attempts inside Request Timeout from the first (a GET changes nothing on the
+ *   server); a 404, a refused scheme, an empty file, or one broken exactly as before (the host has nothing else to
+ *   send) is not.
+ * - n8n builds a new HTTP agent for every request (transport/download.ts), so connections are not reused; parallel
+ *   streams make up for the round trips. No timers: a retry waits in the queue and the engine wakes for it.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -34,10 +28,10 @@ import type { TaskType } from '../models/endpoints';
 import { storeResultFile } from '../output/resultFiles';
 import type { ItemOutcome } from '../output/taskOutput';
 import { downloadFault, downloadResultFile, downloadRetryAfterMs, isTransientDownloadError } from '../transport';
-import { cancelledOutcome, completedJson, finish, type CreatedTask } from './answers';
-import { MAX_RETRY_AFTER_MS } from './bound';
+import { cancelledOutcome, completedJson, finish, type CreatedTask } from './taskState';
+import { retryDelay } from './backoff';
 import { MinHeap } from './heap';
-import { upperBound } from '../learning/policy';
+import { insertSorted } from '../learning/policy';
 import { requestTimeoutAt, type WaitingOptions } from './options';
 
 /**
@@ -68,9 +62,8 @@ const FIRST_GUESS: Record<TaskType, number> = { image: BYTE_BUDGET / 64, video: 
 /** Attempts of one file: the first and up to three retries, all inside its deadline. */
 const MAX_ATTEMPTS = 4;
 
-/** First pause before a retry; it doubles per attempt up to the maximum. */
-const RETRY_BACKOFF_MS = 500;
-const MAX_RETRY_BACKOFF_MS = 8_000;
+/** Pauses before a file's retries: 0.5 s, doubling per attempt, at most 8 s (or the host's Retry-After). */
+const RETRY_BACKOFF = { firstMs: 500, maxMs: 8_000 };
 
 /** The bytes n8n stored for a file (n8n 2.x says; 1.x only writes a rounded text). */
 function storedSize(binary: INodeExecutionData['binary']): number | undefined {
@@ -112,7 +105,7 @@ interface FileJob {
 	fault?: string;
 }
 
-export interface ResultLaneInput {
+export interface ResultDownloadsInput {
 	options: WaitingOptions;
 	continueOnFail: boolean;
 	/** Aborted when the run stops (an item failed without Continue On Fail): downloads in flight end. */
@@ -123,7 +116,7 @@ export interface ResultLaneInput {
 	wake: () => void;
 }
 
-export class ResultLane {
+export class ResultDownloads {
 	private readonly queue = new MinHeap<FileJob>((job) => job.notBefore);
 
 	/** Tasks whose outcome is not reported yet. */
@@ -146,7 +139,7 @@ export class ResultLane {
 
 	constructor(
 		private readonly context: IExecuteFunctions,
-		private readonly input: ResultLaneInput,
+		private readonly input: ResultDownloadsInput,
 	) {
 		this.maxStreams = Math.max(1, Math.min(RESULT_STREAMS, input.options.maxConcurrency));
 	}
@@ -190,14 +183,12 @@ export class ResultLane {
 	}
 
 	/**
-	 * When the next queued file falls due, if it waits for a later time (a retry). A file due now that did not
-	 * start waits for room: the end of a download in flight wakes the loop.
+	 * When the loop must look again for a file: a retry's time (one that fell due since the last dispatch, on a busy
+	 * machine, now if it may start; one that may not waits for a download in flight to end, which wakes the loop).
 	 */
 	nextDueAt(): number | undefined {
 		if (this.halted) return undefined;
 		const job = this.queue.peek();
-		// A retry that fell due since the loop last dispatched (a busy machine) starts now if it may; one that may not
-		// waits for a download in flight to end, which wakes the loop.
 		const next = job && (job.notBefore > Date.now() || this.mayAsk(job)) ? job.notBefore : undefined;
 		// A file waiting for room is read at its hold's end whatever is in flight.
 		const held = this.waiting.length ? Math.min(...this.waiting.map((file) => file.until)) : undefined;
@@ -230,11 +221,8 @@ export class ResultLane {
 	}
 
 	private sawSize(job: FileJob, size: number | undefined): void {
-		if (size === undefined) return;
 		const type = job.files.task.taskType;
-		const seen = this.sizes.get(type) ?? [];
-		seen.splice(upperBound(seen, size), 0, size);
-		this.sizes.set(type, seen);
+		if (size !== undefined) this.sizes.set(type, insertSorted(this.sizes.get(type) ?? [], size));
 	}
 
 	/**
@@ -355,9 +343,7 @@ export class ResultLane {
 		const fault = downloadFault(error);
 		if (fault !== undefined && fault === job.fault) return false;
 		job.fault = fault;
-		const backoff = Math.min(RETRY_BACKOFF_MS * 2 ** (job.attempts - 1), MAX_RETRY_BACKOFF_MS);
-		const retryAfter = Math.min(downloadRetryAfterMs(error) ?? 0, MAX_RETRY_AFTER_MS);
-		const at = Date.now() + Math.max(backoff, retryAfter);
+		const at = Date.now() + retryDelay(job.attempts, downloadRetryAfterMs(error), RETRY_BACKOFF);
 		if (job.deadline === undefined || at >= job.deadline) return false;
 		job.notBefore = at;
 		this.queue.push(job);

@@ -5,19 +5,14 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { TaskType } from '../models/endpoints';
-import type { RequestSummary } from '../output/taskOutput';
-import type { CreatedTask } from './answers';
+import type { CreationJob } from './creationQueue';
+import type { CreatedTask } from './taskState';
 
-/** An item's creation, as far as the ledger needs it. */
-export interface CreationRef {
-	itemIndex: number;
-	taskType: TaskType;
-	summary: RequestSummary;
-}
+/** An item's creation, as far as its log line and memory need it. */
+export type CreationRef = Pick<CreationJob, 'itemIndex' | 'taskType' | 'summary'>;
 
-/** Retry On Fail's memory of one run, as the ledger tells it (creation operations only). */
-export interface LedgerMemory {
+/** Retry On Fail's memory of one run, as PaidTasks tells it (creation operations only). */
+export interface PaidTasksMemory {
 	created(task: CreatedTask): void;
 	uncertain(job: CreationRef): void;
 	failed(task: CreatedTask): void;
@@ -35,7 +30,7 @@ export function executionNote(context: IExecuteFunctions): string {
 export class PaidTasks {
 	constructor(
 		private readonly context: IExecuteFunctions,
-		private readonly memory: LedgerMemory | undefined,
+		private readonly memory: PaidTasksMemory | undefined,
 	) {}
 
 	/** Whether a later try will know the tasks told here (only creations have a memory). */

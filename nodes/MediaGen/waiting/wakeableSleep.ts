@@ -29,7 +29,7 @@ export function sleepMs(at: number, now: number): number {
  * the execution was cancelled). A wake that comes while the loop is not sleeping makes the next sleep return
  * at once, so no event is missed.
  */
-export class Alarm {
+export class WakeableSleep {
 	/** Resolves the current sleep; set while the loop sleeps. */
 	private wakeUp: (() => void) | undefined;
 

@@ -7,7 +7,7 @@ import type { ItemError } from '../helpers/itemFailure';
 import type { TaskType } from '../models/endpoints';
 import type { RequestSummary } from '../output/taskOutput';
 import type { ApiSession } from '../transport';
-import type { CreatedTask } from './answers';
+import type { CreatedTask } from './taskState';
 import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 
@@ -37,7 +37,7 @@ export interface RequestJob {
 }
 
 /** A job of the lane and its attempts so far. */
-export interface LaneJob {
+export interface QueuedJob {
 	job: CreationJob | RequestJob;
 	attempts: number;
 	firstAttemptAt: number;
@@ -46,31 +46,31 @@ export interface LaneJob {
 }
 
 /** The lane's jobs in the order they go out: a repeat that is due first, else the next new job in input order. */
-export class LaneQueue {
-	private readonly fresh: LaneJob[] = [];
+export class CreationQueue {
+	private readonly fresh: QueuedJob[] = [];
 
 	private nextFresh = 0;
 
-	private readonly repeats = new MinHeap<LaneJob>((entry) => entry.notBefore);
+	private readonly repeats = new MinHeap<QueuedJob>((entry) => entry.notBefore);
 
 	add(job: CreationJob | RequestJob, now: number): void {
 		this.fresh.push({ job, attempts: 0, firstAttemptAt: 0, notBefore: now });
 	}
 
 	/** The job goes out again at `at`. */
-	repeat(entry: LaneJob, at: number): void {
+	repeat(entry: QueuedJob, at: number): void {
 		entry.notBefore = at;
 		this.repeats.push(entry);
 	}
 
 	/** The job that may start now, if any (`take` it to start it). */
-	ready(now: number): LaneJob | undefined {
+	ready(now: number): QueuedJob | undefined {
 		const repeat = this.repeats.peek();
 		if (repeat && repeat.notBefore <= now) return repeat;
 		return this.nextFresh < this.fresh.length ? this.fresh[this.nextFresh] : undefined;
 	}
 
-	take(entry: LaneJob): void {
+	take(entry: QueuedJob): void {
 		if (this.repeats.peek() === entry) this.repeats.pop();
 		else this.nextFresh++;
 	}

@@ -11,21 +11,22 @@
  * asked again at once). A hold never exceeds MAX_RETRY_AFTER_MS, and the last poll of a task at Max Wait is
  * not held (engine.ts).
  */
+import { DEFAULT_MAX_CONCURRENCY } from './options';
 
 /** Longest Retry-After honoured; a larger value is capped so that Max Wait and the retry window still hold. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
- * The bound a run starts with (slow start grows it from there up to Max Concurrent Requests): the default cap, so
- * that at the defaults a batch goes out as n8n's HTTP Request node sends it, at most 256 at once. Starting at 64
- * cost 500 creations two more round trips (0.9 s against the HTTP Request loop's 0.35 s in `npm run bench`).
+ * The bound a run starts with: the default Max Concurrent Requests (options.ts), so that at the defaults a batch goes
+ * out as n8n's HTTP Request node sends it. Starting at 64 cost 500 creations two more round trips (0.9 s against the
+ * HTTP Request loop's 0.35 s in `npm run bench`).
  */
-export const INITIAL_BOUND = 256;
+const INITIAL_BOUND = DEFAULT_MAX_CONCURRENCY;
 
 /** The hold after the first refusal at a bound of 1; it doubles with each further refusal in a row. */
 const FIRST_HOLD_MS = 250;
 
-export class AdaptiveBound {
+export class AdaptiveConcurrency {
 	/** Fractional while it grows back. */
 	private limit: number;
 

@@ -20,11 +20,8 @@ export interface CreatedTask extends TaskRef {
 
 export function statusOf(taskType: TaskType, data: IDataObject): number | undefined {
 	const value = taskType === 'image' ? data.image_status : data.task_status;
-	return typeof value === 'number'
-		? value
-		: value !== undefined && value !== null && value !== ''
-			? Number(value)
-			: undefined;
+	if (typeof value === 'number') return value;
+	return value !== undefined && value !== null && value !== '' ? Number(value) : undefined;
 }
 
 function resumeHint(task: CreatedTask): string {
@@ -101,7 +98,7 @@ export function completedJson(task: CreatedTask, info: IDataObject, urls: string
 
 /**
  * The output of a finished task: one item, or one item per result URL with Split Into Items. With Download
- * Results, `binaries` holds each URL's stored file (waiting/results.ts downloads them).
+ * Results, `binaries` holds each URL's stored file (waiting/resultDownloads.ts downloads them).
  */
 export function finish(
 	task: CreatedTask,
@@ -125,7 +122,7 @@ export function finish(
 }
 
 /** What one info answer means for a task still being waited on. */
-export type InfoVerdict =
+export type TaskState =
 	| { state: 'waiting' }
 	| { state: 'done'; urls: string[] }
 	| { state: 'ended'; outcome: ItemOutcome };
@@ -134,13 +131,13 @@ export type InfoVerdict =
  * Reads one info answer. When the user declared Succeeded Status Codes, only those (or a failed code) end the
  * wait: a partial url list while the task is still processing does not. Without them, result URLs do.
  */
-export function judgeInfo(
+export function decideTaskState(
 	this: IExecuteFunctions,
 	task: CreatedTask,
 	info: IDataObject,
 	status: number | undefined,
 	options: WaitingOptions,
-): InfoVerdict {
+): TaskState {
 	if (status !== undefined && options.failedCodes.includes(status)) {
 		// The info was redacted when it arrived (transport); a long message is cut for the error.
 		const detail = typeof info.message === 'string' && info.message ? `: ${clip(info.message)}` : '';
@@ -177,7 +174,7 @@ function failedVerdict(
 	info: IDataObject,
 	status: number | undefined,
 	error: NodeApiError,
-): InfoVerdict {
+): TaskState {
 	return {
 		state: 'ended',
 		outcome: {
