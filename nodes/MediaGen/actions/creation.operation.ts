@@ -8,7 +8,7 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { ModelSpec } from '../models/types';
-import type { ItemOutcome, RequestSummary } from '../output/taskOutput';
+import { failedCreationJson, type ItemOutcome, type RequestSummary } from '../output/items';
 import { buildForm, requestSummary } from '../request/body';
 import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
@@ -172,7 +172,7 @@ function uncertainBefore(
 			description: `An earlier try of this node (Retry On Fail, or Retry execution) sent this item's request and got no clear answer (HTTP 5xx, a dropped connection, or no answer in time): a task may have been created (and charged) anyway. Check your tasks before creating it again. To let a later try create it again anyway, turn on Options → Repeat Uncertain Creations.`,
 		},
 	);
-	return { itemIndex, error, json: { taskid: null, status: 'failed', taskType: spec.taskType, ...summary } };
+	return { itemIndex, error, json: failedCreationJson({ taskType: spec.taskType, summary }) };
 }
 
 /** What makes two tries of an item the same request: the model, the fields and the files sent. */

@@ -9,8 +9,7 @@ import {
 
 import * as image from './image';
 import { itemFailure } from '../helpers/itemFailure';
-import { buildErrorItem, type FailedTaskJson } from '../output/errorItem';
-import type { ItemOutcome } from '../output/taskOutput';
+import { errorItem, type ItemOutcome } from '../output/items';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import { runContained } from './outcomes';
 import * as task from './task';
@@ -33,7 +32,7 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
  * - every item is read and checked before anything is sent; bad input anywhere stops the node with nothing
  *   sent, unless Continue On Fail, where the valid items go ahead and the invalid ones become error items;
  * - with Continue On Fail an item's error becomes an error item that keeps its task id, on the output the On
- *   Error mode routes it to (output/errorItem.ts); otherwise the first failure stops the node (the waiting
+ *   Error mode routes it to (output/items.ts); otherwise the first failure stops the node (the waiting
  *   engine ends the run as soon as it is known), and the message still names every task this run created;
  * - after Stop the node ends with n8n's cancellation error, whose message lists the tasks this run created;
  * - no item is lost: whatever the run does, every item read comes out (outcomes.ts).
@@ -112,14 +111,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 			continue;
 		}
-		const json: FailedTaskJson = {
-			taskid: null,
-			taskType: resource === 'task' ? null : resource,
-			status: 'failed',
-			...(resource === 'task' ? {} : { model: operation }),
-			...outcome.json,
-		};
-		output.push(buildErrorItem(json, outcome.error, outcome.itemIndex, errorOutput));
+		output.push(errorItem(outcome, { resource, operation }, errorOutput));
 	}
 	return [settled.call(this, output)];
 }

@@ -22,7 +22,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { itemFailure, type FailureStep } from '../helpers/itemFailure';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
-import type { ItemOutcome } from '../output/taskOutput';
+import { checkedOutcome, completedOutcome, createdOutcome, type ItemOutcome } from '../output/items';
+import { failedCreationJson, failedJson, pendingJson } from '../output/items';
 import {
 	apiJsonRequest,
 	ApiSession,
@@ -35,14 +36,8 @@ import {
 } from '../transport';
 import {
 	cancelledOutcome,
-	checkedOutcome,
-	createdOutcome,
-	finish,
 	judgeInfo,
-	pendingJson,
 	alsoNamedOf,
-	failedCreationJson,
-	failedJson,
 	statusCheckFailed,
 	statusOf,
 	timedOutOutcome,
@@ -383,7 +378,7 @@ class Engine {
 				this.schedule.finished(entry, startedAt, Date.now());
 				this.end(entry);
 				if (this.options.download) this.results.add(task, info, verdict.urls);
-				else this.outcomes.push(finish(task, info, verdict.urls, this.options));
+				else this.outcomes.push(completedOutcome(task, info, verdict.urls, this.options));
 			} else if (this.input.checkOnly) {
 				this.end(entry, checkedOutcome(task, info));
 			} else if (final) {

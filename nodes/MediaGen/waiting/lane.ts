@@ -5,7 +5,7 @@
  */
 import type { ItemError } from '../helpers/itemFailure';
 import type { TaskType } from '../models/endpoints';
-import type { RequestSummary } from '../output/taskOutput';
+import type { RequestSummary } from '../output/items';
 import type { ApiSession } from '../transport';
 import type { CreatedTask } from './answers';
 import type { RenderKey } from '../learning/history';

@@ -6,7 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import type { RequestSummary } from '../output/taskOutput';
+import type { RequestSummary } from '../output/items';
 import type { CreatedTask } from './answers';
 
 /** An item's creation, as far as the ledger needs it. */

@@ -1,7 +1,7 @@
 /** Task → Wait and Task → Get: the waiting engine on tasks that already exist (nothing is created). */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../output/taskOutput';
+import type { ItemOutcome } from '../output/items';
 import type { CreatedTask } from './answers';
 import { runEngine } from './engine';
 import type { WaitingOptions } from './options';

@@ -16,6 +16,7 @@ import * as api from '../../../nodes/MediaGen/transport/api';
 import * as download from '../../../nodes/MediaGen/transport/download';
 import * as prepare from '../../../nodes/MediaGen/request/prepare';
 import * as answers from '../../../nodes/MediaGen/waiting/answers';
+import * as items from '../../../nodes/MediaGen/output/items';
 import * as resultFiles from '../../../nodes/MediaGen/output/resultFiles';
 import * as badInput from '../../../nodes/MediaGen/helpers/badInput';
 
@@ -53,7 +54,7 @@ function expectEveryItemOnce(result: RunResult, count: number): void {
 function itemFor(result: RunResult, index: number): { taskid: unknown; error: unknown; status: unknown } {
 	const item = [...result.output, ...result.errorOutput].find((entry) => paired(entry).includes(index))!;
 	const json = item.json as Record<string, unknown>;
-	// On the error output the task's fields are inside `error` (output/errorItem.ts).
+	// On the error output the task's fields are inside `error` (output/items.ts, errorItem).
 	const fields = (typeof json.error === 'object' && json.error ? json.error : json) as Record<string, unknown>;
 	return { taskid: fields.taskid, error: json.error, status: fields.status };
 }
@@ -149,8 +150,8 @@ const STEPS: Step[] = [
 	{ name: 'judge', module: answers, fn: 'judgeInfo', isItem1: taskItem, hasTask: true },
 	{
 		name: 'build the output',
-		module: answers,
-		fn: 'finish',
+		module: items,
+		fn: 'completedOutcome',
 		isItem1: taskItem,
 		options: { downloadResults: false },
 		hasTask: true,

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { holdsObjects, ItemProblems, toList } from '../../request/validation';
 import { invalidInput } from '../../helpers/badInput';
-import type { ItemOutcome } from '../../output/taskOutput';
+import type { ItemOutcome } from '../../output/items';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
 import { failuresContinue, isToolCall } from '../../helpers/toolCall';
 import { deleteTasks, type DeleteItem } from './deleteRequests';
