@@ -6,7 +6,7 @@ import { router } from './actions/router';
 import * as task from './actions/task';
 import * as video from './actions/video';
 import { withToolProperties } from './tool/description';
-import { isToolCall } from './helpers/toolCall';
+import { isToolCall } from './tool/call';
 import { runAsTool } from './tool/result';
 
 export class MediaGen implements INodeType {

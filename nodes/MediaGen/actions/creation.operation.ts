@@ -21,7 +21,7 @@ import { TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
 import { modelProperties, operationProperty, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
-import { failuresContinue } from '../helpers/toolCall';
+import { failuresContinue } from '../tool/call';
 
 function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {

@@ -13,7 +13,7 @@ import { errorItem, type ItemOutcome } from '../output/items';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import { runContained } from './outcomes';
 import * as task from './task';
-import { failuresContinue, isToolCall } from '../helpers/toolCall';
+import { failuresContinue, isToolCall } from '../tool/call';
 import { toolResultItems } from '../tool/result';
 import { TaskMemory } from '../waiting/memory';
 import * as video from './video';

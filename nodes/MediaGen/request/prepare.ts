@@ -12,7 +12,7 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
-import { refuseFilesInTool } from './toolFiles';
+import { refuseFilesInTool } from '../tool/call';
 import { wireText } from '../transport';
 import { holdsObjects, ItemProblems, toList } from './validation';
 import { invalidInput } from '../helpers/badInput';

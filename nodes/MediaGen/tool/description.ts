@@ -18,7 +18,7 @@ import { IMAGE_MODELS } from '../models/image';
 import { REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec } from '../models/types';
 import { VIDEO_MODELS } from '../models/video';
-import { TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
+import { TOOL_MAX_WAIT_SECONDS } from './call';
 
 const RETURNS = 'Returns JSON, never files: taskid, status, urls, taskType, model.';
 const FAILED = 'status "failed": nothing more comes of this call; read message (what happened) and hint (what to do).';

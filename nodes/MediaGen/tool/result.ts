@@ -20,7 +20,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError }
 import { failureJson, toolFailureJson, toolTaskJson, toolUndownloadedJson, type ItemOutcome } from '../output/items';
 import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
 import { itemFailure } from '../helpers/itemFailure';
-import { isMcpCall } from '../helpers/toolCall';
+import { isMcpCall } from './call';
 import { toolArguments, type ToolArguments } from './arguments';
 
 /** Which operation produced the outcomes: a failure item names its task type and model from it. */

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { TaskType } from '../models/endpoints';
 import { invalidInput } from '../helpers/badInput';
 import { toList } from '../request/validation';
-import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
+import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../tool/call';
 import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**

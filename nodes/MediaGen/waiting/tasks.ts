@@ -5,7 +5,7 @@ import type { ItemOutcome } from '../output/items';
 import type { CreatedTask } from './answers';
 import { runEngine } from './engine';
 import type { WaitingOptions } from './options';
-import { failuresContinue } from '../helpers/toolCall';
+import { failuresContinue } from '../tool/call';
 
 /** Polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
 export async function waitForTasks(

@@ -4,7 +4,7 @@ import { holdsObjects, ItemProblems, toList } from '../../request/validation';
 import { invalidInput } from '../../helpers/badInput';
 import type { ItemOutcome } from '../../output/items';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
-import { failuresContinue, isToolCall } from '../../helpers/toolCall';
+import { failuresContinue, isToolCall } from '../../tool/call';
 import { deleteTasks, type DeleteItem } from './deleteRequests';
 import { readWaitingOptions } from '../../waiting/options';
 import { taskOptionsProperties } from '../descriptions';
