@@ -2,7 +2,7 @@
  * No item is lost: whatever an operation's run does, every item it was given comes out of the router, as output
  * or as an error that names its item and task.
  * - an exception that ends the whole run (hostile data, a bug) becomes the error of every item without an outcome;
- * - every error is one the node can show and route (helpers/itemFailure.ts): a RangeError or TypeError becomes
+ * - every error is one the node can show and route (output/itemFailure.ts): a RangeError or TypeError becomes
  *   the item's NodeOperationError, with its task;
  * - an item the run reported nothing for comes out with an error that says so, never silently;
  * - an output n8n could not save (JSON.stringify throws on it, e.g. an answer nested thousands of levels deep) is
@@ -11,7 +11,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isItemError, itemFailure, type ItemError } from '../helpers/itemFailure';
+import { isItemError, itemFailure, type ItemError } from '../output/itemFailure';
 import { essentialJson, type ItemOutcome } from '../output/items';
 import type { OperationModule, ReadItem } from './node.type';
 

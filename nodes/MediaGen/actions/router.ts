@@ -8,7 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import * as image from './image';
-import { itemFailure } from '../helpers/itemFailure';
+import { itemFailure } from '../output/itemFailure';
 import { errorItem, type ItemOutcome } from '../output/items';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import { runContained } from './outcomes';

@@ -13,7 +13,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import type { ItemError } from '../helpers/itemFailure';
+import type { ItemError } from './itemFailure';
 
 /** What a workflow's IF node can test: finished with results, still running, or failed. */
 export type TaskStatus = 'completed' | 'pending' | 'failed';

@@ -19,7 +19,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError }
 
 import { failureJson, toolFailureJson, toolTaskJson, toolUndownloadedJson, type ItemOutcome } from '../output/items';
 import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
-import { itemFailure } from '../helpers/itemFailure';
+import { itemFailure } from '../output/itemFailure';
 import { isMcpCall } from './call';
 import { toolArguments, type ToolArguments } from './arguments';
 

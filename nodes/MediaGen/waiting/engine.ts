@@ -15,12 +15,12 @@
  *   failure), with bounded backoff. Creations in flight outlive Stop: their answers carry paid task ids.
  *   Requests that are safe to repeat (Task → Delete's) go in the creations' lane too (lane.ts).
  * - No item is lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error
- *   that names the task (helpers/itemFailure.ts), wherever it is raised.
+ *   that names the task (output/itemFailure.ts), wherever it is raised.
  * - No timers: the loop sleeps with n8n-workflow's `sleep` and is woken when a request ends (alarm.ts).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { itemFailure, type FailureStep } from '../helpers/itemFailure';
+import { itemFailure, type FailureStep } from '../output/itemFailure';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
 import { checkedOutcome, completedOutcome, createdOutcome, type ItemOutcome } from '../output/items';
 import { failedCreationJson, failedJson, pendingJson } from '../output/items';

@@ -29,7 +29,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { itemFailure } from '../helpers/itemFailure';
+import { itemFailure } from '../output/itemFailure';
 import type { TaskType } from '../models/endpoints';
 import { storeResultFile } from '../output/resultFiles';
 import { bareTaskJson, completedJson, completedOutcome, splitJson, type ItemOutcome } from '../output/items';

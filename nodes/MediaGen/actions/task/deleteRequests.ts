@@ -18,7 +18,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { ItemError } from '../../helpers/itemFailure';
+import type { ItemError } from '../../output/itemFailure';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { deleteJson, sortedIds, type DeleteFate, type ItemOutcome } from '../../output/items';
 import {
