@@ -7,16 +7,15 @@ import {
 	type NodeApiError,
 } from 'n8n-workflow';
 
-import * as image from './image';
 import { itemFailure } from '../output/itemFailure';
 import { errorItem, type ItemOutcome } from '../output/items';
+import { image, video } from './create.operation';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import { runContained } from './outcomes';
 import * as task from './task';
 import { failuresContinue, isToolCall } from '../tool/call';
-import { toolResultItems } from '../tool/result';
+import { toolResultItems } from '../tool/reply';
 import { TaskMemory } from '../waiting/memory';
-import * as video from './video';
 
 /** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
 const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
@@ -63,7 +62,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const tool = isToolCall(this);
-	// As an AI Agent's tool every failure is a result the model reads (tool/result.ts), never a thrown error.
+	// As an AI Agent's tool every failure is a result the model reads (tool/reply.ts), never a thrown error.
 	const continueOnFail = failuresContinue(this);
 	const cancel = this.getExecutionCancelSignal();
 	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more, and its

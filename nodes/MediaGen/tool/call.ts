@@ -36,7 +36,7 @@ export function isMcpCall(context: IExecuteFunctions): boolean {
 
 /**
  * Whether an item's failure lets the other items go on: with Continue On Fail, and always as a tool, where every
- * failure is a result the model reads (tool/result.ts) and one failed task must not end its siblings' waits.
+ * failure is a result the model reads (tool/reply.ts) and one failed task must not end its siblings' waits.
  */
 export function failuresContinue(context: IExecuteFunctions): boolean {
 	return isToolCall(context) || context.continueOnFail();

@@ -1,13 +1,16 @@
 /**
- * The creation operation of every image and video model: the model's spec yields both its parameters and its
- * behaviour, so adding a model means adding its spec (models/), not an operation file.
+ * The image and video resources' operations: one "Create With <model>" per model spec, all of them this one
+ * operation, since the model's spec yields both its parameters and its behaviour (adding a model means adding its
+ * spec in models/, not an operation file).
  * 1. `read`: prepare and validate one item (the router reads every item before anything is sent);
  * 2. `run`: hand the creations to the waiting engine, which polls each task from its own creation on
  *    (waiting/engine.ts); a creation is repeated only when it provably created nothing (it could charge twice).
  */
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
+import { IMAGE_MODELS } from '../models/image';
 import type { ModelSpec } from '../models/types';
+import { VIDEO_MODELS } from '../models/video';
 import { failedCreationJson, type ItemOutcome, type RequestSummary } from '../output/items';
 import { buildForm, requestSummary } from '../request/body';
 import { prepareRequest, type PreparedRequest } from '../request/prepare';
@@ -36,13 +39,16 @@ function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 }
 
 /** The Operation selector and every operation of a resource, one per model spec. */
-export function creationOperations(resource: string, models: ModelSpec[]) {
+function creationOperations(resource: string, models: ModelSpec[]) {
 	const operations = Object.fromEntries(models.map((spec) => [spec.operation, creationOperation(spec)]));
 	return {
 		operations,
 		description: [operationProperty(resource, models), ...Object.values(operations).flatMap((op) => op.description)],
 	};
 }
+
+export const image = creationOperations('image', IMAGE_MODELS);
+export const video = creationOperations('video', VIDEO_MODELS);
 
 async function createTasks(
 	this: IExecuteFunctions,
