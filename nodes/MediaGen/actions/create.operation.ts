@@ -67,56 +67,68 @@ async function createTasks(
 	const refused: ItemOutcome[] = [];
 	const creations: CreationJob[] = [];
 	for (const request of prepared) {
+		const { itemIndex } = request;
 		const key = requestFingerprint(request);
-		fingerprints.set(request.itemIndex, key);
-		const summary = withEarlierTasks(requestSummary(request), memory.otherTasks(request.itemIndex, key));
-		const known = memory.find(request.itemIndex, key);
+		fingerprints.set(itemIndex, key);
+		const summary = withEarlierTasks(requestSummary(request), memory.otherTasks(itemIndex, key));
+		const known = memory.find(itemIndex, key);
 		if (known === 'uncertain' && !options.repeatUncertain) {
-			refused.push(uncertainBefore.call(this, request.itemIndex, spec, summary));
-			continue;
+			refused.push(uncertainBefore.call(this, itemIndex, spec, summary));
+		} else if (known && known !== 'uncertain') {
+			const creation = { taskid: known.taskId };
+			resumed.push({ itemIndex, ...known, creation, summary: withAlsoNamed(summary, known.alsoNamed) });
+		} else {
+			creations.push(creationJob.call(this, request, spec, summary));
 		}
-		if (known && known !== 'uncertain') {
-			const { alsoNamed } = known;
-			const resumedSummary = withAlsoNamed(summary, alsoNamed);
-			resumed.push({
-				itemIndex: request.itemIndex,
-				...known,
-				creation: { taskid: known.taskId },
-				summary: resumedSummary,
-			});
-			continue;
-		}
-		creations.push({
-			itemIndex: request.itemIndex,
-			taskType: spec.taskType,
-			summary,
-			renderKey: renderKey(spec, summary.request),
-			// One attempt; the body is built per attempt (a multipart body can be sent only once).
-			send: async (session, timeout): Promise<CreatedTask> => {
-				const { data, alsoNamed } = await apiMultipartRequest.call(
-					this,
-					spec.path,
-					await buildForm.call(this, request),
-					{ itemIndex: request.itemIndex, timeout, survivesCancel: true, session },
-				);
-				return {
-					itemIndex: request.itemIndex,
-					taskType: spec.taskType,
-					taskId: data.taskid,
-					creation: data,
-					summary: withAlsoNamed(summary, alsoNamed),
-					alsoNamed,
-				};
-			},
-		});
 	}
 	for (const task of resumed) {
 		this.logger.info(
 			`MediaGen node "${this.getNode().name}" resumes ${task.taskType} task ${task.taskId} for item ${task.itemIndex} instead of creating it again ${executionNote(this)}`,
 		);
 	}
-	const key = (itemIndex: number) => fingerprints.get(itemIndex)!;
-	const remembered = {
+	const outcomes = await runEngine.call(this, {
+		creations,
+		existing: resumed,
+		options,
+		continueOnFail: failuresContinue(this),
+		memory: remembered(memory, (itemIndex) => fingerprints.get(itemIndex)!),
+	});
+	return [...refused, ...outcomes];
+}
+
+/** One item's creation, one attempt per call; the body is built per attempt (a multipart body is sent once). */
+function creationJob(
+	this: IExecuteFunctions,
+	request: PreparedRequest,
+	spec: ModelSpec,
+	summary: RequestSummary,
+): CreationJob {
+	const { itemIndex } = request;
+	return {
+		itemIndex,
+		taskType: spec.taskType,
+		summary,
+		renderKey: renderKey(spec, summary.request),
+		send: async (session, timeout): Promise<CreatedTask> => {
+			const form = await buildForm.call(this, request);
+			const context = { itemIndex, timeout, survivesCancel: true, session };
+			const { data, alsoNamed } = await apiMultipartRequest.call(this, spec.path, form, context);
+			const taskSummary = withAlsoNamed(summary, alsoNamed);
+			return {
+				itemIndex,
+				taskType: spec.taskType,
+				taskId: data.taskid,
+				creation: data,
+				summary: taskSummary,
+				alsoNamed,
+			};
+		},
+	};
+}
+
+/** What the task memory keeps of each creation, under its item's request fingerprint, for a later try. */
+function remembered(memory: TaskMemory, key: (itemIndex: number) => string) {
+	return {
 		created: (task: CreatedTask) =>
 			memory.remember(task.itemIndex, key(task.itemIndex), {
 				taskId: task.taskId,
@@ -126,14 +138,6 @@ async function createTasks(
 		uncertain: (job: CreationRef) => memory.remember(job.itemIndex, key(job.itemIndex), 'uncertain'),
 		failed: (task: CreatedTask) => memory.forget(task.itemIndex, key(task.itemIndex)),
 	};
-	const outcomes = await runEngine.call(this, {
-		creations,
-		existing: resumed,
-		options,
-		continueOnFail: failuresContinue(this),
-		memory: remembered,
-	});
-	return [...refused, ...outcomes];
 }
 
 /**

@@ -37,7 +37,53 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
  * - no item is lost: whatever the run does, every item read comes out (outcomes.ts).
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
+	const { resource, operation, module } = operationOf.call(this);
+	// As an AI Agent's tool every failure is a result the model reads (tool/reply.ts), never a thrown error.
+	const continueOnFail = failuresContinue(this);
+	const cancel = this.getExecutionCancelSignal();
+	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more, and its
+	// error still names the tasks that earlier tries created.
+	const creates = resource !== 'task';
+	if (cancel?.aborted) throw cancelledError.call(this, creates ? TaskMemory.createdTasks(this) : []);
+
+	const { read, outcomes } = await readItems.call(this, module);
+	let unreported = new Set<unknown>();
+	if (!outcomes.length || continueOnFail) {
+		// Every item read comes out of the run, whatever happens in it (outcomes.ts).
+		const knownTasks = (itemIndex: number) => (creates ? tasksOfItem(TaskMemory.createdTasks(this), itemIndex) : []);
+		const run = await runContained.call(this, module, read, { creates, knownTasks });
+		// No argument spread: a run may hold more outcomes than a call can take arguments.
+		for (const outcome of run.outcomes) outcomes.push(outcome);
+		unreported = run.unreported;
+	}
+	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
+	const created = creates ? createdTasks(outcomes) : [];
+	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
+	if (isToolCall(this)) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
+	if (!continueOnFail) {
+		// The first failure stops the node; an item the run did not report only when nothing else failed.
+		const failures = outcomes.filter((outcome) => 'error' in outcome);
+		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
+		// The run's memory adds the tasks no outcome names as its own (one an answer named beside the item's task).
+		if (stopping)
+			throw withCreatedTasks(stopping.error, creates ? union(created, TaskMemory.createdTasks(this)) : created);
+	}
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
+	const output: INodeExecutionData[] = [];
+	for (const outcome of outcomes) {
+		if ('items' in outcome) {
+			for (const item of outcome.items) {
+				output.push({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } });
+			}
+		} else {
+			output.push(errorItem(outcome, { resource, operation }, errorOutput));
+		}
+	}
+	return [settled.call(this, output)];
+}
+
+/** The operation the node is set to, or the error that says it cannot run. */
+function operationOf(this: IExecuteFunctions) {
 	const resource = this.getNodeParameter('resource', 0) as MediaGenResource;
 	// With resource "Custom API Call" no operation parameter is shown, so it may be missing.
 	const operation = this.getNodeParameter('operation', 0, '') as string;
@@ -60,16 +106,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operation}" of resource "${resource}" is not supported`,
 		);
 	}
+	return { resource, operation, module };
+}
 
-	const tool = isToolCall(this);
-	// As an AI Agent's tool every failure is a result the model reads (tool/reply.ts), never a thrown error.
-	const continueOnFail = failuresContinue(this);
-	const cancel = this.getExecutionCancelSignal();
-	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more, and its
-	// error still names the tasks that earlier tries created.
-	const creates = resource !== 'task';
-	if (cancel?.aborted) throw cancelledError.call(this, creates ? TaskMemory.createdTasks(this) : []);
-
+/** Every item read and checked before anything is sent; an item that cannot be read is an outcome of its own. */
+async function readItems(this: IExecuteFunctions, module: OperationModule) {
+	const items = this.getInputData();
 	const outcomes: ItemOutcome[] = [];
 	const read: ReadItem[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -79,40 +121,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			outcomes.push({ itemIndex, error: itemFailure(this.getNode(), error, itemIndex, { step: 'reading the item' }) });
 		}
 	}
-	let unreported = new Set<unknown>();
-	if (!outcomes.length || continueOnFail) {
-		// Every item read comes out of the run, whatever happens in it (outcomes.ts).
-		const knownTasks = (itemIndex: number) => (creates ? tasksOfItem(TaskMemory.createdTasks(this), itemIndex) : []);
-		const run = await runContained.call(this, module, read, { creates, knownTasks });
-		// No argument spread: a run may hold more outcomes than a call can take arguments.
-		for (const outcome of run.outcomes) outcomes.push(outcome);
-		unreported = run.unreported;
-	}
-	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
-	const created = creates ? createdTasks(outcomes) : [];
-	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
-	if (tool) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
-	if (!continueOnFail) {
-		// The first failure stops the node; an item the run did not report only when nothing else failed.
-		const failures = outcomes.filter((outcome) => 'error' in outcome);
-		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
-		// The run's memory adds the tasks no outcome names as its own (one an answer named beside the item's task).
-		if (stopping)
-			throw withCreatedTasks(stopping.error, creates ? union(created, TaskMemory.createdTasks(this)) : created);
-	}
-
-	const errorOutput = this.getNode().onError === 'continueErrorOutput';
-	const output: INodeExecutionData[] = [];
-	for (const outcome of outcomes) {
-		if ('items' in outcome) {
-			for (const item of outcome.items) {
-				output.push({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } });
-			}
-			continue;
-		}
-		output.push(errorItem(outcome, { resource, operation }, errorOutput));
-	}
-	return [settled.call(this, output)];
+	return { read, outcomes };
 }
 
 /** The node's output, once the task memory knows whether n8n may run the node again on it (waiting/memory.ts). */
