@@ -1,13 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import * as image from './actions/image';
+import { image, video } from './actions/create.operation';
 import { router } from './actions/router';
 import * as task from './actions/task';
-import * as video from './actions/video';
-import { withToolProperties } from './tool/description';
-import { isToolCall } from './helpers/toolCall';
-import { runAsTool } from './tool/result';
+import { withToolProperties } from './tool/properties';
+import { isToolCall } from './tool/call';
+import { runAsTool } from './tool/reply';
 
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {

@@ -391,7 +391,7 @@ describe('the key in any encoding a server can echo', () => {
 				credentials: { apiKey: KEY_, baseUrl: server.url },
 				asTool: true,
 			});
-			// The model reads the item's message and hint; over MCP the same two make the isError text (tool/result.ts).
+			// The model reads the item's message and hint; over MCP the same two make the isError text (tool/reply.ts).
 			const around = encoding.name.startsWith('base64') ? '[^ ]*' : '';
 			const refused = `The MediaGen API refused the request: bad key ${around}\\[redacted\\]${around} \\(percent: \\[redacted\\]\\)`;
 			expect(tool.output[0].json.status).toBe('failed');

@@ -13,7 +13,7 @@ import { useSimulator } from '../support';
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
 import { IMAGE_MODELS } from '../../nodes/MediaGen/models/image';
 import { VIDEO_MODELS } from '../../nodes/MediaGen/models/video';
-import { TOOL_MAX_WAIT_SECONDS } from '../../nodes/MediaGen/helpers/toolCall';
+import { TOOL_MAX_WAIT_SECONDS } from '../../nodes/MediaGen/tool/call';
 import { readWaitingOptions } from '../../nodes/MediaGen/waiting/options';
 import { makePng } from '../simulator/png';
 

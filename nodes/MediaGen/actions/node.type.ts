@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../output/taskOutput';
+import type { ItemOutcome } from '../output/items';
 
 export type MediaGenResource = 'image' | 'video' | 'task';
 

@@ -2,7 +2,7 @@
  * No item is lost: whatever an operation's run does, every item it was given comes out of the router, as output
  * or as an error that names its item and task.
  * - an exception that ends the whole run (hostile data, a bug) becomes the error of every item without an outcome;
- * - every error is one the node can show and route (helpers/itemFailure.ts): a RangeError or TypeError becomes
+ * - every error is one the node can show and route (output/itemFailure.ts): a RangeError or TypeError becomes
  *   the item's NodeOperationError, with its task;
  * - an item the run reported nothing for comes out with an error that says so, never silently;
  * - an output n8n could not save (JSON.stringify throws on it, e.g. an answer nested thousands of levels deep) is
@@ -11,8 +11,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isItemError, itemFailure, type ItemError } from '../helpers/itemFailure';
-import type { ItemOutcome } from '../output/taskOutput';
+import { isItemError, itemFailure, type ItemError } from '../output/itemFailure';
+import { essentialJson, type ItemOutcome } from '../output/items';
 import type { OperationModule, ReadItem } from './node.type';
 
 /** The run's outcomes, one or more for every item read, and the errors of items the run reported nothing for. */
@@ -37,15 +37,6 @@ function taskIdOf(json: IDataObject | undefined): string | undefined {
 	return typeof json?.taskid === 'string' && json.taskid ? json.taskid : undefined;
 }
 
-/** The fields of a task that always fit in an output: its id, type and status. */
-function taskFields(json: IDataObject | undefined): IDataObject {
-	const fields: IDataObject = {};
-	for (const key of ['taskid', 'taskType', 'status', 'taskids']) {
-		if (json?.[key] !== undefined) fields[key] = json[key];
-	}
-	return fields;
-}
-
 /** Why n8n could not save this JSON (it stringifies every execution's data), if it could not. */
 function unwritable(json: IDataObject | undefined): unknown {
 	try {
@@ -62,7 +53,7 @@ function written(this: IExecuteFunctions, outcome: ItemOutcome): ItemOutcome {
 		for (const item of outcome.items) {
 			const cause = unwritable(item.json);
 			if (cause === undefined) continue;
-			const json = taskFields(item.json);
+			const json = essentialJson(item.json);
 			const about = { step: 'writing its output', taskId: taskIdOf(json) };
 			return { itemIndex, error: itemFailure(this.getNode(), cause, itemIndex, about), json };
 		}
@@ -72,7 +63,11 @@ function written(this: IExecuteFunctions, outcome: ItemOutcome): ItemOutcome {
 	const error = isItemError(outcome.error)
 		? outcome.error
 		: itemFailure(this.getNode(), outcome.error, itemIndex, about);
-	return { itemIndex, error, json: unwritable(outcome.json) === undefined ? outcome.json : taskFields(outcome.json) };
+	return {
+		itemIndex,
+		error,
+		json: unwritable(outcome.json) === undefined ? outcome.json : essentialJson(outcome.json),
+	};
 }
 
 /** What the router knows of the run beside its outcomes. */

@@ -7,17 +7,15 @@ import {
 	type NodeApiError,
 } from 'n8n-workflow';
 
-import * as image from './image';
-import { itemFailure } from '../helpers/itemFailure';
-import { buildErrorItem, type FailedTaskJson } from '../output/errorItem';
-import type { ItemOutcome } from '../output/taskOutput';
+import { itemFailure } from '../output/itemFailure';
+import { errorItem, type ItemOutcome } from '../output/items';
+import { image, video } from './create.operation';
 import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
 import { runContained } from './outcomes';
 import * as task from './task';
-import { failuresContinue, isToolCall } from '../helpers/toolCall';
-import { toolResultItems } from '../tool/result';
+import { failuresContinue, isToolCall } from '../tool/call';
+import { toolResultItems } from '../tool/reply';
 import { TaskMemory } from '../waiting/memory';
-import * as video from './video';
 
 /** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
 const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
@@ -33,13 +31,59 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
  * - every item is read and checked before anything is sent; bad input anywhere stops the node with nothing
  *   sent, unless Continue On Fail, where the valid items go ahead and the invalid ones become error items;
  * - with Continue On Fail an item's error becomes an error item that keeps its task id, on the output the On
- *   Error mode routes it to (output/errorItem.ts); otherwise the first failure stops the node (the waiting
+ *   Error mode routes it to (output/items.ts); otherwise the first failure stops the node (the waiting
  *   engine ends the run as soon as it is known), and the message still names every task this run created;
  * - after Stop the node ends with n8n's cancellation error, whose message lists the tasks this run created;
  * - no item is lost: whatever the run does, every item read comes out (outcomes.ts).
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
+	const { resource, operation, module } = operationOf.call(this);
+	// As an AI Agent's tool every failure is a result the model reads (tool/reply.ts), never a thrown error.
+	const continueOnFail = failuresContinue(this);
+	const cancel = this.getExecutionCancelSignal();
+	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more, and its
+	// error still names the tasks that earlier tries created.
+	const creates = resource !== 'task';
+	if (cancel?.aborted) throw cancelledError.call(this, creates ? TaskMemory.createdTasks(this) : []);
+
+	const { read, outcomes } = await readItems.call(this, module);
+	let unreported = new Set<unknown>();
+	if (!outcomes.length || continueOnFail) {
+		// Every item read comes out of the run, whatever happens in it (outcomes.ts).
+		const knownTasks = (itemIndex: number) => (creates ? tasksOfItem(TaskMemory.createdTasks(this), itemIndex) : []);
+		const run = await runContained.call(this, module, read, { creates, knownTasks });
+		// No argument spread: a run may hold more outcomes than a call can take arguments.
+		for (const outcome of run.outcomes) outcomes.push(outcome);
+		unreported = run.unreported;
+	}
+	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
+	const created = creates ? createdTasks(outcomes) : [];
+	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
+	if (isToolCall(this)) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
+	if (!continueOnFail) {
+		// The first failure stops the node; an item the run did not report only when nothing else failed.
+		const failures = outcomes.filter((outcome) => 'error' in outcome);
+		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
+		// The run's memory adds the tasks no outcome names as its own (one an answer named beside the item's task).
+		if (stopping)
+			throw withCreatedTasks(stopping.error, creates ? union(created, TaskMemory.createdTasks(this)) : created);
+	}
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
+	const output: INodeExecutionData[] = [];
+	for (const outcome of outcomes) {
+		if ('items' in outcome) {
+			for (const item of outcome.items) {
+				output.push({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } });
+			}
+		} else {
+			output.push(errorItem(outcome, { resource, operation }, errorOutput));
+		}
+	}
+	return [settled.call(this, output)];
+}
+
+/** The operation the node is set to, or the error that says it cannot run. */
+function operationOf(this: IExecuteFunctions) {
 	const resource = this.getNodeParameter('resource', 0) as MediaGenResource;
 	// With resource "Custom API Call" no operation parameter is shown, so it may be missing.
 	const operation = this.getNodeParameter('operation', 0, '') as string;
@@ -62,16 +106,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operation}" of resource "${resource}" is not supported`,
 		);
 	}
+	return { resource, operation, module };
+}
 
-	const tool = isToolCall(this);
-	// As an AI Agent's tool every failure is a result the model reads (tool/result.ts), never a thrown error.
-	const continueOnFail = failuresContinue(this);
-	const cancel = this.getExecutionCancelSignal();
-	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more, and its
-	// error still names the tasks that earlier tries created.
-	const creates = resource !== 'task';
-	if (cancel?.aborted) throw cancelledError.call(this, creates ? TaskMemory.createdTasks(this) : []);
-
+/** Every item read and checked before anything is sent; an item that cannot be read is an outcome of its own. */
+async function readItems(this: IExecuteFunctions, module: OperationModule) {
+	const items = this.getInputData();
 	const outcomes: ItemOutcome[] = [];
 	const read: ReadItem[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -81,47 +121,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			outcomes.push({ itemIndex, error: itemFailure(this.getNode(), error, itemIndex, { step: 'reading the item' }) });
 		}
 	}
-	let unreported = new Set<unknown>();
-	if (!outcomes.length || continueOnFail) {
-		// Every item read comes out of the run, whatever happens in it (outcomes.ts).
-		const knownTasks = (itemIndex: number) => (creates ? tasksOfItem(TaskMemory.createdTasks(this), itemIndex) : []);
-		const run = await runContained.call(this, module, read, { creates, knownTasks });
-		// No argument spread: a run may hold more outcomes than a call can take arguments.
-		for (const outcome of run.outcomes) outcomes.push(outcome);
-		unreported = run.unreported;
-	}
-	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
-	const created = creates ? createdTasks(outcomes) : [];
-	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
-	if (tool) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
-	if (!continueOnFail) {
-		// The first failure stops the node; an item the run did not report only when nothing else failed.
-		const failures = outcomes.filter((outcome) => 'error' in outcome);
-		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
-		// The run's memory adds the tasks no outcome names as its own (one an answer named beside the item's task).
-		if (stopping)
-			throw withCreatedTasks(stopping.error, creates ? union(created, TaskMemory.createdTasks(this)) : created);
-	}
-
-	const errorOutput = this.getNode().onError === 'continueErrorOutput';
-	const output: INodeExecutionData[] = [];
-	for (const outcome of outcomes) {
-		if ('items' in outcome) {
-			for (const item of outcome.items) {
-				output.push({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } });
-			}
-			continue;
-		}
-		const json: FailedTaskJson = {
-			taskid: null,
-			taskType: resource === 'task' ? null : resource,
-			status: 'failed',
-			...(resource === 'task' ? {} : { model: operation }),
-			...outcome.json,
-		};
-		output.push(buildErrorItem(json, outcome.error, outcome.itemIndex, errorOutput));
-	}
-	return [settled.call(this, output)];
+	return { read, outcomes };
 }
 
 /** The node's output, once the task memory knows whether n8n may run the node again on it (waiting/memory.ts). */

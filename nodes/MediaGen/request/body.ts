@@ -2,7 +2,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { ModelSpec } from '../models/types';
-import type { RequestSummary } from '../output/taskOutput';
+import type { RequestSummary } from '../output/items';
 import { StreamingForm } from '../transport';
 import { filePart } from './inputFiles';
 import type { PreparedRequest } from './prepare';

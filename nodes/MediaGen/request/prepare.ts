@@ -12,7 +12,7 @@ import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
 import { PNG_HEADER_BYTES, pngSize } from './png';
-import { refuseFilesInTool } from './toolFiles';
+import { refuseFilesInTool } from '../tool/call';
 import { wireText } from '../transport';
 import { holdsObjects, ItemProblems, toList } from './validation';
 import { invalidInput } from '../helpers/badInput';
@@ -126,6 +126,78 @@ interface References {
 	broken: string[];
 }
 
+/** The binary properties whose files an item sends as references, by the input mode chosen. */
+function referenceNames(
+	this: IExecuteFunctions,
+	problems: ItemProblems,
+	item: INodeExecutionData,
+	maskProperty: string | undefined,
+): string[] {
+	const { itemIndex } = problems;
+	const mode = this.getNodeParameter('imageInput', itemIndex) as string;
+	if (mode === REFERENCE_INPUT.all) return binaryPropertiesOf(item).filter((name) => name !== maskProperty);
+	if (mode !== REFERENCE_INPUT.properties) return [];
+	const raw = this.getNodeParameter('binaryPropertyNames', itemIndex, '') as unknown;
+	const names = toList(raw);
+	const available = binaryPropertiesOf(item);
+	const missing = names.filter((name) => !available.includes(name));
+	const field = 'Binary Property Names';
+	if (!names.length) {
+		problems.note(invalidInput.call(this, itemIndex, field, raw, 'must name at least one binary property'));
+	} else if (missing.length) {
+		const rule = `names binary properties the item does not have (${missing.join(', ')})`;
+		problems.note(invalidInput.call(this, itemIndex, field, raw, rule, availableHint(item)));
+	}
+	return names.filter((name) => available.includes(name));
+}
+
+/** The reference files of an item, each of a type the model accepts. */
+function referenceFiles(
+	this: IExecuteFunctions,
+	problems: ItemProblems,
+	item: INodeExecutionData,
+	references: ReferenceSpec,
+	names: string[],
+): PreparedFile[] {
+	return names.map((propertyName) => {
+		const file = describeInputFile(item.binary![propertyName], propertyName);
+		const accepted = references.acceptedTypes
+			? references.acceptedTypes.includes(file.mimeType)
+			: file.mimeType.startsWith('image/');
+		if (!accepted) {
+			const field = `${references.label} (binary property "${propertyName}")`;
+			const rule = `must be ${references.acceptedTypesLabel ?? 'an image file'}`;
+			problems.note(invalidInput.call(this, problems.itemIndex, field, `${file.fileName} (${file.mimeType})`, rule));
+		}
+		return { ...file, field: references.fileField };
+	});
+}
+
+/** The reference URLs of an item (undefined when they are given wrongly: noted). */
+function referenceUrls(
+	this: IExecuteFunctions,
+	problems: ItemProblems,
+	urlField: NonNullable<ReferenceSpec['urlField']>,
+): string[] | undefined {
+	const { itemIndex } = problems;
+	const input = { name: urlField.displayName, parameter: 'imageUrls' };
+	const raw = this.getNodeParameter(input.parameter, itemIndex, '') as unknown;
+	return problems.check(() => {
+		if (!urlField.list && isSet(raw) && typeof raw !== 'string') {
+			const rule = 'must be one URL (this model takes a single source image URL)';
+			throw invalidInput.call(this, itemIndex, input, raw, rule);
+		}
+		if (urlField.list && holdsObjects(raw)) {
+			throw invalidInput.call(this, itemIndex, input, raw, 'must be comma-separated URLs or a list of URLs (text)');
+		}
+		const list = urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
+		const bad = list.find((url) => !HTTP_URL.test(url));
+		if (bad !== undefined) throw invalidInput.call(this, itemIndex, input, bad, 'must hold http(s) URLs');
+		return list;
+	});
+}
+
+/** An item's references: files, URLs and the value field, their total checked once each could be read. */
 async function readReferences(
 	this: IExecuteFunctions,
 	problems: ItemProblems,
@@ -134,97 +206,29 @@ async function readReferences(
 	additional: IDataObject,
 	maskProperty: string | undefined,
 ): Promise<References> {
-	const { itemIndex } = problems;
 	const before = problems.count;
-	const mode = this.getNodeParameter('imageInput', itemIndex) as string;
-	let names: string[] = [];
-	if (mode === REFERENCE_INPUT.properties) {
-		const raw = this.getNodeParameter('binaryPropertyNames', itemIndex, '') as unknown;
-		names = toList(raw);
-		const available = binaryPropertiesOf(item);
-		const missing = names.filter((name) => !available.includes(name));
-		if (!names.length) {
-			problems.note(
-				invalidInput.call(this, itemIndex, 'Binary Property Names', raw, 'must name at least one binary property'),
-			);
-		} else if (missing.length) {
-			problems.note(
-				invalidInput.call(
-					this,
-					itemIndex,
-					'Binary Property Names',
-					raw,
-					`names binary properties the item does not have (${missing.join(', ')})`,
-					availableHint(item),
-				),
-			);
-		}
-		names = names.filter((name) => available.includes(name));
-	} else if (mode === REFERENCE_INPUT.all) {
-		names = binaryPropertiesOf(item).filter((name) => name !== maskProperty);
-	}
-
-	const files: PreparedFile[] = [];
-	for (const propertyName of names) {
-		const file = describeInputFile(item.binary![propertyName], propertyName);
-		const accepted = references.acceptedTypes
-			? references.acceptedTypes.includes(file.mimeType)
-			: file.mimeType.startsWith('image/');
-		if (!accepted) {
-			problems.note(
-				invalidInput.call(
-					this,
-					itemIndex,
-					`${references.label} (binary property "${propertyName}")`,
-					`${file.fileName} (${file.mimeType})`,
-					`must be ${references.acceptedTypesLabel ?? 'an image file'}`,
-				),
-			);
-		}
-		files.push({ ...file, field: references.fileField });
-	}
-
+	const names = referenceNames.call(this, problems, item, maskProperty);
+	const files = referenceFiles.call(this, problems, item, references, names);
 	const fields: Array<[string, string]> = [];
 	const broken: string[] = [];
 	let count = files.length;
 	if (references.urlField) {
-		const urlField = references.urlField;
-		const parameter = 'imageUrls';
-		const input = { name: urlField.displayName, parameter };
-		const raw = this.getNodeParameter(parameter, itemIndex, '') as unknown;
-		const urls = problems.check(() => {
-			if (!urlField.list && isSet(raw) && typeof raw !== 'string') {
-				throw invalidInput.call(
-					this,
-					itemIndex,
-					input,
-					raw,
-					'must be one URL (this model takes a single source image URL)',
-				);
-			}
-			if (urlField.list && holdsObjects(raw)) {
-				throw invalidInput.call(this, itemIndex, input, raw, 'must be comma-separated URLs or a list of URLs (text)');
-			}
-			const list = urlField.list ? toList(raw) : isSet(raw) ? [String(raw).trim()] : [];
-			const bad = list.find((url) => !HTTP_URL.test(url));
-			if (bad !== undefined) throw invalidInput.call(this, itemIndex, input, bad, 'must hold http(s) URLs');
-			return list;
-		});
-		if (urls === undefined) broken.push(urlField.wire);
-		if (urls?.length) fields.push([urlField.wire, urls.join(',')]);
+		const urls = referenceUrls.call(this, problems, references.urlField);
+		if (urls === undefined) broken.push(references.urlField.wire);
+		if (urls?.length) fields.push([references.urlField.wire, urls.join(',')]);
 		count += urls?.length ?? 0;
 	}
 	if (references.valueField) {
-		const raw = additional[parameterName(references.valueField.wire)];
+		const { wire, displayName, counts } = references.valueField;
+		const raw = additional[parameterName(wire)];
 		if (isSet(raw) && typeof raw !== 'string' && typeof raw !== 'number') {
-			const { wire, displayName } = references.valueField;
 			const input = { name: displayName, parameter: parameterPath({ wire, placement: 'additional' }) };
-			problems.note(invalidInput.call(this, itemIndex, input, raw, 'must be text'));
-			broken.push(references.valueField.wire);
+			problems.note(invalidInput.call(this, problems.itemIndex, input, raw, 'must be text'));
+			broken.push(wire);
 		} else if (isSet(raw)) {
-			fields.push([references.valueField.wire, String(raw).trim()]);
+			fields.push([wire, String(raw).trim()]);
 		}
-		if (isSet(raw) && references.valueField.counts) count += 1;
+		if (isSet(raw) && counts) count += 1;
 	}
 	// The total is known only when every reference could be read as given.
 	const complete = problems.count === before;
@@ -235,9 +239,8 @@ async function readReferences(
 			references.minTotal !== undefined
 				? `${references.minTotal} to ${references.maxTotal}`
 				: `at most ${references.maxTotal}`;
-		problems.note(
-			invalidInput.call(this, itemIndex, references.label, count, `must total ${bounds} (${references.totalRule})`),
-		);
+		const rule = `must total ${bounds} (${references.totalRule})`;
+		problems.note(invalidInput.call(this, problems.itemIndex, references.label, count, rule));
 	}
 	return { files, fields, count, complete, broken };
 }

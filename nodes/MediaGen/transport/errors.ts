@@ -130,7 +130,7 @@ export function apiError(
 	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
 	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
-	// The waiting engine keeps it in the item's output (waiting/answers.ts, failedCreationJson).
+	// The waiting engine keeps it in the item's output (output/items.ts, failedCreationJson).
 	if (taskId) error.context.taskId = taskId;
 	if (named.length > 1) error.context.alsoNamed = named.slice(1);
 	return error;

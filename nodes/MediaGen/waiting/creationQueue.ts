@@ -3,9 +3,9 @@
  * repeated only when it provably created nothing; a request that is safe to repeat (Task → Delete's) after any
  * failure that may pass. Both share the engine's bound on API requests in flight with the polls.
  */
-import type { ItemError } from '../helpers/itemFailure';
+import type { ItemError } from '../output/itemFailure';
 import type { TaskType } from '../models/endpoints';
-import type { RequestSummary } from '../output/taskOutput';
+import type { RequestSummary } from '../output/items';
 import type { ApiSession } from '../transport';
 import type { CreatedTask } from './taskState';
 import type { RenderKey } from '../learning/history';

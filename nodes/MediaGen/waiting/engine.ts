@@ -10,14 +10,15 @@
  * - A creation is repeated only when it provably created nothing; Task → Delete's requests, safe to repeat, share
  *   its queue (creationQueue.ts). Creations in flight outlive Stop: their answers carry paid task ids.
  * - No item is lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error
- *   that names the task (helpers/itemFailure.ts), wherever it is raised.
+ *   that names the task (output/itemFailure.ts), wherever it is raised.
  * - No timers: the loop sleeps until the next due time or until a request ends (wakeableSleep.ts).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { itemFailure, type FailureStep, type ItemError } from '../helpers/itemFailure';
+import { itemFailure, type FailureStep, type ItemError } from '../output/itemFailure';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
-import type { ItemOutcome } from '../output/taskOutput';
+import { checkedOutcome, completedOutcome, createdOutcome, type ItemOutcome } from '../output/items';
+import { failedCreationJson, failedJson, pendingJson } from '../output/items';
 import {
 	apiJsonRequest,
 	ApiSession,
@@ -30,14 +31,8 @@ import {
 } from '../transport';
 import {
 	cancelledOutcome,
-	checkedOutcome,
-	createdOutcome,
-	finish,
 	decideTaskState,
-	pendingJson,
 	alsoNamedOf,
-	failedCreationJson,
-	failedJson,
 	statusCheckFailed,
 	statusOf,
 	timedOutOutcome,
@@ -379,7 +374,7 @@ class Engine {
 			this.schedule.finished(entry, startedAt, Date.now());
 			this.end(entry);
 			if (this.options.download) this.results.add(task, info, state.urls);
-			else this.outcomes.push(finish(task, info, state.urls, this.options));
+			else this.outcomes.push(completedOutcome(task, info, state.urls, this.options));
 		} else if (this.input.checkOnly) {
 			this.end(entry, checkedOutcome(task, info));
 		} else if (final) {

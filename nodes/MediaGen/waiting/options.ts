@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { TaskType } from '../models/endpoints';
 import { invalidInput } from '../helpers/badInput';
 import { toList } from '../request/validation';
-import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
+import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../tool/call';
 import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
@@ -97,7 +97,7 @@ export function readWaitingOptions(
 ): WaitingOptions {
 	const options = (this.getNodeParameter('options', 0, {}) as IDataObject) ?? {};
 	const defaults = waitDefaults(typeof taskType === 'string' ? [taskType] : [...new Set(taskType)]);
-	// As an AI Agent's tool (tool/description.ts shows the same defaults): the model reads only JSON, so no
+	// As an AI Agent's tool (tool/properties.ts shows the same defaults): the model reads only JSON, so no
 	// downloads unless switched on; a short wait that ends in a pending task the model can come back for.
 	const tool = isToolCall(this);
 	const seconds = (value: unknown, fallback: number) => {

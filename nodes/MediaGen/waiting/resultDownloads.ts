@@ -23,12 +23,12 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { itemFailure } from '../helpers/itemFailure';
+import { itemFailure } from '../output/itemFailure';
 import type { TaskType } from '../models/endpoints';
 import { storeResultFile } from '../output/resultFiles';
-import type { ItemOutcome } from '../output/taskOutput';
+import { bareTaskJson, completedJson, completedOutcome, splitJson, type ItemOutcome } from '../output/items';
 import { downloadFault, downloadResultFile, downloadRetryAfterMs, isTransientDownloadError } from '../transport';
-import { cancelledOutcome, completedJson, finish, type CreatedTask } from './taskState';
+import { cancelledOutcome, type CreatedTask } from './taskState';
 import { retryDelay } from './backoff';
 import { MinHeap } from './heap';
 import { insertSorted } from '../learning/policy';
@@ -373,7 +373,7 @@ export class ResultDownloads {
 			this.input.report({
 				itemIndex: task.itemIndex,
 				error: itemFailure(this.context.getNode(), error, task.itemIndex, about),
-				json: { taskid: task.taskId, taskType: task.taskType, status: 'completed', urls },
+				json: bareTaskJson(task, 'completed', urls),
 			});
 		}
 	}
@@ -382,17 +382,17 @@ export class ResultDownloads {
 		const { task, info, urls, binaries, errors } = files;
 		const { options } = this.input;
 		const failed = errors.findIndex((error) => error !== undefined);
-		if (failed < 0) return this.input.report(finish(task, info, urls, options, binaries));
+		if (failed < 0) return this.input.report(completedOutcome(task, info, urls, options, binaries));
 		const json = completedJson(task, info, urls);
 		const errorOutcome = (index: number): ItemOutcome => ({
 			itemIndex: task.itemIndex,
 			error: errors[index] as never,
-			json: options.split ? { ...json, url: urls[index], resultIndex: index } : json,
+			json: options.split ? splitJson(json, urls, index) : json,
 		});
 		// One item per task: one error. Split with Continue On Fail: the files that arrived are kept, each failed file
 		// is an error item of its own, in `urls` order.
 		if (!options.split || !this.input.continueOnFail) return this.input.report(errorOutcome(failed));
-		const items = finish(task, info, urls, options, binaries);
+		const items = completedOutcome(task, info, urls, options, binaries);
 		urls.forEach((_, index) => {
 			if (errors[index] !== undefined) this.input.report(errorOutcome(index));
 			else if ('items' in items) this.input.report({ itemIndex: task.itemIndex, items: [items.items[index]] });

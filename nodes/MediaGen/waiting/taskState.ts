@@ -1,9 +1,9 @@
 /** What an info answer means for a task (done, failed, still waiting, timed out) and the outcome each gives. */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
-import { buildTaskOutput, resultUrls, type ItemOutcome, type RequestSummary } from '../output/taskOutput';
+import { pendingJson, resultUrls, taskJson, type ItemOutcome, type RequestSummary } from '../output/items';
 import type { TaskRef } from '../request/taskItem';
 import { clip } from '../transport';
 import type { WaitingOptions } from './options';
@@ -28,27 +28,6 @@ function resumeHint(task: CreatedTask): string {
 	return `The task keeps running on the server. Resume with Task → Wait (or Task → Get), Task Type "${task.taskType}", Task ID "${task.taskId}".`;
 }
 
-export function pendingJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
-	return buildTaskOutput({
-		taskId: task.taskId,
-		taskType: task.taskType,
-		status: 'pending',
-		lastStatus: lastStatus ?? null,
-		...task.summary,
-	});
-}
-
-/** A task the API reported failed or refused (not a timeout: that one is pending). */
-export function failedJson(task: CreatedTask, lastStatus: number | undefined): IDataObject {
-	return buildTaskOutput({
-		taskId: task.taskId,
-		taskType: task.taskType,
-		status: 'failed',
-		lastStatus: lastStatus ?? null,
-		...task.summary,
-	});
-}
-
 /**
  * A status check that failed for a reason other than time (the API refused it, a proxy answered 4xx, a redirect):
  * not a verdict on the task, which may be running or done. The item ends with the error, the task pending with
@@ -67,58 +46,10 @@ export function statusCheckFailed(
 	return { itemIndex: task.itemIndex, error, json: pendingJson(task, lastStatus) };
 }
 
-/** A creation that failed: no task, unless the failing answer named one (it is kept: it may have been charged). */
-export function failedCreationJson(job: { summary: RequestSummary; taskType: TaskType }, error: unknown): IDataObject {
-	const taskId = (error as { context?: IDataObject })?.context?.taskId;
-	return {
-		taskid: typeof taskId === 'string' && taskId ? taskId : null,
-		status: 'failed',
-		taskType: job.taskType,
-		...job.summary,
-	};
-}
-
 /** The other tasks a failed creation's answer named besides the one its error keeps (transport/errors.ts). */
 export function alsoNamedOf(error: unknown): string[] {
 	const also = (error as { context?: IDataObject })?.context?.alsoNamed;
 	return Array.isArray(also) ? also.filter((id): id is string => typeof id === 'string') : [];
-}
-
-/** The JSON of a finished task (also the JSON of its error items when a result file fails). */
-export function completedJson(task: CreatedTask, info: IDataObject, urls: string[]): IDataObject {
-	return buildTaskOutput({
-		taskId: task.taskId,
-		taskType: task.taskType,
-		status: 'completed',
-		urls,
-		info,
-		...task.summary,
-	});
-}
-
-/**
- * The output of a finished task: one item, or one item per result URL with Split Into Items. With Download
- * Results, `binaries` holds each URL's stored file (waiting/resultDownloads.ts downloads them).
- */
-export function finish(
-	task: CreatedTask,
-	info: IDataObject,
-	urls: string[],
-	options: WaitingOptions,
-	binaries: Array<INodeExecutionData['binary']> = [],
-): ItemOutcome {
-	const json = completedJson(task, info, urls);
-	if (!options.split) {
-		const binary = Object.assign({}, ...binaries.filter(Boolean)) as INodeExecutionData['binary'];
-		return { itemIndex: task.itemIndex, items: [{ json, ...(options.download ? { binary } : {}) }] };
-	}
-	return {
-		itemIndex: task.itemIndex,
-		items: urls.map((url, index) => ({
-			json: { ...json, url, resultIndex: index },
-			...(binaries[index] ? { binary: binaries[index] } : {}),
-		})),
-	};
 }
 
 /** What one info answer means for a task still being waited on. */
@@ -180,14 +111,7 @@ function failedVerdict(
 		outcome: {
 			itemIndex: task.itemIndex,
 			error,
-			json: buildTaskOutput({
-				taskId: task.taskId,
-				taskType: task.taskType,
-				status: 'failed',
-				lastStatus: status,
-				info,
-				...task.summary,
-			}),
+			json: taskJson(task, 'failed', { lastStatus: status, info }),
 		},
 	};
 }
@@ -235,30 +159,4 @@ export function cancelledOutcome(
 		),
 		json: pendingJson(task, lastStatus),
 	};
-}
-
-/** The output of a created task that is not (or no longer) waited on. */
-export function createdOutcome(task: CreatedTask): ItemOutcome {
-	// Not waited on: pending, even when the creation answer already carries a URL (betav5, gammaimage).
-	const json = buildTaskOutput({
-		taskId: task.taskId,
-		taskType: task.taskType,
-		status: 'pending',
-		urls: resultUrls(task.creation),
-		info: task.creation,
-		...task.summary,
-	});
-	return { itemIndex: task.itemIndex, items: [{ json }] };
-}
-
-/** Task → Get: a task that is not finished, as its answer describes it. */
-export function checkedOutcome(task: CreatedTask, info: IDataObject): ItemOutcome {
-	const json = buildTaskOutput({
-		taskId: task.taskId,
-		taskType: task.taskType,
-		status: 'pending',
-		info,
-		...task.summary,
-	});
-	return { itemIndex: task.itemIndex, items: [{ json }] };
 }

@@ -1,11 +1,11 @@
 /** Task → Wait and Task → Get: the waiting engine on tasks that already exist (nothing is created). */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../output/taskOutput';
+import type { ItemOutcome } from '../output/items';
 import type { CreatedTask } from './taskState';
 import { runEngine } from './engine';
 import type { WaitingOptions } from './options';
-import { failuresContinue } from '../helpers/toolCall';
+import { failuresContinue } from '../tool/call';
 
 /** Task → Get retries a failed status check until this long after the first try, then reports the last error. */
 const CHECK_RETRY_WINDOW_MS = 60_000;

@@ -15,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Observation } from '../invariants';
 import { pairedItems } from './items';
 
-/** The fields of a delete's item: on the error output they are inside `error` (output/errorItem.ts). */
+/** The fields of a delete's item: on the error output they are inside `error` (output/items.ts, errorItem). */
 function fieldsOf(json: IDataObject): IDataObject {
 	return typeof json.error === 'object' && json.error !== null ? (json.error as IDataObject) : json;
 }

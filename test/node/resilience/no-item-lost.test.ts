@@ -15,7 +15,8 @@ import { HOSTILE_KEY, ideaItems, useHostileApi } from '../../support';
 import * as api from '../../../nodes/MediaGen/transport/api';
 import * as download from '../../../nodes/MediaGen/transport/download';
 import * as prepare from '../../../nodes/MediaGen/request/prepare';
-import * as answers from '../../../nodes/MediaGen/waiting/taskState';
+import * as taskState from '../../../nodes/MediaGen/waiting/taskState';
+import * as items from '../../../nodes/MediaGen/output/items';
 import * as resultFiles from '../../../nodes/MediaGen/output/resultFiles';
 import * as badInput from '../../../nodes/MediaGen/helpers/badInput';
 
@@ -53,7 +54,7 @@ function expectEveryItemOnce(result: RunResult, count: number): void {
 function itemFor(result: RunResult, index: number): { taskid: unknown; error: unknown; status: unknown } {
 	const item = [...result.output, ...result.errorOutput].find((entry) => paired(entry).includes(index))!;
 	const json = item.json as Record<string, unknown>;
-	// On the error output the task's fields are inside `error` (output/errorItem.ts).
+	// On the error output the task's fields are inside `error` (output/items.ts, errorItem).
 	const fields = (typeof json.error === 'object' && json.error ? json.error : json) as Record<string, unknown>;
 	return { taskid: fields.taskid, error: json.error, status: fields.status };
 }
@@ -146,11 +147,11 @@ const STEPS: Step[] = [
 	{ name: 'read', module: prepare, fn: 'prepareRequest', isItem1: (args) => args[1] === 1, hasTask: false },
 	{ name: 'create', module: api, fn: 'apiMultipartRequest', isItem1: contextItem(2), hasTask: false },
 	{ name: 'poll', module: api, fn: 'apiJsonRequest', isItem1: contextItem(2), hasTask: true },
-	{ name: 'judge', module: answers, fn: 'decideTaskState', isItem1: taskItem, hasTask: true },
+	{ name: 'judge', module: taskState, fn: 'decideTaskState', isItem1: taskItem, hasTask: true },
 	{
 		name: 'build the output',
-		module: answers,
-		fn: 'finish',
+		module: items,
+		fn: 'completedOutcome',
 		isItem1: taskItem,
 		options: { downloadResults: false },
 		hasTask: true,

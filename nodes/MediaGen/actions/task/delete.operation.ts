@@ -2,11 +2,12 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { holdsObjects, ItemProblems, toList } from '../../request/validation';
 import { invalidInput } from '../../helpers/badInput';
-import type { ItemOutcome } from '../../output/taskOutput';
+import type { ItemOutcome } from '../../output/items';
 import { readTaskType, TASK_TYPE_FROM_INPUT, taskTypeHint } from '../../request/taskItem';
-import { failuresContinue, isToolCall } from '../../helpers/toolCall';
+import { failuresContinue, isToolCall } from '../../tool/call';
 import { deleteTasks, type DeleteItem } from './deleteRequests';
 import { readWaitingOptions } from '../../waiting/options';
+import { withOptionDefaults } from '../../tool/properties';
 import { taskOptionsProperties } from '../descriptions';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
@@ -18,19 +19,13 @@ const DELETE_MAX_WAIT_S = 300;
  * Delete's Max Wait is how long its requests are repeated, not how long a task is waited on: its own default and
  * description.
  */
-function deleteOptions(property: INodeProperties): INodeProperties {
-	const options = (property.options as INodeProperties[]).map((option) =>
-		option.name === 'maxWait'
-			? {
-					...option,
-					default: DELETE_MAX_WAIT_S,
-					description:
-						'How long a delete request is repeated while the API rate-limits it (HTTP 429, after its Retry-After) or fails to answer (HTTP 5xx, no answer), counted from its first attempt; then its task IDs count as not deleted',
-				}
-			: option,
-	);
-	return { ...property, options };
-}
+const DELETE_MAX_WAIT = {
+	maxWait: {
+		default: DELETE_MAX_WAIT_S,
+		description:
+			'How long a delete request is repeated while the API rate-limits it (HTTP 429, after its Retry-After) or fails to answer (HTTP 5xx, no answer), counted from its first attempt; then its task IDs count as not deleted',
+	},
+};
 
 export const description: INodeProperties[] = [
 	{
@@ -66,7 +61,7 @@ export const description: INodeProperties[] = [
 		'delete',
 		{ image: ['image'], video: ['video'], [TASK_TYPE_FROM_INPUT]: ['image', 'video'] },
 		['maxConcurrency', 'maxWait', 'requestTimeout'],
-	).map(deleteOptions),
+	).map((property) => withOptionDefaults(property, DELETE_MAX_WAIT)),
 ];
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {

@@ -2,7 +2,7 @@
  * Task → Delete through the waiting engine's creations' lane (engine.ts, creationQueue.ts): the same bound on requests in
  * flight (Max Concurrent Requests, halved on HTTP 429), the same holds and retry queue. Each request group (an
  * item, or with Combine All Items every item of one Task Type and User ID) goes out in chunks of DELETE_CHUNK_SIZE
- * distinct ids, and what became of every id is kept (output/deleteOutput.ts). What an answer says is read by the
+ * distinct ids, and what became of every id is kept (output/items.ts). What an answer says is read by the
  * rules of transport/wording.ts, written from the API's contract (docs/known-unknowns.md):
  * - deleted: the API answered code 1000 with a status text that reads as success;
  * - already gone: the API refused (code 9999) saying that it does not know these tasks (deleted before, by an
@@ -18,10 +18,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { ItemError } from '../../helpers/itemFailure';
+import type { ItemError } from '../../output/itemFailure';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
-import { buildDeleteJson, sortedIds, type DeleteFate } from '../../output/deleteOutput';
-import type { ItemOutcome } from '../../output/taskOutput';
+import { deleteJson, sortedIds, type DeleteFate, type ItemOutcome } from '../../output/items';
 import {
 	apiJsonRequest,
 	clip,
@@ -202,7 +201,7 @@ function groupOutcomes(group: DeleteGroup): ItemOutcome[] {
 		return group.members.map(({ itemIndex, taskIds }) => ({
 			itemIndex,
 			error,
-			json: buildDeleteJson({ taskType, taskIds, fates, texts }),
+			json: deleteJson({ taskType, taskIds, fates, texts }),
 		}));
 	}
 	if (group.ids.some((id) => !fates.has(id))) return []; // the run stopped or was cancelled first
@@ -210,7 +209,7 @@ function groupOutcomes(group: DeleteGroup): ItemOutcome[] {
 	const warning = none
 		? `The API found none of these task IDs: they were deleted already (by an earlier run or try), or they are not ${taskType} tasks. ${group.notFoundHint}`
 		: undefined;
-	const json = buildDeleteJson({ taskType, taskIds: group.ids, fates, texts, warning });
+	const json = deleteJson({ taskType, taskIds: group.ids, fates, texts, warning });
 	const pairedItem = group.members.map(({ itemIndex }) => ({ item: itemIndex }));
 	return [{ itemIndex: group.members[0].itemIndex, items: [{ json, pairedItem }] }];
 }

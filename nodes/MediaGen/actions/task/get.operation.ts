@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../../output/taskOutput';
+import type { ItemOutcome } from '../../output/items';
 import { readTaskRef, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
 import type { CreatedTask } from '../../waiting/taskState';
 import { checkTasks } from '../../waiting/tasks';

@@ -18,7 +18,7 @@ import { IMAGE_MODELS } from '../models/image';
 import { REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec } from '../models/types';
 import { VIDEO_MODELS } from '../models/video';
-import { TOOL_MAX_WAIT_SECONDS } from '../helpers/toolCall';
+import { TOOL_MAX_WAIT_SECONDS } from './call';
 
 const RETURNS = 'Returns JSON, never files: taskid, status, urls, taskType, model.';
 const FAILED = 'status "failed": nothing more comes of this call; read message (what happened) and hint (what to do).';
@@ -126,36 +126,32 @@ function toolDescriptionProperty(resource: string, operation: string, text: stri
 	};
 }
 
-/** The Options collection as the tool shows it: its own defaults, which waiting/options.ts applies at run time. */
-function toolOptions(property: INodeProperties): INodeProperties {
-	const options = (property.options as INodeProperties[]).map((option): INodeProperties => {
-		switch (option.name) {
-			case 'downloadResults':
-				return {
-					...option,
-					default: false,
-					description:
-						'Whether to download the result files into binary data. Off in a tool: the model reads only JSON (the URLs), so the files would be downloaded for nothing.',
-				};
-			case 'onTimeout':
-				return {
-					...option,
-					default: 'returnPending',
-					description:
-						'What to do with a task that has not finished within Max Wait (it keeps running on the server). In a tool, Return Pending Task gives the model the task ID and how to come back for it.',
-				};
-			case 'maxWait':
-				return {
-					...option,
-					default: TOOL_MAX_WAIT_SECONDS,
-					description: `How long one tool call may take in all, from its start to its answer (creation, waiting, downloads); a task not finished by then comes back pending with its task ID, for a Task → Wait tool to pick up. ${TOOL_MAX_WAIT_SECONDS} s by default: MCP clients give up on a call after 60 s unless set otherwise, and so do many chat front ends.`,
-				};
-			default:
-				return option;
-		}
-	});
-	return { ...property, options, displayOptions: withTool(property.displayOptions, true) };
+/** An Options collection whose named options take another default and description (a tool's, Task → Delete's). */
+export function withOptionDefaults(
+	property: INodeProperties,
+	overrides: Record<string, Pick<INodeProperties, 'default' | 'description'>>,
+): INodeProperties {
+	const options = (property.options as INodeProperties[]).map((option) => ({ ...option, ...overrides[option.name] }));
+	return { ...property, options };
 }
+
+/** The Options collection as the tool shows it: its own defaults, which waiting/options.ts applies at run time. */
+const TOOL_OPTIONS = {
+	downloadResults: {
+		default: false,
+		description:
+			'Whether to download the result files into binary data. Off in a tool: the model reads only JSON (the URLs), so the files would be downloaded for nothing.',
+	},
+	onTimeout: {
+		default: 'returnPending',
+		description:
+			'What to do with a task that has not finished within Max Wait (it keeps running on the server). In a tool, Return Pending Task gives the model the task ID and how to come back for it.',
+	},
+	maxWait: {
+		default: TOOL_MAX_WAIT_SECONDS,
+		description: `How long one tool call may take in all, from its start to its answer (creation, waiting, downloads); a task not finished by then comes back pending with its task ID, for a Task → Wait tool to pick up. ${TOOL_MAX_WAIT_SECONDS} s by default: MCP clients give up on a call after 60 s unless set otherwise, and so do many chat front ends.`,
+	},
+};
 
 /** The binary reference input as the tool shows it: None by default, since a tool call carries no files. */
 function toolImageInput(property: INodeProperties): INodeProperties {
@@ -183,7 +179,10 @@ export function withToolProperties(properties: INodeProperties[]): INodeProperti
 	];
 	const adapted = properties.flatMap((property): INodeProperties[] => {
 		const original = { ...property, displayOptions: withTool(property.displayOptions, false) };
-		if (property.name === 'options' && property.type === 'collection') return [original, toolOptions(property)];
+		if (property.name === 'options' && property.type === 'collection') {
+			const options = withOptionDefaults(property, TOOL_OPTIONS);
+			return [original, { ...options, displayOptions: withTool(property.displayOptions, true) }];
+		}
 		if (property.name === 'imageInput') return [original, toolImageInput(property)];
 		return [property];
 	});

@@ -17,44 +17,16 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../output/taskOutput';
+import { failureJson, toolFailureJson, toolTaskJson, toolUndownloadedJson, type ItemOutcome } from '../output/items';
 import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
-import { itemFailure } from '../helpers/itemFailure';
-import { isMcpCall } from '../helpers/toolCall';
+import { itemFailure } from '../output/itemFailure';
+import { isMcpCall } from './call';
 import { toolArguments, type ToolArguments } from './arguments';
-
-/** The fields of a task's output a model needs. */
-const MODEL_FIELDS = [
-	'taskid',
-	'status',
-	'urls',
-	'url',
-	'resultIndex',
-	'taskType',
-	'model',
-	'width',
-	'height',
-	'duration',
-	'resolution',
-	'ratio',
-	'warning',
-];
 
 /** Which operation produced the outcomes: a failure item names its task type and model from it. */
 export interface ToolOperation {
 	resource: string;
 	operation: string;
-}
-
-function pick(json: IDataObject, keys: readonly string[]): IDataObject {
-	const picked: IDataObject = {};
-	for (const key of keys) {
-		const value = json[key];
-		if (value === undefined || value === null || value === '') continue;
-		if (Array.isArray(value) && !value.length && key !== 'urls') continue;
-		picked[key] = value;
-	}
-	return picked;
 }
 
 /** n8n's item markers mean nothing to a model: "… [item 0]" and "Item 0: …". */
@@ -102,7 +74,7 @@ export function pendingHint(json: IDataObject): string {
 function taskResult(json: IDataObject, operation: ToolOperation): IDataObject {
 	// Task → Delete answers {status: "deleted", message, taskids, taskType}: already what a model needs.
 	if (operation.resource === 'task' && operation.operation === 'delete') return json;
-	const result = pick(json, MODEL_FIELDS);
+	const result = toolTaskJson(json);
 	if (result.status === 'pending') result.hint = pendingHint(json);
 	return result;
 }
@@ -121,7 +93,7 @@ function failureHint(error: NodeApiError | NodeOperationError, json: IDataObject
 		return advice.join(' ');
 	}
 	// A task that failed on the server has a last status (a poll said so). A failed creation whose error answer
-	// named a task (waiting/answers.ts, failedCreationJson) has none: that task exists, in a state nobody knows.
+	// named a task (output/items.ts, failedCreationJson) has none: that task exists, in a state nobody knows.
 	if (json.status === 'failed' && 'lastStatus' in json) {
 		advice.push(
 			`Task ${taskid} failed on the server and will not produce a result. Tell the user; a new creation (for example with a changed prompt) is charged again.`,
@@ -139,24 +111,13 @@ function failureResult(
 	operation: ToolOperation,
 	args: ToolArguments,
 ): IDataObject {
-	const json: IDataObject = {
-		...(operation.resource === 'task' ? {} : { taskType: operation.resource, model: operation.operation }),
-		...(outcome.json ?? {}),
-	};
+	const json = failureJson(outcome, operation);
 	const taskid = json.taskid ? String(json.taskid) : undefined;
-	// `warning` names the item's other paid tasks (an earlier try's, or one its creation's answer named beside it).
-	const known = pick(json, ['taskid', 'taskType', 'model', 'warning']);
 	const urls = Array.isArray(json.urls) ? (json.urls as string[]) : [];
 	// A finished task whose files could not be downloaded (Download Results on): its URLs are the result.
-	if (json.status === 'completed' && urls.length) {
-		return { ...known, status: 'completed', urls, message: forModel(outcome.error.message) };
-	}
-	return {
-		...known,
-		status: 'failed',
-		message: failureMessage(outcome.error, args),
-		hint: failureHint(outcome.error, json, taskid),
-	};
+	if (json.status === 'completed' && urls.length)
+		return toolUndownloadedJson(json, urls, forModel(outcome.error.message));
+	return toolFailureJson(json, failureMessage(outcome.error, args), failureHint(outcome.error, json, taskid));
 }
 
 /** The items the model reads, one per output item (or failure), each paired with the item it came from. */
@@ -174,7 +135,7 @@ export function toolResultItems(
 			// Writing the result failed (hostile data, a bug): the model still reads a failure, with the task's id.
 			const failure = itemFailure(this.getNode(), error, outcome.itemIndex, { step: 'writing its tool result' });
 			const json = ('items' in outcome ? outcome.items[0]?.json : outcome.json) ?? {};
-			const result = { ...pick(json, ['taskid', 'taskType']), status: 'failed', message: forModel(failure.message) };
+			const result = toolFailureJson(json, forModel(failure.message), undefined, ['taskid', 'taskType']);
 			items.push({ json: result, pairedItem: { item: outcome.itemIndex } });
 		}
 	}
@@ -200,14 +161,7 @@ export function toolFailureItem(
 	args: ToolArguments,
 ): INodeExecutionData {
 	const hint = error.description ? forModel(error.description) : undefined;
-	return {
-		json: {
-			status: 'failed',
-			message: failureMessage(error, args),
-			...(hint ? { hint } : {}),
-		},
-		pairedItem: { item: 0 },
-	};
+	return { json: toolFailureJson({}, failureMessage(error, args), hint || undefined), pairedItem: { item: 0 } };
 }
 
 /**

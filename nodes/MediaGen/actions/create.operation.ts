@@ -1,14 +1,17 @@
 /**
- * The creation operation of every image and video model: the model's spec yields both its parameters and its
- * behaviour, so adding a model means adding its spec (models/), not an operation file.
+ * The image and video resources' operations: one "Create With <model>" per model spec, all of them this one
+ * operation, since the model's spec yields both its parameters and its behaviour (adding a model means adding its
+ * spec in models/, not an operation file).
  * 1. `read`: prepare and validate one item (the router reads every item before anything is sent);
  * 2. `run`: hand the creations to the waiting engine, which polls each task from its own creation on
  *    (waiting/engine.ts); a creation is repeated only when it provably created nothing (it could charge twice).
  */
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
+import { IMAGE_MODELS } from '../models/image';
 import type { ModelSpec } from '../models/types';
-import type { ItemOutcome, RequestSummary } from '../output/taskOutput';
+import { VIDEO_MODELS } from '../models/video';
+import { failedCreationJson, type ItemOutcome, type RequestSummary } from '../output/items';
 import { buildForm, requestSummary } from '../request/body';
 import { prepareRequest, type PreparedRequest } from '../request/prepare';
 import { apiMultipartRequest } from '../transport';
@@ -21,7 +24,7 @@ import { TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
 import { modelProperties, operationProperty, waitingProperties } from './descriptions';
 import type { OperationModule } from './node.type';
-import { failuresContinue } from '../helpers/toolCall';
+import { failuresContinue } from '../tool/call';
 
 function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {
@@ -36,13 +39,16 @@ function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 }
 
 /** The Operation selector and every operation of a resource, one per model spec. */
-export function creationOperations(resource: string, models: ModelSpec[]) {
+function creationOperations(resource: string, models: ModelSpec[]) {
 	const operations = Object.fromEntries(models.map((spec) => [spec.operation, creationOperation(spec)]));
 	return {
 		operations,
 		description: [operationProperty(resource, models), ...Object.values(operations).flatMap((op) => op.description)],
 	};
 }
+
+export const image = creationOperations('image', IMAGE_MODELS);
+export const video = creationOperations('video', VIDEO_MODELS);
 
 async function createTasks(
 	this: IExecuteFunctions,
@@ -61,56 +67,68 @@ async function createTasks(
 	const refused: ItemOutcome[] = [];
 	const creations: CreationJob[] = [];
 	for (const request of prepared) {
+		const { itemIndex } = request;
 		const key = requestFingerprint(request);
-		fingerprints.set(request.itemIndex, key);
-		const summary = withEarlierTasks(requestSummary(request), memory.otherTasks(request.itemIndex, key));
-		const known = memory.find(request.itemIndex, key);
+		fingerprints.set(itemIndex, key);
+		const summary = withEarlierTasks(requestSummary(request), memory.otherTasks(itemIndex, key));
+		const known = memory.find(itemIndex, key);
 		if (known === 'uncertain' && !options.repeatUncertain) {
-			refused.push(uncertainBefore.call(this, request.itemIndex, spec, summary));
-			continue;
+			refused.push(uncertainBefore.call(this, itemIndex, spec, summary));
+		} else if (known && known !== 'uncertain') {
+			const creation = { taskid: known.taskId };
+			resumed.push({ itemIndex, ...known, creation, summary: withAlsoNamed(summary, known.alsoNamed) });
+		} else {
+			creations.push(creationJob.call(this, request, spec, summary));
 		}
-		if (known && known !== 'uncertain') {
-			const { alsoNamed } = known;
-			const resumedSummary = withAlsoNamed(summary, alsoNamed);
-			resumed.push({
-				itemIndex: request.itemIndex,
-				...known,
-				creation: { taskid: known.taskId },
-				summary: resumedSummary,
-			});
-			continue;
-		}
-		creations.push({
-			itemIndex: request.itemIndex,
-			taskType: spec.taskType,
-			summary,
-			renderKey: renderKey(spec, summary.request),
-			// One attempt; the body is built per attempt (a multipart body can be sent only once).
-			send: async (session, timeout): Promise<CreatedTask> => {
-				const { data, alsoNamed } = await apiMultipartRequest.call(
-					this,
-					spec.path,
-					await buildForm.call(this, request),
-					{ itemIndex: request.itemIndex, timeout, survivesCancel: true, session },
-				);
-				return {
-					itemIndex: request.itemIndex,
-					taskType: spec.taskType,
-					taskId: data.taskid,
-					creation: data,
-					summary: withAlsoNamed(summary, alsoNamed),
-					alsoNamed,
-				};
-			},
-		});
 	}
 	for (const task of resumed) {
 		this.logger.info(
 			`MediaGen node "${this.getNode().name}" resumes ${task.taskType} task ${task.taskId} for item ${task.itemIndex} instead of creating it again ${executionNote(this)}`,
 		);
 	}
-	const key = (itemIndex: number) => fingerprints.get(itemIndex)!;
-	const remembered = {
+	const outcomes = await runEngine.call(this, {
+		creations,
+		existing: resumed,
+		options,
+		continueOnFail: failuresContinue(this),
+		memory: remembered(memory, (itemIndex) => fingerprints.get(itemIndex)!),
+	});
+	return [...refused, ...outcomes];
+}
+
+/** One item's creation, one attempt per call; the body is built per attempt (a multipart body is sent once). */
+function creationJob(
+	this: IExecuteFunctions,
+	request: PreparedRequest,
+	spec: ModelSpec,
+	summary: RequestSummary,
+): CreationJob {
+	const { itemIndex } = request;
+	return {
+		itemIndex,
+		taskType: spec.taskType,
+		summary,
+		renderKey: renderKey(spec, summary.request),
+		send: async (session, timeout): Promise<CreatedTask> => {
+			const form = await buildForm.call(this, request);
+			const context = { itemIndex, timeout, survivesCancel: true, session };
+			const { data, alsoNamed } = await apiMultipartRequest.call(this, spec.path, form, context);
+			const taskSummary = withAlsoNamed(summary, alsoNamed);
+			return {
+				itemIndex,
+				taskType: spec.taskType,
+				taskId: data.taskid,
+				creation: data,
+				summary: taskSummary,
+				alsoNamed,
+			};
+		},
+	};
+}
+
+/** What the task memory keeps of each creation, under its item's request fingerprint, for a later try. */
+function remembered(memory: TaskMemory, key: (itemIndex: number) => string) {
+	return {
 		created: (task: CreatedTask) =>
 			memory.remember(task.itemIndex, key(task.itemIndex), {
 				taskId: task.taskId,
@@ -120,14 +138,6 @@ async function createTasks(
 		uncertain: (job: CreationRef) => memory.remember(job.itemIndex, key(job.itemIndex), 'uncertain'),
 		failed: (task: CreatedTask) => memory.forget(task.itemIndex, key(task.itemIndex)),
 	};
-	const outcomes = await runEngine.call(this, {
-		creations,
-		existing: resumed,
-		options,
-		continueOnFail: failuresContinue(this),
-		memory: remembered,
-	});
-	return [...refused, ...outcomes];
 }
 
 /**
@@ -172,7 +182,7 @@ function uncertainBefore(
 			description: `An earlier try of this node (Retry On Fail, or Retry execution) sent this item's request and got no clear answer (HTTP 5xx, a dropped connection, or no answer in time): a task may have been created (and charged) anyway. Check your tasks before creating it again. To let a later try create it again anyway, turn on Options → Repeat Uncertain Creations.`,
 		},
 	);
-	return { itemIndex, error, json: { taskid: null, status: 'failed', taskType: spec.taskType, ...summary } };
+	return { itemIndex, error, json: failedCreationJson({ taskType: spec.taskType, summary }) };
 }
 
 /** What makes two tries of an item the same request: the model, the fields and the files sent. */
