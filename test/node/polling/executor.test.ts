@@ -298,7 +298,9 @@ describe('Poll Schedule through n8n’s executor', () => {
 		// about 3.3-3.5 checks per task idle, up to the grid's 4 under load. The bound is one fewer than the grid's and a
 		// check more for each slot a stall may have moved, and slotsLost counts the event loop's usual lags of some ms
 		// as one slot: in effect no more than the grid's. Never later.
-		expect(after.checks.filter((checks) => checks[0] >= 500).length).toBeGreaterThanOrEqual(7);
+		// Placed again, unless a stall of the test process moved checks by more than a slot: then what the misled run
+		// saw may read as stale history and put the kind back on the grid, which the two bounds below still hold.
+		if (slots <= 1) expect(after.checks.filter((checks) => checks[0] >= 500).length).toBeGreaterThanOrEqual(7);
 		expect(meanCalls(after.checks)).toBeLessThanOrEqual(meanCalls(grid.checks) - 1 + slots);
 		expect(lastFound(after.checks)).toBeLessThanOrEqual(lastFound(grid.checks) + interval * 1000 * (1 + slots));
 	});
