@@ -3,7 +3,7 @@
  * what a host or a file name says. It gives a stored file its MIME type and extension (so that both always say
  * what the bytes are) and an input file without a type its MIME type by extension.
  */
-import { byteOrderMark, readAsText, type BodyText } from './bodyText';
+import { byteOrderMark, readAsText, type BodyText } from './text';
 import { ebml, isoImage, isoVideo } from './boxes';
 import type { Walker } from './structure';
 import { bmp, gif, jpeg, png, tiff, webp } from './walkers';

@@ -11,7 +11,7 @@
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
-import { kindOfText } from '../media/bodyText';
+import { kindOfText } from '../media/text';
 import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from '../media/formats';
 import type { RequestContext } from './context';
 import { downloadError, downloadInterrupted, emptyResultFile, showUrl, type DownloadedFile } from './download';

@@ -4,18 +4,23 @@
  * (decimal, hex, named), JSON and JavaScript escapes, base64 and base64url (a token; wrapped in lines or not), and
  * any mix of them.
  */
+import { isControl } from '../media/text';
 import { MAX_LAYERS, readingsOf, startOf, undoOneLayer } from './escapes';
 
 /** A text with the key replaced, in every form it can take (see keyRedactor). */
 export type Redact = (text: string) => string;
 
-/** The key as the HTTP client puts it into a header: it drops C0 control characters (but tab) and DEL anywhere. */
+/**
+ * The key as the HTTP client puts it into a header: it drops control characters anywhere, line breaks too (the
+ * header keeps only the tab).
+ */
 function withoutControlCharacters(text: string): string {
-	return [...text].filter((char) => !isControl(char.codePointAt(0)!)).join('');
-}
-
-function isControl(code: number): boolean {
-	return (code <= 0x1f && code !== 0x09) || code === 0x7f;
+	return [...text]
+		.filter((char) => {
+			const code = char.codePointAt(0)!;
+			return !isControl(code) && (code < 0x0a || code > 0x0d);
+		})
+		.join('');
 }
 
 /** What a header value can carry on the wire: tab and Latin-1 text; the HTTP client drops anything else. */

@@ -6,7 +6,6 @@
 import type { IExecuteFunctions, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
 
 import {
-	answerText,
 	keptAnswer,
 	MAX_ANSWER_BYTES,
 	namedTaskIds,
@@ -15,6 +14,7 @@ import {
 	type AnswerBody,
 	type ParsedAnswer,
 } from './answer';
+import { answerText } from '../media/text';
 import { abortReason, type RequestContext, type RequestSignal } from './context';
 import { apiError, parseRetryAfter } from './errors';
 import { echo, snippet, type Redact } from './redaction';

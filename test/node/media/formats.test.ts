@@ -1,9 +1,9 @@
 /**
  * The media table (nodes/MediaGen/media/formats.ts) against real files made by real tools (../../fixtures/media),
- * and the line between a file and text (media/bodyText.ts) on bodies built to sit on it. The same bodies go
+ * and the line between a file and text (media/text.ts) on bodies built to sit on it. The same bodies go
  * through n8n's engine in ../resilience/bodies.test.ts; here each rule is checked on its own.
  */
-import { kindOfText, readAsText } from '../../../nodes/MediaGen/media/bodyText';
+import { kindOfText, readAsText } from '../../../nodes/MediaGen/media/text';
 import { judgeBody, MEDIA_FORMATS, MEDIA_HEAD_BYTES, mimeFromFileName } from '../../../nodes/MediaGen/media/formats';
 import { fixtureBytes, MEDIA_FIXTURES } from '../../fixtures/media';
 import { encodeText, HOST_TEXTS, TEXT_ENCODINGS } from '../../fixtures/texts';

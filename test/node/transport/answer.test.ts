@@ -5,8 +5,8 @@
  */
 import { Readable } from 'node:stream';
 
+import { answerText } from '../../../nodes/MediaGen/media/text';
 import {
-	answerText,
 	keptAnswer,
 	LEFT_OUT,
 	MAX_ANSWER_BYTES,
