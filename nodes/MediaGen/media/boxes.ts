@@ -10,7 +10,7 @@ import {
 	MAX_READ,
 	read,
 	readOrEnd,
-	show,
+	showBytes,
 	skip,
 	span,
 	StructureFault,
@@ -48,7 +48,8 @@ function* boxHeader(c: Cursor, orEnd: boolean, inside: string): Walk<Box | null>
 	const head = orEnd ? yield* readOrEnd(8, what) : yield* read(8, what);
 	if (!head) return null;
 	const type = head.toString('latin1', 4, 8);
-	if (!/^[\x20-\x7e]{4}$/.test(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a box: ${show(head)}`);
+	if (!/^[\x20-\x7e]{4}$/.test(type))
+		throw fault(at, `the bytes at byte ${figure(at)} are not a box: ${showBytes(head)}`);
 	const size = head.readUInt32BE(0);
 	if (size === 0) return { type, at };
 	if (size === 1) {

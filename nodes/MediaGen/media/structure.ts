@@ -72,7 +72,7 @@ export const figure = (value: number) => value.toLocaleString('en-US');
 export const fault = (at: number, text: string) => new StructureFault(at, text);
 
 /** Bytes shown in a message: as text when they are printable, else in hex. */
-export function show(bytes: Buffer): string {
+export function showBytes(bytes: Buffer): string {
 	const text = bytes.toString('latin1');
 	return /^[\x20-\x7e]+$/.test(text) ? JSON.stringify(text) : bytes.toString('hex').replace(/(..)(?!$)/g, '$1 ');
 }

@@ -25,7 +25,7 @@ import {
 	figure,
 	MAX_READ,
 	read,
-	show,
+	showBytes,
 	skip,
 	span,
 	StructureFault,
@@ -45,7 +45,7 @@ export function* png(c: Cursor): Walk {
 		const length = header.readUInt32BE(0);
 		const type = header.toString('latin1', 4, 8);
 		if (!/^[A-Za-z]{4}$/.test(type) || length > 0x7fffffff) {
-			throw fault(at, `the bytes at byte ${figure(at)} are not a PNG chunk: ${show(header)}`);
+			throw fault(at, `the bytes at byte ${figure(at)} are not a PNG chunk: ${showBytes(header)}`);
 		}
 		if (first && (type !== 'IHDR' || length !== 13)) {
 			throw fault(at, `its first chunk is ${JSON.stringify(type)} (${figure(length)} bytes), not a header (IHDR)`);
@@ -76,7 +76,8 @@ export function* jpeg(c: Cursor): Walk {
 		next = undefined;
 		if (marker === undefined) {
 			const bytes = yield* read(2, `the marker at byte ${figure(at)}`);
-			if (bytes[0] !== 0xff) throw fault(at, `the bytes at byte ${figure(at)} are not a JPEG marker: ${show(bytes)}`);
+			if (bytes[0] !== 0xff)
+				throw fault(at, `the bytes at byte ${figure(at)} are not a JPEG marker: ${showBytes(bytes)}`);
 			marker = bytes[1];
 			while (marker === 0xff) marker = (yield* read(1, `the marker at byte ${figure(at)}`))[0];
 		} else {
@@ -122,7 +123,7 @@ export function* gif(c: Cursor): Walk {
 			yield { op: 'gifBlocks', what: `the image at byte ${figure(at)}` };
 			images++;
 		} else {
-			throw fault(at, `the byte at ${figure(at)} (${show(Buffer.from([kind]))}) starts no GIF block`);
+			throw fault(at, `the byte at ${figure(at)} (${showBytes(Buffer.from([kind]))}) starts no GIF block`);
 		}
 	}
 }
@@ -140,7 +141,7 @@ export function* webp(c: Cursor): Walk {
 		const header = yield* read(8, `the chunk header at byte ${figure(at)}`);
 		const type = header.toString('latin1', 0, 4);
 		const length = header.readUInt32LE(4);
-		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${show(header)}`);
+		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${showBytes(header)}`);
 		if (at + 8 + length > end) {
 			throw fault(
 				at,

@@ -15,6 +15,7 @@ import {
 	type RequestSignal,
 } from './context';
 import { describeTransportFailure, parseRetryAfter } from './errors';
+import { shorten, SHOWN } from '../helpers/shorten';
 
 export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
@@ -77,11 +78,6 @@ function announcedSize(header: unknown): number | undefined {
 /** Redirects a result download may take (each hop is checked, see below). */
 const MAX_DOWNLOAD_REDIRECTS = 5;
 
-/** A URL for a message: long ones (data: URLs) are clipped. */
-export function showUrl(url: string): string {
-	return url.length > 120 ? `${url.slice(0, 120)}…` : url;
-}
-
 /** The scheme of a URL ("data:"), or undefined when the text is not a URL. */
 function schemeOf(url: string): string | undefined {
 	try {
@@ -122,8 +118,8 @@ function refuseScheme(this: IExecuteFunctions, url: string, context: RequestCont
 		this,
 		context,
 		scheme
-			? `Could not download a result file: its URL ${showUrl(url)} uses the scheme ${scheme}, and only http and https URLs are downloaded`
-			: `Could not download a result file: ${showUrl(url)} is not a URL`,
+			? `Could not download a result file: its URL ${shorten(url, SHOWN.url)} uses the scheme ${scheme}, and only http and https URLs are downloaded`
+			: `Could not download a result file: ${shorten(url, SHOWN.url)} is not a URL`,
 		'The API answered a result URL that the node does not download.',
 	);
 }
@@ -191,7 +187,7 @@ async function getHop(
 			this,
 			context,
 			`Could not download a result file: ${reason}`,
-			`GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`,
+			`GET ${shorten(target, SHOWN.url)} failed${code ? ` (${code})` : ''}.`,
 			undefined,
 			// Out of time or stopped: no attempt is left. A connection that failed: another GET may get through.
 			{ transient },
@@ -214,7 +210,7 @@ function redirectOf(
 	const location = headers.location;
 	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) return undefined;
 	hops.hop.close();
-	const refuse = (message: string, description = `GET ${showUrl(hops.target)} answered HTTP ${status}.`) => {
+	const refuse = (message: string, description = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`) => {
 		hops.hop.release();
 		return downloadError.call(
 			this,
@@ -228,15 +224,15 @@ function redirectOf(
 	try {
 		next = new URL(location, hops.target).href;
 	} catch {
-		throw refuse(`it redirects to ${showUrl(location)}, which is not a URL`);
+		throw refuse(`it redirects to ${shorten(location, SHOWN.url)}, which is not a URL`);
 	}
 	if (!DOWNLOAD_SCHEMES.includes(schemeOf(next) ?? '')) {
-		throw refuse(`it redirects to ${showUrl(next)}, and only http and https URLs are downloaded`);
+		throw refuse(`it redirects to ${shorten(next, SHOWN.url)}, and only http and https URLs are downloaded`);
 	}
 	if (hops.redirects >= MAX_DOWNLOAD_REDIRECTS) {
 		throw refuse(
 			`more than ${MAX_DOWNLOAD_REDIRECTS} redirects`,
-			`GET ${showUrl(hops.url)} kept redirecting; the last hop was ${showUrl(next)}.`,
+			`GET ${shorten(hops.url, SHOWN.url)} kept redirecting; the last hop was ${shorten(next, SHOWN.url)}.`,
 		);
 	}
 	return next;
@@ -257,7 +253,7 @@ function refuseStatus(
 		this,
 		context,
 		`Could not download a result file: HTTP ${status}`,
-		`GET ${showUrl(target)} answered HTTP ${status}.`,
+		`GET ${shorten(target, SHOWN.url)} answered HTTP ${status}.`,
 		String(status),
 		{
 			transient: transientStatus(status),
@@ -338,7 +334,7 @@ export function downloadInterrupted(
 		this,
 		context,
 		`Could not download a result file: ${reason}`,
-		`GET ${showUrl(url)} broke off while the file was being stored${cause?.message ? ` (${cause.message})` : ''}.`,
+		`GET ${shorten(url, SHOWN.url)} broke off while the file was being stored${cause?.message ? ` (${cause.message})` : ''}.`,
 		undefined,
 		// A body cut off by the host: the whole file may come with another GET. Out of time or stopped: no.
 		{ transient: closed && !signal?.aborted && !this.getExecutionCancelSignal()?.aborted },
@@ -353,7 +349,7 @@ export function emptyResultFile(this: IExecuteFunctions, url: string, context: R
 	return downloadError.call(
 		this,
 		context,
-		`The result file ${showUrl(url)} is empty (0 bytes)`,
-		`GET ${showUrl(url)} answered with an empty body. The task completed on the server, but this result has no content: check the task with Task → Get, or run it again.`,
+		`The result file ${shorten(url, SHOWN.url)} is empty (0 bytes)`,
+		`GET ${shorten(url, SHOWN.url)} answered with an empty body. The task completed on the server, but this result has no content: check the task with Task → Get, or run it again.`,
 	);
 }

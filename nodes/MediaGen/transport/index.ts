@@ -41,5 +41,4 @@ export {
 	refusalOf,
 	taskRefused,
 } from './errors';
-export { clip } from './redaction';
 export { StreamingForm, streamedFile, wireText, type StreamedFile } from './multipart';

@@ -17,7 +17,8 @@ import {
 import { answerText } from '../media/text';
 import { abortReason, type RequestContext, type RequestSignal } from './context';
 import { apiError, parseRetryAfter } from './errors';
-import { echo, snippet, type Redact } from './redaction';
+import { SHOWN } from '../helpers/shorten';
+import { echo, type Redact } from './redaction';
 import { notKnownIn } from './wording';
 
 /** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
@@ -169,7 +170,10 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 					: unfinished
 						? 'The service is busy or failing. Try again later.'
 						: `POST ${path} was rejected.`;
-	const quoted = status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer.text, redact)}`;
+	const quoted =
+		status >= 500 || status === 429 || refusedKey
+			? ''
+			: ` Response: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`;
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
 		description: `${advice}${quoted}`,
@@ -198,7 +202,7 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 	const advice = taskAdvice(taskIds, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${what}`,
-		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${snippet(answer.text, redact)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
 		httpCode: String(status),
 		retryable: true,
 		uncertain: creation,
@@ -213,7 +217,7 @@ function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): 
 	const advice = taskAdvice(answer.taskIds, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
 		message: 'The MediaGen API answered with a body that is not a JSON envelope',
-		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.text, redact)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
 		httpCode: String(answer.status),
 		retryable: true,
 		uncertain: creation,

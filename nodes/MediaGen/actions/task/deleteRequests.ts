@@ -19,12 +19,12 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { ItemError } from '../../helpers/itemFailure';
+import { shorten, SHOWN } from '../../helpers/shorten';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { buildDeleteJson, sortedIds, type DeleteFate } from '../../output/deleteOutput';
 import type { ItemOutcome } from '../../output/taskOutput';
 import {
 	apiJsonRequest,
-	clip,
 	notKnownIn,
 	readStatusText,
 	refusalOf,
@@ -164,7 +164,7 @@ function notConfirmed(
 	ids: string[],
 	itemIndex: number,
 ) {
-	const quoted = text === undefined ? undefined : clip(text);
+	const quoted = text === undefined ? undefined : shorten(text, SHOWN.echo, { sayLength: true });
 	const shown = quoted === undefined ? 'no status text' : `"${quoted}"`;
 	const message =
 		reading === 'failure'
