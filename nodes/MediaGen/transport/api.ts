@@ -175,9 +175,7 @@ function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, dea
 	return apiError.call(this, call.redact, call.context, {
 		message: `Could not reach the MediaGen API: ${reason}`,
 		description: `POST ${call.path} did not get an answer${code ? ` (${code})` : ''}.${advice}`,
-		retryable: true,
-		nothingSent,
-		uncertain: call.creation && !nothingSent,
+		facts: { retryable: true, nothingSent, mayHaveCreated: call.creation && !nothingSent },
 	});
 }
 
@@ -269,10 +267,9 @@ export async function apiMultipartRequest(
 		throw apiError.call(this, (text) => text, context, {
 			message: 'The MediaGen API answered success (code 1000) without a task ID',
 			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed.${named}`,
-			retryable: false,
-			uncertain: true,
 			apiCode: RESPONSE_CODE.success,
 			taskIds,
+			facts: { retryable: false, mayHaveCreated: true },
 		});
 	}
 	return {

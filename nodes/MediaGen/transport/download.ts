@@ -14,7 +14,7 @@ import {
 	type RequestContext,
 	type RequestSignal,
 } from './context';
-import { describeTransportFailure, parseRetryAfter } from './errors';
+import { describeTransportFailure, parseRetryAfter, withFacts, type ErrorFacts } from './errors';
 import { shorten, SHOWN } from '../helpers/shorten';
 
 export interface DownloadedFile {
@@ -33,12 +33,6 @@ export interface DownloadedFile {
 	release(): void;
 }
 
-/** Marks download errors that another attempt may cure, and the wait the server asked for. */
-const TRANSIENT = 'mediaGenDownloadTransient';
-const RETRY_AFTER = 'mediaGenDownloadRetryAfterMs';
-/** How a file that came cut or malformed broke: the same fault twice is the same bytes, not a transfer's accident. */
-const FAULT = 'mediaGenDownloadFault';
-
 /** Connection failures after which a new GET may well succeed (the host was busy, restarting or dropped us). */
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
@@ -48,23 +42,6 @@ const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', '
 /** HTTP answers that say "not now" rather than "no": the same GET later may succeed. */
 function transientStatus(status: number): boolean {
 	return status === 408 || status === 429 || status >= 500;
-}
-
-/** Whether a failed download may be tried again (a 5xx, a 429, a reset or refused connection, a body cut off). */
-export function isTransientDownloadError(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[TRANSIENT] === true;
-}
-
-/** The server's Retry-After on a failed download, in milliseconds. */
-export function downloadRetryAfterMs(error: unknown): number | undefined {
-	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER] : undefined;
-	return typeof value === 'number' ? value : undefined;
-}
-
-/** Where and how a file that was not whole broke, on the attempt that failed with this error. */
-export function downloadFault(error: unknown): string | undefined {
-	const value = error instanceof NodeApiError ? error.context[FAULT] : undefined;
-	return typeof value === 'string' ? value : undefined;
 }
 
 /** Content-Length as a number of bytes, when it is one. */
@@ -95,7 +72,7 @@ export function downloadError(
 	message: string,
 	description: string,
 	httpCode?: string,
-	retry?: { transient: boolean; retryAfterMs?: number; fault?: string },
+	facts?: Pick<ErrorFacts, 'transient' | 'retryAfterMs' | 'fault'>,
 ): NodeApiError {
 	const error = new NodeApiError(this.getNode(), { message, description } as JsonObject, {
 		message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
@@ -104,10 +81,7 @@ export function downloadError(
 		itemIndex: context.itemIndex,
 	});
 	if (context.taskId) error.context.taskId = context.taskId;
-	if (retry?.transient) error.context[TRANSIENT] = true;
-	if (retry?.retryAfterMs !== undefined) error.context[RETRY_AFTER] = retry.retryAfterMs;
-	if (retry?.fault !== undefined) error.context[FAULT] = retry.fault;
-	return error;
+	return withFacts(error, facts ?? {});
 }
 
 /** Refuses a result URL that is not http or https (data:, file:, ftp:, …) or not a URL at all. */

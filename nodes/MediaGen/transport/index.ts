@@ -5,7 +5,7 @@
  *   the credential once per run;
  * - answer.ts: an answer's body, read up to 4 MiB, parsed, kept down to a depth, and the task id it names;
  * - verdict.ts: what an answer means: the envelope's data, or the error it is;
- * - errors.ts: what failed, and whether it may be repeated;
+ * - errors.ts: what failed, and what the error knows (ErrorFacts: whether it may be repeated, created nothing, …);
  * - redaction.ts: the key never reaches a message or output (redacted before anything is cut);
  * - wording.ts: what a delete's status text and a refusal's message say, by rules from the API's contract;
  * - download.ts: result files, without the credential, redirects checked hop by hop, transient failures marked;
@@ -22,23 +22,7 @@ export {
 	MAX_REQUEST_TIMEOUT_MS,
 	type RequestContext,
 } from './context';
-export {
-	downloadFault,
-	downloadInterrupted,
-	downloadResultFile,
-	downloadRetryAfterMs,
-	emptyResultFile,
-	isTransientDownloadError,
-	type DownloadedFile,
-} from './download';
+export { downloadInterrupted, downloadResultFile, emptyResultFile, type DownloadedFile } from './download';
 export { inspectResultFile } from './inspect';
-export {
-	createdNothing,
-	isRateLimited,
-	isRetryableError,
-	mayHaveCreatedTask,
-	retryAfterMs,
-	refusalOf,
-	taskRefused,
-} from './errors';
+export { factsOf, type ErrorFacts } from './errors';
 export { StreamingForm, streamedFile, wireText, type StreamedFile } from './multipart';

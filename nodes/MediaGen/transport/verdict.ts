@@ -146,9 +146,8 @@ function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 		message: `The MediaGen API answered HTTP ${answer.status}, ${target}, which the node does not follow`,
 		description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${advice ? ` ${advice}` : ''}`,
 		httpCode: String(answer.status),
-		retryable: false,
-		uncertain: creation,
 		taskIds: answer.taskIds,
+		facts: { retryable: false, mayHaveCreated: creation },
 	});
 }
 
@@ -178,13 +177,15 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 		message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
 		description: `${advice}${quoted}`,
 		httpCode: String(status),
-		retryable: status === 429 || unfinished,
 		apiCode: envelope?.code,
-		// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
-		nothingSent: status === 429 && !taskIds.length,
-		uncertain: creation && unfinished,
-		retryAfterMs: status === 429 ? parseRetryAfter(answer.response.headers?.['retry-after']) : undefined,
 		taskIds,
+		facts: {
+			retryable: status === 429 || unfinished,
+			// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
+			nothingSent: status === 429 && !taskIds.length,
+			mayHaveCreated: creation && unfinished,
+			retryAfterMs: status === 429 ? parseRetryAfter(answer.response.headers?.['retry-after']) : undefined,
+		},
 	});
 }
 
@@ -204,9 +205,8 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 		message: `The MediaGen API answered HTTP ${status}${what}`,
 		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
 		httpCode: String(status),
-		retryable: true,
-		uncertain: creation,
 		taskIds,
+		facts: { retryable: true, mayHaveCreated: creation },
 	});
 }
 
@@ -219,9 +219,8 @@ function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): 
 		message: 'The MediaGen API answered with a body that is not a JSON envelope',
 		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
 		httpCode: String(answer.status),
-		retryable: true,
-		uncertain: creation,
 		taskIds: answer.taskIds,
+		facts: { retryable: true, mayHaveCreated: creation },
 	});
 }
 
@@ -238,9 +237,9 @@ function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): Node
 					? 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
 					: 'Top up the account, or use a credential with credits, then run the node again.'
 		}`,
-		retryable: false,
 		apiCode: envelope!.code,
 		taskIds,
+		facts: { retryable: false },
 	});
 }
 
@@ -257,13 +256,15 @@ function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeAp
 	return apiError.call(this, call.redact, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
 		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskIds.length ? ` ${namesTask(taskIds, path)}` : ''}`,
-		retryable: false,
 		apiCode: envelope!.code,
-		// About a task (a status check): a refusal other than "not found" is the API's word on the task.
-		taskRefused: !creation && !notFound,
-		// Task → Delete reads the whole message for the tasks it says are not known (wording.ts).
-		refusal: { code: envelope!.code, message: typeof envelope!.msg === 'string' ? call.redact(envelope!.msg) : '' },
 		taskIds,
+		facts: {
+			retryable: false,
+			// About a task (a status check): a refusal other than "not found" is the API's word on the task.
+			refused: !creation && !notFound,
+			// Task → Delete reads the whole message for the tasks it says are not known (wording.ts).
+			refusal: { code: envelope!.code, message: typeof envelope!.msg === 'string' ? call.redact(envelope!.msg) : '' },
+		},
 	});
 }
 

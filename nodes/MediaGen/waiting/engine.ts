@@ -23,16 +23,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { itemFailure, type FailureStep } from '../helpers/itemFailure';
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
 import type { ItemOutcome } from '../output/taskOutput';
-import {
-	apiJsonRequest,
-	ApiSession,
-	createdNothing,
-	isRateLimited,
-	isRetryableError,
-	mayHaveCreatedTask,
-	retryAfterMs,
-	taskRefused,
-} from '../transport';
+import { apiJsonRequest, ApiSession, factsOf } from '../transport';
 import {
 	cancelledOutcome,
 	checkedOutcome,
@@ -278,12 +269,12 @@ class Engine {
 				mayHaveCreated: true,
 			});
 			const now = Date.now();
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
-			const delay = creationRetryDelay(entry.attempts, retryAfter);
+			const facts = factsOf(error);
+			if (facts.rateLimited) this.bound.onRateLimited(startedAt, facts.retryAfterMs);
+			const delay = creationRetryDelay(entry.attempts, facts.retryAfterMs);
 			const window = creationRetryWindow(this.options);
 			if (
-				createdNothing(error) &&
+				facts.nothingSent &&
 				!this.cancelled &&
 				!this.stopped &&
 				mayRepeatAt(this.options, entry.firstAttemptAt, now + delay, window)
@@ -292,7 +283,7 @@ class Engine {
 			} else {
 				const json = failedCreationJson(job, error);
 				if (typeof json.taskid === 'string') this.ledger.named(job, json.taskid, alsoNamedOf(error));
-				else if (mayHaveCreatedTask(error) || error !== raw) this.ledger.uncertain(job, error);
+				else if (facts.mayHaveCreated || error !== raw) this.ledger.uncertain(job, error);
 				this.fail({ itemIndex: job.itemIndex, error, json });
 			}
 		}
@@ -306,11 +297,11 @@ class Engine {
 			for (const next of more) this.creations.add(next, Date.now());
 		} catch (raw) {
 			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, { step: 'sending its request' });
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
+			const facts = factsOf(error);
+			if (facts.rateLimited) this.bound.onRateLimited(startedAt, facts.retryAfterMs);
 			const now = Date.now();
-			const delay = creationRetryDelay(entry.attempts, retryAfter);
-			const passing = isRetryableError(error);
+			const delay = creationRetryDelay(entry.attempts, facts.retryAfterMs);
+			const passing = facts.retryable;
 			if (
 				passing &&
 				!this.cancelled &&
@@ -417,11 +408,12 @@ class Engine {
 			taskId: task.taskId,
 			advised: true,
 		});
-		if (isRetryableError(error)) {
+		const facts = factsOf(error);
+		if (facts.retryable) {
 			entry.failures++;
 			entry.lastError = error;
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.bound.onRateLimited(startedAt, retryAfter);
+			const retryAfter = facts.retryAfterMs;
+			if (facts.rateLimited) this.bound.onRateLimited(startedAt, retryAfter);
 			if (final) {
 				this.end(entry);
 				this.fail(
@@ -432,7 +424,7 @@ class Engine {
 			} else if (!entry.finalStarted) {
 				this.schedule.retryAt(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter));
 			}
-		} else if (taskRefused(error)) {
+		} else if (facts.refused) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
 			this.end(entry);
 			this.ledger.failed(task);

@@ -33,7 +33,7 @@ import { itemFailure } from '../helpers/itemFailure';
 import type { TaskType } from '../models/endpoints';
 import { storeResultFile } from '../output/resultFiles';
 import type { ItemOutcome } from '../output/taskOutput';
-import { downloadFault, downloadResultFile, downloadRetryAfterMs, isTransientDownloadError } from '../transport';
+import { downloadResultFile, factsOf } from '../transport';
 import { cancelledOutcome, completedJson, finish, type CreatedTask } from './answers';
 import { MAX_RETRY_AFTER_MS } from './bound';
 import { MinHeap } from './heap';
@@ -351,12 +351,12 @@ export class ResultLane {
 
 	/** Puts a transient failure back in the queue after a backoff, when an attempt can still start in time. */
 	private retry(job: FileJob, error: unknown): boolean {
-		if (this.halted || !isTransientDownloadError(error) || job.attempts >= MAX_ATTEMPTS) return false;
-		const fault = downloadFault(error);
+		const { transient, fault, retryAfterMs } = factsOf(error);
+		if (this.halted || !transient || job.attempts >= MAX_ATTEMPTS) return false;
 		if (fault !== undefined && fault === job.fault) return false;
 		job.fault = fault;
 		const backoff = Math.min(RETRY_BACKOFF_MS * 2 ** (job.attempts - 1), MAX_RETRY_BACKOFF_MS);
-		const retryAfter = Math.min(downloadRetryAfterMs(error) ?? 0, MAX_RETRY_AFTER_MS);
+		const retryAfter = Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
 		const at = Date.now() + Math.max(backoff, retryAfter);
 		if (job.deadline === undefined || at >= job.deadline) return false;
 		job.notBefore = at;

@@ -27,7 +27,7 @@ import {
 	apiJsonRequest,
 	notKnownIn,
 	readStatusText,
-	refusalOf,
+	factsOf,
 	RESPONSE_CODE,
 	type ApiSession,
 	type StatusReading,
@@ -129,7 +129,7 @@ function chunkJob(this: IExecuteFunctions, group: DeleteGroup, ids: string[]): R
 				.catch((error: unknown) => {
 					// The API says it does not know (some of) these tasks: not a failure of the request. Any other answer
 					// is the engine's (repeated when it may pass, else the ids failed).
-					const refusal = refusalOf(error);
+					const { refusal } = factsOf(error);
 					unknown = refusal?.code === RESPONSE_CODE.failure ? notKnownIn(refusal.message, ids) : undefined;
 					return unknown ? undefined : Promise.reject(error);
 				});
