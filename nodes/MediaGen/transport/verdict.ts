@@ -19,7 +19,7 @@ import { abortReason, type RequestContext, type RequestSignal } from './context'
 import { apiError, parseRetryAfter } from './errors';
 import { SHOWN } from '../helpers/shorten';
 import { echo, type Redact } from './redaction';
-import { notKnownIn } from './wording';
+import { mayMeanNotFound, notKnownIn } from './wording';
 
 /** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
 export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
@@ -73,15 +73,6 @@ function namesTask(taskIds: string[], path: string): string {
 function taskAdvice(taskIds: string[], path: string, creation: boolean, reason: string): string {
 	if (taskIds.length) return namesTask(taskIds, path);
 	return creation ? mayHaveCreated(reason) : '';
-}
-
-/**
- * Whether a refusal may be saying that the task does not exist (the API documents no code for it): such a refusal of
- * a status check is not a verdict on the task, and its error says to check the Task Type. Task → Delete counts an id
- * as gone only by the stricter reading of wording.ts.
- */
-export function saysNotFound(message: string | undefined): boolean {
-	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }
 
 /** An answer cut off at MAX_ANSWER_BYTES. */
@@ -247,7 +238,7 @@ function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): Node
 function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, context } = call;
 	const { taskIds, serverMessage, envelope } = answer;
-	const notFound = saysNotFound(envelope!.msg);
+	const notFound = mayMeanNotFound(envelope!.msg);
 	// The hint (which Task Type, which User ID) only where the refusal says that tasks are not known (wording.ts's
 	// rules); an "Unknown error, please try again later" is not about them.
 	const notKnown =
