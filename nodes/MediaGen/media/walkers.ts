@@ -60,10 +60,10 @@ export function* png(c: Cursor): Walk {
 }
 
 /** JPEG markers without a length: restarts, TEM. */
-const standalone = (marker: number) => (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01;
+export const standalone = (marker: number) => (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01;
 
 /** SOF0 … SOF15 (C4, C8, CC are tables and a reserved code). */
-const isFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
+export const isFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
 
 export function* jpeg(c: Cursor): Walk {
 	yield* skip(2, 'the JPEG start (SOI)');
