@@ -4,9 +4,9 @@
  * what the bytes are) and an input file without a type its MIME type by extension.
  */
 import { byteOrderMark, readAsText, type BodyText } from './text';
-import { ebml, isoImage, isoVideo } from './boxes';
+import { ebml, isoImage, isoVideo } from './containerWalkers';
 import type { Walker } from './structure';
-import { bmp, gif, jpeg, png, tiff, webp } from './walkers';
+import { bmp, gif, jpeg, png, tiff, webp } from './imageWalkers';
 
 /** One part of the bytes a format starts with: latin1 text, a byte, bytes to skip, or one byte of a range. */
 type Part = string | number | { skip: number } | { from: number; to: number } | { oneOf: readonly number[] };
@@ -33,7 +33,7 @@ export interface MediaFormat {
 	/** Matroska and WebM: the EBML header's DocType. */
 	docType?: string;
 	iso?: IsoRule;
-	/** What "whole" means for the format: its structure, checked as the file streams in (walkers.ts, boxes.ts). */
+	/** What "whole" means for the format: its structure, checked as the file streams in (imageWalkers.ts, containerWalkers.ts). */
 	whole: Walker;
 }
 
@@ -214,7 +214,7 @@ function signatureFormat(head: Buffer): MediaFormat | undefined {
 }
 
 /** What a body's first bytes are: a format of the table, text of some kind, only zero bytes, or something else. */
-export type BodyVerdict =
+export type BodyClass =
 	| { kind: 'media'; format: MediaFormat }
 	| { kind: 'text'; text: BodyText }
 	| { kind: 'zeros' }
@@ -227,7 +227,7 @@ export type BodyVerdict =
  * a byte order mark before anything else; only zero bytes. What is left is a binary of a format the table does
  * not know.
  */
-export function judgeBody(head: Buffer): BodyVerdict {
+export function classifyBody(head: Buffer): BodyClass {
 	const signed = signatureFormat(head);
 	if (signed) return { kind: 'media', format: signed };
 	const text = readAsText(head);

@@ -2,7 +2,7 @@
  * Width and height of the reference image formats the API takes (PNG, JPEG, WebP), read from the file's
  * first bytes, without decoding it (a mask's, a reference image's).
  */
-import { isFrame, standalone } from './walkers';
+import { isFrame, standalone } from './imageWalkers';
 
 export interface ImageSize {
 	width: number;

@@ -1,6 +1,6 @@
 /**
  * The API call, the only code that talks to the API: the credential (read once per run), the request under its total
- * deadline, and its answer, read by answer.ts and judged by verdict.ts.
+ * deadline, and its answer, read by responseBody.ts and judged by envelope.ts.
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -13,7 +13,7 @@ import type {
 
 import { invalidInput } from '../helpers/badInput';
 import { fingerprint } from '../helpers/fingerprint';
-import { taskIdOf } from './answer';
+import { taskIdOf } from './responseBody';
 import {
 	abortReason,
 	clampRequestTimeout,
@@ -26,7 +26,7 @@ import {
 import { apiError, describeTransportFailure, NEVER_CONNECTED } from './errors';
 import { StreamingForm, textFormBody } from './multipart';
 import { keyRedactor, type Redact } from './redaction';
-import { judge, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type ApiCall } from './verdict';
+import { envelopeData, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type ApiCall } from './envelope';
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
@@ -203,7 +203,7 @@ async function post(
 
 /**
  * One API call: the credential, the request under its total deadline, the answer read up to the cap, and what the
- * answer means (judge). Every multipart request is a creation: any answer but a refusal may mean a task exists.
+ * answer means (envelopeData). Every multipart request is a creation: any answer but a refusal may mean a task exists.
  */
 async function send(
 	this: IExecuteFunctions,
@@ -223,7 +223,7 @@ async function send(
 		// The whole answer is in: nothing needs the deadline any more.
 		deadline.release();
 	}
-	return { data: judge.call(this, call, answer), taskIds: answer.taskIds };
+	return { data: envelopeData.call(this, call, answer), taskIds: answer.taskIds };
 }
 
 /** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object, as the API documents it). */

@@ -12,7 +12,7 @@
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
 import { kindOfText } from '../media/text';
-import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from '../media/formats';
+import { classifyBody, MEDIA_HEAD_BYTES, type BodyClass, type MediaFormat } from '../media/formats';
 import type { RequestContext } from './context';
 import { downloadError, downloadInterrupted, emptyResultFile, type DownloadedFile } from './download';
 import { shorten, SHOWN } from '../helpers/shorten';
@@ -92,7 +92,7 @@ async function readHead(
 	}
 }
 
-type Refused = Exclude<BodyVerdict, { kind: 'media' | 'unknown' }>;
+type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
 /**
  * The start of a refused text, quoted; control characters (a byte order mark before bytes that are not text) are
@@ -212,7 +212,7 @@ export async function inspectResultFile(
 		file.release();
 		throw emptyResultFile.call(this, url, context);
 	}
-	const verdict = judgeBody(head);
+	const verdict = classifyBody(head);
 	if (verdict.kind === 'media') {
 		return { format: verdict.format, body: checkedBody.call(this, file, verdict.format, url, context) };
 	}

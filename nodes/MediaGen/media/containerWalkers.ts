@@ -1,5 +1,5 @@
 /**
- * Walkers of the formats whose end is the file's end (see walkers.ts for the others and the rules in words): ISO
+ * Walkers of the formats whose end is the file's end (see imageWalkers.ts for the others and the rules in words): ISO
  * base media boxes (MP4, QuickTime, HEIF, HEIC, AVIF) and EBML elements (WebM, Matroska). Their sizes must add up
  * to the file: a box or element that runs past the end is a file cut inside it, and bytes after the last one are
  * read as a box or element too, so that a file with anything appended is not whole either.

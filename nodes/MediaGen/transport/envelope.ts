@@ -13,7 +13,7 @@ import {
 	readAnswerBody,
 	type AnswerBody,
 	type ParsedAnswer,
-} from './answer';
+} from './responseBody';
 import { answerText } from '../media/text';
 import { abortReason, type RequestContext, type RequestSignal } from './context';
 import { apiError, parseRetryAfter } from './errors';
@@ -260,7 +260,7 @@ function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeAp
 }
 
 /** What an answer means: the envelope's data (redacted, and kept down to MAX_ANSWER_DEPTH), or the error it is. */
-export function judge(this: IExecuteFunctions, call: ApiCall, answer: Answer): unknown {
+export function envelopeData(this: IExecuteFunctions, call: ApiCall, answer: Answer): unknown {
 	const { status, envelope } = answer;
 	if (status >= 300 && status < 400) throw redirected.call(this, call, answer);
 	if (status < 200 || status >= 300) throw failedStatus.call(this, call, answer);
