@@ -22,8 +22,8 @@ import {
 /** Boxes made of boxes, walked to check that their children add up to them (not udta: QuickTime ends its lists with a zero word). */
 const CONTAINERS = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'edts', 'dinf', 'mvex', 'moof', 'traf', 'mfra']);
 
-/** Boxes before the first one that says what the file is. */
-const PADDING = new Set(['free', 'skip', 'wide', 'pnot', 'uuid']);
+/** Boxes before the first one that says what the file is (padding, previews). */
+export const ISO_PADDING: readonly string[] = ['free', 'skip', 'wide', 'pnot', 'uuid'];
 
 const MAX_DEPTH = 8;
 
@@ -146,7 +146,7 @@ function* iso(c: Cursor, kind: IsoState['kind']): Walk {
 	yield* isoBoxes(c, undefined, '', state);
 	const length = c.at;
 	const has = (type: string) => state.top.includes(type);
-	const opening = state.top.find((type) => !PADDING.has(type) && type !== 'ftyp');
+	const opening = state.top.find((type) => !ISO_PADDING.includes(type) && type !== 'ftyp');
 	const missing = (what: string) => fault(length, `it holds no ${what}`);
 	if (kind === 'video') {
 		// A media segment (styp, or a fragment first) carries its index in moof; a file carries it in moov.

@@ -4,7 +4,7 @@
  * what the bytes are) and an input file without a type its MIME type by extension.
  */
 import { byteOrderMark, readAsText, type BodyText } from './text';
-import { ebml, isoImage, isoVideo } from './containerWalkers';
+import { ebml, ISO_PADDING, isoImage, isoVideo } from './containerWalkers';
 import type { Walker } from './structure';
 import { bmp, gif, jpeg, png, tiff, webp } from './imageWalkers';
 
@@ -38,7 +38,6 @@ export interface MediaFormat {
 }
 
 /** Every ISO box a file may open with: the ones the walk steps over (padding, previews), then the others. */
-const ISO_PADDING = ['free', 'skip', 'wide', 'pnot', 'uuid'];
 const ISO_FIRST_BOXES = ['ftyp', 'styp', ...ISO_PADDING, 'moov', 'mdat', 'moof', 'sidx'];
 
 const EBML = [0x1a, 0x45, 0xdf, 0xa3];

@@ -169,23 +169,20 @@ function checkedBody(
 	context: RequestContext,
 ): StoredStream {
 	const check = new StructureCheck(format.whole, file.size);
-	const failure = (error: unknown) =>
-		error instanceof StructureFault ? notWhole.call(this, url, format, error, file, context) : error;
+	const checked = (step: () => void) => {
+		try {
+			step();
+		} catch (error) {
+			throw error instanceof StructureFault ? notWhole.call(this, url, format, error, file, context) : error;
+		}
+	};
 	async function* chunks(): AsyncGenerator<Buffer> {
 		for await (const chunk of file.body) {
 			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-			try {
-				check.push(bytes);
-			} catch (error) {
-				throw failure(error);
-			}
+			checked(() => check.push(bytes));
 			yield bytes;
 		}
-		try {
-			check.end();
-		} catch (error) {
-			throw failure(error);
-		}
+		checked(() => check.end());
 	}
 	return readableFrom(file.body)(chunks(), { objectMode: false });
 }
