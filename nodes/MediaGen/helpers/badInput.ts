@@ -6,17 +6,11 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-/** Longest value an error shows (a value can be a whole document). */
-const MAX_SHOWN_CHARACTERS = 60;
+import { shorten, SHOWN } from './shorten';
 
+/** A value as an error shows it: as JSON, shortened. */
 function show(value: unknown): string {
-	if (typeof value === 'string') {
-		const clipped =
-			value.length > MAX_SHOWN_CHARACTERS
-				? `${value.slice(0, MAX_SHOWN_CHARACTERS)}… (${value.length} characters)`
-				: value;
-		return JSON.stringify(clipped);
-	}
+	if (typeof value === 'string') return JSON.stringify(shorten(value, SHOWN.value, { sayLength: true }));
 	if (value === undefined) return 'nothing';
 	if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
 	// JSON has no NaN or Infinity (it writes null): they are shown as themselves, inside lists and objects too.
@@ -26,9 +20,7 @@ function show(value: unknown): string {
 			typeof inner === 'number' && !Number.isFinite(inner) ? `${marker}${inner}${marker}` : inner,
 		) ?? String(value)
 	).replace(/"\\u0000(-?Infinity|NaN)\\u0000"/g, '$1');
-	return text.length > MAX_SHOWN_CHARACTERS
-		? `${text.slice(0, MAX_SHOWN_CHARACTERS)}… (${text.length} characters)`
-		: text;
+	return shorten(text, SHOWN.value, { sayLength: true });
 }
 
 /** One broken field of an item: which field, the value it got (as shown), the rule it breaks. */

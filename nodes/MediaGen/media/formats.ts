@@ -3,10 +3,10 @@
  * what a host or a file name says. It gives a stored file its MIME type and extension (so that both always say
  * what the bytes are) and an input file without a type its MIME type by extension.
  */
-import { byteOrderMark, readAsText, type BodyText } from './bodyText';
-import { ebml, isoImage, isoVideo } from './boxes';
+import { byteOrderMark, readAsText, type BodyText } from './text';
+import { ebml, ISO_PADDING, isoImage, isoVideo } from './containerWalkers';
 import type { Walker } from './structure';
-import { bmp, gif, jpeg, png, tiff, webp } from './walkers';
+import { bmp, gif, jpeg, png, tiff, webp } from './imageWalkers';
 
 /** One part of the bytes a format starts with: latin1 text, a byte, bytes to skip, or one byte of a range. */
 type Part = string | number | { skip: number } | { from: number; to: number } | { oneOf: readonly number[] };
@@ -33,12 +33,11 @@ export interface MediaFormat {
 	/** Matroska and WebM: the EBML header's DocType. */
 	docType?: string;
 	iso?: IsoRule;
-	/** What "whole" means for the format: its structure, checked as the file streams in (walkers.ts, boxes.ts). */
+	/** What "whole" means for the format: its structure, checked as the file streams in (imageWalkers.ts, containerWalkers.ts). */
 	whole: Walker;
 }
 
 /** Every ISO box a file may open with: the ones the walk steps over (padding, previews), then the others. */
-const ISO_PADDING = ['free', 'skip', 'wide', 'pnot', 'uuid'];
 const ISO_FIRST_BOXES = ['ftyp', 'styp', ...ISO_PADDING, 'moov', 'mdat', 'moof', 'sidx'];
 
 const EBML = [0x1a, 0x45, 0xdf, 0xa3];
@@ -214,7 +213,7 @@ function signatureFormat(head: Buffer): MediaFormat | undefined {
 }
 
 /** What a body's first bytes are: a format of the table, text of some kind, only zero bytes, or something else. */
-export type BodyVerdict =
+export type BodyClass =
 	| { kind: 'media'; format: MediaFormat }
 	| { kind: 'text'; text: BodyText }
 	| { kind: 'zeros' }
@@ -227,7 +226,7 @@ export type BodyVerdict =
  * a byte order mark before anything else; only zero bytes. What is left is a binary of a format the table does
  * not know.
  */
-export function judgeBody(head: Buffer): BodyVerdict {
+export function classifyBody(head: Buffer): BodyClass {
 	const signed = signatureFormat(head);
 	if (signed) return { kind: 'media', format: signed };
 	const text = readAsText(head);

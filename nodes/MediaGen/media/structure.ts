@@ -2,7 +2,7 @@
  * Whether a file is whole: its bytes checked against the structure of its format as they stream past, without
  * holding the file (a 1 GB video is walked a chunk at a time; only headers are read, payloads are skipped).
  *
- * Each format is a walker (structureWalkers.ts): a generator that asks the driver below for the next bytes it
+ * Each format is a walker (imageWalkers.ts, containerWalkers.ts): a generator that asks the driver below for the next bytes it
  * needs ("read 8", "skip 1,336", "read to the end") and throws a StructureFault where the bytes break the format.
  * The driver answers from the chunks as they arrive; when the stream ends while a walker still waits for bytes, the
  * file is cut. A walker that returns has found the format's end: what follows is not judged (JPEG Motion Photos
@@ -72,7 +72,7 @@ export const figure = (value: number) => value.toLocaleString('en-US');
 export const fault = (at: number, text: string) => new StructureFault(at, text);
 
 /** Bytes shown in a message: as text when they are printable, else in hex. */
-export function show(bytes: Buffer): string {
+export function showBytes(bytes: Buffer): string {
 	const text = bytes.toString('latin1');
 	return /^[\x20-\x7e]+$/.test(text) ? JSON.stringify(text) : bytes.toString('hex').replace(/(..)(?!$)/g, '$1 ');
 }

@@ -7,11 +7,17 @@
 
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import {
+	IMAGE_SIZE_HEADER_BYTES,
+	imageSize,
+	isJpeg,
+	PNG_HEADER_BYTES,
+	pngSize,
+	type ImageSize,
+} from '../media/imageSize';
 import { parameterName, parameterPath, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
-import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, type ImageSize } from './imageSize';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
-import { PNG_HEADER_BYTES, pngSize } from './png';
 import { refuseFilesInTool } from '../tool/call';
 import { wireText } from '../transport';
 import { holdsObjects, ItemProblems, toList } from './validation';

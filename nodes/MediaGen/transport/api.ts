@@ -1,6 +1,6 @@
 /**
  * The API call, the only code that talks to the API: the credential (read once per run), the request under its total
- * deadline, and its answer, read by answer.ts and judged by verdict.ts.
+ * deadline, and its answer, read by responseBody.ts and judged by envelope.ts.
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -13,7 +13,7 @@ import type {
 
 import { invalidInput } from '../helpers/badInput';
 import { fingerprint } from '../helpers/fingerprint';
-import { taskIdOf } from './answer';
+import { taskIdOf } from './responseBody';
 import {
 	abortReason,
 	clampRequestTimeout,
@@ -26,7 +26,7 @@ import {
 import { apiError, describeTransportFailure, NEVER_CONNECTED } from './errors';
 import { StreamingForm, textFormBody } from './multipart';
 import { keyRedactor, type Redact } from './redaction';
-import { judge, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type ApiCall } from './verdict';
+import { envelopeData, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type ApiCall } from './envelope';
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
@@ -175,9 +175,7 @@ function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, dea
 	return apiError.call(this, call.redact, call.context, {
 		message: `Could not reach the MediaGen API: ${reason}`,
 		description: `POST ${call.path} did not get an answer${code ? ` (${code})` : ''}.${advice}`,
-		retryable: true,
-		nothingSent,
-		uncertain: call.creation && !nothingSent,
+		facts: { retryable: true, nothingSent, mayHaveCreated: call.creation && !nothingSent },
 	});
 }
 
@@ -205,7 +203,7 @@ async function post(
 
 /**
  * One API call: the credential, the request under its total deadline, the answer read up to the cap, and what the
- * answer means (judge). Every multipart request is a creation: any answer but a refusal may mean a task exists.
+ * answer means (envelopeData). Every multipart request is a creation: any answer but a refusal may mean a task exists.
  */
 async function send(
 	this: IExecuteFunctions,
@@ -225,7 +223,7 @@ async function send(
 		// The whole answer is in: nothing needs the deadline any more.
 		deadline.release();
 	}
-	return { data: judge.call(this, call, answer), taskIds: answer.taskIds };
+	return { data: envelopeData.call(this, call, answer), taskIds: answer.taskIds };
 }
 
 /** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object, as the API documents it). */
@@ -269,10 +267,9 @@ export async function apiMultipartRequest(
 		throw apiError.call(this, (text) => text, context, {
 			message: 'The MediaGen API answered success (code 1000) without a task ID',
 			description: `POST ${path} answered code 1000, but its data ${isObject ? 'has no usable taskid' : 'is missing'}, so the task cannot be followed.${named}`,
-			retryable: false,
-			uncertain: true,
 			apiCode: RESPONSE_CODE.success,
 			taskIds,
+			facts: { retryable: false, mayHaveCreated: true },
 		});
 	}
 	return {

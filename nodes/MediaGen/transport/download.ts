@@ -14,7 +14,8 @@ import {
 	type RequestContext,
 	type RequestSignal,
 } from './context';
-import { describeTransportFailure, parseRetryAfter } from './errors';
+import { describeTransportFailure, parseRetryAfter, withFacts, type ErrorFacts } from './errors';
+import { shorten, SHOWN } from '../helpers/shorten';
 
 export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
@@ -32,12 +33,6 @@ export interface DownloadedFile {
 	release(): void;
 }
 
-/** Marks download errors that another attempt may cure, and the wait the server asked for. */
-const TRANSIENT = 'mediaGenDownloadTransient';
-const RETRY_AFTER = 'mediaGenDownloadRetryAfterMs';
-/** How a file that came cut or malformed broke: the same fault twice is the same bytes, not a transfer's accident. */
-const FAULT = 'mediaGenDownloadFault';
-
 /** Connection failures after which a new GET may well succeed (the host was busy, restarting or dropped us). */
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
@@ -47,23 +42,6 @@ const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', '
 /** HTTP answers that say "not now" rather than "no": the same GET later may succeed. */
 function transientStatus(status: number): boolean {
 	return status === 408 || status === 429 || status >= 500;
-}
-
-/** Whether a failed download may be tried again (a 5xx, a 429, a reset or refused connection, a body cut off). */
-export function isTransientDownloadError(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[TRANSIENT] === true;
-}
-
-/** The server's Retry-After on a failed download, in milliseconds. */
-export function downloadRetryAfterMs(error: unknown): number | undefined {
-	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER] : undefined;
-	return typeof value === 'number' ? value : undefined;
-}
-
-/** Where and how a file that was not whole broke, on the attempt that failed with this error. */
-export function downloadFault(error: unknown): string | undefined {
-	const value = error instanceof NodeApiError ? error.context[FAULT] : undefined;
-	return typeof value === 'string' ? value : undefined;
 }
 
 /** Content-Length as a number of bytes, when it is one. */
@@ -76,11 +54,6 @@ function announcedSize(header: unknown): number | undefined {
 
 /** Redirects a result download may take (each hop is checked, see below). */
 const MAX_DOWNLOAD_REDIRECTS = 5;
-
-/** A URL for a message: long ones (data: URLs) are clipped. */
-export function showUrl(url: string): string {
-	return url.length > 120 ? `${url.slice(0, 120)}…` : url;
-}
 
 /** The scheme of a URL ("data:"), or undefined when the text is not a URL. */
 function schemeOf(url: string): string | undefined {
@@ -99,7 +72,7 @@ export function downloadError(
 	message: string,
 	description: string,
 	httpCode?: string,
-	retry?: { transient: boolean; retryAfterMs?: number; fault?: string },
+	facts?: Pick<ErrorFacts, 'transient' | 'retryAfterMs' | 'fault'>,
 ): NodeApiError {
 	const error = new NodeApiError(this.getNode(), { message, description } as JsonObject, {
 		message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
@@ -108,10 +81,7 @@ export function downloadError(
 		itemIndex: context.itemIndex,
 	});
 	if (context.taskId) error.context.taskId = context.taskId;
-	if (retry?.transient) error.context[TRANSIENT] = true;
-	if (retry?.retryAfterMs !== undefined) error.context[RETRY_AFTER] = retry.retryAfterMs;
-	if (retry?.fault !== undefined) error.context[FAULT] = retry.fault;
-	return error;
+	return withFacts(error, facts ?? {});
 }
 
 /** Refuses a result URL that is not http or https (data:, file:, ftp:, …) or not a URL at all. */
@@ -122,8 +92,8 @@ function refuseScheme(this: IExecuteFunctions, url: string, context: RequestCont
 		this,
 		context,
 		scheme
-			? `Could not download a result file: its URL ${showUrl(url)} uses the scheme ${scheme}, and only http and https URLs are downloaded`
-			: `Could not download a result file: ${showUrl(url)} is not a URL`,
+			? `Could not download a result file: its URL ${shorten(url, SHOWN.url)} uses the scheme ${scheme}, and only http and https URLs are downloaded`
+			: `Could not download a result file: ${shorten(url, SHOWN.url)} is not a URL`,
 		'The API answered a result URL that the node does not download.',
 	);
 }
@@ -191,7 +161,7 @@ async function getHop(
 			this,
 			context,
 			`Could not download a result file: ${reason}`,
-			`GET ${showUrl(target)} failed${code ? ` (${code})` : ''}.`,
+			`GET ${shorten(target, SHOWN.url)} failed${code ? ` (${code})` : ''}.`,
 			undefined,
 			// Out of time or stopped: no attempt is left. A connection that failed: another GET may get through.
 			{ transient },
@@ -214,7 +184,7 @@ function redirectOf(
 	const location = headers.location;
 	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) return undefined;
 	hops.hop.close();
-	const refuse = (message: string, description = `GET ${showUrl(hops.target)} answered HTTP ${status}.`) => {
+	const refuse = (message: string, description = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`) => {
 		hops.hop.release();
 		return downloadError.call(
 			this,
@@ -228,15 +198,15 @@ function redirectOf(
 	try {
 		next = new URL(location, hops.target).href;
 	} catch {
-		throw refuse(`it redirects to ${showUrl(location)}, which is not a URL`);
+		throw refuse(`it redirects to ${shorten(location, SHOWN.url)}, which is not a URL`);
 	}
 	if (!DOWNLOAD_SCHEMES.includes(schemeOf(next) ?? '')) {
-		throw refuse(`it redirects to ${showUrl(next)}, and only http and https URLs are downloaded`);
+		throw refuse(`it redirects to ${shorten(next, SHOWN.url)}, and only http and https URLs are downloaded`);
 	}
 	if (hops.redirects >= MAX_DOWNLOAD_REDIRECTS) {
 		throw refuse(
 			`more than ${MAX_DOWNLOAD_REDIRECTS} redirects`,
-			`GET ${showUrl(hops.url)} kept redirecting; the last hop was ${showUrl(next)}.`,
+			`GET ${shorten(hops.url, SHOWN.url)} kept redirecting; the last hop was ${shorten(next, SHOWN.url)}.`,
 		);
 	}
 	return next;
@@ -257,7 +227,7 @@ function refuseStatus(
 		this,
 		context,
 		`Could not download a result file: HTTP ${status}`,
-		`GET ${showUrl(target)} answered HTTP ${status}.`,
+		`GET ${shorten(target, SHOWN.url)} answered HTTP ${status}.`,
 		String(status),
 		{
 			transient: transientStatus(status),
@@ -338,7 +308,7 @@ export function downloadInterrupted(
 		this,
 		context,
 		`Could not download a result file: ${reason}`,
-		`GET ${showUrl(url)} broke off while the file was being stored${cause?.message ? ` (${cause.message})` : ''}.`,
+		`GET ${shorten(url, SHOWN.url)} broke off while the file was being stored${cause?.message ? ` (${cause.message})` : ''}.`,
 		undefined,
 		// A body cut off by the host: the whole file may come with another GET. Out of time or stopped: no.
 		{ transient: closed && !signal?.aborted && !this.getExecutionCancelSignal()?.aborted },
@@ -353,7 +323,7 @@ export function emptyResultFile(this: IExecuteFunctions, url: string, context: R
 	return downloadError.call(
 		this,
 		context,
-		`The result file ${showUrl(url)} is empty (0 bytes)`,
-		`GET ${showUrl(url)} answered with an empty body. The task completed on the server, but this result has no content: check the task with Task → Get, or run it again.`,
+		`The result file ${shorten(url, SHOWN.url)} is empty (0 bytes)`,
+		`GET ${shorten(url, SHOWN.url)} answered with an empty body. The task completed on the server, but this result has no content: check the task with Task → Get, or run it again.`,
 	);
 }

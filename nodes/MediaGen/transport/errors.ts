@@ -1,6 +1,6 @@
 /**
- * Error classification: what failed, in plain words, and whether it is safe to repeat (polls) or provably
- * created nothing (creations).
+ * The API's errors: what failed, in plain words, and what the error knows (ErrorFacts, one record read by factsOf):
+ * whether it is safe to repeat (polls), provably created nothing (creations), was refused, rate limited, ….
  */
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -8,42 +8,39 @@ import { NodeApiError } from 'n8n-workflow';
 import type { RequestContext } from './context';
 import type { Redact } from './redaction';
 
-/** Marks transport failures that are safe to repeat for idempotent calls (info polls). */
-const RETRYABLE = 'mediaGenRetryable';
-
-export function isRetryableError(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[RETRYABLE] === true;
-}
-
-/** Marks failures where the request provably created nothing: HTTP 429, or a connection that never opened. */
-const NOTHING_SENT = 'mediaGenNothingSent';
-const RETRY_AFTER_MS = 'mediaGenRetryAfterMs';
-const RATE_LIMITED = 'mediaGenRateLimited';
-
-/** A creation may be repeated only when the first attempt provably created no task. */
-export function createdNothing(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[NOTHING_SENT] === true;
-}
-
 /**
- * Marks a creation whose answer leaves open whether a task was created (HTTP 5xx or 408, a redirect, a body that
- * is not the API's, a dropped connection, no answer in time) and names none: repeating it may pay twice.
+ * What a failed request knows about itself, for whoever decides what follows (the waiting engine, the result lane,
+ * Task → Delete). Kept on the error as one record, off its context, which n8n saves with the execution.
  */
-const UNCERTAIN = 'mediaGenMayHaveCreated';
-
-export function mayHaveCreatedTask(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[UNCERTAIN] === true;
-}
-
-/**
- * Marks a status check the API answered with a refusal about the task itself (code 9999 with a reason such as a
- * moderation refusal, not "not found"): the API says the task failed. Every other failed status check (not found,
- * a proxy's 4xx, a redirect, a page that is not the API's) says nothing about the task.
- */
-const TASK_REFUSED = 'mediaGenTaskRefused';
-
-export function taskRefused(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[TASK_REFUSED] === true;
+export interface ErrorFacts {
+	/** An API call that is safe to repeat (a status check) may pass when it is repeated. */
+	retryable: boolean;
+	/** The request provably created nothing (HTTP 429, a connection that never opened): a creation may be repeated. */
+	nothingSent: boolean;
+	/**
+	 * A creation whose answer leaves open whether a task was created (HTTP 5xx or 408, a redirect, a body that is not
+	 * the API's, a dropped connection, no answer in time) and names none: repeating it may pay twice.
+	 */
+	mayHaveCreated: boolean;
+	/**
+	 * A status check the API answered with a refusal about the task itself (code 9999 with a reason such as a
+	 * moderation refusal, not "not found"): the API says the task failed. Every other failed status check (not
+	 * found, a proxy's 4xx, a redirect, a page that is not the API's) says nothing about the task.
+	 */
+	refused: boolean;
+	/** HTTP 429: the API is limiting the rate of requests. */
+	rateLimited: boolean;
+	/** The server's Retry-After, in milliseconds, when it sent one (an API call's 429, a download's 429 or 503). */
+	retryAfterMs?: number;
+	/**
+	 * An envelope that refused the request: its code and whole message (redacted), which can be megabytes long.
+	 * Task → Delete reads the message for the ids it names.
+	 */
+	refusal?: Refusal;
+	/** A download that another GET may cure (a 5xx, a 429, a reset or refused connection, a body cut off). */
+	transient: boolean;
+	/** How a file that came cut or malformed broke: the same fault twice is the same bytes, not a transfer's accident. */
+	fault?: string;
 }
 
 /** A refusal as the API worded it: its envelope's code and its whole message (redacted). */
@@ -52,27 +49,27 @@ export interface Refusal {
 	message: string;
 }
 
-/**
- * Where a refusal's code and whole message are kept on its error: off the error's context, which n8n saves with the
- * execution (a message can be megabytes long). Task → Delete reads the message for the ids it names.
- */
-const REFUSAL = Symbol('mediaGenRefusal');
+const FACTS = Symbol('mediaGenErrorFacts');
 
-/** The API's code and message of an answer that refused the request (an envelope with a code but 1000). */
-export function refusalOf(error: unknown): Refusal | undefined {
-	return error instanceof NodeApiError
-		? ((error as unknown as Record<symbol, Refusal>)[REFUSAL] ?? undefined)
-		: undefined;
+const NO_FACTS: ErrorFacts = {
+	retryable: false,
+	nothingSent: false,
+	mayHaveCreated: false,
+	refused: false,
+	rateLimited: false,
+	transient: false,
+};
+
+/** What an error knows: the record the transport kept on it, or nothing for any other error. */
+export function factsOf(error: unknown): ErrorFacts {
+	const facts = error instanceof NodeApiError ? (error as unknown as Record<symbol, ErrorFacts>)[FACTS] : undefined;
+	return facts ?? NO_FACTS;
 }
 
-export function isRateLimited(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[RATE_LIMITED] === true;
-}
-
-/** The server's Retry-After, in milliseconds, when it sent one. */
-export function retryAfterMs(error: unknown): number | undefined {
-	const value = error instanceof NodeApiError ? error.context[RETRY_AFTER_MS] : undefined;
-	return typeof value === 'number' ? value : undefined;
+/** Keeps `facts` on `error`, not enumerable (so not in what n8n saves with the execution). */
+export function withFacts(error: NodeApiError, facts: Partial<ErrorFacts>): NodeApiError {
+	Object.defineProperty(error, FACTS, { value: { ...NO_FACTS, ...facts }, enumerable: false });
+	return error;
 }
 
 /** Connection failures that happen before any byte of the request could reach the server. */
@@ -95,16 +92,8 @@ export function apiError(
 		message: string;
 		description: string;
 		httpCode?: string;
-		retryable: boolean;
 		apiCode?: number;
-		nothingSent?: boolean;
-		/** A creation that may have created a task, without naming it. */
-		uncertain?: boolean;
-		/** A status check refused for a reason about the task: the task failed. */
-		taskRefused?: boolean;
-		/** An envelope that refused the request: its code and whole message (redacted). */
-		refusal?: Refusal;
-		retryAfterMs?: number;
+		facts: Partial<ErrorFacts> & Pick<ErrorFacts, 'retryable'>;
 		/**
 		 * The tasks the answer names (a creation answer that failed): kept in the message, the first in
 		 * `context.taskId` (the task the item follows), the others in `context.alsoNamed`.
@@ -122,13 +111,12 @@ export function apiError(
 		{ message, description, code: details.apiCode ?? null } as JsonObject,
 		{ message, description, httpCode: details.httpCode, itemIndex: context.itemIndex },
 	);
-	error.context[RETRYABLE] = details.retryable;
-	if (details.nothingSent) error.context[NOTHING_SENT] = true;
-	if (details.uncertain && !taskId) error.context[UNCERTAIN] = true;
-	if (details.taskRefused) error.context[TASK_REFUSED] = true;
-	if (details.refusal) Object.defineProperty(error, REFUSAL, { value: details.refusal, enumerable: false });
-	if (details.httpCode === '429') error.context[RATE_LIMITED] = true;
-	if (details.retryAfterMs !== undefined) error.context[RETRY_AFTER_MS] = details.retryAfterMs;
+	withFacts(error, {
+		...details.facts,
+		// A task the answer names exists: the creation did create it.
+		mayHaveCreated: details.facts.mayHaveCreated === true && !taskId,
+		rateLimited: details.httpCode === '429',
+	});
 	if (details.apiCode !== undefined) error.context.apiCode = details.apiCode;
 	// The waiting engine keeps it in the item's output (output/items.ts, failedCreationJson).
 	if (taskId) error.context.taskId = taskId;

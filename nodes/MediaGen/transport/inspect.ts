@@ -11,20 +11,17 @@
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
-import { kindOfText } from '../media/bodyText';
-import { judgeBody, MEDIA_HEAD_BYTES, type BodyVerdict, type MediaFormat } from '../media/formats';
+import { kindOfText } from '../media/text';
+import { classifyBody, MEDIA_HEAD_BYTES, type BodyClass, type MediaFormat } from '../media/formats';
 import type { RequestContext } from './context';
-import { downloadError, downloadInterrupted, emptyResultFile, showUrl, type DownloadedFile } from './download';
-import { clip } from './redaction';
+import { downloadError, downloadInterrupted, emptyResultFile, type DownloadedFile } from './download';
+import { shorten, SHOWN } from '../helpers/shorten';
 import { StructureCheck, StructureFault } from '../media/structure';
 
 /** The stream n8n's binary helpers take (Node's Readable, which community nodes may not import). */
 export type StoredStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
 
 type ReadableFrom = (iterable: AsyncIterable<Buffer>, options: { objectMode: boolean }) => StoredStream;
-
-/** Longest part of a refused body an error quotes. */
-const MAX_QUOTED_CHARACTERS = 200;
 
 /** A stream's state, as Node's readable streams expose it. */
 type StreamState = NodeJS.ReadableStream & { destroyed?: boolean; errored?: Error | null; readableEnded?: boolean };
@@ -95,17 +92,16 @@ async function readHead(
 	}
 }
 
-type Refused = Exclude<BodyVerdict, { kind: 'media' | 'unknown' }>;
+type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
 /**
- * The start of a refused text, whitespace folded, at most MAX_QUOTED_CHARACTERS characters of it; control characters
- * (a byte order mark before bytes that are not text) are shown as U+FFFD, not as JSON's six-character escapes.
+ * The start of a refused text, quoted; control characters (a byte order mark before bytes that are not text) are
+ * shown as U+FFFD, not as JSON's six-character escapes.
  */
 function quote(text: string): string {
 	const control = (char: string) => char < ' ' || (char >= '\u007f' && char <= '\u009f');
-	const characters = [...text.replace(/\s+/g, ' ').trim()].map((char) => (control(char) ? '\ufffd' : char));
-	const shown = characters.slice(0, MAX_QUOTED_CHARACTERS).join('');
-	return JSON.stringify(characters.length > MAX_QUOTED_CHARACTERS ? `${shown}…` : shown);
+	const flat = [...text.replace(/\s+/g, ' ').trim()].map((char) => (control(char) ? '\ufffd' : char)).join('');
+	return JSON.stringify(shorten(flat, SHOWN.body, { codePoints: true }));
 }
 
 function notAFile(
@@ -115,7 +111,7 @@ function notAFile(
 	verdict: Refused,
 	context: RequestContext,
 ): NodeApiError {
-	const sent = mimeType ? `as ${clip(mimeType, 100)}` : 'without a Content-Type';
+	const sent = mimeType ? `as ${shorten(mimeType, SHOWN.mimeType, { sayLength: true })}` : 'without a Content-Type';
 	const what =
 		verdict.kind === 'zeros'
 			? `only zero bytes ${sent}`
@@ -123,8 +119,8 @@ function notAFile(
 	return downloadError.call(
 		this,
 		context,
-		`The result file ${showUrl(url)} is not an image or a video: the host sent ${what}`,
-		`GET ${showUrl(url)} answered with content that is not a result file (often a sign-in or error page of the file host, or an expired link). Nothing was stored. Check the URL in a browser, or the task with Task → Get.`,
+		`The result file ${shorten(url, SHOWN.url)} is not an image or a video: the host sent ${what}`,
+		`GET ${shorten(url, SHOWN.url)} answered with content that is not a result file (often a sign-in or error page of the file host, or an expired link). Nothing was stored. Check the URL in a browser, or the task with Task → Get.`,
 	);
 }
 
@@ -148,13 +144,13 @@ function notWhole(
 	file: DownloadedFile,
 	context: RequestContext,
 ): NodeApiError {
-	const sent = file.mimeType ? ` (sent as ${clip(file.mimeType, 100)})` : '';
+	const sent = file.mimeType ? ` (sent as ${shorten(file.mimeType, SHOWN.mimeType, { sayLength: true })})` : '';
 	const how = fault.cut ? 'end before the file does' : 'break its structure';
 	return downloadError.call(
 		this,
 		context,
-		`The result file ${showUrl(url)} is not a whole ${format.name} file: ${fault.message}`,
-		`GET ${showUrl(url)} answered bytes that start as ${format.name}${sent} but ${how} (a transfer cut short, a file still being written, or another body after the first bytes). Nothing was stored. It is fetched again, up to 4 times inside Request Timeout, until it comes back whole or broken as before.`,
+		`The result file ${shorten(url, SHOWN.url)} is not a whole ${format.name} file: ${fault.message}`,
+		`GET ${shorten(url, SHOWN.url)} answered bytes that start as ${format.name}${sent} but ${how} (a transfer cut short, a file still being written, or another body after the first bytes). Nothing was stored. It is fetched again, up to 4 times inside Request Timeout, until it comes back whole or broken as before.`,
 		undefined,
 		// Another GET may bring the whole file; the same fault again means the host has nothing else to send.
 		{ transient: true, fault: fault.message },
@@ -173,23 +169,20 @@ function checkedBody(
 	context: RequestContext,
 ): StoredStream {
 	const check = new StructureCheck(format.whole, file.size);
-	const failure = (error: unknown) =>
-		error instanceof StructureFault ? notWhole.call(this, url, format, error, file, context) : error;
+	const checked = (step: () => void) => {
+		try {
+			step();
+		} catch (error) {
+			throw error instanceof StructureFault ? notWhole.call(this, url, format, error, file, context) : error;
+		}
+	};
 	async function* chunks(): AsyncGenerator<Buffer> {
 		for await (const chunk of file.body) {
 			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-			try {
-				check.push(bytes);
-			} catch (error) {
-				throw failure(error);
-			}
+			checked(() => check.push(bytes));
 			yield bytes;
 		}
-		try {
-			check.end();
-		} catch (error) {
-			throw failure(error);
-		}
+		checked(() => check.end());
 	}
 	return readableFrom(file.body)(chunks(), { objectMode: false });
 }
@@ -216,7 +209,7 @@ export async function inspectResultFile(
 		file.release();
 		throw emptyResultFile.call(this, url, context);
 	}
-	const verdict = judgeBody(head);
+	const verdict = classifyBody(head);
 	if (verdict.kind === 'media') {
 		return { format: verdict.format, body: checkedBody.call(this, file, verdict.format, url, context) };
 	}

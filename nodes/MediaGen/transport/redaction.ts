@@ -4,18 +4,24 @@
  * (decimal, hex, named), JSON and JavaScript escapes, base64 and base64url (a token; wrapped in lines or not), and
  * any mix of them.
  */
+import { shorten, SHOWN, type Shortening } from '../helpers/shorten';
+import { isControl } from '../media/text';
 import { MAX_LAYERS, readingsOf, startOf, undoOneLayer } from './escapes';
 
 /** A text with the key replaced, in every form it can take (see keyRedactor). */
 export type Redact = (text: string) => string;
 
-/** The key as the HTTP client puts it into a header: it drops C0 control characters (but tab) and DEL anywhere. */
+/**
+ * The key as the HTTP client puts it into a header: it drops control characters anywhere, line breaks too (the
+ * header keeps only the tab).
+ */
 function withoutControlCharacters(text: string): string {
-	return [...text].filter((char) => !isControl(char.codePointAt(0)!)).join('');
-}
-
-function isControl(code: number): boolean {
-	return (code <= 0x1f && code !== 0x09) || code === 0x7f;
+	return [...text]
+		.filter((char) => {
+			const code = char.codePointAt(0)!;
+			return !isControl(code) && (code < 0x0a || code > 0x0d);
+		})
+		.join('');
 }
 
 /** What a header value can carry on the wire: tab and Latin-1 text; the HTTP client drops anything else. */
@@ -135,27 +141,15 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
 	return result + text.slice(from);
 }
 
-/** Longest text an answer may put into an error message or description (a message can be megabytes long). */
-export const MAX_ECHO_CHARACTERS = 500;
-
 /**
- * A text from an answer (a message, a location) for an error: redacted first, then cut, so that a key across the
- * cut cannot leak in part.
+ * A text from an answer (a message, a location, a body's start) for an error: redacted first, then shortened, so
+ * that a key across the cut cannot leak in part.
  */
-export function echo(text: string, redactText: Redact, max = MAX_ECHO_CHARACTERS): string {
-	return clip(redactText(text), max);
-}
-
-/** Cuts an already redacted text to `max` characters, saying how long it was. */
-export function clip(text: string, max = MAX_ECHO_CHARACTERS): string {
-	return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
-}
-
-/** The start of a body for a message: redacted first, then cut, so that a key across the cut cannot leak in part. */
-export function snippet(body: unknown, redactText: Redact): string {
-	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
-	const flat = redactText(text ?? '')
-		.replace(/\s+/g, ' ')
-		.trim();
-	return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+export function echo(
+	text: string,
+	redactText: Redact,
+	max: number = SHOWN.echo,
+	how: Shortening = { sayLength: true },
+): string {
+	return shorten(redactText(text), max, how);
 }

@@ -1,11 +1,13 @@
 /**
- * What the API's words say about a delete, read from its contract and nothing else (the rules are written down in
- * docs/known-unknowns.md, "What a delete's answer says"). The API documents three codes (1000 success, 9999
- * failure, 9000 insufficient credits) and, for a delete, that "on success, code is 1000 and the status text reports
- * success". It documents no code for a task it does not know: its message is all there is. So both readings are
- * conservative: a text counts as success only when it reads as one, and a refusal counts as "these tasks are not
- * known" only when it says so of tasks, and of nothing else. A word that merely appears ("unknown error", "user not
- * found") decides nothing.
+ * What the API's words say about tasks, read from its contract and nothing else (the rules are written down in
+ * docs/known-unknowns.md, "What a delete's answer says"): a delete's status text, and whether a refusal says that
+ * tasks are not known, for Task → Delete and for status checks alike. The API documents three codes (1000 success,
+ * 9999 failure, 9000 insufficient credits) and, for a delete, that "on success, code is 1000 and the status text
+ * reports success". It documents no code for a task it does not know: its message is all there is. So every reading
+ * is conservative, each in the direction where a mistake costs: a text counts as success only when it reads as one;
+ * a refusal counts as "these tasks are not known" (a delete's ids are gone) only when it says so of tasks, and of
+ * nothing else; and a status check's refusal is the API's verdict on the task only when it cannot be saying "not
+ * found" (mayMeanNotFound), so that a word that merely appears ("unknown error", "user not found") decides nothing.
  */
 
 /** What a code-1000 status text says: success, a failure, or neither that the node can read. */
@@ -135,4 +137,13 @@ export function notKnownIn(message: string, ids: readonly string[]): { named: st
 	// The ids themselves may hold such words: look for another reason with them left out.
 	if (OTHER_REASON.test(text.split(ID).join(' '))) return undefined;
 	return { named };
+}
+
+/**
+ * Whether a refusal may be saying that a task does not exist, by any word of it: a status check's refusal that may
+ * is not a verdict on the task (the task is not failed for it). Looser than notKnownIn on purpose: there a mistake
+ * would report as gone a task that still exists, here it would fail a task that may still be running.
+ */
+export function mayMeanNotFound(message: string | undefined): boolean {
+	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }

@@ -19,16 +19,7 @@ import { itemFailure, type FailureStep, type ItemError } from '../output/itemFai
 import { INFO_PATH, infoRequestBody } from '../models/endpoints';
 import { checkedOutcome, completedOutcome, createdOutcome, type ItemOutcome } from '../output/items';
 import { failedCreationJson, failedJson, pendingJson } from '../output/items';
-import {
-	apiJsonRequest,
-	ApiSession,
-	createdNothing,
-	isRateLimited,
-	isRetryableError,
-	mayHaveCreatedTask,
-	retryAfterMs,
-	taskRefused,
-} from '../transport';
+import { apiJsonRequest, ApiSession, factsOf } from '../transport';
 import {
 	cancelledOutcome,
 	decideTaskState,
@@ -264,10 +255,11 @@ class Engine {
 				step: 'creating its task',
 				mayHaveCreated: true,
 			});
-			if (this.repeated(entry, error, startedAt, createdNothing(error), creationRetryWindow(this.options))) return;
+			const facts = factsOf(error);
+			if (this.repeated(entry, error, startedAt, facts.nothingSent, creationRetryWindow(this.options))) return;
 			const json = failedCreationJson(job, error);
 			if (typeof json.taskid === 'string') this.paidTasks.named(job, json.taskid, alsoNamedOf(error));
-			else if (mayHaveCreatedTask(error) || error !== raw) this.paidTasks.uncertain(job, error);
+			else if (facts.mayHaveCreated || error !== raw) this.paidTasks.uncertain(job, error);
 			this.fail({ itemIndex: job.itemIndex, error, json });
 		}
 	}
@@ -280,7 +272,7 @@ class Engine {
 			for (const next of more) this.creations.add(next, Date.now());
 		} catch (raw) {
 			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, { step: 'sending its request' });
-			const passing = isRetryableError(error);
+			const passing = factsOf(error).retryable;
 			if (this.repeated(entry, error, startedAt, passing, this.options.maxWaitMs)) return;
 			// After a stop a request that could have passed did not fail on its own: it is left undone.
 			if (this.cancelled || (this.stopped && passing)) return;
@@ -294,9 +286,9 @@ class Engine {
 	 * the failure may pass and the attempt still falls within `window` of its first; true when it does.
 	 */
 	private repeated(entry: QueuedJob, error: ItemError, startedAt: number, passing: boolean, window: number): boolean {
-		const retryAfter = retryAfterMs(error);
-		if (isRateLimited(error)) this.concurrency.onRateLimited(startedAt, retryAfter);
-		const at = Date.now() + creationRetryDelay(entry.attempts, retryAfter);
+		const { rateLimited, retryAfterMs } = factsOf(error);
+		if (rateLimited) this.concurrency.onRateLimited(startedAt, retryAfterMs);
+		const at = Date.now() + creationRetryDelay(entry.attempts, retryAfterMs);
 		if (!passing || this.cancelled || this.stopped) return false;
 		if (!mayRepeatAt(this.options, entry.firstAttemptAt, at, window)) return false;
 		this.creations.repeat(entry, at);
@@ -400,11 +392,12 @@ class Engine {
 			taskId: task.taskId,
 			advised: true,
 		});
-		if (isRetryableError(error)) {
+		const facts = factsOf(error);
+		if (facts.retryable) {
 			entry.failures++;
 			entry.lastError = error;
-			const retryAfter = retryAfterMs(error);
-			if (isRateLimited(error)) this.concurrency.onRateLimited(startedAt, retryAfter);
+			const retryAfter = facts.retryAfterMs;
+			if (facts.rateLimited) this.concurrency.onRateLimited(startedAt, retryAfter);
 			if (final) {
 				this.end(entry);
 				this.fail(
@@ -415,7 +408,7 @@ class Engine {
 			} else if (!entry.finalStarted) {
 				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter), true);
 			}
-		} else if (taskRefused(error)) {
+		} else if (facts.refused) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
 			this.end(entry);
 			this.paidTasks.failed(task);

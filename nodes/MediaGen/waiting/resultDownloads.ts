@@ -27,7 +27,7 @@ import { itemFailure } from '../output/itemFailure';
 import type { TaskType } from '../models/endpoints';
 import { storeResultFile } from '../output/resultFiles';
 import { bareTaskJson, completedJson, completedOutcome, splitJson, type ItemOutcome } from '../output/items';
-import { downloadFault, downloadResultFile, downloadRetryAfterMs, isTransientDownloadError } from '../transport';
+import { downloadResultFile, factsOf } from '../transport';
 import { cancelledOutcome, type CreatedTask } from './taskState';
 import { retryDelay } from './backoff';
 import { MinHeap } from './heap';
@@ -339,11 +339,11 @@ export class ResultDownloads {
 
 	/** Puts a transient failure back in the queue after a backoff, when an attempt can still start in time. */
 	private retry(job: FileJob, error: unknown): boolean {
-		if (this.halted || !isTransientDownloadError(error) || job.attempts >= MAX_ATTEMPTS) return false;
-		const fault = downloadFault(error);
+		const { transient, fault, retryAfterMs } = factsOf(error);
+		if (this.halted || !transient || job.attempts >= MAX_ATTEMPTS) return false;
 		if (fault !== undefined && fault === job.fault) return false;
 		job.fault = fault;
-		const at = Date.now() + retryDelay(job.attempts, downloadRetryAfterMs(error), RETRY_BACKOFF);
+		const at = Date.now() + retryDelay(job.attempts, retryAfterMs, RETRY_BACKOFF);
 		if (job.deadline === undefined || at >= job.deadline) return false;
 		job.notBefore = at;
 		this.queue.push(job);

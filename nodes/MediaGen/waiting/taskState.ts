@@ -2,10 +2,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { shorten, SHOWN } from '../helpers/shorten';
 import type { TaskType } from '../models/endpoints';
 import { pendingJson, resultUrls, taskJson, type ItemOutcome, type RequestSummary } from '../output/items';
 import type { TaskRef } from '../request/taskItem';
-import { clip } from '../transport';
 import type { WaitingOptions } from './options';
 
 /** A task that exists on the server: created by this run, or named by an item (Task → Wait). */
@@ -71,7 +71,10 @@ export function decideTaskState(
 ): TaskState {
 	if (status !== undefined && options.failedCodes.includes(status)) {
 		// The info was redacted when it arrived (transport); a long message is cut for the error.
-		const detail = typeof info.message === 'string' && info.message ? `: ${clip(info.message)}` : '';
+		const detail =
+			typeof info.message === 'string' && info.message
+				? `: ${shorten(info.message, SHOWN.echo, { sayLength: true })}`
+				: '';
 		return failedVerdict(
 			task,
 			info,

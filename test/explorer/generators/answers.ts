@@ -32,7 +32,7 @@ export interface ShapedAnswer {
 	namesTask: boolean;
 }
 
-/** The cap the node reads answers up to (transport/answer.ts); the generator draws sizes on both sides of it. */
+/** The cap the node reads answers up to (transport/responseBody.ts); the generator draws sizes on both sides of it. */
 const CAP = 4 * 1024 * 1024;
 const PADDING = Buffer.alloc(CAP + 8192, 0x78);
 

@@ -1,16 +1,16 @@
 /**
  * The media table (nodes/MediaGen/media/formats.ts) against real files made by real tools (../../fixtures/media),
- * and the line between a file and text (media/bodyText.ts) on bodies built to sit on it. The same bodies go
+ * and the line between a file and text (media/text.ts) on bodies built to sit on it. The same bodies go
  * through n8n's engine in ../resilience/bodies.test.ts; here each rule is checked on its own.
  */
-import { kindOfText, readAsText } from '../../../nodes/MediaGen/media/bodyText';
-import { judgeBody, MEDIA_FORMATS, MEDIA_HEAD_BYTES, mimeFromFileName } from '../../../nodes/MediaGen/media/formats';
+import { kindOfText, readAsText } from '../../../nodes/MediaGen/media/text';
+import { classifyBody, MEDIA_FORMATS, MEDIA_HEAD_BYTES, mimeFromFileName } from '../../../nodes/MediaGen/media/formats';
 import { fixtureBytes, MEDIA_FIXTURES } from '../../fixtures/media';
 import { encodeText, HOST_TEXTS, TEXT_ENCODINGS } from '../../fixtures/texts';
 
 const head = (bytes: Buffer) => bytes.subarray(0, MEDIA_HEAD_BYTES);
 const mimeOf = (bytes: Buffer) => {
-	const verdict = judgeBody(head(bytes));
+	const verdict = classifyBody(head(bytes));
 	return verdict.kind === 'media' ? verdict.format.mimeType : verdict.kind;
 };
 
@@ -23,7 +23,7 @@ describe('the media table', () => {
 			});
 		}
 		for (const fixture of MEDIA_FIXTURES) {
-			const verdict = judgeBody(head(fixtureBytes(fixture)));
+			const verdict = classifyBody(head(fixtureBytes(fixture)));
 			expect({ file: fixture.file, mimeType: verdict.kind === 'media' && verdict.format.mimeType }).toEqual({
 				file: fixture.file,
 				mimeType: fixture.mimeType,
@@ -84,7 +84,7 @@ describe('text is not a file', () => {
 		};
 		for (const [name, text] of HOST_TEXTS) {
 			for (const encoding of TEXT_ENCODINGS) {
-				const verdict = judgeBody(head(encodeText(text, encoding)));
+				const verdict = classifyBody(head(encodeText(text, encoding)));
 				expect({ name, encoding, kind: verdict.kind }).toEqual({ name, encoding, kind: 'text' });
 				if (verdict.kind !== 'text') continue;
 				if (kinds[name]) {
@@ -100,7 +100,7 @@ describe('text is not a file', () => {
 
 	it('a sentence that holds the name of a box ("Try free trial") is text, not QuickTime', () => {
 		for (const text of ['Try free trial now', 'Get moov.ie', 'The mdat box', 'Bad ftypisom']) {
-			expect({ text, kind: judgeBody(Buffer.from(text)).kind }).toEqual({ text, kind: 'text' });
+			expect({ text, kind: classifyBody(Buffer.from(text)).kind }).toEqual({ text, kind: 'text' });
 		}
 	});
 
@@ -138,8 +138,8 @@ describe('text is not a file', () => {
 			['random bytes', random],
 			['JPEG XL', jpegXl],
 		] as const) {
-			expect({ name, kind: judgeBody(bytes).kind }).toEqual({ name, kind: 'unknown' });
+			expect({ name, kind: classifyBody(bytes).kind }).toEqual({ name, kind: 'unknown' });
 		}
-		expect(judgeBody(Buffer.alloc(4096)).kind).toBe('zeros');
+		expect(classifyBody(Buffer.alloc(4096)).kind).toBe('zeros');
 	});
 });

@@ -3,7 +3,7 @@
  * against real files made by real tools and files broken from them as hosts and transfers break files
  * (../../fixtures/media/broken.ts). The same files go through n8n's engine in ../resilience/whole-files.test.ts.
  */
-import { judgeBody, MEDIA_FORMATS, MEDIA_HEAD_BYTES } from '../../../nodes/MediaGen/media/formats';
+import { classifyBody, MEDIA_FORMATS, MEDIA_HEAD_BYTES } from '../../../nodes/MediaGen/media/formats';
 import { StructureCheck, StructureFault, type Walker } from '../../../nodes/MediaGen/media/structure';
 import {
 	cutFile,
@@ -33,7 +33,7 @@ function faultOf(walker: Walker, chunks: Buffer[], announced?: number): Structur
 
 /** The row a body's first bytes name, when they name one. */
 function rowOf(bytes: Buffer) {
-	const verdict = judgeBody(bytes.subarray(0, MEDIA_HEAD_BYTES));
+	const verdict = classifyBody(bytes.subarray(0, MEDIA_HEAD_BYTES));
 	return verdict.kind === 'media' ? verdict.format : undefined;
 }
 
@@ -157,9 +157,9 @@ describe('the cases of the issue', () => {
 	});
 
 	it('Canon raw stills (crx ) and MP4 audio (M4A ) are no row of the table; every brand a row lists is that row', () => {
-		expect(judgeBody(rebranded('crx ', ['crx ', 'isom'])).kind).toBe('unknown');
-		expect(judgeBody(rebranded('M4A ', ['M4A ', 'mp42', 'isom'])).kind).toBe('unknown');
-		expect(judgeBody(rebranded('zzzz', ['isom'])).kind).toBe('unknown');
+		expect(classifyBody(rebranded('crx ', ['crx ', 'isom'])).kind).toBe('unknown');
+		expect(classifyBody(rebranded('M4A ', ['M4A ', 'mp42', 'isom'])).kind).toBe('unknown');
+		expect(classifyBody(rebranded('zzzz', ['isom'])).kind).toBe('unknown');
 		for (const format of MEDIA_FORMATS.filter((row) => row.iso)) {
 			for (const brand of format.iso!.brands) {
 				// An image brand beside a video's boxes: the brands name the row, the walker the structure.

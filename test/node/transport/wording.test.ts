@@ -1,9 +1,9 @@
 /**
- * The rules by which Task → Delete reads its answers (nodes/MediaGen/transport/wording.ts), each on its own: the table
- * of docs/known-unknowns.md ("What a delete's answer says"), row by row. The same answers go through n8n's engine in
- * ../resilience/deletes.test.ts.
+ * The rules by which Task → Delete and status checks read the API's words (nodes/MediaGen/transport/wording.ts), each
+ * on its own: the table of docs/known-unknowns.md ("What a delete's answer says"), row by row. The same answers go
+ * through n8n's engine in ../resilience/deletes.test.ts and ../resilience/status-checks.test.ts.
  */
-import { notKnownIn, readStatusText } from '../../../nodes/MediaGen/transport/wording';
+import { mayMeanNotFound, notKnownIn, readStatusText } from '../../../nodes/MediaGen/transport/wording';
 
 describe('readStatusText (code 1000)', () => {
 	it.each([
@@ -93,4 +93,39 @@ describe('notKnownIn (code 9999)', () => {
 
 	it('a message about another task (an id that only starts like one of the request) says nothing of these', () =>
 		expect(notKnownIn('task img-10 not found', ['img-1'])).toBeUndefined());
+});
+
+describe('mayMeanNotFound (a status check refused with code 9999)', () => {
+	const ids = ['abc-1'];
+
+	it.each(['task not found', 'Task abc-1 does not exist', 'no such task', 'task abc-1 not found'])(
+		'"%s" may, and so does notKnownIn',
+		(message) => {
+			expect(mayMeanNotFound(message)).toBe(true);
+			expect(notKnownIn(message, ids)).toBeDefined();
+		},
+	);
+
+	// Looser than notKnownIn: a word that may mean "not found" keeps a status check from failing the task.
+	it.each(['Unknown error, please try again later', 'user not found', 'no such user'])(
+		'"%s" may, where notKnownIn says no',
+		(message) => {
+			expect(mayMeanNotFound(message)).toBe(true);
+			expect(notKnownIn(message, ids)).toBeUndefined();
+		},
+	);
+
+	// The two readings disagree the other way too (kept as they are: a status check takes these for the API's
+	// verdict on the task, a delete for tasks that are gone).
+	it.each(['任务不存在', 'task abc-1 already deleted', 'nonexistent task'])(
+		'"%s" does not, where notKnownIn says the tasks are not known',
+		(message) => {
+			expect(mayMeanNotFound(message)).toBe(false);
+			expect(notKnownIn(message, ids)).toBeDefined();
+		},
+	);
+
+	it.each(['content violates the policy', undefined])('"%s" does not', (message) =>
+		expect(mayMeanNotFound(message)).toBe(false),
+	);
 });

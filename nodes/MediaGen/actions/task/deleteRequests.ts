@@ -19,14 +19,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { ItemError } from '../../output/itemFailure';
+import { shorten, SHOWN } from '../../helpers/shorten';
 import { DELETE_PATH, type TaskType } from '../../models/endpoints';
 import { deleteJson, sortedIds, type DeleteFate, type ItemOutcome } from '../../output/items';
 import {
 	apiJsonRequest,
-	clip,
 	notKnownIn,
 	readStatusText,
-	refusalOf,
+	factsOf,
 	RESPONSE_CODE,
 	type ApiSession,
 	type StatusReading,
@@ -128,7 +128,7 @@ function chunkJob(this: IExecuteFunctions, group: DeleteGroup, ids: string[]): R
 				.catch((error: unknown) => {
 					// The API says it does not know (some of) these tasks: not a failure of the request. Any other answer
 					// is the engine's (repeated when it may pass, else the ids failed).
-					const refusal = refusalOf(error);
+					const { refusal } = factsOf(error);
 					unknown = refusal?.code === RESPONSE_CODE.failure ? notKnownIn(refusal.message, ids) : undefined;
 					return unknown ? undefined : Promise.reject(error);
 				});
@@ -163,7 +163,7 @@ function notConfirmed(
 	ids: string[],
 	itemIndex: number,
 ) {
-	const quoted = text === undefined ? undefined : clip(text);
+	const quoted = text === undefined ? undefined : shorten(text, SHOWN.echo, { sayLength: true });
 	const shown = quoted === undefined ? 'no status text' : `"${quoted}"`;
 	const message =
 		reading === 'failure'

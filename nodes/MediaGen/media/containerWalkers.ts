@@ -1,5 +1,5 @@
 /**
- * Walkers of the formats whose end is the file's end (see walkers.ts for the others and the rules in words): ISO
+ * Walkers of the formats whose end is the file's end (see imageWalkers.ts for the others and the rules in words): ISO
  * base media boxes (MP4, QuickTime, HEIF, HEIC, AVIF) and EBML elements (WebM, Matroska). Their sizes must add up
  * to the file: a box or element that runs past the end is a file cut inside it, and bytes after the last one are
  * read as a box or element too, so that a file with anything appended is not whole either.
@@ -10,7 +10,7 @@ import {
 	MAX_READ,
 	read,
 	readOrEnd,
-	show,
+	showBytes,
 	skip,
 	span,
 	StructureFault,
@@ -22,8 +22,8 @@ import {
 /** Boxes made of boxes, walked to check that their children add up to them (not udta: QuickTime ends its lists with a zero word). */
 const CONTAINERS = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'edts', 'dinf', 'mvex', 'moof', 'traf', 'mfra']);
 
-/** Boxes before the first one that says what the file is. */
-const PADDING = new Set(['free', 'skip', 'wide', 'pnot', 'uuid']);
+/** Boxes before the first one that says what the file is (padding, previews). */
+export const ISO_PADDING: readonly string[] = ['free', 'skip', 'wide', 'pnot', 'uuid'];
 
 const MAX_DEPTH = 8;
 
@@ -48,7 +48,8 @@ function* boxHeader(c: Cursor, orEnd: boolean, inside: string): Walk<Box | null>
 	const head = orEnd ? yield* readOrEnd(8, what) : yield* read(8, what);
 	if (!head) return null;
 	const type = head.toString('latin1', 4, 8);
-	if (!/^[\x20-\x7e]{4}$/.test(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a box: ${show(head)}`);
+	if (!/^[\x20-\x7e]{4}$/.test(type))
+		throw fault(at, `the bytes at byte ${figure(at)} are not a box: ${showBytes(head)}`);
 	const size = head.readUInt32BE(0);
 	if (size === 0) return { type, at };
 	if (size === 1) {
@@ -145,7 +146,7 @@ function* iso(c: Cursor, kind: IsoState['kind']): Walk {
 	yield* isoBoxes(c, undefined, '', state);
 	const length = c.at;
 	const has = (type: string) => state.top.includes(type);
-	const opening = state.top.find((type) => !PADDING.has(type) && type !== 'ftyp');
+	const opening = state.top.find((type) => !ISO_PADDING.includes(type) && type !== 'ftyp');
 	const missing = (what: string) => fault(length, `it holds no ${what}`);
 	if (kind === 'video') {
 		// A media segment (styp, or a fragment first) carries its index in moof; a file carries it in moov.

@@ -6,7 +6,6 @@
 import type { IExecuteFunctions, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
 
 import {
-	answerText,
 	keptAnswer,
 	MAX_ANSWER_BYTES,
 	namedTaskIds,
@@ -14,11 +13,13 @@ import {
 	readAnswerBody,
 	type AnswerBody,
 	type ParsedAnswer,
-} from './answer';
+} from './responseBody';
+import { answerText } from '../media/text';
 import { abortReason, type RequestContext, type RequestSignal } from './context';
 import { apiError, parseRetryAfter } from './errors';
-import { echo, snippet, type Redact } from './redaction';
-import { notKnownIn } from './wording';
+import { SHOWN } from '../helpers/shorten';
+import { echo, type Redact } from './redaction';
+import { mayMeanNotFound, notKnownIn } from './wording';
 
 /** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
 export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
@@ -72,15 +73,6 @@ function namesTask(taskIds: string[], path: string): string {
 function taskAdvice(taskIds: string[], path: string, creation: boolean, reason: string): string {
 	if (taskIds.length) return namesTask(taskIds, path);
 	return creation ? mayHaveCreated(reason) : '';
-}
-
-/**
- * Whether a refusal may be saying that the task does not exist (the API documents no code for it): such a refusal of
- * a status check is not a verdict on the task, and its error says to check the Task Type. Task → Delete counts an id
- * as gone only by the stricter reading of wording.ts.
- */
-export function saysNotFound(message: string | undefined): boolean {
-	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
 }
 
 /** An answer cut off at MAX_ANSWER_BYTES. */
@@ -145,9 +137,8 @@ function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 		message: `The MediaGen API answered HTTP ${answer.status}, ${target}, which the node does not follow`,
 		description: `POST ${path} was redirected. API requests never follow redirects, so that the API key is never sent anywhere but the Base URL (and no task ID is taken from another host). If the API has moved, set its new address as the Base URL of the credential.${advice ? ` ${advice}` : ''}`,
 		httpCode: String(answer.status),
-		retryable: false,
-		uncertain: creation,
 		taskIds: answer.taskIds,
+		facts: { retryable: false, mayHaveCreated: creation },
 	});
 }
 
@@ -169,18 +160,23 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 					: unfinished
 						? 'The service is busy or failing. Try again later.'
 						: `POST ${path} was rejected.`;
-	const quoted = status >= 500 || status === 429 || refusedKey ? '' : ` Response: ${snippet(answer.text, redact)}`;
+	const quoted =
+		status >= 500 || status === 429 || refusedKey
+			? ''
+			: ` Response: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`;
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`,
 		description: `${advice}${quoted}`,
 		httpCode: String(status),
-		retryable: status === 429 || unfinished,
 		apiCode: envelope?.code,
-		// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
-		nothingSent: status === 429 && !taskIds.length,
-		uncertain: creation && unfinished,
-		retryAfterMs: status === 429 ? parseRetryAfter(answer.response.headers?.['retry-after']) : undefined,
 		taskIds,
+		facts: {
+			retryable: status === 429 || unfinished,
+			// A 429 is the server refusing before it does any work: nothing was created, unless it names a task.
+			nothingSent: status === 429 && !taskIds.length,
+			mayHaveCreated: creation && unfinished,
+			retryAfterMs: status === 429 ? parseRetryAfter(answer.response.headers?.['retry-after']) : undefined,
+		},
 	});
 }
 
@@ -198,11 +194,10 @@ function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 	const advice = taskAdvice(taskIds, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${status}${what}`,
-		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${snippet(answer.text, redact)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
 		httpCode: String(status),
-		retryable: true,
-		uncertain: creation,
 		taskIds,
+		facts: { retryable: true, mayHaveCreated: creation },
 	});
 }
 
@@ -213,11 +208,10 @@ function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): 
 	const advice = taskAdvice(answer.taskIds, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
 		message: 'The MediaGen API answered with a body that is not a JSON envelope',
-		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${snippet(answer.text, redact)}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
 		httpCode: String(answer.status),
-		retryable: true,
-		uncertain: creation,
 		taskIds: answer.taskIds,
+		facts: { retryable: true, mayHaveCreated: creation },
 	});
 }
 
@@ -234,9 +228,9 @@ function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): Node
 					? 'No task was created for this item. Top up the account, or use a credential with credits. Tasks that other items of this run created keep running and are charged (follow them with Task → Wait): create again only the items that failed.'
 					: 'Top up the account, or use a credential with credits, then run the node again.'
 		}`,
-		retryable: false,
 		apiCode: envelope!.code,
 		taskIds,
+		facts: { retryable: false },
 	});
 }
 
@@ -244,7 +238,7 @@ function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): Node
 function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, context } = call;
 	const { taskIds, serverMessage, envelope } = answer;
-	const notFound = saysNotFound(envelope!.msg);
+	const notFound = mayMeanNotFound(envelope!.msg);
 	// The hint (which Task Type, which User ID) only where the refusal says that tasks are not known (wording.ts's
 	// rules); an "Unknown error, please try again later" is not about them.
 	const notKnown =
@@ -253,18 +247,20 @@ function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeAp
 	return apiError.call(this, call.redact, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
 		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskIds.length ? ` ${namesTask(taskIds, path)}` : ''}`,
-		retryable: false,
 		apiCode: envelope!.code,
-		// About a task (a status check): a refusal other than "not found" is the API's word on the task.
-		taskRefused: !creation && !notFound,
-		// Task → Delete reads the whole message for the tasks it says are not known (wording.ts).
-		refusal: { code: envelope!.code, message: typeof envelope!.msg === 'string' ? call.redact(envelope!.msg) : '' },
 		taskIds,
+		facts: {
+			retryable: false,
+			// About a task (a status check): a refusal other than "not found" is the API's word on the task.
+			refused: !creation && !notFound,
+			// Task → Delete reads the whole message for the tasks it says are not known (wording.ts).
+			refusal: { code: envelope!.code, message: typeof envelope!.msg === 'string' ? call.redact(envelope!.msg) : '' },
+		},
 	});
 }
 
 /** What an answer means: the envelope's data (redacted, and kept down to MAX_ANSWER_DEPTH), or the error it is. */
-export function judge(this: IExecuteFunctions, call: ApiCall, answer: Answer): unknown {
+export function envelopeData(this: IExecuteFunctions, call: ApiCall, answer: Answer): unknown {
 	const { status, envelope } = answer;
 	if (status >= 300 && status < 400) throw redirected.call(this, call, answer);
 	if (status < 200 || status >= 300) throw failedStatus.call(this, call, answer);

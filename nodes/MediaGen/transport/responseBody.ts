@@ -82,43 +82,6 @@ export interface ParsedAnswer {
 	json?: unknown;
 }
 
-/** UTF-16 code units as text (an odd last byte, cut off, is dropped). */
-function utf16(bytes: Buffer, bigEndian: boolean): string {
-	const even = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
-	return (bigEndian ? even.swap16() : even).toString('utf16le');
-}
-
-/** UTF-32 code units as text; a unit that is no code point reads as U+FFFD, an incomplete last one is dropped. */
-function utf32(bytes: Buffer, bigEndian: boolean): string {
-	const points: number[] = [];
-	let text = '';
-	for (let at = 0; at + 4 <= bytes.length; at += 4) {
-		const point = bigEndian ? bytes.readUInt32BE(at) : bytes.readUInt32LE(at);
-		points.push(point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff) ? 0xfffd : point);
-		if (points.length === 8192) text += String.fromCodePoint(...points.splice(0));
-	}
-	return text + String.fromCodePoint(...points);
-}
-
-/**
- * An answer's body as text, in whichever Unicode encoding the server wrote it: after a byte order mark, in the
- * mark's encoding (UTF-8, UTF-16 or UTF-32, either byte order); without one, JSON's first character is ASCII, so the
- * zero bytes around it tell UTF-16 and UTF-32 in either byte order (RFC 4627, section 3); anything else is UTF-8.
- */
-export function answerText(bytes: Buffer): string {
-	const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
-	if (a === 0xef && b === 0xbb && c === 0xbf) return bytes.subarray(3).toString('utf8');
-	if (a === 0xff && b === 0xfe && c === 0 && d === 0) return utf32(bytes.subarray(4), false);
-	if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return utf32(bytes.subarray(4), true);
-	if (a === 0xff && b === 0xfe) return utf16(bytes.subarray(2), false);
-	if (a === 0xfe && b === 0xff) return utf16(bytes.subarray(2), true);
-	if (bytes.length >= 4 && a === 0 && b === 0 && c === 0 && d !== 0) return utf32(bytes, true);
-	if (bytes.length >= 4 && a !== 0 && b === 0 && c === 0 && d === 0) return utf32(bytes, false);
-	if (bytes.length >= 2 && a === 0 && b !== 0) return utf16(bytes, true);
-	if (bytes.length >= 2 && a !== 0 && b === 0) return utf16(bytes, false);
-	return bytes.toString('utf8');
-}
-
 /**
  * The body's text as JSON, when it is JSON. V8's parser takes any depth (it does not recurse); what follows it is
  * kept down to MAX_ANSWER_DEPTH (keptAnswer), so depth is never an error.

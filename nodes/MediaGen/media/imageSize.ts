@@ -1,8 +1,8 @@
 /**
  * Width and height of the reference image formats the API takes (PNG, JPEG, WebP), read from the file's
- * first bytes, without decoding it.
+ * first bytes, without decoding it (a mask's, a reference image's).
  */
-import { pngSize } from './png';
+import { isFrame, standalone } from './imageWalkers';
 
 export interface ImageSize {
 	width: number;
@@ -16,8 +16,15 @@ export function isJpeg(header: Buffer): boolean {
 	return header.length >= 3 && header[0] === 0xff && header[1] === 0xd8 && header[2] === 0xff;
 }
 
-/** Start-of-frame markers (baseline, progressive, lossless, arithmetic): they carry the size. */
-const JPEG_SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+/** Bytes needed to read a PNG's size: signature, IHDR length and type, width and height. */
+export const PNG_HEADER_BYTES = 24;
+
+/** Width and height from the IHDR chunk, or undefined when the bytes are not a PNG. */
+export function pngSize(header: Buffer): ImageSize | undefined {
+	if (header.length < PNG_HEADER_BYTES || header.toString('latin1', 0, 8) !== '\x89PNG\r\n\x1a\n') return undefined;
+	if (header.toString('ascii', 12, 16) !== 'IHDR') return undefined;
+	return { width: header.readUInt32BE(16), height: header.readUInt32BE(20) };
+}
 
 /** Walks the JPEG segments to the first start-of-frame; undefined when it is not within `bytes`. */
 function jpegSize(bytes: Buffer): ImageSize | undefined {
@@ -29,13 +36,13 @@ function jpegSize(bytes: Buffer): ImageSize | undefined {
 			offset += 1; // fill byte
 			continue;
 		}
-		if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+		if (marker === 0xd8 || standalone(marker)) {
 			offset += 2; // markers without a length
 			continue;
 		}
 		if (marker === 0xd9 || marker === 0xda) return undefined; // end of image, or scan data before any frame header
 		const length = bytes.readUInt16BE(offset + 2);
-		if (JPEG_SOF.has(marker)) {
+		if (isFrame(marker)) {
 			if (offset + 9 > bytes.length) return undefined;
 			return { height: bytes.readUInt16BE(offset + 5), width: bytes.readUInt16BE(offset + 7) };
 		}

@@ -1,7 +1,9 @@
 /**
- * Whether the first bytes of a body are text, in which encoding, and what kind of text: a sign-in page, an SVG, an
- * error message. Hosts send such text where a file should be, under any Content-Type; the table of media
- * (formats.ts) decides what a file is, this file what a body that is not one says.
+ * Text in any Unicode encoding, decoded in one place for API answers and result bodies alike: an answer's whole
+ * body as the text it is (answerText), and whether the first bytes of a result body are text, in which encoding, and
+ * what kind of text (a sign-in page, an SVG, an error message). Hosts send such text where a file should be, under
+ * any Content-Type; the table of media (formats.ts) decides what a file is, this file what a body that is not one
+ * says.
  */
 
 export interface BodyText {
@@ -12,7 +14,7 @@ export interface BodyText {
 }
 
 /** Control characters that text does not hold: every C0 control but tab, line feed, vertical tab, form feed, CR. */
-function isControl(code: number): boolean {
+export function isControl(code: number): boolean {
 	return (code < 0x20 && (code < 0x09 || code > 0x0d)) || code === 0x7f;
 }
 
@@ -49,23 +51,57 @@ function decodeUtf8(bytes: Buffer): string | undefined {
 	}
 }
 
-/** UTF-16 code units as text; a high surrogate cut off by the head's end is dropped. */
+/** UTF-16 code units as text (an odd last byte, cut off, is dropped). */
 function decodeUtf16(bytes: Buffer, bigEndian: boolean): string {
 	const even = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
-	let text = (bigEndian ? even.swap16() : even).toString('utf16le');
-	const last = text.charCodeAt(text.length - 1);
-	if (last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
-	return text;
+	return (bigEndian ? even.swap16() : even).toString('utf16le');
 }
 
-function decodeUtf32(bytes: Buffer, bigEndian: boolean): string | undefined {
+/** UTF-16 of a body's first bytes: a high surrogate cut off by the head's end is dropped. */
+function headUtf16(bytes: Buffer, bigEndian: boolean): string {
+	const text = decodeUtf16(bytes, bigEndian);
+	const last = text.charCodeAt(text.length - 1);
+	return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
+}
+
+/**
+ * UTF-32 code units as text, an incomplete last one dropped. A unit that is no code point reads as U+FFFD in an
+ * answer (`strict` false); in a body's first bytes it means the bytes are not UTF-32 (undefined).
+ */
+function decodeUtf32(bytes: Buffer, bigEndian: boolean, strict: boolean): string | undefined {
 	const points: number[] = [];
+	let text = '';
 	for (let at = 0; at + 4 <= bytes.length; at += 4) {
 		const point = bigEndian ? bytes.readUInt32BE(at) : bytes.readUInt32LE(at);
-		if (point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return undefined;
-		points.push(point);
+		const invalid = point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff);
+		if (invalid && strict) return undefined;
+		points.push(invalid ? 0xfffd : point);
+		// String.fromCodePoint takes its points as arguments: a 4 MiB answer is decoded a slice at a time.
+		if (points.length === 8192) text += String.fromCodePoint(...points.splice(0));
 	}
-	return String.fromCodePoint(...points);
+	return text + String.fromCodePoint(...points);
+}
+
+/**
+ * An API answer's body as text, in whichever Unicode encoding the server wrote it: after a byte order mark, in the
+ * mark's encoding (UTF-8, UTF-16 or UTF-32, either byte order); without one, JSON's first character is ASCII, so the
+ * zero bytes around it tell UTF-16 and UTF-32 in either byte order (RFC 4627, section 3); anything else is UTF-8.
+ */
+export function answerText(bytes: Buffer): string {
+	const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
+	const mark = bomOf(bytes);
+	if (mark) {
+		const [encoding, markBytes] = mark;
+		const rest = bytes.subarray(markBytes.length);
+		if (encoding === 'UTF-8') return rest.toString('utf8');
+		if (encoding.startsWith('UTF-16')) return decodeUtf16(rest, encoding.endsWith('BE'));
+		return decodeUtf32(rest, encoding.endsWith('BE'), false)!;
+	}
+	if (bytes.length >= 4 && a === 0 && b === 0 && c === 0 && d !== 0) return decodeUtf32(bytes, true, false)!;
+	if (bytes.length >= 4 && a !== 0 && b === 0 && c === 0 && d === 0) return decodeUtf32(bytes, false, false)!;
+	if (bytes.length >= 2 && a === 0 && b !== 0) return decodeUtf16(bytes, true);
+	if (bytes.length >= 2 && a !== 0 && b === 0) return decodeUtf16(bytes, false);
+	return bytes.toString('utf8');
 }
 
 /** Text holds no control character and no lone surrogate (UTF-16 of something that is not text does). */
@@ -122,7 +158,7 @@ const asciiUnits = (text: string) => [...text].filter((char) => char >= '\t' && 
 function utf16WithoutMark(head: Buffer): BodyText | undefined {
 	if (head.length < 2) return undefined;
 	const readings = [false, true]
-		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-16 BE' : 'UTF-16 LE', text: decodeUtf16(head, bigEndian) }))
+		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-16 BE' : 'UTF-16 LE', text: headUtf16(head, bigEndian) }))
 		.filter(({ text }) => asciiUnits(text) > 0 && isText(text) && inScripts(text));
 	return readings.sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
 }
@@ -135,7 +171,7 @@ function utf16WithoutMark(head: Buffer): BodyText | undefined {
 function utf32WithoutMark(head: Buffer): BodyText | undefined {
 	if (head.length < 4) return undefined;
 	return [false, true]
-		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-32 BE' : 'UTF-32 LE', text: decodeUtf32(head, bigEndian) }))
+		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-32 BE' : 'UTF-32 LE', text: decodeUtf32(head, bigEndian, true) }))
 		.find(
 			(reading): reading is BodyText =>
 				reading.text !== undefined && asciiUnits(reading.text) > 0 && isText(reading.text) && inScripts(reading.text),
@@ -155,8 +191,8 @@ function withMark(head: Buffer, mark: (typeof BOMS)[number]): BodyText | undefin
 	const text = encoding.startsWith('UTF-8')
 		? decodeUtf8(rest)
 		: encoding.startsWith('UTF-16')
-			? decodeUtf16(rest, encoding.endsWith('BE'))
-			: decodeUtf32(rest, encoding.endsWith('BE'));
+			? headUtf16(rest, encoding.endsWith('BE'))
+			: decodeUtf32(rest, encoding.endsWith('BE'), true);
 	return text !== undefined && isText(text) ? { encoding: `${encoding} with a byte order mark`, text } : undefined;
 }
 

@@ -1,12 +1,12 @@
 /**
- * The steps that read an API answer (nodes/MediaGen/transport/answer.ts) and keep the key out of text
+ * The steps that read an API answer (nodes/MediaGen/transport/responseBody.ts) and keep the key out of text
  * (transport/redaction.ts), each on its own. The same answers go through n8n's engine in
  * ../resilience/answers.test.ts and ../secrets.test.ts.
  */
 import { Readable } from 'node:stream';
 
+import { answerText } from '../../../nodes/MediaGen/media/text';
 import {
-	answerText,
 	keptAnswer,
 	LEFT_OUT,
 	MAX_ANSWER_BYTES,
@@ -14,7 +14,7 @@ import {
 	namedTaskIds,
 	parseAnswer,
 	readAnswerBody,
-} from '../../../nodes/MediaGen/transport/answer';
+} from '../../../nodes/MediaGen/transport/responseBody';
 import { MAX_LAYERS, readingsOf } from '../../../nodes/MediaGen/transport/escapes';
 import { keyRedactor } from '../../../nodes/MediaGen/transport/redaction';
 import { encodeText, TEXT_ENCODINGS } from '../../fixtures/texts';

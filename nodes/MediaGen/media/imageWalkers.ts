@@ -25,7 +25,7 @@ import {
 	figure,
 	MAX_READ,
 	read,
-	show,
+	showBytes,
 	skip,
 	span,
 	StructureFault,
@@ -45,7 +45,7 @@ export function* png(c: Cursor): Walk {
 		const length = header.readUInt32BE(0);
 		const type = header.toString('latin1', 4, 8);
 		if (!/^[A-Za-z]{4}$/.test(type) || length > 0x7fffffff) {
-			throw fault(at, `the bytes at byte ${figure(at)} are not a PNG chunk: ${show(header)}`);
+			throw fault(at, `the bytes at byte ${figure(at)} are not a PNG chunk: ${showBytes(header)}`);
 		}
 		if (first && (type !== 'IHDR' || length !== 13)) {
 			throw fault(at, `its first chunk is ${JSON.stringify(type)} (${figure(length)} bytes), not a header (IHDR)`);
@@ -60,10 +60,10 @@ export function* png(c: Cursor): Walk {
 }
 
 /** JPEG markers without a length: restarts, TEM. */
-const standalone = (marker: number) => (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01;
+export const standalone = (marker: number) => (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01;
 
 /** SOF0 … SOF15 (C4, C8, CC are tables and a reserved code). */
-const isFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
+export const isFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
 
 export function* jpeg(c: Cursor): Walk {
 	yield* skip(2, 'the JPEG start (SOI)');
@@ -76,7 +76,8 @@ export function* jpeg(c: Cursor): Walk {
 		next = undefined;
 		if (marker === undefined) {
 			const bytes = yield* read(2, `the marker at byte ${figure(at)}`);
-			if (bytes[0] !== 0xff) throw fault(at, `the bytes at byte ${figure(at)} are not a JPEG marker: ${show(bytes)}`);
+			if (bytes[0] !== 0xff)
+				throw fault(at, `the bytes at byte ${figure(at)} are not a JPEG marker: ${showBytes(bytes)}`);
 			marker = bytes[1];
 			while (marker === 0xff) marker = (yield* read(1, `the marker at byte ${figure(at)}`))[0];
 		} else {
@@ -122,7 +123,7 @@ export function* gif(c: Cursor): Walk {
 			yield { op: 'gifBlocks', what: `the image at byte ${figure(at)}` };
 			images++;
 		} else {
-			throw fault(at, `the byte at ${figure(at)} (${show(Buffer.from([kind]))}) starts no GIF block`);
+			throw fault(at, `the byte at ${figure(at)} (${showBytes(Buffer.from([kind]))}) starts no GIF block`);
 		}
 	}
 }
@@ -140,7 +141,7 @@ export function* webp(c: Cursor): Walk {
 		const header = yield* read(8, `the chunk header at byte ${figure(at)}`);
 		const type = header.toString('latin1', 0, 4);
 		const length = header.readUInt32LE(4);
-		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${show(header)}`);
+		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${showBytes(header)}`);
 		if (at + 8 + length > end) {
 			throw fault(
 				at,
@@ -188,6 +189,7 @@ const STRIP_OFFSETS = 273;
 const STRIP_COUNTS = 279;
 const TILE_OFFSETS = 324;
 const TILE_COUNTS = 325;
+const ARRAY_TAGS = [STRIP_OFFSETS, STRIP_COUNTS, TILE_OFFSETS, TILE_COUNTS];
 const MAX_ENTRIES = 4096;
 
 interface TiffTarget {
@@ -195,6 +197,83 @@ interface TiffTarget {
 	/** An IFD, or the values of a strip or tile array (`ifd` names the IFD, `tag` the array). */
 	ifd: number;
 	array?: { tag: number; count: number; type: number };
+}
+
+/** A TIFF's numbers in its byte order, classic or BigTIFF, and what its walk has found so far. */
+interface Tiff {
+	big: boolean;
+	/** Bytes of an offset, and at most of the values an entry holds itself. */
+	word: number;
+	u16(bytes: Buffer, at: number): number;
+	u32(bytes: Buffer, at: number): number;
+	u64(bytes: Buffer, at: number): number;
+	/** The furthest byte the file must hold (an IFD, values, strips, tiles), and what lies there. */
+	needed: { end: number; what: string };
+	/** IFDs and strip tables still to read. */
+	targets: TiffTarget[];
+	/** Strip and tile arrays read so far, by `ifd:tag`. */
+	arrays: Map<string, number[]>;
+}
+
+function tiffValues(t: Tiff, bytes: Buffer, at: number, type: number, count: number): number[] {
+	const size = TIFF_TYPE_BYTES[type];
+	const value = (from: number) =>
+		size === 1
+			? bytes[from]
+			: size === 2
+				? t.u16(bytes, from)
+				: size === 4
+					? t.u32(bytes, from)
+					: size === 8
+						? t.u64(bytes, from)
+						: 0;
+	return Array.from({ length: count }, (_, index) => value(at + index * size));
+}
+
+function need(t: Tiff, end: number, what: string): void {
+	if (end > t.needed.end) t.needed = { end, what };
+}
+
+/** Once both arrays of an IFD are known, its strips and tiles must lie inside the file. */
+function settle(t: Tiff, ifd: number): void {
+	for (const [offsetsTag, countsTag] of [
+		[STRIP_OFFSETS, STRIP_COUNTS],
+		[TILE_OFFSETS, TILE_COUNTS],
+	]) {
+		const offsets = t.arrays.get(`${ifd}:${offsetsTag}`);
+		const counts = t.arrays.get(`${ifd}:${countsTag}`);
+		if (!offsets || !counts) continue;
+		offsets.forEach((offset, index) =>
+			need(t, offset + (counts[index] ?? 0), `the image data at byte ${figure(offset)} (IFD ${ifd})`),
+		);
+	}
+}
+
+/** One IFD: values stored outside it must lie inside the file; its strip and tile arrays are kept or read later. */
+function* tiffIfd(t: Tiff, at: number, ifd: number): Walk {
+	const countBytes = yield* read(t.big ? 8 : 2, `IFD ${ifd} at byte ${figure(at)}`);
+	const count = t.big ? t.u64(countBytes, 0) : t.u16(countBytes, 0);
+	if (!count || count > MAX_ENTRIES)
+		throw fault(at, `IFD ${ifd} at byte ${figure(at)} claims ${figure(count)} entries`);
+	const entrySize = t.big ? 20 : 12;
+	const table = yield* read(count * entrySize + t.word, span(`IFD ${ifd}`, at, count * entrySize + t.word));
+	const offset = (from: number) => (t.big ? t.u64(table, from) : t.u32(table, from));
+	for (let entry = 0; entry < count * entrySize; entry += entrySize) {
+		const tag = t.u16(table, entry);
+		const type = t.u16(table, entry + 2);
+		const values = offset(entry + 4);
+		const bytes = values * (TIFF_TYPE_BYTES[type] ?? 0);
+		const field = entry + (t.big ? 12 : 8);
+		const outside = bytes > t.word ? offset(field) : undefined;
+		if (outside !== undefined)
+			need(t, outside + bytes, `the values of tag ${tag} in IFD ${ifd}, at byte ${figure(outside)}`);
+		if (!ARRAY_TAGS.includes(tag) || !bytes) continue;
+		if (outside === undefined) t.arrays.set(`${ifd}:${tag}`, tiffValues(t, table, field, type, values));
+		else if (bytes <= MAX_READ) t.targets.push({ at: outside, ifd, array: { tag, count: values, type } });
+	}
+	settle(t, ifd);
+	const nextAt = offset(count * entrySize);
+	if (nextAt) t.targets.push({ at: nextAt, ifd: ifd + 1 });
 }
 
 export function* tiff(c: Cursor): Walk {
@@ -205,93 +284,45 @@ export function* tiff(c: Cursor): Walk {
 	const u64 = (bytes: Buffer, at: number) => Number(little ? bytes.readBigUInt64LE(at) : bytes.readBigUInt64BE(at));
 	const big = u16(head, 2) === 43;
 	const first = big ? u64(yield* read(8, 'the BigTIFF header'), 0) : u32(head, 4);
-	const word = big ? 8 : 4;
-	const value = (bytes: Buffer, at: number, type: number) => {
-		const size = TIFF_TYPE_BYTES[type];
-		return size === 1
-			? bytes[at]
-			: size === 2
-				? u16(bytes, at)
-				: size === 4
-					? u32(bytes, at)
-					: size === 8
-						? u64(bytes, at)
-						: 0;
+	const t: Tiff = {
+		big,
+		word: big ? 8 : 4,
+		u16,
+		u32,
+		u64,
+		needed: { end: c.at, what: 'its header' },
+		targets: [],
+		arrays: new Map(),
 	};
-	let needed = { end: c.at, what: 'its header' };
-	const need = (end: number, what: string) => {
-		if (end > needed.end) needed = { end, what };
-	};
-	const targets: TiffTarget[] = [{ at: first, ifd: 1 }];
-	const arrays = new Map<string, number[]>();
-	const settle = (ifd: number, offsetsTag: number, countsTag: number) => {
-		const offsets = arrays.get(`${ifd}:${offsetsTag}`);
-		const counts = arrays.get(`${ifd}:${countsTag}`);
-		if (!offsets || !counts) return;
-		offsets.forEach((offset, index) =>
-			need(offset + (counts[index] ?? 0), `the image data at byte ${figure(offset)} (IFD ${ifd})`),
-		);
-	};
-	while (targets.length) {
-		targets.sort((a, b) => a.at - b.at);
-		const target = targets.shift()!;
+	t.targets.push({ at: first, ifd: 1 });
+	while (t.targets.length) {
+		t.targets.sort((a, b) => a.at - b.at);
+		const target = t.targets.shift()!;
 		if (target.at < c.at) {
 			// Behind the bytes already passed: inside the file (a table's range is needed already), but no longer
 			// readable in a stream. Reading forward only also ends every chain of IFDs, a looping one too.
-			if (!target.array) need(target.at + 2, `IFD ${target.ifd} at byte ${figure(target.at)}`);
+			if (!target.array) need(t, target.at + 2, `IFD ${target.ifd} at byte ${figure(target.at)}`);
 			continue;
 		}
 		yield* skip(target.at - c.at, `the bytes up to IFD ${target.ifd} at byte ${figure(target.at)}`);
-		if (target.array) {
-			const { tag, count, type } = target.array;
-			const bytes = yield* read(
-				count * TIFF_TYPE_BYTES[type],
-				`the strip table of IFD ${target.ifd} at byte ${figure(target.at)}`,
-			);
-			arrays.set(
-				`${target.ifd}:${tag}`,
-				Array.from({ length: count }, (_, index) => value(bytes, index * TIFF_TYPE_BYTES[type], type)),
-			);
-			settle(target.ifd, STRIP_OFFSETS, STRIP_COUNTS);
-			settle(target.ifd, TILE_OFFSETS, TILE_COUNTS);
+		if (!target.array) {
+			yield* tiffIfd(t, target.at, target.ifd);
 			continue;
 		}
-		const ifd = target.ifd;
-		const countBytes = yield* read(big ? 8 : 2, `IFD ${ifd} at byte ${figure(target.at)}`);
-		const entries = big ? u64(countBytes, 0) : u16(countBytes, 0);
-		if (!entries || entries > MAX_ENTRIES)
-			throw fault(target.at, `IFD ${ifd} at byte ${figure(target.at)} claims ${figure(entries)} entries`);
-		const entrySize = big ? 20 : 12;
-		const table = yield* read(entries * entrySize + word, span(`IFD ${ifd}`, target.at, entries * entrySize + word));
-		for (let index = 0; index < entries; index++) {
-			const entry = index * entrySize;
-			const tag = u16(table, entry);
-			const type = u16(table, entry + 2);
-			const count = big ? u64(table, entry + 4) : u32(table, entry + 4);
-			const bytes = count * (TIFF_TYPE_BYTES[type] ?? 0);
-			const field = entry + (big ? 12 : 8);
-			const inline = bytes <= word;
-			const offset = inline ? undefined : big ? u64(table, field) : u32(table, field);
-			if (offset !== undefined)
-				need(offset + bytes, `the values of tag ${tag} in IFD ${ifd}, at byte ${figure(offset)}`);
-			if (![STRIP_OFFSETS, STRIP_COUNTS, TILE_OFFSETS, TILE_COUNTS].includes(tag) || !bytes) continue;
-			if (inline) {
-				const values = Array.from({ length: count }, (_, at) => value(table, field + at * TIFF_TYPE_BYTES[type], type));
-				arrays.set(`${ifd}:${tag}`, values);
-			} else if (bytes <= MAX_READ) {
-				targets.push({ at: offset!, ifd, array: { tag, count, type } });
-			}
-		}
-		settle(ifd, STRIP_OFFSETS, STRIP_COUNTS);
-		settle(ifd, TILE_OFFSETS, TILE_COUNTS);
-		const nextAt = big ? u64(table, entries * entrySize) : u32(table, entries * entrySize);
-		if (nextAt) targets.push({ at: nextAt, ifd: ifd + 1 });
+		const { tag, count, type } = target.array;
+		const what = `the strip table of IFD ${target.ifd} at byte ${figure(target.at)}`;
+		t.arrays.set(
+			`${target.ifd}:${tag}`,
+			tiffValues(t, yield* read(count * TIFF_TYPE_BYTES[type], what), 0, type, count),
+		);
+		settle(t, target.ifd);
 	}
 	const length = yield* toEnd();
-	if (needed.end > length) {
+	if (t.needed.end > length) {
+		const { end, what } = t.needed;
 		throw new StructureFault(
 			length,
-			`the file ends at byte ${figure(length)}, before ${needed.what}, which ends at byte ${figure(needed.end)}`,
+			`the file ends at byte ${figure(length)}, before ${what}, which ends at byte ${figure(end)}`,
 			true,
 		);
 	}
