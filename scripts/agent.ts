@@ -21,11 +21,8 @@
  *
  * MEDIAGEN_AGENT_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { ensureN8n, installCommunityPackage, type N8nInstall } from './lib/installer';
 import {
 	startModelServer,
 	type ModelRequest,
@@ -33,19 +30,13 @@ import {
 	type ModelServer,
 	type OfferedTool,
 } from './lib/model-server';
-import { n8nCommand, n8nEnv, runOnVersions, startN8nServer, writeCredentials, type N8nServer } from './lib/n8n';
+import type { Workflow, WorkflowNode } from './lib/n8n';
 import { logFolder } from './lib/paths';
-import { run, runMain, stopProcess, waitForLog } from './lib/process';
-import { check, log, printLogTail, stepTimer } from './lib/report';
-import {
-	activateWorkflow,
-	getExecution,
-	listExecutions,
-	setupOwner,
-	type ExecutionRecord,
-	type RestSession,
-} from './lib/rest';
-import { injectFault, resetSimulator, simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { runMain } from './lib/process';
+import { check, log } from './lib/report';
+import { getExecution, listExecutions, type ExecutionRecord } from './lib/rest';
+import { injectFault, resetSimulator, simulatorRecord } from './lib/simulator';
+import { readExample, runOnVersions, suiteVersions, withN8n, type RunningN8n } from './lib/suite';
 import { waitFor } from './lib/wait';
 import type { RecordedRequestSummary } from '../test/simulator/server';
 
@@ -56,28 +47,10 @@ const INFO_PATH = '/v1/tlimages/infobytaskid';
 /** Renders take this long in the simulator: longer than the short-wait variant's Max Wait (1 s). */
 const TASK_SECONDS = 4;
 
-interface WorkflowNode {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	parameters: Record<string, unknown>;
-	webhookId?: string;
-	credentials?: Record<string, { id: string; name: string }>;
-	[key: string]: unknown;
-}
-interface WorkflowFile {
-	id: string;
-	name: string;
-	nodes: WorkflowNode[];
-	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
-	[key: string]: unknown;
-}
-
 /** One workflow the suite runs: the example itself, or a variant of it. */
 interface Variant {
 	label: string;
-	workflow: WorkflowFile;
+	workflow: Workflow;
 	webhookId: string;
 	api: 'chat' | 'responses';
 	streamed: boolean;
@@ -88,14 +61,14 @@ function toolName(nodeName: string): string {
 	return nodeName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 }
 
-function node(workflow: WorkflowFile, predicate: (candidate: WorkflowNode) => boolean, what: string): WorkflowNode {
+function node(workflow: Workflow, predicate: (candidate: WorkflowNode) => boolean, what: string): WorkflowNode {
 	const found = workflow.nodes.find(predicate);
 	check(found, `the example has ${what}`);
 	return found;
 }
 
 /** The example's parts the suite drives, checked to be there. */
-function exampleParts(workflow: WorkflowFile) {
+function exampleParts(workflow: Workflow) {
 	const trigger = node(workflow, (candidate) => candidate.type === CHAT_TRIGGER, 'a Chat Trigger');
 	const model = node(workflow, (candidate) => candidate.type.endsWith('.lmChatOpenAi'), 'an OpenAI Chat Model');
 	const create = node(
@@ -125,10 +98,10 @@ function exampleParts(workflow: WorkflowFile) {
  * Responses), the chat's response mode (not streamed), or the creation tool's Max Wait (1 s, so that a render
  * comes back pending). Every variant gets its own workflow id, name and chat URL.
  */
-function variants(example: WorkflowFile, version: string): Variant[] {
+function variants(example: Workflow, version: string): Variant[] {
 	const made: Variant[] = [];
-	const add = (label: string, change: (workflow: WorkflowFile) => void) => {
-		const workflow = JSON.parse(JSON.stringify(example)) as WorkflowFile;
+	const add = (label: string, change: (workflow: Workflow) => void) => {
+		const workflow = JSON.parse(JSON.stringify(example)) as Workflow;
 		const index = made.length;
 		if (index > 0) {
 			workflow.id = `${example.id.slice(0, 15)}Var${index}`;
@@ -146,11 +119,11 @@ function variants(example: WorkflowFile, version: string): Variant[] {
 			streamed: options.responseMode === 'streaming',
 		});
 	};
-	const setResponseMode = (workflow: WorkflowFile, mode: string) => {
+	const setResponseMode = (workflow: Workflow, mode: string) => {
 		const { trigger } = exampleParts(workflow);
 		trigger.parameters.options = { ...(trigger.parameters.options as object), responseMode: mode };
 	};
-	const useChatCompletions = (workflow: WorkflowFile) => {
+	const useChatCompletions = (workflow: Workflow) => {
 		exampleParts(workflow).model.parameters.responsesApiEnabled = false;
 	};
 	add('the example', () => {});
@@ -175,8 +148,8 @@ function variants(example: WorkflowFile, version: string): Variant[] {
 }
 
 /** Sends a chat message as the hosted chat page does and returns the agent's reply text. */
-async function chat(server: N8nServer, variant: Variant, sessionId: string, chatInput: string): Promise<string> {
-	const response = await fetch(`${server.url}/webhook/${variant.webhookId}/chat`, {
+async function chat(baseUrl: string, variant: Variant, sessionId: string, chatInput: string): Promise<string> {
+	const response = await fetch(`${baseUrl}/webhook/${variant.webhookId}/chat`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
@@ -205,26 +178,7 @@ async function chat(server: N8nServer, variant: Variant, sessionId: string, chat
 		.join('');
 }
 
-/** Waits for a chat trigger's production URL (the hosted chat page answers GET once the workflow is active). */
-async function waitForChat(server: N8nServer, webhookId: string, timeoutMs: number): Promise<void> {
-	await waitFor(
-		async (see) => {
-			const status = await fetch(`${server.url}/webhook/${webhookId}/chat`)
-				.then((response) => `HTTP ${response.status}`)
-				.catch((error: Error) => `no answer (${error.message})`);
-			see(status);
-			return status === 'HTTP 200';
-		},
-		{ deadline: timeoutMs, describe: `the chat ${webhookId} to be registered`, interval: 500 },
-	);
-}
-
-async function finishedExecution(
-	install: N8nInstall,
-	session: RestSession,
-	workflowId: string,
-	seen: Set<string>,
-): Promise<ExecutionRecord> {
+async function finishedExecution({ install, session }: RunningN8n, workflowId: string, seen: Set<string>) {
 	const fresh = await waitFor(
 		async (see) => {
 			const executions = await listExecutions(session, workflowId);
@@ -254,14 +208,16 @@ interface ScenarioResult {
 	execution: ExecutionRecord;
 }
 
+/** What every scenario of one n8n version shares. */
 interface Context {
-	install: N8nInstall;
-	server: N8nServer;
-	session: RestSession;
-	simulator: SimulatorProcess;
+	n8n: RunningN8n;
 	model: ModelServer;
+	/** Executions already read: a scenario's execution is the one not seen before. */
 	seen: Set<string>;
-	version: string;
+	/** The example's two MediaGen tools: node names and the tool names the model knows them by. */
+	create: WorkflowNode;
+	createTool: string;
+	waitTool: string;
 }
 
 async function runScenario(
@@ -272,14 +228,15 @@ async function runScenario(
 	script: ModelScript,
 	before?: () => Promise<void>,
 ): Promise<ScenarioResult> {
-	const { simulator, model } = context;
+	const { n8n, model } = context;
+	const { simulator } = n8n;
 	await resetSimulator(simulator.url);
 	model.reset();
 	model.setScript(script);
 	if (before) await before();
 	const started = Date.now();
-	const answer = await chat(context.server, variant, `${name}-${context.version}`, chatInput);
-	const execution = await finishedExecution(context.install, context.session, variant.workflow.id, context.seen);
+	const answer = await chat(n8n.server.url, variant, `${name}-${n8n.version}`, chatInput);
+	const execution = await finishedExecution(n8n, variant.workflow.id, context.seen);
 	const requests = [...model.requests];
 	const record = await simulatorRecord(simulator.url);
 	check(requests.length > 0, `${name}: the model was asked`);
@@ -297,6 +254,14 @@ async function runScenario(
 	);
 	for (const result of results) log('agent', `  the model read from ${result.name}: ${result.output}`);
 	return { answer, requests, results, record, execution };
+}
+
+/** The API answers `apiPath` with HTTP 200 and this envelope (until the simulator is reset). */
+async function answerEnvelope(context: Context, apiPath: string, code: number, msg: string): Promise<void> {
+	await injectFault(context.n8n.simulator.url, {
+		path: apiPath,
+		action: { type: 'status', status: 200, contentType: 'application/json', body: JSON.stringify({ code, msg }) },
+	});
 }
 
 /** A script that calls one tool with the given arguments, then answers with text that repeats its result. */
@@ -335,278 +300,245 @@ function checkCommon(name: string, result: ScenarioResult, prompt: string, creat
 	}
 }
 
-async function runVersion(version: string, tarball: string, example: WorkflowFile): Promise<void> {
-	const { step, summary } = stepTimer();
-	const install = ensureN8n(version, 'agent');
-	step('n8n install');
-	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-agent-${version}-`));
-	const logFile = path.join(logFolder(`agent-${version}`), 'n8n.log');
-	let simulator: SimulatorProcess | undefined;
-	let model: ModelServer | undefined;
-	let server: N8nServer | undefined;
-	let passed = false;
-	try {
-		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
-		const simulatorUrl = simulator.url;
-		/** The API answers `apiPath` with HTTP 200 and this envelope (until the simulator is reset). */
-		const answerEnvelope = async (apiPath: string, code: number, msg: string) =>
-			await injectFault(simulatorUrl, {
-				path: apiPath,
-				action: {
-					type: 'status',
-					status: 200,
-					contentType: 'application/json',
-					body: JSON.stringify({ code, msg }),
+/** 1. A successful creation: the model's arguments reach the API, the model reads the result URLs and task id. */
+async function success(context: Context, variant: Variant): Promise<void> {
+	const { createTool, waitTool, create } = context;
+	const simulator = context.n8n.simulator;
+	const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
+	const args = {
+		prompt,
+		referenceImageUrl: 'https://images.example.com/lighthouse.jpg',
+		count: 2,
+		aspectRatio: '16:9',
+	};
+	const result = await runScenario(
+		context,
+		variant,
+		'success',
+		'Paint me a lighthouse at dawn, two versions, wide format.',
+		callThenRepeat(createTool, args),
+	);
+	checkCommon('success', result, prompt, create.name);
+	const created = creations(result.record)[0];
+	check(
+		created.fields.imageUrl?.[0] === args.referenceImageUrl,
+		'success: the reference image URL the model chose reached the API',
+	);
+	check(
+		created.fields.batchsize?.[0] === '2' && created.fields.resolution?.[0] === '16:9',
+		'success: the count and aspect ratio the model chose reached the API',
+	);
+	check(result.results.length === 1, 'success: the model read one tool result');
+	const [item, ...more] = result.results[0].items;
+	check(!more.length, 'success: the tool result holds one item for the one task');
+	check(item.status === 'completed', `success: status completed (${String(item.status)})`);
+	const urls = item.urls as string[];
+	check(
+		Array.isArray(urls) && urls.length === 2 && urls.every((url) => url.startsWith(`${simulator.url}/files/`)),
+		'success: the model read the two result URLs',
+	);
+	check(typeof item.taskid === 'string' && urls[0].includes(item.taskid), 'success: the model read the task id');
+	check(item.request === undefined, 'success: the tool result does not echo the request');
+	check(!result.results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
+	check(
+		urls.every((url) => result.answer.includes(url)),
+		'success: the final chat answer carries the URLs',
+	);
+	// What the model is told about the tool, by default and by the example's $fromAI descriptions.
+	const offered = requireTool(result.requests[0], createTool);
+	check(
+		/url/i.test(offered.description) && /taskid/.test(offered.description) && /pending/.test(offered.description),
+		`success: the tool description says what comes back (URLs, taskid, pending): ${offered.description}`,
+	);
+	check(
+		/^What the picture shows/.test(offered.parameters.properties?.prompt?.description ?? ''),
+		'success: the prompt argument carries the example description',
+	);
+	check(
+		/taskid/.test(requireTool(result.requests[0], waitTool).description),
+		'success: the Task → Wait tool says it takes the taskid',
+	);
+}
+
+/** 2. Insufficient credits (9000): nothing was created; the model reads the message and the advice. */
+async function credits(context: Context, variant: Variant): Promise<void> {
+	const { createTool, create } = context;
+	const prompt = 'A red fox in the snow';
+	const result = await runScenario(
+		context,
+		variant,
+		'credits',
+		'Draw a red fox in the snow.',
+		callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '1:1' }),
+		async () => await answerEnvelope(context, CREATE_PATH, 9000, 'Insufficient credits'),
+	);
+	checkCommon('credits', result, prompt, create.name);
+	const [item] = result.results[0].items;
+	check(item.status === 'failed', `credits: status failed (${String(item.status)})`);
+	check(item.error === undefined, 'credits: no top-level "error" key (it would trigger Retry On Fail)');
+	check(
+		typeof item.message === 'string' && /insufficient credits/i.test(item.message) && !/\[item/.test(item.message),
+		`credits: the model read what happened, without "[item N]" (${String(item.message)})`,
+	);
+	check(
+		typeof item.hint === 'string' && /top up/i.test(item.hint),
+		`credits: the model read the advice (${String(item.hint)})`,
+	);
+	check(item.taskid === undefined, 'credits: no task id, since nothing was created');
+	check(
+		result.answer.includes(result.results[0].output),
+		'credits: the final chat answer repeats the tool result, advice included',
+	);
+}
+
+/** 3. A task the API refuses after it was created: the model reads the task id, the API's reason, the advice. */
+async function refused(context: Context, variant: Variant): Promise<void> {
+	const { createTool, create } = context;
+	const prompt = 'A portrait of a famous singer';
+	const reason = 'task refused: the prompt violates the content policy';
+	const result = await runScenario(
+		context,
+		variant,
+		'refused',
+		'Make a portrait of a famous singer.',
+		callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '3:4' }),
+		async () => await answerEnvelope(context, INFO_PATH, 9999, reason),
+	);
+	checkCommon('refused', result, prompt, create.name);
+	const [item] = result.results[0].items;
+	const taskid = (result.record.find((entry) => entry.path === INFO_PATH)?.json as { taskid?: string })?.taskid;
+	check(item.status === 'failed', `refused: status failed (${String(item.status)})`);
+	check(taskid && item.taskid === taskid, `refused: the model read the task id ${taskid}`);
+	check(String(item.message).includes(reason), 'refused: the model read the API’s reason');
+	check(
+		typeof item.hint === 'string' && item.hint.includes(taskid) && /charged/.test(item.hint),
+		`refused: the advice names the task and says a new creation is charged (${String(item.hint)})`,
+	);
+}
+
+/** 4. Arguments the node refuses: named by the example's $fromAI argument names; nothing reaches the API. */
+async function badArguments(context: Context, variant: Variant): Promise<void> {
+	const { createTool } = context;
+	const prompt = 'A lighthouse in a storm';
+	const result = await runScenario(
+		context,
+		variant,
+		'bad arguments',
+		'Paint twenty lighthouses from my photo lighthouse.jpg, square please.',
+		callThenRepeat(createTool, {
+			prompt,
+			referenceImageUrl: 'lighthouse.jpg',
+			count: 20,
+			aspectRatio: 'square please',
+		}),
+	);
+	check(result.execution.status === 'success', `bad arguments: the execution succeeded (${result.execution.status})`);
+	check(result.record.length === 0, `bad arguments: nothing reached the API (${result.record.length} requests)`);
+	const [item, ...more] = result.results[0].items;
+	check(!more.length && item.status === 'failed', `bad arguments: one failed result (${result.results[0].output})`);
+	const message = String(item.message);
+	log('agent', `  bad arguments: the model read "${message}"`);
+	for (const expected of [
+		/^3 fields are invalid\. /,
+		/\(1\) referenceImageUrl must hold http\(s\) URLs \("Source Image URL"\); got "lighthouse\.jpg"\./,
+		/\(2\) count must be an integer from 1 to 15 \("Batch Size"\); got 20\./,
+		/\(3\) aspectRatio must be .+ \("Resolution"\); got "square please"\.$/,
+	])
+		check(expected.test(message), `bad arguments: the message matches ${String(expected)}`);
+	check(
+		typeof item.hint === 'string' && /Nothing was sent to the API/.test(item.hint),
+		`bad arguments: the hint says nothing was sent (${String(item.hint)})`,
+	);
+}
+
+/** 5. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait. */
+async function pending(context: Context, variant: Variant): Promise<void> {
+	const { createTool, waitTool, create } = context;
+	const prompt = 'A slow render of a mountain lake';
+	const result = await runScenario(context, variant, 'pending', 'Paint a mountain lake.', (request) => {
+		requireTool(request, waitTool);
+		const results = request.toolResults;
+		if (results.length === 0)
+			return {
+				call: {
+					name: createTool,
+					arguments: { prompt, referenceImageUrl: '', count: 1, aspectRatio: '4:3' },
 				},
-			});
-		model = await startModelServer();
-		installCommunityPackage(userFolder, tarball);
-		const env = await n8nEnv(install, userFolder);
-		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
-		const { version: installed } = JSON.parse(
-			readFileSync(path.join(path.dirname(install.n8nBin), '..', 'package.json'), 'utf8'),
-		) as { version: string };
-		log('agent', `n8n ${installed} on Node ${run(install.nodeBin, ['--version']).trim()}`);
-
-		const all = variants(example, version);
-		const { create, wait } = exampleParts(example);
-		const openAiCredential = exampleParts(example).model.credentials?.openAiApi;
-		check(openAiCredential, 'the example names an OpenAI credential');
-		// Both credentials in one import: the simulator's MediaGen credential and an OpenAI one for the model server.
-		const credentialsFile = writeCredentials(userFolder, simulator.url);
-		const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as object[];
-		credentials.push({ ...openAiCredential, type: 'openAiApi', data: { apiKey: 'sk-agent-test', url: model.baseUrl } });
-		writeFileSync(credentialsFile, JSON.stringify(credentials));
-		n8n('import:credentials', `--input=${credentialsFile}`);
-		const folder = path.join(userFolder, 'workflows');
-		mkdirSync(folder);
-		for (const variant of all)
-			writeFileSync(path.join(folder, `${variant.workflow.id}.json`), JSON.stringify(variant.workflow));
-		n8n('import:workflow', '--separate', `--input=${folder}`);
-		step('simulator, model server, package and import');
-
-		server = await startN8nServer(install, env, logFile);
-		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
-		const session = await setupOwner(server.url);
-		// Published as the editor's Publish button does; then the chat URLs answer.
-		for (const variant of all) await activateWorkflow(session, variant.workflow.id);
-		for (const variant of all) await waitForChat(server, variant.webhookId, 120_000);
-		step('n8n started, workflows published');
-		const context: Context = { install, server, session, simulator, model, seen: new Set(), version };
-		const createTool = toolName(create.name);
-		const waitTool = toolName(wait.name);
-		const [exampleVariant, ...others] = all;
-		const shortWait = others[others.length - 1];
-
-		// 1. A successful creation, in every API × streaming combination the variants cover.
-		for (const variant of all.filter((candidate) => candidate !== shortWait)) {
-			const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
-			const args = {
-				prompt,
-				referenceImageUrl: 'https://images.example.com/lighthouse.jpg',
-				count: 2,
-				aspectRatio: '16:9',
 			};
-			const result = await runScenario(
-				context,
-				variant,
-				'success',
-				'Paint me a lighthouse at dawn, two versions, wide format.',
-				callThenRepeat(createTool, args),
-			);
-			checkCommon('success', result, prompt, create.name);
-			const created = creations(result.record)[0];
-			check(
-				created.fields.imageUrl?.[0] === args.referenceImageUrl,
-				'success: the reference image URL the model chose reached the API',
-			);
-			check(
-				created.fields.batchsize?.[0] === '2' && created.fields.resolution?.[0] === '16:9',
-				'success: the count and aspect ratio the model chose reached the API',
-			);
-			check(result.results.length === 1, 'success: the model read one tool result');
-			const [item, ...more] = result.results[0].items;
-			check(!more.length, 'success: the tool result holds one item for the one task');
-			check(item.status === 'completed', `success: status completed (${String(item.status)})`);
-			const urls = item.urls as string[];
-			check(
-				Array.isArray(urls) && urls.length === 2 && urls.every((url) => url.startsWith(`${simulator!.url}/files/`)),
-				'success: the model read the two result URLs',
-			);
-			check(typeof item.taskid === 'string' && urls[0].includes(item.taskid), 'success: the model read the task id');
-			check(item.request === undefined, 'success: the tool result does not echo the request');
-			check(!result.results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
-			check(
-				urls.every((url) => result.answer.includes(url)),
-				'success: the final chat answer carries the URLs',
-			);
-			// What the model is told about the tool, by default and by the example's $fromAI descriptions.
-			const offered = requireTool(result.requests[0], createTool);
-			check(
-				/url/i.test(offered.description) && /taskid/.test(offered.description) && /pending/.test(offered.description),
-				`success: the tool description says what comes back (URLs, taskid, pending): ${offered.description}`,
-			);
-			check(
-				/^What the picture shows/.test(offered.parameters.properties?.prompt?.description ?? ''),
-				'success: the prompt argument carries the example description',
-			);
-			check(
-				/taskid/.test(requireTool(result.requests[0], waitTool).description),
-				'success: the Task → Wait tool says it takes the taskid',
-			);
+		if (results.length === 1) {
+			const [pending] = parsedResult(results[0].output);
+			if (pending.status !== 'pending') return { text: `expected pending: ${results[0].output}` };
+			return { call: { name: waitTool, arguments: { taskid: pending.taskid } } };
 		}
-		step('success: 4 combinations');
+		return { text: `The tool returned: ${results[results.length - 1].output}` };
+	});
+	checkCommon('pending', result, prompt, create.name);
+	check(result.results.length === 2, `pending: the model read two tool results (${result.results.length})`);
+	const [first, second] = result.results;
+	const [pending] = first.items;
+	check(first.name === createTool && pending.status === 'pending', 'pending: the creation came back pending');
+	check(typeof pending.taskid === 'string' && pending.taskid, 'pending: with its task id');
+	check(
+		typeof pending.hint === 'string' && pending.hint.includes(String(pending.taskid)),
+		`pending: the hint says how to come back for the task (${String(pending.hint)})`,
+	);
+	const [done] = second.items;
+	check(second.name === waitTool, 'pending: the model called the Task → Wait tool');
+	check(
+		done.status === 'completed' && done.taskid === pending.taskid,
+		`pending: Task → Wait returned the same task completed (${second.output})`,
+	);
+	const urls = done.urls as string[];
+	check(
+		Array.isArray(urls) && urls.length === 1 && urls.every((url) => result.answer.includes(url)),
+		'pending: the final answer carries the URL',
+	);
+}
 
-		// 2. Insufficient credits (9000): nothing was created; the model reads the message and the advice.
-		{
-			const prompt = 'A red fox in the snow';
-			const result = await runScenario(
-				context,
-				exampleVariant,
-				'credits',
-				'Draw a red fox in the snow.',
-				callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '1:1' }),
-				async () => await answerEnvelope(CREATE_PATH, 9000, 'Insufficient credits'),
-			);
-			checkCommon('credits', result, prompt, create.name);
-			const [item] = result.results[0].items;
-			check(item.status === 'failed', `credits: status failed (${String(item.status)})`);
-			check(item.error === undefined, 'credits: no top-level "error" key (it would trigger Retry On Fail)');
-			check(
-				typeof item.message === 'string' && /insufficient credits/i.test(item.message) && !/\[item/.test(item.message),
-				`credits: the model read what happened, without "[item N]" (${String(item.message)})`,
-			);
-			check(
-				typeof item.hint === 'string' && /top up/i.test(item.hint),
-				`credits: the model read the advice (${String(item.hint)})`,
-			);
-			check(item.taskid === undefined, 'credits: no task id, since nothing was created');
-			check(
-				result.answer.includes(result.results[0].output),
-				'credits: the final chat answer repeats the tool result, advice included',
-			);
-		}
-
-		// 3. A task the API refuses after it was created: the model reads the task id, the API's reason, the advice.
-		{
-			const prompt = 'A portrait of a famous singer';
-			const reason = 'task refused: the prompt violates the content policy';
-			const result = await runScenario(
-				context,
-				others[0],
-				'refused',
-				'Make a portrait of a famous singer.',
-				callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '3:4' }),
-				async () => await answerEnvelope(INFO_PATH, 9999, reason),
-			);
-			checkCommon('refused', result, prompt, create.name);
-			const [item] = result.results[0].items;
-			const taskid = (result.record.find((entry) => entry.path === INFO_PATH)?.json as { taskid?: string })?.taskid;
-			check(item.status === 'failed', `refused: status failed (${String(item.status)})`);
-			check(taskid && item.taskid === taskid, `refused: the model read the task id ${taskid}`);
-			check(String(item.message).includes(reason), 'refused: the model read the API’s reason');
-			check(
-				typeof item.hint === 'string' && item.hint.includes(taskid) && /charged/.test(item.hint),
-				`refused: the advice names the task and says a new creation is charged (${String(item.hint)})`,
-			);
-		}
-
-		// 4. Arguments the node refuses: named by the example's $fromAI argument names; nothing reaches the API.
-		{
-			const prompt = 'A lighthouse in a storm';
-			const result = await runScenario(
-				context,
-				others[1],
-				'bad arguments',
-				'Paint twenty lighthouses from my photo lighthouse.jpg, square please.',
-				callThenRepeat(createTool, {
-					prompt,
-					referenceImageUrl: 'lighthouse.jpg',
-					count: 20,
-					aspectRatio: 'square please',
-				}),
-			);
-			check(
-				result.execution.status === 'success',
-				`bad arguments: the execution succeeded (${result.execution.status})`,
-			);
-			check(result.record.length === 0, `bad arguments: nothing reached the API (${result.record.length} requests)`);
-			const [item, ...more] = result.results[0].items;
-			check(!more.length && item.status === 'failed', `bad arguments: one failed result (${result.results[0].output})`);
-			const message = String(item.message);
-			log('agent', `  bad arguments: the model read "${message}"`);
-			for (const expected of [
-				/^3 fields are invalid\. /,
-				/\(1\) referenceImageUrl must hold http\(s\) URLs \("Source Image URL"\); got "lighthouse\.jpg"\./,
-				/\(2\) count must be an integer from 1 to 15 \("Batch Size"\); got 20\./,
-				/\(3\) aspectRatio must be .+ \("Resolution"\); got "square please"\.$/,
-			])
-				check(expected.test(message), `bad arguments: the message matches ${String(expected)}`);
-			check(
-				typeof item.hint === 'string' && /Nothing was sent to the API/.test(item.hint),
-				`bad arguments: the hint says nothing was sent (${String(item.hint)})`,
-			);
-		}
-		step('errors: 9000, a refused task, bad arguments');
-
-		// 5. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait.
-		{
-			const prompt = 'A slow render of a mountain lake';
-			const result = await runScenario(context, shortWait, 'pending', 'Paint a mountain lake.', (request) => {
-				requireTool(request, waitTool);
-				const results = request.toolResults;
-				if (results.length === 0)
-					return {
-						call: {
-							name: createTool,
-							arguments: { prompt, referenceImageUrl: '', count: 1, aspectRatio: '4:3' },
-						},
-					};
-				if (results.length === 1) {
-					const [pending] = parsedResult(results[0].output);
-					if (pending.status !== 'pending') return { text: `expected pending: ${results[0].output}` };
-					return { call: { name: waitTool, arguments: { taskid: pending.taskid } } };
-				}
-				return { text: `The tool returned: ${results[results.length - 1].output}` };
-			});
-			checkCommon('pending', result, prompt, create.name);
-			check(result.results.length === 2, `pending: the model read two tool results (${result.results.length})`);
-			const [first, second] = result.results;
-			const [pending] = first.items;
-			check(first.name === createTool && pending.status === 'pending', 'pending: the creation came back pending');
-			check(typeof pending.taskid === 'string' && pending.taskid, 'pending: with its task id');
-			check(
-				typeof pending.hint === 'string' && pending.hint.includes(String(pending.taskid)),
-				`pending: the hint says how to come back for the task (${String(pending.hint)})`,
-			);
-			const [done] = second.items;
-			check(second.name === waitTool, 'pending: the model called the Task → Wait tool');
-			check(
-				done.status === 'completed' && done.taskid === pending.taskid,
-				`pending: Task → Wait returned the same task completed (${second.output})`,
-			);
-			const urls = done.urls as string[];
-			check(
-				Array.isArray(urls) && urls.length === 1 && urls.every((url) => result.answer.includes(url)),
-				'pending: the final answer carries the URL',
-			);
-		}
-		step('pending, then Task → Wait');
-		log('agent', `PASS on n8n ${version}`);
-		passed = true;
+/** The scripted model server and both credentials: the simulator's MediaGen one and an OpenAI one for the model. */
+async function runVersion(version: string, tarball: string): Promise<void> {
+	const example = readExample<Workflow>('agent-images.json');
+	const all = variants(example, version);
+	const { create, wait, model: chatModel } = exampleParts(example);
+	const openAiCredential = chatModel.credentials?.openAiApi;
+	check(openAiCredential, 'the example names an OpenAI credential');
+	const model = await startModelServer();
+	const options = {
+		scope: 'agent',
+		version,
+		tarball,
+		logFile: path.join(logFolder(`agent-${version}`), 'n8n.log'),
+		simulator: { taskDurationMs: TASK_SECONDS * 1000 },
+		credentials: [{ ...openAiCredential, type: 'openAiApi', data: { apiKey: 'sk-agent-test', url: model.baseUrl } }],
+		workflows: all.map((variant) => variant.workflow),
+		chats: all.map((variant) => variant.webhookId),
+	};
+	try {
+		await withN8n(options, async (n8n) => {
+			const context: Context = {
+				n8n,
+				model,
+				seen: new Set(),
+				create,
+				createTool: toolName(create.name),
+				waitTool: toolName(wait.name),
+			};
+			const [exampleVariant, ...others] = all;
+			const shortWait = others[others.length - 1];
+			// Every API × streaming combination the variants cover.
+			for (const variant of all.filter((candidate) => candidate !== shortWait)) await success(context, variant);
+			n8n.step('success: 4 combinations');
+			await credits(context, exampleVariant);
+			await refused(context, others[0]);
+			await badArguments(context, others[1]);
+			n8n.step('errors: 9000, a refused task, bad arguments');
+			await pending(context, shortWait);
+			n8n.step('pending, then Task → Wait');
+			log('agent', `PASS on n8n ${version}`);
+		});
 	} finally {
-		if (!passed) printLogTail(logFile);
-		await stopProcess(server?.child, 20_000);
-		await stopProcess(simulator?.child);
-		await model?.close();
-		rmSync(userFolder, { recursive: true, force: true });
-		step('shutdown');
-		log('agent', `n8n ${version}: ${summary()}`);
+		await model.close();
 	}
 }
 
-async function main(): Promise<void> {
-	await runOnVersions<WorkflowFile>('agent', 'MEDIAGEN_AGENT_VERSIONS', 'agent-images.json', runVersion);
-}
-
-runMain('agent', main);
+runMain('agent', async () => await runOnVersions('agent', suiteVersions('MEDIAGEN_AGENT_VERSIONS'), runVersion));

@@ -72,22 +72,103 @@ function table(rows: Row[]): string {
 	return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** The API the demo runs against: the one MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL name, or the simulator. */
+async function startApi(): Promise<{
+	credentials: { apiKey: string; baseUrl: string };
+	simulator?: MediaGenSimulator;
+}> {
+	if (process.env.MEDIAGEN_API_KEY && process.env.MEDIAGEN_BASE_URL) {
+		const credentials = { apiKey: process.env.MEDIAGEN_API_KEY, baseUrl: process.env.MEDIAGEN_BASE_URL };
+		console.log(`Running against ${credentials.baseUrl} (real API: this spends credits).`);
+		return { credentials };
+	}
+	const simulator = new MediaGenSimulator({ taskDurationMs: 4000, videoTaskDurationMs: 7000, maxRenderedSide: 1024 });
+	const credentials = { apiKey: DEFAULT_SIM_KEY, baseUrl: await simulator.start() };
+	console.log(
+		`No MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL set: using the API simulator at ${credentials.baseUrl} (images take 4 s, videos 7 s).`,
+	);
+	return { credentials, simulator };
+}
+
+/** Why the harness cannot run a workflow: n8n's own nodes (Wait and IF, the chat trigger and the AI Agent, the MCP Server Trigger); real n8n runs it. */
+function skipReason(workflow: WorkflowDefinition): string {
+	const types = workflow.nodes.map((node) => node.type);
+	return types.includes('@n8n/n8n-nodes-langchain.mcpTrigger')
+		? "  skipped here: it needs n8n's MCP Server Trigger; `npm run test:mcp` runs it in real n8n"
+		: types.some((type) => type.startsWith('@n8n/n8n-nodes-langchain.'))
+			? "  skipped here: it needs n8n's Chat Trigger and AI Agent; `npm run test:agent` runs it in real n8n"
+			: "  skipped here: it needs n8n's own Wait and IF nodes; `npm run test:durable` runs it in real n8n";
+}
+
+/** Prints every 2 s how long a run has taken and, on the simulator, how its tasks stand. */
+function startTicker(simulator: MediaGenSimulator | undefined): () => void {
+	const started = Date.now();
+	const ticker = setInterval(() => {
+		const seconds = ((Date.now() - started) / 1000).toFixed(0);
+		if (!simulator) return console.log(`  … ${seconds} s`);
+		const counts = { queued: 0, processing: 0, done: 0 };
+		for (const task of simulator.tasks.values()) {
+			if (task.createdAt < started || task.deleted) continue;
+			const status = simulator.statusOf(task);
+			if (status === 0) counts.queued++;
+			else if (status === 1) counts.processing++;
+			else counts.done++;
+		}
+		console.log(`  … ${seconds} s: ${counts.queued} queued, ${counts.processing} processing, ${counts.done} finished`);
+	}, 2000);
+	return () => clearInterval(ticker);
+}
+
+/** A row per MediaGen item of a run (and per node that failed), with its files written to demo-output/. */
+async function rowsOf(
+	name: string,
+	workflow: WorkflowDefinition,
+	run: Awaited<ReturnType<typeof runWorkflow>>,
+): Promise<Row[]> {
+	const rows: Row[] = [];
+	for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
+		const task = run.data.resultData.runData[node.name]?.[0];
+		const items = (task?.data?.main?.[0] ?? []) as INodeExecutionData[];
+		if (task?.error)
+			rows.push({
+				workflow: name,
+				node: node.name,
+				model: '-',
+				taskId: '-',
+				status: 'error',
+				files: task.error.message,
+				seconds: '-',
+			});
+		for (const item of items) {
+			const json = item.json;
+			const written: string[] = [];
+			for (const binary of Object.values(item.binary ?? {})) {
+				const dir = path.join(outputDir, name);
+				mkdirSync(dir, { recursive: true });
+				// Downloaded files are already named after their task (`<taskid>-<n>.<ext>`).
+				const target = path.join(dir, binary.fileName ?? `${String(json.taskid)}-file`);
+				writeFileSync(target, await readBinary(binary));
+				written.push(path.basename(target));
+			}
+			rows.push({
+				workflow: name,
+				node: node.name,
+				model: String(json.model ?? `task ${String(node.parameters.operation)}`),
+				taskId: String(json.taskid ?? (json.taskids as string[] | undefined)?.join(',') ?? '-'),
+				status: statusOf(node.parameters.operation, json),
+				files: written.length ? written.join(' ') : '-',
+				seconds: ((task?.executionTime ?? 0) / 1000).toFixed(1),
+				createdOnly: node.parameters.waitForCompletion === false,
+			});
+		}
+		console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`);
+	}
+	return rows;
+}
+
 async function main(): Promise<void> {
 	buildIfNeeded();
-	const realApi = Boolean(process.env.MEDIAGEN_API_KEY && process.env.MEDIAGEN_BASE_URL);
-	let simulator: MediaGenSimulator | undefined;
-	let credentials: { apiKey: string; baseUrl: string };
-	if (realApi) {
-		credentials = { apiKey: process.env.MEDIAGEN_API_KEY!, baseUrl: process.env.MEDIAGEN_BASE_URL! };
-		console.log(`Running against ${credentials.baseUrl} (real API: this spends credits).`);
-	} else {
-		simulator = new MediaGenSimulator({ taskDurationMs: 4000, videoTaskDurationMs: 7000, maxRenderedSide: 1024 });
-		credentials = { apiKey: DEFAULT_SIM_KEY, baseUrl: await simulator.start() };
-		console.log(
-			`No MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL set: using the API simulator at ${credentials.baseUrl} (images take 4 s, videos 7 s).`,
-		);
-	}
-
+	const { credentials, simulator } = await startApi();
 	rmSync(outputDir, { recursive: true, force: true });
 	const rows: Row[] = [];
 	const examples = readdirSync(path.join(root, 'examples'))
@@ -97,84 +178,22 @@ async function main(): Promise<void> {
 		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as WorkflowDefinition & {
 			name: string;
 		};
-		const name = file.replace(/\.json$/, '');
 		console.log(`\n▶ ${workflow.name}`);
 		if (!harnessCanRun(workflow)) {
-			// n8n's own nodes (Wait and IF, the chat trigger and the AI Agent, the MCP Server Trigger): real n8n runs it.
-			const types = workflow.nodes.map((node) => node.type);
-			console.log(
-				types.includes('@n8n/n8n-nodes-langchain.mcpTrigger')
-					? "  skipped here: it needs n8n's MCP Server Trigger; `npm run test:mcp` runs it in real n8n"
-					: types.some((type) => type.startsWith('@n8n/n8n-nodes-langchain.'))
-						? "  skipped here: it needs n8n's Chat Trigger and AI Agent; `npm run test:agent` runs it in real n8n"
-						: "  skipped here: it needs n8n's own Wait and IF nodes; `npm run test:durable` runs it in real n8n",
-			);
+			console.log(skipReason(workflow));
 			continue;
 		}
-		const started = Date.now();
-		const ticker = setInterval(() => {
-			const seconds = ((Date.now() - started) / 1000).toFixed(0);
-			if (!simulator) return console.log(`  … ${seconds} s`);
-			const counts = { queued: 0, processing: 0, done: 0 };
-			for (const task of simulator.tasks.values()) {
-				if (task.createdAt < started || task.deleted) continue;
-				const status = simulator.statusOf(task);
-				if (status === 0) counts.queued++;
-				else if (status === 1) counts.processing++;
-				else counts.done++;
-			}
-			console.log(
-				`  … ${seconds} s: ${counts.queued} queued, ${counts.processing} processing, ${counts.done} finished`,
-			);
-		}, 2000);
+		const stopTicker = startTicker(simulator);
 		let run;
 		try {
 			run = await runWorkflow(workflow, { credentials, source: 'dist' });
 		} finally {
-			clearInterval(ticker);
+			stopTicker();
 		}
 		if (run.data.resultData.error) console.log(`  ✗ ${run.data.resultData.error.message}`);
-
-		for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
-			const task = run.data.resultData.runData[node.name]?.[0];
-			const items = (task?.data?.main?.[0] ?? []) as INodeExecutionData[];
-			if (task?.error)
-				rows.push({
-					workflow: name,
-					node: node.name,
-					model: '-',
-					taskId: '-',
-					status: 'error',
-					files: task.error.message,
-					seconds: '-',
-				});
-			for (const item of items) {
-				const json = item.json;
-				const written: string[] = [];
-				for (const binary of Object.values(item.binary ?? {})) {
-					const dir = path.join(outputDir, name);
-					mkdirSync(dir, { recursive: true });
-					// Downloaded files are already named after their task (`<taskid>-<n>.<ext>`).
-					const target = path.join(dir, binary.fileName ?? `${String(json.taskid)}-file`);
-					writeFileSync(target, await readBinary(binary));
-					written.push(path.basename(target));
-				}
-				rows.push({
-					workflow: name,
-					node: node.name,
-					model: String(json.model ?? `task ${String(node.parameters.operation)}`),
-					taskId: String(json.taskid ?? (json.taskids as string[] | undefined)?.join(',') ?? '-'),
-					status: statusOf(node.parameters.operation, json),
-					files: written.length ? written.join(' ') : '-',
-					seconds: ((task?.executionTime ?? 0) / 1000).toFixed(1),
-					createdOnly: node.parameters.waitForCompletion === false,
-				});
-			}
-			console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`);
-		}
+		rows.push(...(await rowsOf(file.replace(/\.json$/, ''), workflow, run)));
 	}
 	await simulator?.stop();
-
 	console.log(`\nSummary (files written to ${path.relative(process.cwd(), outputDir) || outputDir}/<workflow>/)\n`);
 	console.log(table(rows));
 	const failed = rows.filter(

@@ -6,18 +6,22 @@
  * (default ~/.cache/n8n-nodes-mediagen-e2e), verified before use and repaired when damaged.
  * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
-import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
-import { n8nCommand, n8nEnv, writeCredentials } from './lib/n8n';
+import type { Workflow, WorkflowNode } from './lib/n8n';
 import { ROOT } from './lib/paths';
-import { run, runMain } from './lib/process';
+import { runMain } from './lib/process';
 import { check, log } from './lib/report';
 import type { ExecutionItem, ExecutionRecord } from './lib/rest';
-import { SIM_KEY, simulatorRecord, startSimulator } from './lib/simulator';
+import { SIM_KEY, simulatorRecord } from './lib/simulator';
+import { readExample, runOnVersions, suiteVersions, withN8nFolder, type N8nFolder } from './lib/suite';
+
+/** The example workflows, by file name. */
+const EXAMPLES = readdirSync(path.join(ROOT, 'examples'))
+	.filter((name) => name.endsWith('.json'))
+	.sort();
 
 function verifyFile(
 	userFolder: string,
@@ -56,155 +60,123 @@ function verifyFile(
  * for the running n8n's wait tracker, which `n8n execute` does not have; there it waits 1 s (the durable
  * pattern itself is tested with a real restart by `npm run test:durable`).
  */
-function examplesForExecute(userFolder: string): string {
-	const folder = path.join(userFolder, 'examples');
-	mkdirSync(folder);
-	for (const file of readdirSync(path.join(ROOT, 'examples')).filter((name) => name.endsWith('.json'))) {
-		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
-			nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
-		};
+function examplesForExecute(): Workflow[] {
+	return EXAMPLES.map((file) => {
+		const workflow = readExample<Workflow>(file);
 		for (const node of workflow.nodes.filter((candidate) => candidate.type === 'n8n-nodes-base.wait')) {
 			node.parameters = { ...node.parameters, amount: 1, unit: 'seconds' };
 		}
-		writeFileSync(path.join(folder, file), JSON.stringify(workflow));
-	}
-	return folder;
+		return workflow;
+	});
 }
 
-async function runTarget(version: string, tarball: string): Promise<void> {
-	const install = ensureN8n(version, 'e2e');
-	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-n8n-${version}-`));
-	const simulator = await startSimulator();
-	try {
-		installCommunityPackage(userFolder, tarball);
-		const env = await n8nEnv(install, userFolder);
-		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
-		log('e2e', `n8n version ${n8n('--version').trim()} on Node ${run(install.nodeBin, ['--version']).trim()}`);
-
-		n8n('import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
-		n8n('import:workflow', '--separate', `--input=${examplesForExecute(userFolder)}`);
-
-		for (const file of readdirSync(path.join(ROOT, 'examples'))
-			.filter((name) => name.endsWith('.json'))
-			.sort()) {
-			const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
-				id: string;
-				name: string;
-				nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
-			};
-			// `n8n execute` starts a workflow only from a manual trigger: the chat example (examples/agent-images.json)
-			// and the MCP server (examples/mcp-server.json) run under `n8n start`, in npm run test:agent and test:mcp.
-			if (!workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger')) {
-				const suite = workflow.nodes.some((node) => node.type.endsWith('.mcpTrigger')) ? 'test:mcp' : 'test:agent';
-				log('e2e', `${file}: no manual trigger, not run here (npm run ${suite} runs it)`);
-				continue;
-			}
-			const raw = n8n('execute', `--id=${workflow.id}`, '--rawOutput');
-			const lines = raw.split('\n');
-			const start = lines.findIndex((line) => line === '{');
-			check(start >= 0, `${file}: execute printed JSON`);
-			const result = JSON.parse(lines.slice(start).join('\n')) as Pick<ExecutionRecord, 'data'>;
-			const { runData, error } = result.data.resultData;
-			check(!error, `${file}: workflow error ${error?.message}`);
-			for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
-				// A node inside a loop (examples/durable-wait.json) runs more than once: check every run's items.
-				const runs = runData[node.name] ?? [];
-				check(
-					runs.length > 0 && runs.every((run) => !run.error),
-					`${file}: node "${node.name}" ran without error (${runs.find((run) => run.error)?.error?.message})`,
-				);
-				const items = runs.flatMap((run) => run.data!.main[0]!);
-				check(items.length > 0, `${file}: node "${node.name}" produced items`);
-				const details: string[] = [];
-				const waited =
-					node.parameters.operation !== 'get' &&
-					node.parameters.operation !== 'delete' &&
-					node.parameters.waitForCompletion !== false;
-				const returnsPending =
-					(node.parameters.options as { onTimeout?: string } | undefined)?.onTimeout === 'returnPending';
-				const completedIds = new Set(
-					items.filter((item) => item.json.status === 'completed').map((item) => item.json.taskid),
-				);
-				for (const item of items) {
-					check(
-						typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids),
-						`${file}: "${node.name}" output keeps the task id`,
-					);
-					// One output shape (docs/waiting-and-output.md, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
-					if (node.parameters.operation === 'delete') {
-						check(item.json.status === 'deleted', `${file}: "${node.name}" status is "deleted"`);
-					} else {
-						check(
-							['completed', 'pending'].includes(String(item.json.status)) && Array.isArray(item.json.urls),
-							`${file}: "${node.name}" has status and urls`,
-						);
-						check(
-							item.json.taskType === 'image' || item.json.taskType === 'video',
-							`${file}: "${node.name}" has taskType`,
-						);
-					}
-					for (const binary of Object.values(item.binary ?? {})) {
-						check(
-							binary.fileName?.startsWith(`${String(item.json.taskid)}-`),
-							`${file}: "${node.name}" file ${binary.fileName} is named after its task`,
-						);
-					}
-					if (waited && returnsPending && item.json.status === 'pending') {
-						check(
-							completedIds.has(item.json.taskid),
-							`${file}: "${node.name}" pending task ${String(item.json.taskid)} completed in a later run`,
-						);
-					} else if (waited) {
-						check(item.json.status === 'completed', `${file}: "${node.name}" task completed`);
-						check(
-							Array.isArray(item.json.urls) &&
-								(item.json.urls as string[]).every((url) => url.startsWith(simulator.url)),
-							`${file}: "${node.name}" result URLs`,
-						);
-					}
-					for (const binary of Object.values(item.binary ?? {}))
-						details.push(verifyFile(userFolder, binary, item.json));
-				}
-				const ids = items
-					.map((item) => String(item.json.taskid ?? (item.json.taskids as string[]).join(',')))
-					.join(', ');
-				log(
-					'e2e',
-					`${file}: node type ${NODE_TYPE} executed "${node.name}" (${String(node.parameters.resource)}/${String(node.parameters.operation)}) → task ${ids}${details.length ? `; files: ${details.join('; ')}` : ''}`,
-				);
-			}
+/** Checks what one MediaGen node of an example returned over all its runs; returns the line that says so. */
+function checkNode(n8n: N8nFolder, file: string, node: WorkflowNode, runs: RunsOf): string {
+	const simulator = n8n.simulator;
+	// A node inside a loop (examples/durable-wait.json) runs more than once: check every run's items.
+	check(
+		runs.length > 0 && runs.every((run) => !run.error),
+		`${file}: node "${node.name}" ran without error (${runs.find((run) => run.error)?.error?.message})`,
+	);
+	const items = runs.flatMap((run) => run.data!.main[0]!);
+	check(items.length > 0, `${file}: node "${node.name}" produced items`);
+	const details: string[] = [];
+	const waited =
+		node.parameters.operation !== 'get' &&
+		node.parameters.operation !== 'delete' &&
+		node.parameters.waitForCompletion !== false;
+	const returnsPending = (node.parameters.options as { onTimeout?: string } | undefined)?.onTimeout === 'returnPending';
+	const completedIds = new Set(
+		items.filter((item) => item.json.status === 'completed').map((item) => item.json.taskid),
+	);
+	for (const item of items) {
+		check(
+			typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids),
+			`${file}: "${node.name}" output keeps the task id`,
+		);
+		// One output shape (docs/waiting-and-output.md, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
+		if (node.parameters.operation === 'delete') {
+			check(item.json.status === 'deleted', `${file}: "${node.name}" status is "deleted"`);
+		} else {
+			check(
+				['completed', 'pending'].includes(String(item.json.status)) && Array.isArray(item.json.urls),
+				`${file}: "${node.name}" has status and urls`,
+			);
+			check(item.json.taskType === 'image' || item.json.taskType === 'video', `${file}: "${node.name}" has taskType`);
 		}
-
-		const record = await simulatorRecord(simulator.url);
-		const downloads = record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
-		check(downloads.length > 0, 'result files were downloaded');
-		check(
-			downloads.every((entry) => entry.headers.authorization === undefined),
-			'no Authorization header on result downloads',
-		);
-		check(
-			record.filter((entry) => entry.method === 'POST').every((entry) => entry.headers.authorization === SIM_KEY),
-			'every API call carried the raw key',
-		);
-		log(
-			'e2e',
-			`n8n ${version}: all example workflows passed (${record.length} requests; ${downloads.length} downloads without Authorization)`,
-		);
-	} finally {
-		simulator.child.kill();
-		rmSync(userFolder, { recursive: true, force: true });
+		for (const binary of Object.values(item.binary ?? {})) {
+			check(
+				binary.fileName?.startsWith(`${String(item.json.taskid)}-`),
+				`${file}: "${node.name}" file ${binary.fileName} is named after its task`,
+			);
+		}
+		if (waited && returnsPending && item.json.status === 'pending') {
+			check(
+				completedIds.has(item.json.taskid),
+				`${file}: "${node.name}" pending task ${String(item.json.taskid)} completed in a later run`,
+			);
+		} else if (waited) {
+			check(item.json.status === 'completed', `${file}: "${node.name}" task completed`);
+			check(
+				Array.isArray(item.json.urls) && (item.json.urls as string[]).every((url) => url.startsWith(simulator.url)),
+				`${file}: "${node.name}" result URLs`,
+			);
+		}
+		for (const binary of Object.values(item.binary ?? {})) details.push(verifyFile(n8n.userFolder, binary, item.json));
 	}
+	const ids = items.map((item) => String(item.json.taskid ?? (item.json.taskids as string[]).join(','))).join(', ');
+	return `${file}: node type ${NODE_TYPE} executed "${node.name}" (${String(node.parameters.resource)}/${String(node.parameters.operation)}) → task ${ids}${details.length ? `; files: ${details.join('; ')}` : ''}`;
 }
 
-async function main(): Promise<void> {
-	const versions = (process.env.MEDIAGEN_E2E_VERSIONS ?? '2.41.1,1.123.81')
-		.split(',')
-		.map((version) => version.trim())
-		.filter(Boolean);
-	const tarball = packPackage();
-	log('e2e', `packed ${path.basename(tarball)}`);
-	for (const version of versions) await runTarget(version, tarball);
-	log('e2e', `passed on n8n ${versions.join(' and ')}`);
+type RunsOf = ExecutionRecord['data']['resultData']['runData'][string];
+
+/** Runs one example with `n8n execute` and checks every MediaGen node in it. */
+function runExample(n8n: N8nFolder, file: string): void {
+	const workflow = readExample<Workflow>(file);
+	// `n8n execute` starts a workflow only from a manual trigger: the chat example (examples/agent-images.json)
+	// and the MCP server (examples/mcp-server.json) run under `n8n start`, in npm run test:agent and test:mcp.
+	if (!workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger')) {
+		const suite = workflow.nodes.some((node) => node.type.endsWith('.mcpTrigger')) ? 'test:mcp' : 'test:agent';
+		log('e2e', `${file}: no manual trigger, not run here (npm run ${suite} runs it)`);
+		return;
+	}
+	const raw = n8n.cli('execute', `--id=${workflow.id}`, '--rawOutput');
+	const lines = raw.split('\n');
+	const start = lines.findIndex((line) => line === '{');
+	check(start >= 0, `${file}: execute printed JSON`);
+	const result = JSON.parse(lines.slice(start).join('\n')) as Pick<ExecutionRecord, 'data'>;
+	const { runData, error } = result.data.resultData;
+	check(!error, `${file}: workflow error ${error?.message}`);
+	for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE))
+		log('e2e', checkNode(n8n, file, node, runData[node.name] ?? []));
 }
 
-runMain('e2e', main);
+/** What the API saw over all the examples: downloads without the key, every API call with it. */
+async function checkRecord(n8n: N8nFolder): Promise<void> {
+	const record = await simulatorRecord(n8n.simulator.url);
+	const downloads = record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
+	check(downloads.length > 0, 'result files were downloaded');
+	check(
+		downloads.every((entry) => entry.headers.authorization === undefined),
+		'no Authorization header on result downloads',
+	);
+	check(
+		record.filter((entry) => entry.method === 'POST').every((entry) => entry.headers.authorization === SIM_KEY),
+		'every API call carried the raw key',
+	);
+	log(
+		'e2e',
+		`n8n ${n8n.version}: all example workflows passed (${record.length} requests; ${downloads.length} downloads without Authorization)`,
+	);
+}
+
+async function runVersion(version: string, tarball: string): Promise<void> {
+	const options = { scope: 'e2e', version, tarball, workflows: examplesForExecute() };
+	await withN8nFolder(options, async (n8n) => {
+		for (const file of EXAMPLES) runExample(n8n, file);
+		await checkRecord(n8n);
+		n8n.step('examples');
+	});
+}
+
+runMain('e2e', async () => await runOnVersions('e2e', suiteVersions('MEDIAGEN_E2E_VERSIONS'), runVersion));

@@ -21,19 +21,18 @@
  *
  * MEDIAGEN_MCP_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { ensureN8n, installCommunityPackage, type N8nInstall } from './lib/installer';
-import { startModelServer, type ModelRequest, type ModelServer } from './lib/model-server';
-import { n8nCommand, n8nEnv, runOnVersions, startN8nServer, writeCredentials, type N8nServer } from './lib/n8n';
+import type { N8nInstall } from './lib/installer';
+import { startModelServer, type ModelRequest, type ModelScript, type ModelServer } from './lib/model-server';
+import type { Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
-import { freePort, runMain, stopProcess, waitForLog } from './lib/process';
-import { check, log, printLogTail, stepTimer } from './lib/report';
-import { activateWorkflow, listExecutions, setupOwner, type RestSession } from './lib/rest';
-import { SIM_KEY, simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { freePort, runMain } from './lib/process';
+import { check, log } from './lib/report';
+import { listExecutions } from './lib/rest';
+import { SIM_KEY, simulatorRecord, simulatorTasks, type SimulatorProcess } from './lib/simulator';
+import { readExample, runOnVersions, suiteVersions, withN8n } from './lib/suite';
 import { waitFor } from './lib/wait';
 import type { RecordedRequestSummary } from '../test/simulator/server';
 
@@ -43,14 +42,6 @@ const CLIENT_TIMEOUT_MS = 60_000;
 const LONG_RENDER_S = 70;
 const IMAGE_PATH = '/v1/tlimages/betav45';
 const VIDEO_PATH = '/v1/tlvideo/alphav15pro';
-
-interface WorkflowFile {
-	id: string;
-	name: string;
-	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown>; webhookId?: string }>;
-	connections: Record<string, unknown>;
-	[key: string]: unknown;
-}
 
 /** A tool result as an MCP client receives it. */
 interface CallResult {
@@ -189,108 +180,138 @@ async function longRender(context: Context, transport: Transport): Promise<void>
 	}
 }
 
+/** The arguments of an image call whose prompt carries `marker`. */
+const image = (marker: string, extra: Record<string, unknown> = {}) => ({
+	prompt: `A lighthouse on a cliff at dawn ${marker}`,
+	referenceImageUrl: '',
+	count: 1,
+	aspectRatio: '16:9',
+	...extra,
+});
+
+/** One MCP session on one transport: the calls it makes and what they are checked against. */
+interface Session {
+	context: Context;
+	client: McpClient;
+	transport: Transport;
+	label: (what: string) => string;
+	record: () => Promise<RecordedRequestSummary[]>;
+}
+
 /** Everything else, on one transport: list, image, refusals, parallel calls. */
 async function shortCalls(context: Context, transport: Transport): Promise<void> {
 	const client = await context.sdk.connect(context.url, transport);
-	const label = (what: string) => `${transport} / ${what}`;
-	const record = async () => await simulatorRecord(context.simulator.url);
-	const image = (marker: string, extra: Record<string, unknown> = {}) => ({
-		prompt: `A lighthouse on a cliff at dawn ${marker}`,
-		referenceImageUrl: '',
-		count: 1,
-		aspectRatio: '16:9',
-		...extra,
-	});
+	const session: Session = {
+		context,
+		client,
+		transport,
+		label: (what) => `${transport} / ${what}`,
+		record: async () => await simulatorRecord(context.simulator.url),
+	};
 	try {
-		const { tools } = await client.listTools();
-		context.received.push(JSON.stringify(tools));
-		const names = tools.map((tool) => tool.name).sort();
-		log('mcp', `${label('tools/list')}: ${names.join(', ')}`);
-		check(
-			['create_image', 'create_video', 'wait_for_task'].every((name) => names.includes(name)),
-			`${label('tools/list')}: the three MediaGen tools are listed`,
-		);
-		const description = tools.find((tool) => tool.name === 'create_video')?.description ?? '';
-		check(/pending/.test(description) && /taskid/.test(description), `${label('tools/list')}: described`);
-
-		// An image: the result URLs and the task id.
-		{
-			const marker = tag(transport, 'image');
-			const observed = await observe(client, 'create_image', image(`${marker} [sim:seconds=2]`));
-			log('mcp', `${label('image')}: ${describe(observed)}`);
-			const result = answered(label('image'), observed);
-			context.received.push(textOf(result));
-			check(result.isError !== true, `${label('image')}: not an error`);
-			const [item] = itemsOf(result);
-			check(item.status === 'completed' && typeof item.taskid === 'string', `${label('image')}: completed`);
-			check(Array.isArray(item.urls) && item.urls.length === 1, `${label('image')}: one result URL`);
-			check(creationsWith(await record(), IMAGE_PATH, marker).length === 1, `${label('image')}: one creation`);
-		}
-
-		// Refusals: MCP errors whose text still says what happened and what to do.
-		{
-			const marker = tag(transport, 'bad');
-			const observed = await observe(client, 'create_image', image(marker, { count: 20, aspectRatio: 'square' }));
-			log('mcp', `${label('bad arguments')}: ${describe(observed)}`);
-			const result = answered(label('bad arguments'), observed);
-			context.received.push(textOf(result));
-			check(result.isError === true, `${label('bad arguments')}: isError`);
-			check(/count/.test(textOf(result)) && /aspectRatio/.test(textOf(result)), `${label('bad arguments')}: named`);
-			check(/Nothing was sent/i.test(textOf(result)), `${label('bad arguments')}: says nothing was sent`);
-			check(creationsWith(await record(), IMAGE_PATH, marker).length === 0, `${label('bad arguments')}: no creation`);
-		}
-		{
-			const marker = tag(transport, 'credits');
-			const observed = await observe(client, 'create_image', image(`${marker} [sim:credits]`));
-			log('mcp', `${label('credits')}: ${describe(observed)}`);
-			const result = answered(label('credits'), observed);
-			context.received.push(textOf(result));
-			check(result.isError === true, `${label('credits')}: isError`);
-			check(/insufficient credits/i.test(textOf(result)), `${label('credits')}: says why`);
-			check(/top up/i.test(textOf(result)), `${label('credits')}: says what to do`);
-		}
-		{
-			const marker = tag(transport, 'refused');
-			const observed = await observe(client, 'create_image', image(`${marker} [sim:refuse] [sim:seconds=1]`));
-			log('mcp', `${label('refused task')}: ${describe(observed)}`);
-			const result = answered(label('refused task'), observed);
-			context.received.push(textOf(result));
-			check(result.isError === true, `${label('refused task')}: isError`);
-			const created = creationsWith(await record(), IMAGE_PATH, marker);
-			check(created.length === 1, `${label('refused task')}: one creation`);
-			const tasks = await simulatorTasks(context.simulator.url);
-			const taskid = tasks.find((task) => (task.prompt ?? '').includes(marker))?.taskid;
-			check(taskid && textOf(result).includes(taskid), `${label('refused task')}: the text names task ${taskid}`);
-			check(/moderation/i.test(textOf(result)), `${label('refused task')}: with the API's reason`);
-		}
-
-		// Three calls at once on one session.
-		{
-			const marker = tag(transport, 'parallel');
-			const calls = await Promise.all(
-				[1, 2, 3].map(
-					async (index) =>
-						await observe(client, 'create_image', image(`${marker} #${index} [sim:seconds=${1 + index}]`)),
-				),
-			);
-			const ids = calls.map((observed, index) => {
-				const result = answered(`${label('parallel')} #${index + 1}`, observed);
-				context.received.push(textOf(result));
-				const [item] = itemsOf(result);
-				check(item.status === 'completed', `${label('parallel')} #${index + 1}: completed`);
-				return String(item.taskid);
-			});
-			log('mcp', `${label('parallel')}: ${calls.map(describe).join(' | ')}`);
-			check(new Set(ids).size === 3, `${label('parallel')}: three different tasks`);
-			check(creationsWith(await record(), IMAGE_PATH, marker).length === 3, `${label('parallel')}: three creations`);
-		}
+		await listTools(session);
+		await imageCall(session);
+		await refusals(session);
+		await parallelCalls(session);
 	} finally {
 		await client.close();
 	}
 }
 
+async function listTools({ context, client, label }: Session): Promise<void> {
+	const { tools } = await client.listTools();
+	context.received.push(JSON.stringify(tools));
+	const names = tools.map((tool) => tool.name).sort();
+	log('mcp', `${label('tools/list')}: ${names.join(', ')}`);
+	check(
+		['create_image', 'create_video', 'wait_for_task'].every((name) => names.includes(name)),
+		`${label('tools/list')}: the three MediaGen tools are listed`,
+	);
+	const description = tools.find((tool) => tool.name === 'create_video')?.description ?? '';
+	check(/pending/.test(description) && /taskid/.test(description), `${label('tools/list')}: described`);
+}
+
+/** A call that must have answered: logged, its text kept for the key check. */
+async function answeredCall(
+	{ context, client, label }: Session,
+	what: string,
+	args: Record<string, unknown>,
+): Promise<CallResult> {
+	const observed = await observe(client, 'create_image', args);
+	log('mcp', `${label(what)}: ${describe(observed)}`);
+	const result = answered(label(what), observed);
+	context.received.push(textOf(result));
+	return result;
+}
+
+/** An image: the result URLs and the task id. */
+async function imageCall(session: Session): Promise<void> {
+	const { label, transport } = session;
+	const marker = tag(transport, 'image');
+	const result = await answeredCall(session, 'image', image(`${marker} [sim:seconds=2]`));
+	check(result.isError !== true, `${label('image')}: not an error`);
+	const [item] = itemsOf(result);
+	check(item.status === 'completed' && typeof item.taskid === 'string', `${label('image')}: completed`);
+	check(Array.isArray(item.urls) && item.urls.length === 1, `${label('image')}: one result URL`);
+	check(creationsWith(await session.record(), IMAGE_PATH, marker).length === 1, `${label('image')}: one creation`);
+}
+
+/** Refusals: MCP errors whose text still says what happened and what to do. */
+async function refusals(session: Session): Promise<void> {
+	const { label, transport, context } = session;
+	{
+		const marker = tag(transport, 'bad');
+		const result = await answeredCall(session, 'bad arguments', image(marker, { count: 20, aspectRatio: 'square' }));
+		check(result.isError === true, `${label('bad arguments')}: isError`);
+		check(/count/.test(textOf(result)) && /aspectRatio/.test(textOf(result)), `${label('bad arguments')}: named`);
+		check(/Nothing was sent/i.test(textOf(result)), `${label('bad arguments')}: says nothing was sent`);
+		check(
+			creationsWith(await session.record(), IMAGE_PATH, marker).length === 0,
+			`${label('bad arguments')}: no creation`,
+		);
+	}
+	{
+		const marker = tag(transport, 'credits');
+		const result = await answeredCall(session, 'credits', image(`${marker} [sim:credits]`));
+		check(result.isError === true, `${label('credits')}: isError`);
+		check(/insufficient credits/i.test(textOf(result)), `${label('credits')}: says why`);
+		check(/top up/i.test(textOf(result)), `${label('credits')}: says what to do`);
+	}
+	{
+		const marker = tag(transport, 'refused');
+		const result = await answeredCall(session, 'refused task', image(`${marker} [sim:refuse] [sim:seconds=1]`));
+		check(result.isError === true, `${label('refused task')}: isError`);
+		const created = creationsWith(await session.record(), IMAGE_PATH, marker);
+		check(created.length === 1, `${label('refused task')}: one creation`);
+		const tasks = await simulatorTasks(context.simulator.url);
+		const taskid = tasks.find((task) => (task.prompt ?? '').includes(marker))?.taskid;
+		check(taskid && textOf(result).includes(taskid), `${label('refused task')}: the text names task ${taskid}`);
+		check(/moderation/i.test(textOf(result)), `${label('refused task')}: with the API's reason`);
+	}
+}
+
+/** Three calls at once on one session. */
+async function parallelCalls({ context, client, transport, label, record }: Session): Promise<void> {
+	const marker = tag(transport, 'parallel');
+	const calls = await Promise.all(
+		[1, 2, 3].map(
+			async (index) => await observe(client, 'create_image', image(`${marker} #${index} [sim:seconds=${1 + index}]`)),
+		),
+	);
+	const ids = calls.map((observed, index) => {
+		const result = answered(`${label('parallel')} #${index + 1}`, observed);
+		context.received.push(textOf(result));
+		const [item] = itemsOf(result);
+		check(item.status === 'completed', `${label('parallel')} #${index + 1}: completed`);
+		return String(item.taskid);
+	});
+	log('mcp', `${label('parallel')}: ${calls.map(describe).join(' | ')}`);
+	check(new Set(ids).size === 3, `${label('parallel')}: three different tasks`);
+	check(creationsWith(await record(), IMAGE_PATH, marker).length === 3, `${label('parallel')}: three creations`);
+}
+
 /** The MCP server of examples/mcp-server.json with its production URL. */
-function exampleServer(example: WorkflowFile): { path: string } {
+function exampleServer(example: Workflow): { path: string } {
 	const trigger = example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.mcpTrigger');
 	check(trigger && typeof trigger.parameters.path === 'string', 'the example has an MCP Server Trigger with a path');
 	for (const name of ['create_image', 'create_video', 'wait_for_task'])
@@ -305,7 +326,7 @@ function exampleServer(example: WorkflowFile): { path: string } {
  * A chat workflow whose AI Agent reaches the example's tools through n8n's own MCP Client Tool (at its defaults:
  * Streamable HTTP, a 60 s timeout), with an OpenAI model that the scripted model server answers.
  */
-function clientWorkflow(mcpUrl: string, modelCredential: { id: string; name: string }): WorkflowFile {
+function clientWorkflow(mcpUrl: string, modelCredential: { id: string; name: string }): Workflow {
 	const chat = {
 		parameters: { public: true, mode: 'hostedChat', options: { responseMode: 'lastNode' } },
 		id: 'c0000000-0000-4000-8000-000000000801',
@@ -345,7 +366,7 @@ function clientWorkflow(mcpUrl: string, modelCredential: { id: string; name: str
 				typeVersion: 1.1,
 				position: [360, 240],
 			},
-		] as WorkflowFile['nodes'],
+		] as Workflow['nodes'],
 		connections: {
 			'When chat message received': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
 			'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
@@ -377,18 +398,11 @@ function offered(request: ModelRequest, name: string): string {
 }
 
 /**
- * n8n's own MCP Client Tool under an AI Agent: the long render reaches the model as pending with its task id
- * before the client tool's 60 s timeout, the model picks it up with wait_for_task, and a refusal reaches the
- * model as the error's text (what happened, what to do).
+ * The scripted model of agentThroughMcp: a long video, then wait_for_task with its task id, then an image the
+ * API refuses for lack of credits, then text that repeats every result.
  */
-async function agentThroughMcp(
-	context: Context,
-	server: N8nServer,
-	model: ModelServer,
-	webhookId: string,
-): Promise<void> {
-	const marker = '[agent long]';
-	model.setScript((request) => {
+function agentScript(simulatorUrl: string, marker: string): ModelScript {
+	return (request) => {
 		const results = request.toolResults;
 		if (results.length === 0)
 			return {
@@ -396,7 +410,7 @@ async function agentThroughMcp(
 					name: offered(request, 'create_video'),
 					arguments: {
 						prompt: `Waves at night ${marker} [sim:seconds=${LONG_RENDER_S}]`,
-						sourceImageUrl: `${context.simulator.url}/files/source.png`,
+						sourceImageUrl: `${simulatorUrl}/files/source.png`,
 						duration: 5,
 						aspectRatio: '16:9',
 					},
@@ -422,9 +436,24 @@ async function agentThroughMcp(
 				},
 			};
 		return { text: `Results: ${results.map((result) => result.output).join(' || ')}` };
-	});
+	};
+}
+
+/**
+ * n8n's own MCP Client Tool under an AI Agent: the long render reaches the model as pending with its task id
+ * before the client tool's 60 s timeout, the model picks it up with wait_for_task, and a refusal reaches the
+ * model as the error's text (what happened, what to do).
+ */
+async function agentThroughMcp(
+	context: Context,
+	baseUrl: string,
+	model: ModelServer,
+	webhookId: string,
+): Promise<void> {
+	const marker = '[agent long]';
+	model.setScript(agentScript(context.simulator.url, marker));
 	const started = Date.now();
-	const response = await fetch(`${server.url}/webhook/${webhookId}/chat`, {
+	const response = await fetch(`${baseUrl}/webhook/${webhookId}/chat`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({
@@ -463,106 +492,73 @@ async function agentThroughMcp(
 	log('mcp', `agent via MCP Client Tool: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-async function runVersion(version: string, tarball: string, example: WorkflowFile): Promise<void> {
-	const { step, summary } = stepTimer();
-	const install = ensureN8n(version, 'mcp');
-	step('n8n install');
-	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-mcp-${version}-`));
-	const logFile = path.join(logFolder(`mcp-${version}`), 'n8n.log');
-	let simulator: SimulatorProcess | undefined;
-	let model: ModelServer | undefined;
-	let server: N8nServer | undefined;
-	let passed = false;
+/** Waits until the MCP server answers a client's connection. */
+async function waitForMcpServer(sdk: Sdk, url: string): Promise<void> {
+	await waitFor(
+		async (see) => {
+			try {
+				const client = await sdk.connect(url, 'streamable HTTP');
+				await client.close();
+				return true;
+			} catch (error) {
+				see((error as Error).message);
+				return false;
+			}
+		},
+		{ deadline: 120_000, describe: `the MCP server at ${url}`, interval: 500 },
+	);
+}
+
+async function runVersion(version: string, tarball: string): Promise<void> {
+	const example = readExample<Workflow>('mcp-server.json');
+	const { path: mcpPath } = exampleServer(example);
+	const model = await startModelServer();
+	const modelCredential = { id: 'openai-cred', name: 'OpenAi account' };
+	// The client workflow names the server's URL, so the port is chosen before the import.
+	const port = await freePort();
+	const url = `http://127.0.0.1:${port}/mcp/${mcpPath}`;
+	const agent = clientWorkflow(url, modelCredential);
+	const chatId = agent.nodes[0].webhookId!;
+	const options = {
+		scope: 'mcp',
+		version,
+		tarball,
+		logFile: path.join(logFolder(`mcp-${version}`), 'n8n.log'),
+		simulator: { taskDurationMs: 2000 },
+		credentials: [{ ...modelCredential, type: 'openAiApi', data: { apiKey: 'sk-mcp-test', url: model.baseUrl } }],
+		workflows: [example, agent],
+		// The agent's Chat Trigger answers once n8n has registered its webhook, which a loaded machine may do after
+		// the workflow's activation has returned (a chat sent before was answered HTTP 404 once).
+		chats: [chatId],
+		port,
+	};
 	try {
-		simulator = await startSimulator({ taskDurationMs: 2000 });
-		model = await startModelServer();
-		installCommunityPackage(userFolder, tarball);
-		const env = await n8nEnv(install, userFolder);
-		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
-		const credentialsFile = writeCredentials(userFolder, simulator.url);
-		const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as object[];
-		const modelCredential = { id: 'openai-cred', name: 'OpenAi account' };
-		credentials.push({ ...modelCredential, type: 'openAiApi', data: { apiKey: 'sk-mcp-test', url: model.baseUrl } });
-		writeFileSync(credentialsFile, JSON.stringify(credentials));
-		n8n('import:credentials', `--input=${credentialsFile}`);
-		const { path: mcpPath } = exampleServer(example);
-		// The client workflow names the server's URL, so the port is chosen before the import.
-		const port = await freePort();
-		const url = `http://127.0.0.1:${port}/mcp/${mcpPath}`;
-		const agent = clientWorkflow(url, modelCredential);
-		const folder = path.join(userFolder, 'workflows');
-		mkdirSync(folder);
-		writeFileSync(path.join(folder, 'server.json'), JSON.stringify(example));
-		writeFileSync(path.join(folder, 'client.json'), JSON.stringify(agent));
-		n8n('import:workflow', '--separate', `--input=${folder}`);
-		step('simulator, model server, package, credentials, import');
+		await withN8n(options, async (n8n) => {
+			const sdk = loadSdk(n8n.install);
+			await waitForMcpServer(sdk, url);
+			n8n.step('MCP server answers');
+			const context: Context = { sdk, url, simulator: n8n.simulator, received: [] };
+			// The long renders run side by side; everything else runs meanwhile.
+			const long = Promise.all([
+				longRender(context, 'streamable HTTP'),
+				longRender(context, 'SSE'),
+				agentThroughMcp(context, n8n.server.url, model, chatId),
+			]);
+			long.catch(() => {});
+			await shortCalls(context, 'streamable HTTP');
+			await shortCalls(context, 'SSE');
+			await long;
+			n8n.step('calls');
 
-		server = await startN8nServer(install, env, logFile, undefined, port);
-		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
-		const session: RestSession = await setupOwner(server.url);
-		await activateWorkflow(session, example.id);
-		await activateWorkflow(session, agent.id);
-		const sdk = loadSdk(install);
-		await waitFor(
-			async (see) => {
-				try {
-					const client = await sdk.connect(url, 'streamable HTTP');
-					await client.close();
-					return true;
-				} catch (error) {
-					see((error as Error).message);
-					return false;
-				}
-			},
-			{ deadline: 120_000, describe: `the MCP server at ${url}`, interval: 500 },
-		);
-		const chatId = agent.nodes[0].webhookId!;
-		// The agent's Chat Trigger answers once n8n has registered its webhook, which a loaded machine may do after the
-		// workflow's activation has returned (a chat sent before was answered HTTP 404 once).
-		await waitFor(
-			async (see) => {
-				const status = await fetch(`${server!.url}/webhook/${chatId}/chat`)
-					.then((response) => response.status)
-					.catch(() => 0);
-				see(`HTTP ${status}`);
-				return status === 200;
-			},
-			{ deadline: 120_000, describe: `the chat of ${agent.id} to be registered`, interval: 500 },
-		);
-		step('n8n started, workflows published');
-
-		const context: Context = { sdk, url, simulator, received: [] };
-		// The long renders run side by side; everything else runs meanwhile.
-		const long = Promise.all([
-			longRender(context, 'streamable HTTP'),
-			longRender(context, 'SSE'),
-			agentThroughMcp(context, server, model, chatId),
-		]);
-		long.catch(() => {});
-		await shortCalls(context, 'streamable HTTP');
-		await shortCalls(context, 'SSE');
-		await long;
-		step('calls');
-
-		const received = context.received.join('\n');
-		check(!received.includes(SIM_KEY), 'the API key is in nothing any client received');
-		const executions = await listExecutions(session, example.id);
-		log('mcp', `n8n recorded ${executions.length} executions of the MCP server workflow`);
-		log('mcp', `PASS on n8n ${version}`);
-		passed = true;
+			const received = context.received.join('\n');
+			check(!received.includes(SIM_KEY), 'the API key is in nothing any client received');
+			const executions = await listExecutions(n8n.session, example.id);
+			log('mcp', `n8n recorded ${executions.length} executions of the MCP server workflow`);
+			log('mcp', `PASS on n8n ${version}`);
+		});
 	} finally {
-		if (!passed) printLogTail(logFile);
-		await stopProcess(server?.child, 20_000);
-		await stopProcess(simulator?.child);
-		await model?.close();
-		rmSync(userFolder, { recursive: true, force: true });
-		step('shutdown');
-		log('mcp', `n8n ${version}: ${summary()}`);
+		await model.close();
 	}
 }
 
-async function main(): Promise<void> {
-	await runOnVersions<WorkflowFile>('mcp', 'MEDIAGEN_MCP_VERSIONS', 'mcp-server.json', runVersion);
-}
-
-runMain('mcp', main);
+runMain('mcp', async () => await runOnVersions('mcp', suiteVersions('MEDIAGEN_MCP_VERSIONS'), runVersion));

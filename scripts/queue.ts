@@ -10,7 +10,6 @@
  * logs name each execution they started; counts are printed).
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
 import { installedPackage, startDeployment, type Deployment } from './lib/deployment';
@@ -18,7 +17,7 @@ import { ensureN8n, packPackage } from './lib/installer';
 import { CREDENTIAL_REF } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain, stopProcess } from './lib/process';
-import { check, log, stepTimer } from './lib/report';
+import { check, log, printLogTail, stepTimer } from './lib/report';
 import { getExecution, listExecutions, readBinary } from './lib/rest';
 import {
 	ensureDebianPackages,
@@ -78,12 +77,132 @@ function workflow(): { id: string; name: string; [key: string]: unknown } {
 	};
 }
 
-function tail(file: string, lines = 40): string {
-	try {
-		return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
-	} catch {
-		return '(no log)';
+/** ITEMS webhook calls at once, each a prompt of its own; every answer is a completed task. */
+async function fireWebhooks(baseUrl: string): Promise<{ prompts: string[]; wall: number }> {
+	const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
+	log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
+	const fireStarted = Date.now();
+	const answers = await Promise.all(
+		prompts.map(async (prompt) => {
+			const response = await fetch(`${baseUrl}/webhook/${WEBHOOK_PATH}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ prompt }),
+				signal: AbortSignal.timeout(600_000),
+			});
+			const text = await response.text();
+			check(response.ok, `webhook answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+			return JSON.parse(text) as Record<string, unknown>;
+		}),
+	);
+	const wall = (Date.now() - fireStarted) / 1000;
+	check(
+		answers.every((answer) => answer.status === 'completed' && typeof answer.taskid === 'string'),
+		`every webhook answer is a completed task: ${JSON.stringify(answers.find((answer) => answer.status !== 'completed'))}`,
+	);
+	return { prompts, wall };
+}
+
+/** The executions as the main instance stores them, all succeeded; one creation per webhook call. */
+async function checkExecutions(deployment: Deployment, simulatorUrl: string, prompts: string[]) {
+	const session = deployment.session;
+	// Executions as the main instance stores them.
+	const executions = (await listExecutions(session, WORKFLOW_ID)).filter((execution) => execution.mode === 'webhook');
+	check(executions.length === ITEMS, `${ITEMS} webhook executions stored, found ${executions.length}`);
+	const notSucceeded = executions.filter((execution) => execution.status !== 'success');
+	check(
+		!notSucceeded.length,
+		`every execution succeeded; not: ${notSucceeded.map((execution) => `${execution.id}=${execution.status}`).join(', ')}`,
+	);
+
+	const record = await simulatorRecord(simulatorUrl);
+	const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
+	const created = new Map<string, number>();
+	for (const entry of creations) {
+		const prompt = entry.fields.prompt?.[0] ?? '';
+		created.set(prompt, (created.get(prompt) ?? 0) + 1);
 	}
+	check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);
+	check(
+		prompts.every((prompt) => created.get(prompt) === 1),
+		'exactly one creation per webhook call',
+	);
+	return executions;
+}
+
+/** Every file, read through the main instance from queue mode's binary data mode, equals the API's. */
+async function checkFiles(
+	deployment: Deployment,
+	pg: Service & { user: string; database: string },
+	executions: Awaited<ReturnType<typeof checkExecutions>>,
+) {
+	const { install, session } = deployment;
+	const modes = new Set<string>();
+	let bytesRead = 0;
+	const taskIds = new Set<string>();
+	for (const execution of executions) {
+		const full = await getExecution(install, session, execution.id);
+		check(!full.data.resultData.error, `execution ${execution.id}: ${full.data.resultData.error?.message}`);
+		const item = full.data.resultData.runData[CREATE_NODE]?.[0]?.data?.main[0]?.[0];
+		check(item, `execution ${execution.id} has the MediaGen output item`);
+		check(
+			item.json.status === 'completed' && Array.isArray(item.json.urls),
+			`execution ${execution.id}: task completed with urls`,
+		);
+		taskIds.add(String(item.json.taskid));
+		const binary = item.binary?.data;
+		check(
+			binary?.id,
+			`execution ${execution.id}: the item has a stored binary file (id), got ${JSON.stringify(item.binary)}`,
+		);
+		modes.add(binary.id.split(':')[0]);
+		const viaMain = await readBinary(session, binary.id);
+		const original = Buffer.from(await (await fetch((item.json.urls as string[])[0])).arrayBuffer());
+		check(
+			viaMain.subarray(1, 4).toString('ascii') === 'PNG',
+			`execution ${execution.id}: the file read through the main instance is a PNG`,
+		);
+		check(
+			viaMain.equals(original),
+			`execution ${execution.id}: the file read through the main instance equals the API's file (${viaMain.length} vs ${original.length} bytes)`,
+		);
+		bytesRead += viaMain.length;
+	}
+	check(taskIds.size === ITEMS, `${ITEMS} distinct task ids, got ${taskIds.size}`);
+	check(
+		modes.size === 1 && modes.has('database'),
+		`binary data stored in database mode (queue mode's default in n8n 2.x), got ${[...modes].join(', ')}`,
+	);
+	const storedFiles = Number(
+		postgresQuery({ ...pg, database: deployment.database! }, 'select count(*) from binary_data').trim(),
+	);
+	check(storedFiles >= ITEMS, `Postgres holds the files (binary_data rows: ${storedFiles})`);
+	return { modes, bytesRead, storedFiles };
+}
+
+/** Each execution ran once, on a worker (never on the main), and both workers ran some. */
+function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typeof checkExecutions>>): string[][] {
+	const logs = { main: deployment.mainLog, workers: deployment.workerLogs };
+	// Which worker ran which execution: each worker logs "Worker started execution <id> (job <n>)".
+	const ids = new Set(executions.map((execution) => execution.id));
+	const perWorker = logs.workers.map((file) =>
+		[...readFileSync(file, 'utf8').matchAll(/Worker started execution (\S+) \(job/g)]
+			.map((match) => match[1])
+			.filter((id) => ids.has(id)),
+	);
+	const ran = perWorker.flat();
+	check(
+		ran.length === ITEMS && new Set(ran).size === ITEMS,
+		`each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`,
+	);
+	const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
+	check(mainRan === 0, 'the main instance ran no execution itself');
+	perWorker.forEach((list, index) => log('queue', `worker-${index + 1} ran ${list.length} executions`));
+	check(
+		perWorker.every((list) => list.length > 0),
+		`both workers ran executions (${perWorker.map((list) => list.length).join(' + ')})`,
+	);
+	return perWorker;
 }
 
 async function main(): Promise<void> {
@@ -121,117 +240,14 @@ async function main(): Promise<void> {
 			logDir,
 			queue: { services: { postgres: pg, redis, name: 'queue' }, workers: WORKERS },
 		});
-		const baseUrl = deployment.baseUrl;
-		const logs = { main: deployment.mainLog, workers: deployment.workerLogs };
 		step(`main and ${WORKERS} workers ready, workflow created and published`);
 
-		const session = deployment.session;
-		const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
-		log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
-		const fireStarted = Date.now();
-		const answers = await Promise.all(
-			prompts.map(async (prompt) => {
-				const response = await fetch(`${baseUrl}/webhook/${WEBHOOK_PATH}`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ prompt }),
-					signal: AbortSignal.timeout(600_000),
-				});
-				const text = await response.text();
-				check(response.ok, `webhook answered HTTP ${response.status}: ${text.slice(0, 300)}`);
-				return JSON.parse(text) as Record<string, unknown>;
-			}),
-		);
-		const wall = (Date.now() - fireStarted) / 1000;
+		const { prompts, wall } = await fireWebhooks(deployment.baseUrl);
 		step(`${ITEMS} executions (create, wait, download) through the queue`);
-		check(
-			answers.every((answer) => answer.status === 'completed' && typeof answer.taskid === 'string'),
-			`every webhook answer is a completed task: ${JSON.stringify(answers.find((answer) => answer.status !== 'completed'))}`,
-		);
-
-		// Executions as the main instance stores them.
-		const executions = (await listExecutions(session, WORKFLOW_ID)).filter((execution) => execution.mode === 'webhook');
-		check(executions.length === ITEMS, `${ITEMS} webhook executions stored, found ${executions.length}`);
-		const notSucceeded = executions.filter((execution) => execution.status !== 'success');
-		check(
-			!notSucceeded.length,
-			`every execution succeeded; not: ${notSucceeded.map((execution) => `${execution.id}=${execution.status}`).join(', ')}`,
-		);
-
-		const record = await simulatorRecord(simulator.url);
-		const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
-		const created = new Map<string, number>();
-		for (const entry of creations) {
-			const prompt = entry.fields.prompt?.[0] ?? '';
-			created.set(prompt, (created.get(prompt) ?? 0) + 1);
-		}
-		check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);
-		check(
-			prompts.every((prompt) => created.get(prompt) === 1),
-			'exactly one creation per webhook call',
-		);
-
-		const modes = new Set<string>();
-		let bytesRead = 0;
-		const taskIds = new Set<string>();
-		for (const execution of executions) {
-			const full = await getExecution(install, session, execution.id);
-			check(!full.data.resultData.error, `execution ${execution.id}: ${full.data.resultData.error?.message}`);
-			const item = full.data.resultData.runData[CREATE_NODE]?.[0]?.data?.main[0]?.[0];
-			check(item, `execution ${execution.id} has the MediaGen output item`);
-			check(
-				item.json.status === 'completed' && Array.isArray(item.json.urls),
-				`execution ${execution.id}: task completed with urls`,
-			);
-			taskIds.add(String(item.json.taskid));
-			const binary = item.binary?.data;
-			check(
-				binary?.id,
-				`execution ${execution.id}: the item has a stored binary file (id), got ${JSON.stringify(item.binary)}`,
-			);
-			modes.add(binary.id.split(':')[0]);
-			const viaMain = await readBinary(session, binary.id);
-			const original = Buffer.from(await (await fetch((item.json.urls as string[])[0])).arrayBuffer());
-			check(
-				viaMain.subarray(1, 4).toString('ascii') === 'PNG',
-				`execution ${execution.id}: the file read through the main instance is a PNG`,
-			);
-			check(
-				viaMain.equals(original),
-				`execution ${execution.id}: the file read through the main instance equals the API's file (${viaMain.length} vs ${original.length} bytes)`,
-			);
-			bytesRead += viaMain.length;
-		}
-		check(taskIds.size === ITEMS, `${ITEMS} distinct task ids, got ${taskIds.size}`);
-		check(
-			modes.size === 1 && modes.has('database'),
-			`binary data stored in database mode (queue mode's default in n8n 2.x), got ${[...modes].join(', ')}`,
-		);
-		const storedFiles = Number(
-			postgresQuery({ ...pg, database: deployment.database! }, 'select count(*) from binary_data').trim(),
-		);
-		check(storedFiles >= ITEMS, `Postgres holds the files (binary_data rows: ${storedFiles})`);
+		const executions = await checkExecutions(deployment, simulator.url, prompts);
+		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, pg, executions);
 		step('assertions (execution data, binary files through the main instance, simulator record)');
-
-		// Which worker ran which execution: each worker logs "Worker started execution <id> (job <n>)".
-		const ids = new Set(executions.map((execution) => execution.id));
-		const perWorker = logs.workers.map((file) =>
-			[...readFileSync(file, 'utf8').matchAll(/Worker started execution (\S+) \(job/g)]
-				.map((match) => match[1])
-				.filter((id) => ids.has(id)),
-		);
-		const ran = perWorker.flat();
-		check(
-			ran.length === ITEMS && new Set(ran).size === ITEMS,
-			`each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`,
-		);
-		const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
-		check(mainRan === 0, 'the main instance ran no execution itself');
-		perWorker.forEach((list, index) => log('queue', `worker-${index + 1} ran ${list.length} executions`));
-		check(
-			perWorker.every((list) => list.length > 0),
-			`both workers ran executions (${perWorker.map((list) => list.length).join(' + ')})`,
-		);
+		const perWorker = checkWorkers(deployment, executions);
 
 		log(
 			'queue',
@@ -241,10 +257,8 @@ async function main(): Promise<void> {
 		);
 		passed = true;
 	} finally {
-		if (!passed && deployment) {
-			for (const file of [deployment.mainLog, ...deployment.workerLogs])
-				console.error(`--- ${path.basename(file)} (tail; whole log in ${logDir})\n${tail(file)}`);
-		}
+		if (!passed && deployment)
+			for (const file of [deployment.mainLog, ...deployment.workerLogs]) printLogTail(file, 40);
 		const stopStarted = Date.now();
 		await deployment?.stop();
 		await redis?.stop();

@@ -31,40 +31,25 @@
  *
  * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
 import type { RecordedRequestSummary } from '../test/simulator/server';
-import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './lib/installer';
 import {
 	callWebhook,
 	CREDENTIAL_REF,
-	n8nCommand,
-	n8nEnv,
-	startN8nServer,
-	waitForWebhook,
-	writeCredentials,
-	type N8nServer,
+	startedByWebhook,
+	webhookNode,
+	type Workflow,
 	type WorkflowNode,
 } from './lib/n8n';
-import { logFolder, ROOT } from './lib/paths';
-import { lastLines, logSize, runMain, stopProcess, waitForLog } from './lib/process';
-import { check, log, stepTimer } from './lib/report';
-import {
-	activateWorkflow,
-	getExecution,
-	listExecutions,
-	retryExecution,
-	setupOwner,
-	stopExecution,
-	waitForExecution,
-	type ExecutionItem,
-	type ExecutionRecord,
-	type RestSession,
-} from './lib/rest';
-import { injectFault, simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { logFolder } from './lib/paths';
+import { lastLines, logSize, runMain } from './lib/process';
+import { check, log } from './lib/report';
+import { getExecution, listExecutions, outputOf, retryExecution, stopExecution, waitForExecution } from './lib/rest';
+import { injectFault, simulatorRecord, simulatorTasks } from './lib/simulator';
+import { readExample, runOnVersions, suiteVersions, withN8n, type RunningN8n } from './lib/suite';
 import { waitFor } from './lib/wait';
 
 const SCOPE = 'semantics';
@@ -77,20 +62,6 @@ const STOP_TRIES = 3;
 
 // --- workflows ------------------------------------------------------------------------------------------
 
-interface Connection {
-	node: string;
-	type: 'main';
-	index: number;
-}
-interface Workflow {
-	id: string;
-	name: string;
-	nodes: WorkflowNode[];
-	connections: Record<string, { main: Connection[][] }>;
-	active: boolean;
-	settings: { executionOrder: 'v1' };
-	pinData: Record<string, never>;
-}
 /** A node as the cases give it: its place and id are filled in by caseWorkflow; typeVersion defaults to 1. */
 interface NodeSpec {
 	name: string;
@@ -115,15 +86,7 @@ const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')
 function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Array<[string, number, string]>): Case {
 	const webhookPath = `mediagen-${id.toLowerCase()}`;
 	const all: WorkflowNode[] = [
-		{
-			id: nextId(),
-			name: 'Webhook',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
-			webhookId: nextId(),
-		},
+		webhookNode(webhookPath, [0, 0], { id: nextId(), webhookId: nextId() }),
 		{
 			id: nextId(),
 			name: 'Items',
@@ -211,13 +174,12 @@ interface DurableRoles {
  * own condition, its value only changed). Its scenes come from the webhook's body.
  */
 function durableExampleCase(): Case & { roles: DurableRoles } {
-	const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'durable-wait.json'), 'utf8')) as Workflow;
+	const workflow = readExample<Workflow>('durable-wait.json');
 	const find = (test: (node: WorkflowNode) => boolean, what: string) => {
 		const node = workflow.nodes.find(test);
 		check(node, `examples/durable-wait.json has ${what}`);
 		return node;
 	};
-	const manual = find((node) => node.type === 'n8n-nodes-base.manualTrigger', 'a manual trigger');
 	const scenes = find((node) => typeof node.parameters.jsonOutput === 'string', 'a Scenes node');
 	const create = find((node) => node.type === NODE_TYPE && node.parameters.waitForCompletion === false, 'a creation');
 	const wait = find((node) => node.type === 'n8n-nodes-base.wait', 'a Wait node');
@@ -229,18 +191,7 @@ function durableExampleCase(): Case & { roles: DurableRoles } {
 	check(bound, 'the IF node bounds the rounds with {{ $runIndex }}');
 	bound.rightValue = DURABLE_ROUNDS;
 	const webhookPath = 'mediagen-mgsemdurable';
-	const webhook: WorkflowNode = {
-		id: nextId(),
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: manual.position,
-		parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
-		webhookId: nextId(),
-	};
-	workflow.nodes = workflow.nodes.map((node) => (node === manual ? webhook : node));
-	workflow.connections.Webhook = workflow.connections[manual.name];
-	delete workflow.connections[manual.name];
+	startedByWebhook(workflow, webhookPath, { id: nextId(), webhookId: nextId() });
 	scenes.parameters = { ...scenes.parameters, jsonOutput: '={{ JSON.stringify({ scenes: $json.body.items }) }}' };
 	wait.parameters = { ...wait.parameters, amount: 1, unit: 'seconds' };
 	taskWait.parameters = {
@@ -400,16 +351,8 @@ const CASES = {
 
 // --- helpers --------------------------------------------------------------------------------------------
 
-interface Target {
-	version: string;
-	install: N8nInstall;
-	server: N8nServer;
-	session: RestSession;
-	simulator: SimulatorProcess;
-	logFile: string;
-	/** The execution the Stop check stopped (retried by the next check). */
-	stopped?: string;
-}
+/** n8n of one version, running every case; `stopped` is the execution the Stop check stopped (retried next). */
+type Target = RunningN8n & { stopped?: string };
 
 /** One row of the final table: what a check proved on a version, and how long it took. */
 interface Proof {
@@ -445,9 +388,11 @@ async function runCase(target: Target, item: Case, items: Row[], wanted = (statu
 	return execution;
 }
 
-/** The items of a node's output `output` over all its runs. */
-function outputOf(execution: ExecutionRecord, node: string, output = 0): ExecutionItem[] {
-	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[output] ?? []);
+/** Runs a case that must succeed (`how`: e.g. " after a retry"); returns the execution with its data. */
+async function runToSuccess(target: Target, item: Case, items: Row[], how = '') {
+	const summary = await runCase(target, item, items);
+	check(summary.status === 'success', `the execution succeeded${how} (status ${summary.status})`);
+	return { summary, execution: await getExecution(target.install, target.session, summary.id) };
 }
 
 /** The simulator's creations whose prompt contains `tag`, and the id of each created task by prompt. */
@@ -504,9 +449,7 @@ function threeOutcomes(tag: string) {
 async function errorOutput(target: Target): Promise<string> {
 	const tag = '(error output)';
 	const items = threeOutcomes(tag);
-	const summary = await runCase(target, CASES.errorOutput, items);
-	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
-	const execution = await getExecution(target.install, target.session, summary.id);
+	const { execution } = await runToSuccess(target, CASES.errorOutput, items);
 	const { count, idOf } = await creations(target, tag);
 	check(count === 3, `three creations (${count})`);
 	const [cat, dog, fox] = items.map((item) => idOf(item.prompt));
@@ -551,9 +494,7 @@ async function errorOutput(target: Target): Promise<string> {
 async function continueRegular(target: Target): Promise<string> {
 	const tag = '(continue)';
 	const items = threeOutcomes(tag);
-	const summary = await runCase(target, CASES.continueRegular, items);
-	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
-	const execution = await getExecution(target.install, target.session, summary.id);
+	const { execution } = await runToSuccess(target, CASES.continueRegular, items);
 	const { count, idOf } = await creations(target, tag);
 	check(count === 3, `three creations (${count})`);
 	const ids = items.map((item) => idOf(item.prompt));
@@ -738,9 +679,7 @@ async function retryOnFail(target: Target): Promise<string> {
 		times: 1,
 		action: { type: 'status', status: 404 },
 	});
-	const summary = await runCase(target, CASES.retryOnFail, items);
-	check(summary.status === 'success', `the execution succeeded after a retry (status ${summary.status})`);
-	const execution = await getExecution(target.install, target.session, summary.id);
+	const { summary, execution } = await runToSuccess(target, CASES.retryOnFail, items, ' after a retry');
 	const { count, idOf } = await creations(target, tag);
 	check(count === 3, `exactly one creation per item (${count})`);
 	const ids = items.map((item) => idOf(item.prompt));
@@ -773,9 +712,7 @@ async function retryContinue(target: Target): Promise<string> {
 		{ row: 1, prompt: `a dog [sim:fail] ${tag}` },
 		{ row: 2, prompt: `a cat ${tag}` },
 	];
-	const summary = await runCase(target, CASES.retryContinue, items);
-	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
-	const execution = await getExecution(target.install, target.session, summary.id);
+	const { execution } = await runToSuccess(target, CASES.retryContinue, items);
 	const record = await simulatorRecord(target.simulator.url);
 	const created = (prompt: string) =>
 		record.filter((entry) => entry.path === CREATE_PATH && entry.fields.prompt?.[0] === prompt).length;
@@ -809,9 +746,7 @@ async function durableExample(target: Target): Promise<string> {
 		{ prompt: `Waves roll in [sim:refuse] ${tag}`, image: 'https://example.com/beach.png' },
 		{ prompt: `Fog that never lifts [sim:never] ${tag}`, image: 'https://example.com/fog.png' },
 	];
-	const summary = await runCase(target, CASES.durableExample, items);
-	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
-	const execution = await getExecution(target.install, target.session, summary.id);
+	const { execution } = await runToSuccess(target, CASES.durableExample, items);
 	const created = outputOf(execution, roles.create);
 	check(created.length === 3, `one render per scene (${created.length})`);
 	const idOf = (index: number) =>
@@ -856,9 +791,7 @@ async function durableExample(target: Target): Promise<string> {
 
 async function loop(target: Target): Promise<string> {
 	const prompt = 'a lighthouse at dusk (loop)';
-	const summary = await runCase(target, CASES.loop, [{ row: 1 }, { row: 2 }]);
-	check(summary.status === 'success', `the execution succeeded (status ${summary.status})`);
-	const execution = await getExecution(target.install, target.session, summary.id);
+	const { execution } = await runToSuccess(target, CASES.loop, [{ row: 1 }, { row: 2 }]);
 	const runs = execution.data.resultData.runData.Render?.length ?? 0;
 	check(runs === 2, `the node ran twice (run index 0 and 1): ${runs}`);
 	const { count } = await creations(target, prompt);
@@ -927,9 +860,7 @@ async function deleteRetry(target: Target): Promise<string> {
 		times: 2,
 		action: { type: 'status', status: 502, body: json({ code: 9999, msg: 'Bad Gateway' }) },
 	});
-	const summary = await runCase(target, CASES.deleteRetry, items);
-	check(summary.status === 'success', `the execution succeeded after a retry (status ${summary.status})`);
-	const execution = await getExecution(target.install, target.session, summary.id);
+	const { execution } = await runToSuccess(target, CASES.deleteRetry, items, ' after a retry');
 	const { idOf } = await creations(target, tag);
 	const [first, second] = items.map((item) => idOf(item.prompt));
 	const firstId = (entry: RecordedRequestSummary) => (entry.json as { taskids?: string[] } | undefined)?.taskids?.[0];
@@ -954,73 +885,48 @@ async function deleteRetry(target: Target): Promise<string> {
 	return `the first try deleted ${first}, then got 502 twice for ${second}; the second try found ${first} gone (alreadyGone) and deleted ${second}: success`;
 }
 
+/** Every check, in order, on one n8n version. */
+const CHECKS: Array<[string, (target: Target) => Promise<string>]> = [
+	['error output', errorOutput],
+	['continue (regular output)', continueRegular],
+	['stop → canceled', stop],
+	['retry execution of a stopped one', retryStopped],
+	['retry on fail resumes', retryOnFail],
+	['retry on fail + error output', retryContinue],
+	['loop creates anew', loop],
+	['durable example loop', durableExample],
+	['retry execution (original workflow)', async (target) => await retryExecutionCase(target, false)],
+	['retry execution (current workflow)', async (target) => await retryExecutionCase(target, true)],
+	['delete: retry on fail after a 502', deleteRetry],
+];
+
 async function runVersion(version: string, tarball: string, logDir: string): Promise<void> {
-	const { step, summary } = stepTimer();
-	const install = ensureN8n(version, SCOPE);
-	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-semantics-${version}-`));
-	const logFile = path.join(logDir, `n8n-${version}.log`);
-	let simulator: SimulatorProcess | undefined;
-	let server: N8nServer | undefined;
-	try {
-		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
-		installCommunityPackage(userFolder, tarball);
-		step('simulator and package');
+	const cases = Object.values(CASES);
+	const options = {
+		scope: SCOPE,
+		version,
+		tarball,
+		logFile: path.join(logDir, `n8n-${version}.log`),
+		simulator: { taskDurationMs: TASK_SECONDS * 1000 },
 		// Debug level: the Stop check waits for n8n-core's line that ends each try of the stopped node.
-		const env = await n8nEnv(install, userFolder, { N8N_LOG_LEVEL: 'debug' });
-		const n8n = (...args: string[]) => n8nCommand(install, env, ...args);
-		const folder = path.join(userFolder, 'workflows');
-		mkdirSync(folder);
-		for (const item of Object.values(CASES))
-			writeFileSync(path.join(folder, `${item.workflow.id}.json`), JSON.stringify(item.workflow));
-		n8n('import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
-		n8n('import:workflow', '--separate', `--input=${folder}`);
-		step('import');
-
-		server = await startN8nServer(install, env, logFile);
-		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
-		const session = await setupOwner(server.url);
-		step('n8n start');
-		// As the editor's Activate (1.x) / Publish (2.x) does: the webhooks go live at once.
-		for (const item of Object.values(CASES)) await activateWorkflow(session, item.workflow.id);
-		for (const item of Object.values(CASES)) await waitForWebhook(server.url, item.path, 120_000);
-		step('activate');
-		const target: Target = { version, install, server, session, simulator, logFile };
-		log(SCOPE, `n8n ${version} started at ${server.url} (log ${path.relative(process.cwd(), logFile)})`);
-
-		await prove(target, 'error output', async () => await errorOutput(target));
-		await prove(target, 'continue (regular output)', async () => await continueRegular(target));
-		await prove(target, 'stop → canceled', async () => await stop(target));
-		await prove(target, 'retry execution of a stopped one', async () => await retryStopped(target));
-		await prove(target, 'retry on fail resumes', async () => await retryOnFail(target));
-		await prove(target, 'retry on fail + error output', async () => await retryContinue(target));
-		await prove(target, 'loop creates anew', async () => await loop(target));
-		await prove(target, 'durable example loop', async () => await durableExample(target));
-		await prove(target, 'retry execution (original workflow)', async () => await retryExecutionCase(target, false));
-		await prove(target, 'retry execution (current workflow)', async () => await retryExecutionCase(target, true));
-		await prove(target, 'delete: retry on fail after a 502', async () => await deleteRetry(target));
-		step('checks');
-	} finally {
-		await stopProcess(server?.child, 20_000);
-		await stopProcess(simulator?.child);
-		rmSync(userFolder, { recursive: true, force: true });
-		step('shutdown');
-		log(SCOPE, `n8n ${version}: ${summary()}`);
-	}
+		env: { N8N_LOG_LEVEL: 'debug' },
+		workflows: cases.map((item) => item.workflow),
+		webhookPaths: cases.map((item) => item.path),
+	};
+	await withN8n(options, async (target: Target) => {
+		log(SCOPE, `n8n ${version} started at ${target.server.url} (log ${path.relative(process.cwd(), target.logFile)})`);
+		for (const [name, body] of CHECKS) await prove(target, name, async () => await body(target));
+		target.step('checks');
+	});
 }
 
 async function main(): Promise<void> {
-	const started = Date.now();
-	const versions = (process.env.MEDIAGEN_E2E_VERSIONS ?? '2.41.1,1.123.81')
-		.split(',')
-		.map((version) => version.trim())
-		.filter(Boolean);
 	const logDir = logFolder(SCOPE);
-	const tarball = packPackage();
-	log(SCOPE, `packed ${path.basename(tarball)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 	try {
-		for (const version of versions) await runVersion(version, tarball, logDir);
+		await runOnVersions(SCOPE, suiteVersions('MEDIAGEN_E2E_VERSIONS'), async (version, tarball) => {
+			await runVersion(version, tarball, logDir);
+		});
 	} finally {
-		rmSync(path.dirname(tarball), { recursive: true, force: true });
 		if (proofs.length) {
 			console.log('\n| n8n | check | s | proved |\n|---|---|---|---|');
 			for (const proof of proofs)
@@ -1028,7 +934,6 @@ async function main(): Promise<void> {
 			console.log('');
 		}
 	}
-	log(SCOPE, `passed on n8n ${versions.join(' and ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 runMain(SCOPE, main);

@@ -16,8 +16,7 @@
  * screenshots in docs/images/. MEDIAGEN_UI_SLOWDOWN=<n> runs the editor's page n times slower (Chromium's CPU
  * throttling), as on a busy machine: a wait that only holds on a fast machine fails there.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 import type { ElementHandle, Page } from 'puppeteer-core';
@@ -29,14 +28,13 @@ import { BETAV45, IMAGE_MODELS } from '../nodes/MediaGen/models/image';
 import type { ModelSpec } from '../nodes/MediaGen/models/types';
 import { VIDEO_MODELS } from '../nodes/MediaGen/models/video';
 import { collectionEntries, description, operations, visibleLabels } from '../test/editor-labels';
-import { ensureChromium, launchChromium, type BrowserSession } from './lib/browser';
-import { ensureN8n, installCommunityPackage, packPackage } from './lib/installer';
-import { n8nCommand, n8nEnv, startN8nServer, type N8nServer, writeCredentials } from './lib/n8n';
+import { ensureChromium, launchChromium } from './lib/browser';
 import { ROOT } from './lib/paths';
-import { runMain, stopProcess } from './lib/process';
+import { runMain } from './lib/process';
 import { check, log } from './lib/report';
-import { OWNER, setupOwner } from './lib/rest';
-import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { OWNER } from './lib/rest';
+import { simulatorRecord } from './lib/simulator';
+import { runOnVersions, withN8n } from './lib/suite';
 import { waitFor, WaitTimeout } from './lib/wait';
 
 const VERSION = '2.41.1';
@@ -738,127 +736,102 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 	log('ui', `the output panel shows ${name} as a ${size} image`);
 }
 
-async function main(): Promise<void> {
-	const started = Date.now();
+/** 1. A new workflow: "Add first step", then search. */
+async function firstStep(page: Page, baseUrl: string): Promise<void> {
+	await page.goto(`${baseUrl}/workflow/new`, { waitUntil: 'domcontentloaded' });
+	await click(page, testId('canvas-plus-button'));
+	await assertFoundBySearch(page, 'the first-step panel');
+	await screenshot(page, '01-search-first-step');
+}
+
+/** 2. Its actions list names every model; add beta v4.5 from it, as a user picks an operation, and run it. */
+async function addAndRun(page: Page, simulatorUrl: string): Promise<void> {
+	await searchNodes(page, NODE_NAME);
+	await (await byText(page, testId('node-creator-item-name'), NODE_NAME)).click();
+	const actionTexts = await pageValue(
+		page,
+		`the actions list to show at least ${MODELS.length} actions`,
+		(count) => {
+			const texts = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="item-iterator-item"]')).map(
+				(element) => element.innerText.trim(),
+			);
+			return texts.length >= count ? { value: texts } : { seen: `${texts.length} listed: ${texts.join(', ')}` };
+		},
+		[MODELS.length],
+	);
+	for (const model of MODELS)
+		check(
+			actionTexts.includes(model.action),
+			`the actions list offers "${model.action}" (lists: ${actionTexts.join(', ')})`,
+		);
+	await screenshot(page, '02-actions');
+	await (await byText(page, testId('item-iterator-item'), BETAV45.action)).click();
+	await visible(page, PARAMETERS);
+	await typeInto(page, `${testId('parameter-input-prompt')} textarea`, PROMPT);
+	// Leave the field, as a user moving on does: its input hint (which covers the next field) goes away.
+	await page.$eval(`${testId('parameter-input-prompt')} textarea`, (element) => (element as HTMLElement).blur());
+	await pageValue(
+		page,
+		"the prompt's input hint to go away",
+		(selector) => {
+			const tip = Array.from(document.querySelectorAll<HTMLElement>(`${selector} *`)).find(
+				(element) => element.checkVisibility() && element.innerText?.startsWith('Tip:'),
+			);
+			return tip ? { seen: `still shown: ${tip.innerText.slice(0, 120)}` } : { value: true };
+		},
+		[PARAMETERS],
+	);
+	await screenshot(page, '03-node-panel');
+	await runInEditor(page, simulatorUrl);
+	await screenshot(page, '04-result-image');
+	const record = await simulatorRecord(simulatorUrl);
+	check(
+		record.some((entry) => entry.method === 'POST' && entry.path === BETAV45.path),
+		`the simulator received ${BETAV45.path}`,
+	);
+}
+
+/** The node added in step 2, on the canvas. */
+const nodeSelector = `${testId('canvas-node')}[data-node-name="${BETAV45.action}"]`;
+
+/** 3. Back on the canvas: the subtitle names the operation as the actions list does; search from the plus handle. */
+async function searchFromPlusHandle(page: Page): Promise<void> {
+	await page.keyboard.press('Escape');
+	await hidden(page, testId('ndv'));
+	const nodeText = await (await visible(page, nodeSelector)).evaluate((element) => (element as HTMLElement).innerText);
+	check(
+		nodeText
+			.split('\n')
+			.map((line) => line.trim())
+			.includes(BETAV45.displayName),
+		`the canvas subtitle is "${BETAV45.displayName}" (node shows: ${nodeText.replace(/\n/g, ' | ')})`,
+	);
+	await click(
+		page,
+		`${testId('canvas-node-output-handle')}[data-node-name="${BETAV45.action}"] ${testId('canvas-handle-plus')}`,
+	);
+	await assertFoundBySearch(page, 'the plus handle after the node');
+	await screenshot(page, '05-search-plus-handle');
+	await page.keyboard.press('Escape');
+	await hidden(page, `input${testId('node-creator-search-bar')}`);
+}
+
+/** The editor in Chromium, step by step, signed in as the owner. */
+async function runInBrowser(chromium: string, baseUrl: string, simulatorUrl: string, started: number): Promise<void> {
 	const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
-	const updateDocs = process.argv.includes('--update-docs');
-	rmSync(OUTPUT, { recursive: true, force: true });
-	mkdirSync(OUTPUT, { recursive: true });
-
-	const chromium = ensureChromium('ui');
-	const tarball = packPackage();
-	log('ui', `packed ${path.basename(tarball)}`);
-	const install = ensureN8n(VERSION, 'ui');
-	const userFolder = mkdtempSync(path.join(tmpdir(), 'mediagen-ui-'));
-	let simulator: SimulatorProcess | undefined;
-	let server: N8nServer | undefined;
-	let session: BrowserSession | undefined;
-	let page: Page | undefined;
-	const cleanUp = async () => {
-		const [browser, n8n, sim] = [session, server, simulator];
-		session = server = simulator = undefined;
-		await browser?.close();
-		await stopProcess(n8n?.child);
-		await stopProcess(sim?.child, 2000);
-		rmSync(userFolder, { recursive: true, force: true });
-		rmSync(path.dirname(tarball), { recursive: true, force: true });
-	};
-	const onSignal = () => void cleanUp().finally(() => process.exit(130));
-	process.once('SIGINT', onSignal);
-	process.once('SIGTERM', onSignal);
+	const session = await launchChromium(chromium);
+	const page = await session.browser.newPage();
 	try {
-		installCommunityPackage(userFolder, tarball);
-		simulator = await startSimulator();
-		const env = await n8nEnv(install, userFolder);
-		n8nCommand(install, env, 'import:credentials', `--input=${writeCredentials(userFolder, simulator.url)}`);
-		server = await startN8nServer(install, env, path.join(OUTPUT, 'n8n.log'));
-		await setupOwner(server.url);
-		log('ui', `n8n ${VERSION} editor at ${server.url}, owner set up (${seconds()})`);
-
-		session = await launchChromium(chromium);
-		page = await session.browser.newPage();
 		page.setDefaultTimeout(UI_TIMEOUT);
 		const slowdown = Number(process.env.MEDIAGEN_UI_SLOWDOWN ?? 1);
 		if (slowdown > 1) {
 			await page.emulateCPUThrottling(slowdown);
 			log('ui', `the page runs ${slowdown} times slower (MEDIAGEN_UI_SLOWDOWN)`);
 		}
-		await loginInBrowser(page, server.url);
-
-		// 1. A new workflow: "Add first step", then search.
-		await page.goto(`${server.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
-		await click(page, testId('canvas-plus-button'));
-		await assertFoundBySearch(page, 'the first-step panel');
-		await screenshot(page, '01-search-first-step');
-
-		// 2. Its actions list names every model; add beta v4.5 from it, as a user picks an operation, and run it.
-		await searchNodes(page, NODE_NAME);
-		await (await byText(page, testId('node-creator-item-name'), NODE_NAME)).click();
-		const actionTexts = await pageValue(
-			page,
-			`the actions list to show at least ${MODELS.length} actions`,
-			(count) => {
-				const texts = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="item-iterator-item"]')).map(
-					(element) => element.innerText.trim(),
-				);
-				return texts.length >= count ? { value: texts } : { seen: `${texts.length} listed: ${texts.join(', ')}` };
-			},
-			[MODELS.length],
-		);
-		for (const model of MODELS)
-			check(
-				actionTexts.includes(model.action),
-				`the actions list offers "${model.action}" (lists: ${actionTexts.join(', ')})`,
-			);
-		await screenshot(page, '02-actions');
-		await (await byText(page, testId('item-iterator-item'), BETAV45.action)).click();
-		await visible(page, PARAMETERS);
-		await typeInto(page, `${testId('parameter-input-prompt')} textarea`, PROMPT);
-		// Leave the field, as a user moving on does: its input hint (which covers the next field) goes away.
-		await page.$eval(`${testId('parameter-input-prompt')} textarea`, (element) => (element as HTMLElement).blur());
-		await pageValue(
-			page,
-			"the prompt's input hint to go away",
-			(selector) => {
-				const tip = Array.from(document.querySelectorAll<HTMLElement>(`${selector} *`)).find(
-					(element) => element.checkVisibility() && element.innerText?.startsWith('Tip:'),
-				);
-				return tip ? { seen: `still shown: ${tip.innerText.slice(0, 120)}` } : { value: true };
-			},
-			[PARAMETERS],
-		);
-		await screenshot(page, '03-node-panel');
-		await runInEditor(page, simulator.url);
-		await screenshot(page, '04-result-image');
-		const record = await simulatorRecord(simulator.url);
-		check(
-			record.some((entry) => entry.method === 'POST' && entry.path === BETAV45.path),
-			`the simulator received ${BETAV45.path}`,
-		);
-
-		// 3. Back on the canvas: the subtitle names the operation as the actions list does; search from the plus handle.
-		await page.keyboard.press('Escape');
-		await hidden(page, testId('ndv'));
-		const nodeSelector = `${testId('canvas-node')}[data-node-name="${BETAV45.action}"]`;
-		const nodeText = await (
-			await visible(page, nodeSelector)
-		).evaluate((element) => (element as HTMLElement).innerText);
-		check(
-			nodeText
-				.split('\n')
-				.map((line) => line.trim())
-				.includes(BETAV45.displayName),
-			`the canvas subtitle is "${BETAV45.displayName}" (node shows: ${nodeText.replace(/\n/g, ' | ')})`,
-		);
-		await click(
-			page,
-			`${testId('canvas-node-output-handle')}[data-node-name="${BETAV45.action}"] ${testId('canvas-handle-plus')}`,
-		);
-		await assertFoundBySearch(page, 'the plus handle after the node');
-		await screenshot(page, '05-search-plus-handle');
-		await page.keyboard.press('Escape');
-		await hidden(page, `input${testId('node-creator-search-bar')}`);
-
+		await loginInBrowser(page, baseUrl);
+		await firstStep(page, baseUrl);
+		await addAndRun(page, simulatorUrl);
+		await searchFromPlusHandle(page);
 		// 4. Every resource × operation in the panel of that node.
 		await (await visible(page, nodeSelector)).click({ count: 2 });
 		await visible(page, PARAMETERS);
@@ -868,8 +841,7 @@ async function main(): Promise<void> {
 			`compared ${panels} panels (every resource × operation, Task operations per Task Type) with the specs (${seconds()})`,
 		);
 		check(!mismatches.length, `${mismatches.length} panel mismatches:\n  ${mismatches.join('\n  ')}`);
-
-		if (updateDocs) {
+		if (process.argv.includes('--update-docs')) {
 			mkdirSync(DOCS_IMAGES, { recursive: true });
 			copyFileSync(path.join(OUTPUT, '03-node-panel.png'), path.join(DOCS_IMAGES, 'node-panel.png'));
 			copyFileSync(path.join(OUTPUT, '04-result-image.png'), path.join(DOCS_IMAGES, 'result-image.png'));
@@ -877,11 +849,28 @@ async function main(): Promise<void> {
 		}
 		log('ui', `passed in ${seconds()}`);
 	} catch (error) {
-		if (page) await screenshot(page, 'failure').catch(() => undefined);
+		await screenshot(page, 'failure').catch(() => undefined);
 		throw error;
 	} finally {
-		await cleanUp();
+		await session.close();
 	}
+}
+
+async function main(): Promise<void> {
+	const started = Date.now();
+	rmSync(OUTPUT, { recursive: true, force: true });
+	mkdirSync(OUTPUT, { recursive: true });
+	const chromium = ensureChromium('ui');
+	await runOnVersions('ui', [VERSION], async (version, tarball) => {
+		const options = { scope: 'ui', version, tarball, logFile: path.join(OUTPUT, 'n8n.log') };
+		await withN8n(options, async (n8n) => {
+			log(
+				'ui',
+				`n8n ${VERSION} editor at ${n8n.server.url}, owner set up (${Math.round((Date.now() - started) / 1000)} s)`,
+			);
+			await runInBrowser(chromium, n8n.server.url, n8n.simulator.url, started);
+		});
+	});
 }
 
 runMain('ui', main);

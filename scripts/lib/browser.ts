@@ -6,12 +6,13 @@
  * headless Chromium off the network: the only pages it opens are n8n on 127.0.0.1.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import puppeteer, { type Browser } from 'puppeteer-core';
 
+import { removeNow, removeOnExit, track } from './process';
 import { log } from './report';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -49,9 +50,13 @@ export interface BrowserSession {
 	close(): Promise<void>;
 }
 
-/** Starts headless Chromium with a throw-away profile; `close` always ends the process and removes the profile. */
+/**
+ * Starts headless Chromium with a throw-away profile; `close` always ends the process and removes the profile,
+ * and so does the script's exit (Ctrl-C included) if nobody called it.
+ */
 export async function launchChromium(executablePath: string): Promise<BrowserSession> {
 	const profile = mkdtempSync(path.join(tmpdir(), 'mediagen-chromium-'));
+	removeOnExit(profile);
 	const browser = await puppeteer.launch({
 		executablePath,
 		headless: true,
@@ -69,17 +74,18 @@ export async function launchChromium(executablePath: string): Promise<BrowserSes
 			`--user-data-dir=${profile}`,
 		],
 	});
+	const child = browser.process();
+	if (child) track(child);
 	return {
 		browser,
 		async close() {
-			const child = browser.process();
 			try {
 				await Promise.race([browser.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
 			} catch {
 				// the process is killed below
 			}
 			if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-			rmSync(profile, { recursive: true, force: true });
+			removeNow(profile);
 		},
 	};
 }

@@ -1,16 +1,17 @@
 /**
  * Runs an installed n8n (from installer.ts): the environment every suite gives it, its CLI commands
- * (`n8nCommand`: import, publish, execute), long-running processes (`spawnN8n`: start, worker; `startN8nServer`: `n8n start` on a free port, ready), waiting for and
- * calling a published webhook, and the simulator credential to import.
+ * (`n8nCommand`: import, publish, execute), long-running processes (`spawnN8n`: start, worker; `startN8nServer`:
+ * `n8n start` on a free port, ready), waiting for and calling a published webhook or chat, the simulator
+ * credential to import, and workflows as n8n imports them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { npmEnv, packPackage, type N8nInstall } from './installer';
+import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
 import { freePort, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
-import { log } from './report';
+import { check } from './report';
 import { SIM_KEY } from './simulator';
 import { waitFor } from './wait';
 
@@ -153,6 +154,20 @@ export async function waitForWebhook(baseUrl: string, webhookPath: string, timeo
 	);
 }
 
+/** Waits for a Chat Trigger's production URL (the hosted chat page answers GET once the workflow is active). */
+export async function waitForChat(baseUrl: string, webhookId: string, timeoutMs: number): Promise<void> {
+	await waitFor(
+		async (see) => {
+			const status = await fetch(`${baseUrl}/webhook/${webhookId}/chat`)
+				.then((response) => `HTTP ${response.status}`)
+				.catch((error: Error) => `no answer (${error.message})`);
+			see(status);
+			return status === 'HTTP 200';
+		},
+		{ deadline: timeoutMs, describe: `the chat ${webhookId} to be registered`, interval: 500 },
+	);
+}
+
 /** Calls a production webhook with a JSON body; throws unless n8n accepted it. */
 export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
 	const response = await fetch(`${baseUrl}/webhook/${webhookPath}`, {
@@ -171,13 +186,6 @@ export function simulatorCredential(baseUrl: string) {
 	return { id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } };
 }
 
-/** Credential file for `n8n import:credentials` pointing at a simulator. */
-export function writeCredentials(userFolder: string, baseUrl: string): string {
-	const file = path.join(userFolder, 'credentials.json');
-	writeFileSync(file, JSON.stringify([simulatorCredential(baseUrl)]));
-	return file;
-}
-
 /** A node of a workflow as n8n imports and stores it. */
 export interface WorkflowNode {
 	id: string;
@@ -186,33 +194,53 @@ export interface WorkflowNode {
 	typeVersion: number;
 	position: [number, number];
 	parameters: Record<string, unknown>;
+	webhookId?: string;
+	credentials?: Record<string, { id: string; name: string }>;
 	[setting: string]: unknown;
 }
 
-/** How a workflow's MediaGen node refers to the credential that writeCredentials imports. */
+/** How a workflow's MediaGen node refers to the simulator credential. */
 export const CREDENTIAL_REF = { mediaGenApi: { id: 'mediagen-cred', name: 'MediaGen account' } };
 
+/** A workflow as n8n imports and stores it. */
+export interface Workflow {
+	id: string;
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
+	[setting: string]: unknown;
+}
+
+/** A Webhook trigger that takes a POST at `webhookPath` and answers at once. */
+export function webhookNode(
+	webhookPath: string,
+	position: [number, number],
+	ids: { id: string; webhookId: string },
+): WorkflowNode {
+	return {
+		...ids,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position,
+		parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
+	};
+}
+
 /**
- * Runs a suite's example on each n8n version `versionsVariable` names (default 2.41.1 and 1.123.81), one after
- * another, from one packed tarball: `examples/<example>` read once, the tarball removed at the end.
+ * Replaces an example's Manual Trigger with a Webhook at `webhookPath` (a running n8n starts it; nobody presses
+ * the button), wired as the trigger was.
  */
-export async function runOnVersions<Example>(
-	scope: string,
-	versionsVariable: string,
-	example: string,
-	runVersion: (version: string, tarball: string, workflow: Example) => Promise<void>,
-): Promise<void> {
-	const versions = (process.env[versionsVariable] ?? '2.41.1,1.123.81')
-		.split(',')
-		.map((version) => version.trim())
-		.filter(Boolean);
-	const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', example), 'utf8')) as Example;
-	const tarball = packPackage();
-	log(scope, `packed ${path.basename(tarball)}`);
-	try {
-		for (const version of versions) await runVersion(version, tarball, workflow);
-	} finally {
-		rmSync(path.dirname(tarball), { recursive: true, force: true });
-	}
-	log(scope, `passed on n8n ${versions.join(' and ')}`);
+export function startedByWebhook(
+	workflow: Workflow,
+	webhookPath: string,
+	ids: { id: string; webhookId: string },
+): WorkflowNode {
+	const manual = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+	check(manual, `${workflow.name} has a manual trigger`);
+	const webhook = webhookNode(webhookPath, manual.position, ids);
+	workflow.nodes = workflow.nodes.map((node) => (node === manual ? webhook : node));
+	workflow.connections[webhook.name] = workflow.connections[manual.name];
+	delete workflow.connections[manual.name];
+	return webhook;
 }

@@ -3,6 +3,7 @@
  * their message, step timings printed at the end, and n8n's log tail when a run failed.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 /** Prints one line of a suite's progress: `[scope] hh:mm:ss message` (UTC time). */
 export function log(scope: string, message: string): void {
@@ -31,7 +32,8 @@ export function stepTimer(): { step: (name: string) => void; summary: () => stri
 /** Prints the last lines of n8n's log after a failed run (nothing when n8n never started). */
 export function printLogTail(logFile: string, lines = 60): void {
 	try {
-		console.error(`--- n8n log (tail)\n${readFileSync(logFile, 'utf8').split('\n').slice(-lines).join('\n')}`);
+		const tail = readFileSync(logFile, 'utf8').split('\n').slice(-lines).join('\n');
+		console.error(`--- ${path.basename(logFile)} (tail; the whole log: ${logFile})\n${tail}`);
 	} catch {
 		// not started
 	}

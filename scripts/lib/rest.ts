@@ -117,6 +117,11 @@ export interface ExecutionRecord {
 	};
 }
 
+/** The items of a node's output `output` over all its runs. */
+export function outputOf(execution: ExecutionRecord, node: string, output = 0): ExecutionItem[] {
+	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[output] ?? []);
+}
+
 /** An execution with its run data, as the editor reads it (the stored data is "flatted" JSON). */
 export async function getExecution(install: N8nInstall, session: RestSession, id: string): Promise<ExecutionRecord> {
 	const execution = await restJson<Omit<ExecutionRecord, 'data'> & { data: unknown }>(session, `/executions/${id}`);

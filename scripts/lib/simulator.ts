@@ -16,7 +16,7 @@ import type {
 import { ROOT } from './paths';
 import { track } from './process';
 
-/** The API key the simulator accepts (and writeCredentials stores in n8n). */
+/** The API key the simulator accepts (and simulatorCredential stores in n8n). */
 export const SIM_KEY = 'e2e-sim-key-7d2a';
 
 export interface SimulatorProcess {

@@ -1,0 +1,209 @@
+/**
+ * The one lifecycle of the real-n8n suites, so that each suite's main reads as its own steps: the versions a
+ * suite runs on and the packed tarball (`runOnVersions`); for one version, the install check, the API simulator,
+ * a fresh user folder with the package installed as n8n installs community packages, the credentials and
+ * workflows imported (`withN8nFolder`), then `n8n start`, the owner set up, workflows published and their
+ * triggers registered (`withN8n`). Whatever happens (a pass, a failed check, Ctrl-C), n8n's log tail is printed
+ * when it failed, and n8n, the simulator and the folder go; Ctrl-C reaches them through runMain's exit hook.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './installer';
+import {
+	n8nCommand,
+	n8nEnv,
+	simulatorCredential,
+	startN8nServer,
+	waitForChat,
+	waitForWebhook,
+	type N8nServer,
+} from './n8n';
+import { ROOT } from './paths';
+import { removeNow, removeOnExit, run, signalProcess, stopProcess, waitForLog } from './process';
+import { log, printLogTail, stepTimer } from './report';
+import { loginOwner, setupOwner, activateWorkflow, type RestSession } from './rest';
+import { startSimulator, type SimulatorProcess } from './simulator';
+
+/** The n8n versions a suite runs on: `variable` (comma-separated) or 2.41.1 and 1.123.81. */
+export function suiteVersions(variable: string): string[] {
+	return (process.env[variable] ?? '2.41.1,1.123.81')
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean);
+}
+
+/** A workflow of examples/, as JSON. */
+export function readExample<Workflow>(file: string): Workflow {
+	return JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as Workflow;
+}
+
+/** Runs a suite on each n8n version, one after another, from one packed tarball, which is removed at the end. */
+export async function runOnVersions(
+	scope: string,
+	versions: string[],
+	runVersion: (version: string, tarball: string) => Promise<void>,
+): Promise<void> {
+	const tarball = packPackage();
+	removeOnExit(path.dirname(tarball));
+	log(scope, `packed ${path.basename(tarball)}`);
+	try {
+		for (const version of versions) await runVersion(version, tarball);
+	} finally {
+		removeNow(path.dirname(tarball));
+	}
+	log(scope, `passed on n8n ${versions.join(' and ')}`);
+}
+
+export interface N8nOptions {
+	scope: string;
+	version: string;
+	tarball: string;
+	simulator?: Parameters<typeof startSimulator>[0];
+	/** Credentials besides the simulator's (which every suite gets, as simulatorCredential). */
+	credentials?: object[];
+	/** Workflows to import (each with its id, kept by n8n). */
+	workflows?: Array<{ id: string }>;
+	/** Environment besides n8nEnv's. */
+	env?: Record<string, string>;
+}
+
+/** What withN8n starts: `n8n start` and its log; the workflows to publish and the triggers to wait for. */
+export interface StartOptions extends N8nOptions {
+	/** n8n's log (kept after the run, in the suite's .e2e folder). */
+	logFile: string;
+	/** Workflow ids to publish (default: every imported one), then the triggers to wait for. */
+	publish?: string[];
+	webhookPaths?: string[];
+	chats?: string[];
+	/** A port chosen beforehand (a workflow imported before the start names its own URL). */
+	port?: number;
+}
+
+/** An installed, imported n8n of one version (not started) and the simulator its credential points at. */
+export interface N8nFolder {
+	version: string;
+	install: N8nInstall;
+	env: NodeJS.ProcessEnv;
+	userFolder: string;
+	simulator: SimulatorProcess;
+	/** Runs an n8n CLI command on this folder and returns its stdout. */
+	cli(...args: string[]): string;
+	/** Closes a step of the version's timings (printed at the end). */
+	step(name: string): void;
+}
+
+/** A running `n8n start` on the folder: its address, the owner's session and its current log. */
+export interface RunningN8n extends N8nFolder {
+	server: N8nServer;
+	session: RestSession;
+	logFile: string;
+	/** Kills n8n with SIGKILL (a crash: no shutdown, its task runner goes too), then starts it again. */
+	crashAndRestart(logFile: string): Promise<void>;
+}
+
+/** Prepares n8n `version` (install, simulator, package, imports), runs `body`, and tears it all down. */
+export async function withN8nFolder(
+	options: N8nOptions,
+	body: (n8n: N8nFolder) => Promise<void>,
+	/** Logs to print the tail of when `body` fails. */
+	logs: () => string[] = () => [],
+): Promise<void> {
+	const { scope, version } = options;
+	const { step, summary } = stepTimer();
+	const install = ensureN8n(version, scope);
+	step('n8n install');
+	const userFolder = mkdtempSync(path.join(tmpdir(), `mediagen-${scope}-${version}-`));
+	removeOnExit(userFolder);
+	let simulator: SimulatorProcess | undefined;
+	let passed = false;
+	try {
+		simulator = await startSimulator(options.simulator);
+		installCommunityPackage(userFolder, options.tarball);
+		const env = await n8nEnv(install, userFolder, options.env);
+		const cli = (...args: string[]) => n8nCommand(install, env, ...args);
+		const installed = JSON.parse(readFileSync(path.join(install.dir, 'node_modules', 'n8n', 'package.json'), 'utf8'));
+		log(
+			scope,
+			`n8n ${(installed as { version: string }).version} on Node ${run(install.nodeBin, ['--version']).trim()}`,
+		);
+		importInto(cli, userFolder, [simulatorCredential(simulator.url), ...(options.credentials ?? [])], options);
+		step('simulator, package and import');
+		await body({ version, install, env, userFolder, simulator, cli, step });
+		passed = true;
+	} finally {
+		if (!passed) for (const file of logs()) printLogTail(file);
+		await stopProcess(simulator?.child);
+		removeNow(userFolder);
+		step('shutdown');
+		log(scope, `n8n ${version}: ${summary()}`);
+	}
+}
+
+function importInto(
+	cli: (...args: string[]) => string,
+	userFolder: string,
+	credentials: object[],
+	options: N8nOptions,
+): void {
+	const credentialsFile = path.join(userFolder, 'credentials.json');
+	writeFileSync(credentialsFile, JSON.stringify(credentials));
+	cli('import:credentials', `--input=${credentialsFile}`);
+	if (!options.workflows?.length) return;
+	const folder = path.join(userFolder, 'workflows');
+	mkdirSync(folder);
+	for (const workflow of options.workflows)
+		writeFileSync(path.join(folder, `${workflow.id}.json`), JSON.stringify(workflow));
+	cli('import:workflow', '--separate', `--input=${folder}`);
+}
+
+/**
+ * As withN8nFolder, with `n8n start` running for `body`: the owner set up, the workflows published as the
+ * editor's Publish (2.x) / Activate (1.x) does, and their webhooks and chats registered.
+ */
+export async function withN8n(options: StartOptions, body: (n8n: RunningN8n) => Promise<void>): Promise<void> {
+	let running: RunningN8n | undefined;
+	await withN8nFolder(
+		options,
+		async (folder) => {
+			try {
+				running = await startOn(folder, options);
+				await body(running);
+			} finally {
+				await stopProcess(running?.server.child, 20_000);
+			}
+		},
+		() => [running?.logFile ?? options.logFile],
+	);
+}
+
+async function startOn(folder: N8nFolder, options: StartOptions): Promise<RunningN8n> {
+	const { install, env } = folder;
+	const start = async (logFile: string, port?: number) => {
+		const server = await startN8nServer(install, env, logFile, undefined, port);
+		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
+		return server;
+	};
+	const server = await start(options.logFile, options.port);
+	const running: RunningN8n = {
+		...folder,
+		server,
+		session: await setupOwner(server.url),
+		logFile: options.logFile,
+		crashAndRestart: async (logFile) => {
+			const exited = new Promise((resolve) => running.server.child.once('exit', resolve));
+			signalProcess(running.server.child, 'SIGKILL');
+			await exited;
+			running.server = await start(logFile, Number(new URL(server.url).port));
+			running.logFile = logFile;
+			running.session = await loginOwner(server.url);
+		},
+	};
+	const publish = options.publish ?? (options.workflows ?? []).map((workflow) => workflow.id);
+	for (const id of publish) await activateWorkflow(running.session, id);
+	for (const webhookPath of options.webhookPaths ?? []) await waitForWebhook(server.url, webhookPath, 120_000);
+	for (const chat of options.chats ?? []) await waitForChat(server.url, chat, 120_000);
+	folder.step('n8n started, workflows published');
+	return running;
+}
