@@ -869,6 +869,7 @@ async function main(): Promise<void> {
 				`n8n ${VERSION} editor at ${n8n.server.url}, owner set up (${Math.round((Date.now() - started) / 1000)} s)`,
 			);
 			await runInBrowser(chromium, n8n.server.url, n8n.simulator.url, started);
+			n8n.step('the editor in Chromium');
 		});
 	});
 }
