@@ -12,6 +12,8 @@ export const SHOWN = {
 	url: 120,
 	/** A Content-Type a host sent. */
 	mimeType: 100,
+	/** The original error an unexpected exception's message quotes (its text may come from data). */
+	cause: 200,
 	/** A value of bad input (a value can be a whole document). */
 	value: 60,
 } as const;

@@ -6,6 +6,7 @@
  * NodeOperationError that names the step, the item and the task, so that the item comes out like any failed item.
  */
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
+import { shorten, SHOWN } from '../helpers/shorten';
 
 /** The errors an item can end with: each names its item, and the task when there is one. */
 export type ItemError = NodeApiError | NodeOperationError;
@@ -25,13 +26,10 @@ export interface FailureStep {
 	advised?: boolean;
 }
 
-/** Longest part of the original error a message quotes (its text may come from data, and can be long). */
-const MAX_CAUSE_CHARACTERS = 200;
-
 function causeOf(error: unknown): string {
 	const text =
 		error instanceof Error ? `${error.name}: ${error.message}` : `a thrown ${typeof error} (${String(error)})`;
-	return text.length > MAX_CAUSE_CHARACTERS ? `${text.slice(0, MAX_CAUSE_CHARACTERS)}…` : text;
+	return shorten(text, SHOWN.cause);
 }
 
 /** What to do next, after a space; nothing when the caller says it. */
