@@ -35,6 +35,11 @@ interface RunFigures {
 	gridLast: number;
 	/** The longest the test process stalled while the run went on (ms). */
 	stall: number;
+	/**
+	 * How late the run's first checks at the grid's first slot went out (the 90th percentile, ms; 0 when none was
+	 * there): on a busy machine every check leaves late, Fixed Interval's too, which the computed grid does not show.
+	 */
+	lag: number;
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -70,6 +75,7 @@ describe('never later than the grid, never more checks', () => {
 		const tasks = output.map((item) => context.sim.tasks.get(String(item.json.taskid))!);
 		const slotOf = (task: (typeof tasks)[number]) =>
 			task.createdAt + Math.max(1, Math.ceil(task.durationMs / interval)) * interval;
+		const lags: number[] = [];
 		const figures = tasks.map((task) => {
 			const end = task.createdAt + task.durationMs;
 			const checks = context.sim.record.filter(
@@ -77,11 +83,14 @@ describe('never later than the grid, never more checks', () => {
 					request.at >= since &&
 					request.path === INFO_PATH &&
 					(request.json as { taskid?: string } | undefined)?.taskid === task.taskid,
-			).length;
+			);
+			// A first check at the grid's first slot (a task on the grid, a scout) shows how late checks leave.
+			const first = checks.length ? checks[0].at - task.createdAt : -1;
+			if (first >= interval && first < 1.5 * interval) lags.push(first - interval);
 			return {
 				afterEnd: Math.max(0, task.firstReportedDoneAt! - end),
 				gridAfterEnd: slotOf(task) - end,
-				checks,
+				checks: checks.length,
 				gridChecks: Math.max(1, Math.ceil(task.durationMs / interval)),
 			};
 		});
@@ -90,6 +99,7 @@ describe('never later than the grid, never more checks', () => {
 			lastSeen: Math.max(...tasks.map((task) => task.firstReportedDoneAt!)),
 			gridLast: Math.max(...tasks.map(slotOf)),
 			stall,
+			lag: lags.sort((a, b) => a - b)[Math.floor(0.9 * (lags.length - 1))] ?? 0,
 		};
 	}
 
@@ -110,9 +120,17 @@ describe('never later than the grid, never more checks', () => {
 		);
 	}
 
-	/** A batch: its last result no later than the grid's plus a quarter interval and a round trip (and a stall). */
+	/**
+	 * A batch: its last result no later than the grid's plus a quarter interval and a round trip, and what a busy
+	 * machine adds: the lag every check of the run had, and three stalls of the test process (a stall can make the
+	 * renders the run learns from look as much longer, a held task is placed from them, and its check leaves as late).
+	 * Beside a CPU hog at this 0.2 s Poll Interval a stall is 100-150 ms, most of an interval; at the 1 s and more
+	 * that users run it is a small part of one.
+	 */
 	function expectBatchOnTime(figures: RunFigures, intervalS: number): void {
-		expect(figures.lastSeen).toBeLessThanOrEqual(figures.gridLast + 250 * intervalS + 100 + 2 * figures.stall);
+		expect(figures.lastSeen).toBeLessThanOrEqual(
+			figures.gridLast + 250 * intervalS + 100 + 3 * figures.stall + figures.lag,
+		);
 	}
 
 	it('a new workflow after another workflow’s longer renders: its first five executions no later than the grid', async () => {
