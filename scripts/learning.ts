@@ -9,7 +9,8 @@
  * SQLite) and queue mode (a main and a worker, Postgres and Redis). Each case renders a kind of its own
  * (learning-workflows.ts, KINDS), so that its first runs are cold. Cases, all at once in each deployment:
  * - single: a webhook workflow called ten times with one item; warm: a copy of it (a new workflow, new node ids)
- *   called five times once the single case's first five runs taught the kind, warm from what the process learned;
+ *   called five times once the single case's first five runs taught the kind: its first run on the grid, the others
+ *   warm from what the process learned once that run's render agreed with it;
  *   fixed: the single case with Poll Schedule "Fixed Interval" on the same renders, beside it (the grid);
  * - batch: a webhook workflow with 20 items: run 1 (cold, beside a Fixed Interval batch on the same renders), an
  *   editor save, run 2, two runs at once, runs 4 and 5 (in queue mode after one untimed execution that warms the
@@ -72,7 +73,8 @@ const VERSIONS = (process.env.MEDIAGEN_LEARNING_VERSIONS ?? '2.41.1,1.123.81').s
 /** One item per execution: ten executions, the first five reported apart. */
 const SINGLE = { runs: 10, warmUp: 5, seed: 1 };
 /** A new workflow of a kind the process knows: five executions (other renders of the same kind). */
-const WARM = { runs: 5, warmUp: 5, seed: 11 };
+// Run 1 apart: a new workflow keeps the grid until its own first render agrees with what the process learned.
+const WARM = { runs: 5, warmUp: 1, seed: 11 };
 const BATCH_ITEMS = 20;
 /** Renders that drop: 15 s taught, then 6 s (Poll Interval 1 s, as everywhere here). */
 const DROP = { count: 10, fromS: 15, toS: 6, taught: 1, seed: 21 };

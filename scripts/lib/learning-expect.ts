@@ -4,7 +4,8 @@
  * never in the workflow's static data (docs/waiting-and-output.md#where-what-is-learned-is-kept):
  * - it learns across production executions, one item per execution and batches, in regular and in queue mode, in
  *   sub-workflows, as an AI Agent's tool and in manual runs;
- * - a new workflow (a copy) of a render kind the process already knows starts warm, not on the grid;
+ * - a new workflow (a copy) of a render kind the process already knows is warm from its second run: its first keeps
+ *   the grid until its own render agrees with what the process learned (another workflow's renders may be longer);
  * - it never writes the workflow's static data, so another node's state there is left as it was after every run
  *   (nothing removed, nothing put back to an older value), after a Wait that n8n parks in the database too, and an
  *   RSS Feed Trigger misses no item published while the main process restarts, and repeats none;
