@@ -57,6 +57,8 @@ export interface Waiting {
 	checks: number;
 	/** Guarded (policy.ts): no check later than the task's grid slots, from its creation on. */
 	strict: boolean;
+	/** A task on its own whose first check started at the grid's first slot or later: no more checks than the grid's. */
+	gridCount?: boolean;
 }
 
 /** No check of the task has started yet (`lastCheckAt` is its creation until the first does). */
@@ -133,10 +135,14 @@ export class PollSchedule {
 	/**
 	 * Queues the task's next check at `dueAt`, never before as many Poll Intervals of its age as it has had checks (a
 	 * task is checked no more often than a grid that also checks at its creation: at most one check more than the
-	 * grid's for its render, wherever learning puts them), and never after its deadline (Max Wait's check).
+	 * grid's for its render, wherever learning puts them), and never after its deadline (Max Wait's check). A task
+	 * on its own (`gridCount`: one of at most SCOUTS of its kind, policy.ts, first checked at the grid's first slot
+	 * or later) has its k-th check no sooner than k Poll Intervals: each "not yet" then proves a grid slot the render
+	 * outlived, so it never gets more checks than the grid's (an AI Agent's or a chat's call is this shape).
 	 */
 	private queue(entry: Waiting, dueAt: number): void {
-		const earliest = entry.anchor + entry.checks * this.options.pollIntervalMs;
+		const interval = this.options.pollIntervalMs;
+		const earliest = entry.anchor + (entry.checks + (entry.gridCount ? 1 : 0)) * interval;
 		this.tickets.push({
 			entry,
 			dueAt: Math.min(Math.max(dueAt, earliest), entry.deadline),
@@ -161,7 +167,10 @@ export class PollSchedule {
 	/** The check of `ticket` starts at `now`; a first check was held when every slot was taken while it was due. */
 	started(ticket: PollTicket, now: number): void {
 		const { entry } = ticket;
-		if (unchecked(entry)) entry.firstCheckHeld ??= this.fullAt >= ticket.dueAt;
+		if (unchecked(entry)) {
+			entry.firstCheckHeld ??= this.fullAt >= ticket.dueAt;
+			entry.gridCount = entry.role === 'planned' && now - entry.anchor >= this.options.pollIntervalMs;
+		}
 		entry.lastCheckAt = now;
 		entry.checks++;
 	}

@@ -26,6 +26,8 @@ interface TaskFigures {
 	checks: number;
 	/** The grid's checks for the render: one per Poll Interval from the creation, up to its end. */
 	gridChecks: number;
+	/** When its first check reached the API, from its creation (ms; -1 when never checked). */
+	firstCheck: number;
 }
 
 interface RunFigures {
@@ -92,6 +94,7 @@ describe('never later than the grid, never more checks', () => {
 				gridAfterEnd: slotOf(task) - end,
 				checks: checks.length,
 				gridChecks: Math.max(1, Math.ceil(task.durationMs / interval)),
+				firstCheck: first,
 			};
 		});
 		return {
@@ -167,6 +170,20 @@ describe('never later than the grid, never more checks', () => {
 		// One item per execution taught 0.4 s renders, then one of 1.2 s.
 		for (const seconds of around(5, 0.4, 0.05, 7)) await run(I, [seconds], 'slower-one');
 		expectWithinCount(await run(I, [1.2], 'slower-one'));
+	});
+
+	it('one item per execution, renders spread wider than taught: no task checked more than the grid’s count', async () => {
+		const I = 0.25;
+		for (const seconds of around(5, 1, 0.05, 8)) await run(I, [seconds], 'spread-one');
+		// Renders of 0.75-1.25 s: a first check placed where the taught renders end often says "not yet". Before the
+		// task on its own was held to the grid's count, the checks after such a miss could take one more than the grid.
+		const runs: RunFigures[] = [];
+		for (const seconds of around(12, 1, 0.25, 9)) runs.push(await run(I, [seconds], 'spread-one'));
+		const tasks = runs.flatMap((figures) => figures.tasks);
+		for (const task of tasks.filter((figures) => figures.firstCheck >= I * 1000))
+			expect(task.checks).toBeLessThanOrEqual(task.gridChecks);
+		expect(checks({ tasks } as RunFigures)).toBeLessThanOrEqual(gridChecks({ tasks } as RunFigures));
+		expectOnTime(runs, I);
 	});
 
 	it('a new workflow’s batch after a mixed history: its first run no more checks than the grid, its second fewer', async () => {
