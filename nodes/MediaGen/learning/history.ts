@@ -1,16 +1,13 @@
 /**
- * What Poll Schedule "Learned" remembers of a node's renders, and under which keys: the shape learning/store.ts
- * keeps in the n8n process, and the reading of the workflow's static data, where earlier versions kept it.
+ * What Poll Schedule "Learned" remembers of a node's renders, and under which keys: the shape learning/store.ts keeps
+ * in the n8n process, and the reading of the workflow's static data, where earlier versions kept it.
  *
  * Keys: render times differ with the model and with the fields its spec marks `renderTime` (tier, duration, size
  * or ratio, count): one key per model and values of those fields, e.g. `proimage|model=proimg-2-4k|size=|n=2`.
- * A key with too little history may fall back to the same key learned elsewhere on the same API, once the node's
- * own renders agree with it (policy.ts, rule 1).
  *
  * The static data is read, never written (store.ts says why). What an earlier version left there, in any shape,
  * starts a node's history once per process, read without a throw and bounded: under STATIC_KEY,
- * `{ n, nodes: { <node id>: { u, keys: { <key>: { u, o: [[lo, hi], …] } } } } }`, ages in whole ms (policy.ts's
- * Observation), oldest first.
+ * `{ n, nodes: { <node id>: { u, keys: { <key>: { u, o: [[lo, hi], …] } } } } }`, ages in whole ms, oldest first.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 

@@ -1,37 +1,21 @@
 /**
- * Poll Schedule "Learned": the policy, as named rules. What a render took is known only through the checks that
- * saw it: an Observation is the age (ms since the creation's answer) at which the last "not yet" check started
- * (`lo`; 0 when the first check already found the task done) and the age at which the check that found it done
- * started (`hi`). The rules, each with its test in test/node/polling/rules.test.ts:
- *
- * 1. `backToGrid`: a task follows the fixed grid (creation + k × Poll Interval) while its kind of render has
- *    fewer than GRID_UNTIL observations the node may trust (`confirms`: what the process learned of the kind
- *    elsewhere on the API, once the node's own renders agree with it), and when it is one of the first SCOUTS tasks
- *    of a batch (more than SCOUTS tasks of one kind in a run): a scout's checks are the grid's, so it tells whether
- *    history still holds. `waitsForScouts`: while nothing trusted is known of its kind, a batch's other tasks wait,
- *    unchecked, until a scout has ended, then join the grid at once (waiting/schedule.ts).
- * 2. `planChecks` (a task on its own, or one of a few): the check times that minimise the expected wait after the
- *    render's end plus CHECK_COST × Poll Interval per check, over the render times history describes
- *    (`renderDistribution`), planned again after every "not yet". A batch's tasks follow `batchPlacement`.
- * 3. `reach` (never later than the grid once checked): after a task's first check, no check comes later than the
- *    grid's next slot plus LATE_SHARE of the task's age plus one round trip; only the first check may skip grid
- *    slots, where history says the render cannot be done yet. `guarded`: after a task on its own was found done at
- *    its first check, the next one is held to its grid slots themselves from its creation on (`strict`).
- * 4. `pastRange`: past every render history knows, checks come MIN_GAP_SHARE of an interval after the last, the gap
- *    doubling up to the interval (for a batch's task, up to the interval × the share of the batch still waited
- *    on), and rule 3 still holds.
- * 5. `isStale`, `unlikeHistory`: a render well outside what history knows (STALE_FASTER, STALE_SLOWER) shows that
- *    the server changed: what was remembered counts no more, and a batch's tasks placed from it go back to the grid.
- * 6. `runEnd` (a batch's end, from its own renders): a batch's task that outlived the renders ranked just before
- *    the ones still waited on is next checked where the batch's renders likely end, when that comes at least a
- *    round trip before its next grid slot; otherwise at the grid's. It applies to the scouts, and to a batch's other
- *    tasks whenever what is remembered does not place them (nothing remembered, or forgotten by rule 5).
+ * Poll Schedule "Learned": the policy, as named rules (for users: docs/waiting-and-output.md#poll-schedule; each
+ * rule's test: test/node/polling/rules.test.ts). What a render took is known only through the checks that saw it
+ * (an Observation, below). The rules, by the functions that define them:
+ * 1. `backToGrid`, `confirms`, `waitsForScouts`: when a task's checks keep the grid (creation + k × Poll Interval).
+ * 2. `planChecks` (a task on its own, or one of a few) and `batchPlacement` (a batch's): where checks go.
+ * 3. `reach`, `guarded`: never later than the grid once checked.
+ * 4. `pastRange`: past every render history knows.
+ * 5. `isStale`, `unlikeHistory`: the server changed, what was remembered counts no more.
+ * 6. `runEnd`: a batch's end, from its own renders.
  * Max Wait's last check is the engine's, wherever these rules put the others; and whatever they say, a task's n-th
- * check is never due before n − 1 Poll Intervals of its age (waiting/schedule.ts): the grid's envelope
- * (docs/waiting-and-output.md#the-envelope-what-learning-may-cost).
+ * check is never due before n − 1 Poll Intervals of its age: the grid's envelope (waiting/schedule.ts, `queue`).
  */
 
-/** What the checks of one finished task saw: not done at age `lo` (0: never checked before), done at age `hi`. */
+/**
+ * What the checks of one finished task saw, in ms since the creation's answer: the last "not yet" check started at
+ * `lo` (0: the first check already found the task done), the check that found it done at `hi`.
+ */
 export interface Observation {
 	lo: number;
 	hi: number;
@@ -78,7 +62,16 @@ export function minGap(intervalMs: number): number {
 	return Math.max(50, intervalMs * MIN_GAP_SHARE);
 }
 
-/** Rule 1. */
+/** Rules 4 and 6: the shortest gap, doubled for each of a task's `probes` checks before. */
+function probeGap(probes: number, grid: GridShape): number {
+	return minGap(grid.intervalMs) * 2 ** Math.min(probes, 16);
+}
+
+/**
+ * Rule 1: a task follows the grid while its kind has fewer than GRID_UNTIL observations the node may trust
+ * (`confirms`), and when it is one of a batch's first SCOUTS tasks: a scout's checks are the grid's, so it tells
+ * whether history still holds.
+ */
 export function backToGrid(observations: number, scout: boolean): boolean {
 	return scout || observations < GRID_UNTIL;
 }
@@ -109,7 +102,7 @@ export function guarded(mine: readonly Observation[]): boolean {
 /**
  * Rule 1: whether a batch's task waits for its scouts (nothing known of its kind, no scout ended yet): renders of
  * one kind take similar times, so while the scouts run the others most likely do too, and the batch's output cannot
- * leave before its scouts are done anyway.
+ * leave before its scouts are done anyway. Once a scout ended it joins the grid (waiting/schedule.ts).
  */
 export function waitsForScouts(batch: boolean, known: boolean, scoutEnded: boolean): boolean {
 	return batch && !known && !scoutEnded;
@@ -142,9 +135,17 @@ export function judgedLateBy(roundTripMs: number, grid: GridShape): number {
 	return extra <= Math.max(minGap(grid.intervalMs), grid.rttMs) ? 0 : extra;
 }
 
-/** Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. */
+/**
+ * Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. After its first
+ * check no check of a task comes later: only the first may skip slots, where history says the render cannot be done.
+ */
 export function reach(age: number, grid: GridShape): number {
-	return slotReach((Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs, grid);
+	return slotReach(nextSlot(age, grid), grid);
+}
+
+/** The age of the grid slot after age `age`. */
+export function nextSlot(age: number, grid: GridShape): number {
+	return (Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs;
 }
 
 /** Rule 3: the latest age of a check that still stands for the grid slot at age `slot`. */
@@ -152,9 +153,13 @@ function slotReach(slot: number, grid: GridShape): number {
 	return grid.strict ? slot : slot + LATE_SHARE * slot + grid.rttMs;
 }
 
-/** Rule 4: the next check of a task older than every render history knows; `probes` such checks came before. */
+/**
+ * Rule 4: the next check of a task older than every render history knows, the gap doubling with each of the
+ * `probes` such checks before, from minGap up to `longest` (a batch's task: the interval × the share of the batch
+ * still waited on); rule 3 still holds.
+ */
 export function pastRange(age: number, probes: number, grid: GridShape, longest = grid.intervalMs): number {
-	const gap = Math.min(minGap(grid.intervalMs) * 2 ** Math.min(probes, 16), Math.max(minGap(grid.intervalMs), longest));
+	const gap = Math.min(probeGap(probes, grid), Math.max(minGap(grid.intervalMs), longest));
 	return Math.min(age + gap, reach(age, grid));
 }
 
@@ -203,8 +208,10 @@ export function renderDistribution(observations: readonly Observation[]): Weight
 }
 
 /**
- * Rule 2 for a task on its own: the age of the next check after age `age` (0 for the first check, which is not
- * held to rule 3), or undefined when history knows no render longer than `age` (rule 4 then).
+ * Rule 2 for a task on its own: of the check times that minimise the expected wait after the render's end plus
+ * CHECK_COST × Poll Interval per check, over `points` (renderDistribution), the next one after age `age` (0 for
+ * the first check, which is not held to rule 3), or undefined when history knows no render longer than `age` (rule
+ * 4 then). Planned again after every "not yet".
  */
 export function planChecks(
 	points: readonly WeightedPoint[],
@@ -315,11 +322,6 @@ export function unlikeHistory(history: readonly Observation[], seen: Observation
 	return !history.some((o) => (o.lo || o.hi) <= STALE_SLOWER * seen.hi && o.hi >= STALE_FASTER * seen.lo);
 }
 
-/** The age of the grid slot after age `age`. */
-export function nextSlot(age: number, grid: GridShape): number {
-	return (Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs;
-}
-
 /**
  * Rule 6: the age at which a batch's task still running at age `age` is next checked, from the batch's own renders
  * seen in this run (`points`, sorted: pointOf of each) and its tasks still waited on (`waiting`, this one included),
@@ -340,7 +342,7 @@ export function runEnd(
 	// The task must have outlived those renders: a younger one (tasks still being created) is not the batch's end.
 	if (waiting < 1 || rank < 0 || points.length < GRID_UNTIL || age < points[rank]) return undefined;
 	// Each such check of the task at least doubles the shortest gap (as rule 4's): a few between two grid slots.
-	const at = age + Math.max(minGap(grid.intervalMs) * 2 ** Math.min(probes, 16), age - points[rank]);
+	const at = age + Math.max(probeGap(probes, grid), age - points[rank]);
 	return at <= nextSlot(age, grid) - grid.rttMs ? at : undefined;
 }
 

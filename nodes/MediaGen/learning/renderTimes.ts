@@ -1,8 +1,7 @@
 /**
  * What one run knows of render times, per render kind (history.ts's keys): what earlier runs in this process saw
- * (store.ts), and what this run's finished tasks show. The rules that turn it into check times are policy.ts's; this class keeps
- * the run's state they read (observations, the tasks still waited on, each kind's scouts and planned tasks, the
- * shortest round trip) and hands back what the next runs should remember.
+ * (store.ts) and what this run's finished tasks show. The rules that turn it into check times are policy.ts's; this
+ * keeps the run's state they read and hands back what the next runs should remember.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -62,18 +61,16 @@ class Track {
 	}
 
 	/**
-	 * What earlier runs saw that placements may trust (rule 1): the node's own once it knows enough renders of the
-	 * kind; before that, what the process learned of the kind elsewhere on the API, once the node's own renders agree
-	 * with it (policy.ts, confirms); otherwise nothing: the grid.
+	 * What placements trust (rule 1), or undefined while the kind keeps the grid: what earlier runs saw (the node's
+	 * own once it knows enough renders of the kind; else what the process learned of it elsewhere on the API, once
+	 * policy.ts's `confirms`), and with it this run's renders.
 	 */
-	remembered(): Observation[] | undefined {
-		if (!rules.backToGrid(this.own.length + this.fresh.length, false)) return this.own;
-		return rules.confirms(this.mine, elsewhere(this.borrowed, this.own)) ? this.borrowed : undefined;
-	}
-
-	/** What placements trust: remembered renders and this run's, or undefined while the kind keeps the grid. */
 	trusted(): { remembered: Observation[]; observations: Observation[] } | undefined {
-		const remembered = this.remembered();
+		const remembered = !rules.backToGrid(this.own.length + this.fresh.length, false)
+			? this.own
+			: rules.confirms(this.mine, elsewhere(this.borrowed, this.own))
+				? this.borrowed
+				: undefined;
 		return remembered && { remembered, observations: [...remembered, ...this.fresh] };
 	}
 
@@ -147,27 +144,15 @@ export class RenderTimes {
 		for (const [key, count] of planned) this.track(key).planned = count;
 	}
 
-	private get grid(): GridShape {
+	/** The run's grid: what policy.ts's rules 3 and judgedLateBy read. */
+	get grid(): GridShape {
 		return { intervalMs: this.intervalMs, rttMs: this.rttMs };
 	}
 
 	private track(key: string): Track {
-		let track = this.tracks.get(key);
-		if (!track) {
-			track = new Track([], [], this.intervalMs);
-			this.tracks.set(key, track);
-		}
+		const track = this.tracks.get(key) ?? new Track([], [], this.intervalMs);
+		this.tracks.set(key, track);
 		return track;
-	}
-
-	/** Rule 3: the latest age of a check that still stands for the grid slot at age `slot`. */
-	latestFor(slot: number): number {
-		return rules.reach(slot - 1, this.grid);
-	}
-
-	/** How late the server may have judged a "done" answered `roundTripMs` after its check started (policy.ts). */
-	judgedLateBy(roundTripMs: number): number {
-		return rules.judgedLateBy(roundTripMs, this.grid);
 	}
 
 	/** The shortest round trip of a check: rule 3 allows a check one round trip late. */
@@ -322,12 +307,11 @@ export function learnedTimes(
 	run: {
 		options: { pollSchedule: 'learned' | 'fixed'; pollIntervalMs: number };
 		creations: ReadonlyArray<{ renderKey?: RenderKey }>;
-		checkOnly?: boolean;
 	},
 	api: string | undefined,
 ): Learning | undefined {
 	const { options, creations } = run;
-	if (options.pollSchedule !== 'learned' || !creations.length || run.checkOnly) return undefined;
+	if (options.pollSchedule !== 'learned' || !creations.length) return undefined;
 	const planned = new Map<string, number>();
 	for (const { renderKey } of creations)
 		if (renderKey) planned.set(renderKey.key, (planned.get(renderKey.key) ?? 0) + 1);

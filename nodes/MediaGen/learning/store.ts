@@ -1,24 +1,14 @@
 /**
  * Where Poll Schedule "Learned" keeps what it learned between executions: the memory of the n8n process that runs
- * the node. This is the node's one piece of module-level mutable state (`LEARNED`), the exception to CONTRIBUTING's
- * rule, and allowed because it is:
- * - bounded, whatever the instance serves: at most MAX_SLOTS slots and MAX_OBSERVATIONS render ages in all, the
- *   least recently used slot going first; a slot holds at most its MAX_KEYS kinds × KEPT_OBSERVATIONS ages;
- * - keyed: a node's slot by workflow id and node id (a rename keeps it; a copied node or workflow has its own); an
- *   API's by a fingerprint of the credential's Base URL, pooling every node's times per render kind, so that a new
- *   workflow, or a copied node, is placed from what the process learned of that kind elsewhere once its own first
- *   render agrees with it (policy.ts, rule 1);
- * - safe with many executions in one process (queue mode): every method is synchronous, so executions running at
- *   once never see half an update; each run reads a copy and adds what it saw when it ends;
- * - free of secrets and data: ids, render-kind keys (a model and its render-time field values, fingerprinted when
- *   not short and plain) and ages in ms; no item, prompt, URL, task id or key.
- *
- * Why not the workflow's static data: n8n saves static data as one column, whole, whenever a node changed it, and
- * n8n 2.x hands an execution none where it runs one from the execution's snapshot (a queue-mode worker, an
- * execution resumed after a timed Wait): a node that writes there wipes every other node's state, a polling
- * trigger's cursor among them; an execution that outlives a trigger's poll also puts its cursor back to an older
- * value. Memory is there in every mode; each process (a main instance, each worker) learns on its own, and a
- * restart starts it again from the grid (docs/waiting-and-output.md#where-learning-persists).
+ * the node, never the workflow's static data (docs/waiting-and-output.md#where-what-is-learned-is-kept says why).
+ * This is the node's one piece of module-level mutable state (`LEARNED`), allowed (CONTRIBUTING) because it is:
+ * - bounded: at most MAX_SLOTS slots and MAX_OBSERVATIONS render ages in all, the least recently used slot going
+ *   first; a slot holds at most its MAX_KEYS kinds × KEPT_OBSERVATIONS ages;
+ * - keyed: a node's slot by workflow id and node id; an API's by a fingerprint of the credential's Base URL,
+ *   pooling every node's times per render kind (policy.ts, rule 1: `confirms`);
+ * - safe with many executions in one process: every method is synchronous, so executions running at once never see
+ *   half an update; each run reads a copy and adds what it saw when it ends;
+ * - free of secrets and data: ids, render-kind keys and ages in ms; no item, prompt, URL, task id or key.
  */
 import { bounded, KEPT_OBSERVATIONS, MAX_KEYS, type NodeHistory } from './history';
 import type { Observation } from './policy';

@@ -1,15 +1,9 @@
 /**
- * The adaptive bound on API requests in flight. It starts at INITIAL_BOUND (or a lower Max Concurrent Requests),
- * the burst an API sees before it has answered anything, and grows by one per success (it doubles per round trip:
- * slow start) up to Max Concurrent Requests, so that creations ramp as fast as the API answers. The first HTTP 429
- * ends the slow start: from then on (AIMD) it halves on HTTP 429 (at most once per generation of requests:
- * requests started before the last cut do not cut again) and grows back by about one per bound's worth of
- * successes.
- *
- * When the bound is already 1, a 429 holds every API request: for the server's Retry-After, and at least for a
- * floor that doubles with each refusal in a row (a server that answers Retry-After: 0 again and again is not
- * asked again at once). A hold never exceeds MAX_RETRY_AFTER_MS, and the last poll of a task at Max Wait is
- * not held (engine.ts).
+ * The adaptive bound on API requests in flight. It starts at INITIAL_BOUND (or a lower Max Concurrent Requests) and
+ * grows by one per success (doubling per round trip: slow start) up to Max Concurrent Requests. The first HTTP 429
+ * ends the slow start: from then on (AIMD) it halves on HTTP 429 (at most once per generation of requests: requests
+ * started before the last cut do not cut again) and grows back by about one per bound's worth of successes. At a
+ * bound of 1, a 429 holds every API request (`holdUntil`) but a task's last check at Max Wait (engine.ts).
  */
 import { DEFAULT_MAX_CONCURRENCY } from './options';
 
@@ -23,7 +17,10 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  */
 const INITIAL_BOUND = DEFAULT_MAX_CONCURRENCY;
 
-/** The hold after the first refusal at a bound of 1; it doubles with each further refusal in a row. */
+/**
+ * The hold after the first refusal at a bound of 1, or the server's Retry-After if longer; it doubles with each
+ * further refusal in a row: a server that answers Retry-After: 0 again and again is not asked again at once.
+ */
 const FIRST_HOLD_MS = 250;
 
 export class AdaptiveConcurrency {

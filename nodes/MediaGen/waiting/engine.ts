@@ -1,17 +1,11 @@
 /**
  * The waiting engine: one continuous schedule for the creations, status checks and downloads of a node execution.
- *
- * - Each task's checks fall due on its own schedule (schedule.ts), whether or not its previous answer is back (at
- *   most two in flight): there are no rounds, so a task is checked while later items are still being created and a
- *   slow answer holds back no other task. At Max Wait a task gets one last check before it times out.
- * - Creations and checks share one adaptive bound on API requests in flight (adaptiveConcurrency.ts); when both
- *   have work, each gets at least half of it, so neither starves the other. Result files (file hosts, not the API)
- *   download beside them, outside the bound (resultDownloads.ts).
- * - A creation is repeated only when it provably created nothing; Task → Delete's requests, safe to repeat, share
- *   its queue (creationQueue.ts). Creations in flight outlive Stop: their answers carry paid task ids.
- * - No item is lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error
- *   that names the task (output/itemFailure.ts), wherever it is raised.
- * - No timers: the loop sleeps until the next due time or until a request ends (wakeableSleep.ts).
+ * No rounds: each task's checks fall due on its own schedule (schedule.ts), at most MAX_POLLS_PER_TASK in flight,
+ * so a slow answer holds back no other task; at Max Wait a task gets one last check. Creations (creationQueue.ts)
+ * and checks share one adaptive bound on API requests in flight (adaptiveConcurrency.ts), each lane getting at least
+ * half of it; result files download beside them (resultDownloads.ts). No item is lost: an exception that is not the
+ * node's own (hostile data, a bug) ends its item with an error that names the task (output/itemFailure.ts),
+ * wherever it is raised. No timers: the loop sleeps until the next due time or a request's end (wakeableSleep.ts).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -313,6 +307,18 @@ class Engine {
 		if (outcome) this.outcomes.push(outcome);
 	}
 
+	/** The API said the task failed: a later try creates it anew. */
+	private failed(entry: Waiting, outcome: ItemOutcome): void {
+		this.end(entry);
+		this.paidTasks.failed(entry.task);
+		this.fail(outcome);
+	}
+
+	private timedOut(entry: Waiting): void {
+		this.end(entry);
+		this.fail(timedOutOutcome.call(this.context, entry.task, this.options, entry.lastStatus, entry.lastError));
+	}
+
 	private async poll(entry: Waiting, final: boolean): Promise<void> {
 		this.inFlight.poll++;
 		entry.inFlight++;
@@ -359,9 +365,7 @@ class Engine {
 		entry.lastError = undefined;
 		const state = decideTaskState.call(this.context, task, info, entry.lastStatus, this.options);
 		if (state.state === 'ended') {
-			this.end(entry);
-			this.paidTasks.failed(task);
-			this.fail(state.outcome);
+			this.failed(entry, state.outcome);
 		} else if (state.state === 'done') {
 			this.schedule.finished(entry, startedAt, Date.now());
 			this.end(entry);
@@ -370,8 +374,7 @@ class Engine {
 		} else if (this.input.checkOnly) {
 			this.end(entry, checkedOutcome(task, info));
 		} else if (final) {
-			this.end(entry);
-			this.fail(timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError));
+			this.timedOut(entry);
 		} else {
 			if (entry.failures) {
 				// Back on the grid after a failure.
@@ -398,21 +401,17 @@ class Engine {
 			entry.lastError = error;
 			const retryAfter = facts.retryAfterMs;
 			if (facts.rateLimited) this.concurrency.onRateLimited(startedAt, retryAfter);
-			if (final) {
+			if (final && this.input.checkOnly) {
 				this.end(entry);
-				this.fail(
-					this.input.checkOnly
-						? { itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) }
-						: timedOutOutcome.call(this.context, task, this.options, entry.lastStatus, entry.lastError),
-				);
+				this.fail({ itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
+			} else if (final) {
+				this.timedOut(entry);
 			} else if (!entry.finalStarted) {
 				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter), true);
 			}
 		} else if (facts.refused) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
-			this.end(entry);
-			this.paidTasks.failed(task);
-			this.fail({ itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
+			this.failed(entry, { itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
 		} else {
 			// The status check failed (not found, a proxy's 4xx, a redirect, an answer the node could not read): the
 			// API did not say that the task failed, so it stays remembered and Retry On Fail checks it again instead of

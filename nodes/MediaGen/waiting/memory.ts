@@ -1,17 +1,11 @@
 /**
- * Never pay twice for one item: n8n's Retry On Fail runs a failed node again on the same items, with the same
- * run index and the same execution-scoped node context (n8n-core's WorkflowExecute makes a new context object per
- * try over the same `contextData`); n8n's "Retry execution" does the same from the failed node. The tasks a run
- * creates are remembered there, per item and request, so that such a try resumes them (waits, downloads) instead
- * of creating them again. A creation whose answer left open whether it created a task is remembered too: the next
- * try ends that item with the same "may have created a task" error instead of paying again, unless the user
- * allows repeating it (Repeat Uncertain Creations). A new run index (the node runs again in a loop) or a new
- * execution starts with an empty memory and creates anew. A task the API reported failed is forgotten: trying
- * again then means a new task.
- *
- * The memory is saved with the execution (n8n keeps the node context in its execution data), so it holds only
- * what resuming needs, as short strings, and it is dropped when the run ends in a way n8n will not run again
- * (see `TaskMemory.settle`).
+ * Never pay twice for one item (for users: docs/errors-and-n8n-settings.md, Retry On Fail): n8n's Retry On Fail and
+ * "Retry execution" run the failed node again on the same items, with the same run index and the same
+ * execution-scoped node context (n8n-core's WorkflowExecute makes a new context object per try over the same
+ * `contextData`). The tasks a run creates are remembered there, per item and request, so that such a try resumes
+ * them instead of creating them again. The memory is saved with the execution (n8n keeps the node context in its
+ * execution data), so it holds only what resuming needs, as short strings, and `settle` drops it when n8n will not
+ * run the node again.
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 

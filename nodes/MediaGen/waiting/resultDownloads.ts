@@ -1,23 +1,12 @@
 /**
- * Result downloads: finished tasks' files into n8n's binary storage, within a budget of streams and bytes, beside
- * the API's requests and outside their bound (file hosts are not the API).
- *
- * - Every file is a job of its own: a task's files download side by side, and the task's outcome is built when
- *   its last file has settled (in `urls` order).
- * - Each file is asked for once: a GET that was answered is read to its end (or fails), never dropped and asked
- *   again for lack of room. Result hosts are CDNs that bill every byte they send, limit requests and may sign a
- *   URL for one use.
- * - Room, not a fixed count: a file's size is known when its answer comes (Content-Length; else the middle size of
- *   its task type's files seen so far, or FIRST_GUESS). It is read at once when small (SMALL_FILE), when fewer than
- *   MIN_STREAMS files are being read, or when it fits BYTE_BUDGET beside them; else it waits unread, at most
- *   HOLD_SHARE of its Request Timeout (its body stays with the host: a waiting connection costs it nothing, a second
- *   GET would). Files are asked for ahead while what is asked and not yet read fits BYTE_BUDGET or is fewer than
- *   MIN_STREAMS files: huge videos go two at a time, each well inside its deadline, with two ready behind them;
- *   small images dozens at once.
- * - Transient failures (HTTP 5xx, 408, 429 with its Retry-After, a dropped connection, a file not whole) are
- *   retried with backoff, all attempts inside Request Timeout from the first (a GET changes nothing on the
- *   server); a 404, a refused scheme, an empty file, or one broken exactly as before (the host has nothing else to
- *   send) is not.
+ * Result downloads: finished tasks' files into n8n's binary storage, beside the API's requests and outside their
+ * bound (file hosts are not the API); for users: docs/waiting-and-output.md#downloads.
+ * - Every file is a job of its own; a task's outcome is built when its last file has settled (in `urls` order).
+ * - Each file is asked for once: result hosts are CDNs that bill every byte they send, limit requests and may sign a
+ *   URL for one use, so a GET that was answered is read to its end (or fails), never dropped and asked again for
+ *   lack of room. Room is by weight, not a fixed count (`mayAsk`, `mayRead`): an answered file that has none waits
+ *   unread (a waiting connection costs the host nothing, a second GET would).
+ * - Transient failures are retried with backoff inside Request Timeout from the first attempt (`retry`).
  * - n8n builds a new HTTP agent for every request (transport/download.ts), so connections are not reused; parallel
  *   streams make up for the round trips. No timers: a retry waits in the queue and the engine wakes for it.
  */
@@ -337,7 +326,10 @@ export class ResultDownloads {
 		}
 	}
 
-	/** Puts a transient failure back in the queue after a backoff, when an attempt can still start in time. */
+	/**
+	 * Puts a transient failure (transport's `transient`) back in the queue after a backoff, when an attempt can still
+	 * start in time; not a file broken exactly as before (the host has nothing else to send).
+	 */
 	private retry(job: FileJob, error: unknown): boolean {
 		const { transient, fault, retryAfterMs } = factsOf(error);
 		if (this.halted || !transient || job.attempts >= MAX_ATTEMPTS) return false;

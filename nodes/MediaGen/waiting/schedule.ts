@@ -1,16 +1,14 @@
 /**
  * Where each task's status checks go: the engine's queue of checks by due time, one entry per task waited on.
- *
- * Poll Schedule "Fixed": check k of a task falls due at its creation + k × Poll Interval (a fixed period, slots
- * already past are skipped, not bunched). "Learned" (the default) keeps that grid as the fallback and places the
- * first check, and the next one after each "not yet", by the rules of learning/policy.ts over what
- * learning/renderTimes.ts knows. Max Wait's check is the last one, wherever the others went.
+ * Poll Schedule "Fixed": check k of a task falls due at its creation + k × Poll Interval (slots already past are
+ * skipped, not bunched). "Learned" keeps that grid as the fallback and places the first check, and the next one after
+ * each "not yet", by learning/policy.ts's rules. Max Wait's check is the last one, wherever the others went.
  */
 import type { CreatedTask } from './taskState';
 import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
-import { minGap } from '../learning/policy';
+import { judgedLateBy, minGap, reach } from '../learning/policy';
 import type { RenderTimes, Role } from '../learning/renderTimes';
 
 export interface Waiting {
@@ -90,20 +88,18 @@ export class PollSchedule {
 		if (!this.learned || !kind) return this.enqueue({ task, anchor, firstDueAt, deadline });
 		const role = this.learned.start(kind, anchor);
 		// A task that waits for its kind's scouts has only Max Wait's check until one of them ends (policy.ts).
-		if (this.learned.holds(kind, role)) {
-			const held = this.enqueue({ task, anchor, firstDueAt: deadline, deadline, kind, role });
-			held.held = true;
-			return held;
-		}
+		if (this.learned.holds(kind, role))
+			return this.enqueue({ task, anchor, firstDueAt: deadline, deadline, kind, role, held: true });
 		const strict = this.learned.guards(kind, role);
 		const placed = this.learned.firstCheck(kind, role, anchor, strict);
-		const entry = this.enqueue({ task, anchor, firstDueAt: placed ?? firstDueAt, deadline, kind, role });
-		entry.strict = strict;
-		entry.placed = placed !== undefined && !strict;
-		return entry;
+		const first = { firstDueAt: placed ?? firstDueAt, placed: placed !== undefined && !strict, strict };
+		return this.enqueue({ task, anchor, deadline, kind, role, ...first });
 	}
 
-	private enqueue(start: Pick<Waiting, 'task' | 'anchor' | 'deadline' | 'kind' | 'role'> & { firstDueAt: number }) {
+	private enqueue(
+		start: Pick<Waiting, 'task' | 'anchor' | 'deadline'> &
+			Partial<Pick<Waiting, 'kind' | 'role' | 'held' | 'placed' | 'strict'>> & { firstDueAt: number },
+	) {
 		const { task, anchor, firstDueAt, deadline } = start;
 		const entry: Waiting = {
 			task,
@@ -120,11 +116,11 @@ export class PollSchedule {
 			kind: start.kind,
 			role: start.role,
 			lastCheckAt: anchor,
-			placed: false,
-			held: false,
+			placed: start.placed ?? false,
+			held: start.held ?? false,
 			probes: 0,
 			checks: 0,
-			strict: false,
+			strict: start.strict ?? false,
 			firstCheckAt: Math.min(firstDueAt, deadline),
 		};
 		this.active.add(entry);
@@ -204,7 +200,7 @@ export class PollSchedule {
 		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
 		const slot = entry.pollNumber * interval;
 		const late = entry.placed && this.learned;
-		this.queue(entry, entry.anchor + (late ? this.learned!.latestFor(slot) : slot));
+		this.queue(entry, entry.anchor + (late ? reach(slot - 1, this.learned!.grid) : slot));
 	}
 
 	/**
@@ -272,18 +268,16 @@ export class PollSchedule {
 		const roundTrip = now - startedAt;
 		this.learned.sawRoundTrip(roundTrip);
 		// A first check the engine held is taken as seen when it was due (an early estimate, which a batch's next
-		// check corrects: policy.ts). One that started late because the process was busy proves only its start: taken
-		// as seen when due, a stall would teach a render shorter than it was, and every later task of its kind on its
-		// own would spend early checks on it (rule 2 plans for what history holds).
+		// check corrects). One that started late because the process was busy proves only its start: taken as seen
+		// when due, a stall would teach a render shorter than it was, and every later task of its kind on its own
+		// would spend early checks on it.
 		const held = entry.notYetAge === undefined && entry.firstCheckHeld === true;
 		const checked = held ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
-		// A task waited on alone (one item per execution): nothing of the run slows its answers, so a slow "done"
-		// after its "not yet" may have been judged late, and the render is kept as done by then (policy.ts,
-		// judgedLateBy). A task found done at its first check is read as done by then and maybe much sooner (rules 2
-		// and 5): kept as done by a slow answer, it would prove less than the drop in render times it may show. A
-		// batch's answers vary with its own requests in flight, and its placements err early by design (earlyEstimate).
+		// judgedLateBy only for a task waited on alone after a "not yet": nothing of the run slows its answers. One
+		// found done at its first check already counts as done by then or much sooner; a batch's answers vary with its
+		// own requests in flight, and its placements err early by design (earlyEstimate).
 		const lo = entry.notYetAge ?? 0;
-		const late = this.active.size === 1 && lo > 0 ? this.learned.judgedLateBy(roundTrip) : 0;
+		const late = this.active.size === 1 && lo > 0 ? judgedLateBy(roundTrip, this.learned.grid) : 0;
 		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };
 		if (!this.learned.finished(kind, role, seen)) return;
 		for (const other of this.active)

@@ -75,47 +75,41 @@ export function decideTaskState(
 			typeof info.message === 'string' && info.message
 				? `: ${shorten(info.message, SHOWN.echo, { sayLength: true })}`
 				: '';
-		return failedVerdict(
-			task,
-			info,
-			status,
-			new NodeApiError(this.getNode(), { message: `Task ${task.taskId} failed`, status } as never, {
-				message: `Task ${task.taskId} failed with status ${status}${detail} [item ${task.itemIndex}]`,
-				description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
-				itemIndex: task.itemIndex,
-			}),
-		);
+		return failedVerdict.call(this, task, info, status, {
+			short: `Task ${task.taskId} failed`,
+			message: `Task ${task.taskId} failed with status ${status}${detail} [item ${task.itemIndex}]`,
+			description: `Status ${status} is listed in Failed Status Codes. The task ID is kept in the output.`,
+		});
 	}
 	const urls = resultUrls(info);
 	if (!options.succeededCodes.length) return urls.length ? { state: 'done', urls } : { state: 'waiting' };
 	if (status === undefined || !options.succeededCodes.includes(status)) return { state: 'waiting' };
 	if (urls.length) return { state: 'done', urls };
-	return failedVerdict(
-		task,
-		info,
-		status,
-		new NodeApiError(this.getNode(), { message: 'no result URLs', status } as never, {
-			message: `Task ${task.taskId} finished with status ${status} but returned no result URLs [item ${task.itemIndex}]`,
-			description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
-			itemIndex: task.itemIndex,
-		}),
-	);
+	return failedVerdict.call(this, task, info, status, {
+		short: 'no result URLs',
+		message: `Task ${task.taskId} finished with status ${status} but returned no result URLs [item ${task.itemIndex}]`,
+		description: `Status ${status} is listed in Succeeded Status Codes, yet the url list is empty. Check the task with Task → Get.`,
+	});
 }
 
 /** A task the answer ended as failed: the error, and the output that keeps its id and the last info. */
 function failedVerdict(
+	this: IExecuteFunctions,
 	task: CreatedTask,
 	info: IDataObject,
-	status: number | undefined,
-	error: NodeApiError,
+	status: number,
+	text: { short: string; message: string; description: string },
 ): TaskState {
+	const { itemIndex } = task;
+	const { message, description } = text;
+	const error = new NodeApiError(this.getNode(), { message: text.short, status } as never, {
+		message,
+		description,
+		itemIndex,
+	});
 	return {
 		state: 'ended',
-		outcome: {
-			itemIndex: task.itemIndex,
-			error,
-			json: taskJson(task, 'failed', { lastStatus: status, info }),
-		},
+		outcome: { itemIndex, error, json: taskJson(task, 'failed', { lastStatus: status, info }) },
 	};
 }
 
@@ -131,18 +125,13 @@ export function timedOutOutcome(
 	}
 	const seconds = Number((options.maxWaitMs / 1000).toFixed(1));
 	const lastErrorNote = lastError ? ` Last poll error: ${lastError.message}.` : '';
-	return {
-		itemIndex: task.itemIndex,
-		error: new NodeOperationError(
-			this.getNode(),
-			`Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`,
-			{
-				itemIndex: task.itemIndex,
-				description: `Last status: ${lastStatus ?? 'unknown'}.${lastErrorNote} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`,
-			},
-		),
-		json: pendingJson(task, lastStatus),
-	};
+	return stillPending.call(
+		this,
+		task,
+		lastStatus,
+		`Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`,
+		`Last status: ${lastStatus ?? 'unknown'}.${lastErrorNote} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`,
+	);
 }
 
 export function cancelledOutcome(
@@ -150,16 +139,19 @@ export function cancelledOutcome(
 	task: CreatedTask,
 	lastStatus: number | undefined,
 ): ItemOutcome {
-	return {
-		itemIndex: task.itemIndex,
-		error: new NodeOperationError(
-			this.getNode(),
-			`Stopped waiting for task ${task.taskId}: the execution was cancelled [item ${task.itemIndex}]`,
-			{
-				itemIndex: task.itemIndex,
-				description: resumeHint(task),
-			},
-		),
-		json: pendingJson(task, lastStatus),
-	};
+	const message = `Stopped waiting for task ${task.taskId}: the execution was cancelled [item ${task.itemIndex}]`;
+	return stillPending.call(this, task, lastStatus, message, resumeHint(task));
+}
+
+/** An item that ends with an error while its task may still be running: the output keeps the task pending. */
+function stillPending(
+	this: IExecuteFunctions,
+	task: CreatedTask,
+	lastStatus: number | undefined,
+	message: string,
+	description: string,
+): ItemOutcome {
+	const { itemIndex } = task;
+	const error = new NodeOperationError(this.getNode(), message, { itemIndex, description });
+	return { itemIndex, error, json: pendingJson(task, lastStatus) };
 }
