@@ -102,11 +102,11 @@ export interface KeyHistory {
 export type NodeHistory = Map<string, KeyHistory>;
 
 /** A node's history within MAX_KEYS and KEPT_OBSERVATIONS, keys of this node's models only: the most recently used. */
-export function bounded(history: NodeHistory, maxKeys = MAX_KEYS): NodeHistory {
+export function bounded(history: NodeHistory): NodeHistory {
 	const entries = [...history]
 		.filter(([key, entry]) => modelOfKey(key) && entry.observations.length)
 		.sort((a, b) => b[1].used - a[1].used)
-		.slice(0, maxKeys)
+		.slice(0, MAX_KEYS)
 		.map(([key, entry]): [string, KeyHistory] => [
 			key,
 			{ used: entry.used, observations: entry.observations.slice(-KEPT_OBSERVATIONS) },
@@ -130,7 +130,7 @@ function readNode(value: unknown): NodeHistory {
 }
 
 /** The id a node's history was stored under: its id when that is plain, else its fingerprint. */
-function nodeSlot(nodeId: string): string {
+function storedNodeId(nodeId: string): string {
 	return /^[A-Za-z0-9-]{1,64}$/.test(nodeId) ? nodeId : `#${fingerprint(nodeId)}`;
 }
 
@@ -142,7 +142,7 @@ export function readStaticHistory(context: IExecuteFunctions): NodeHistory {
 	try {
 		const stored: unknown = context.getWorkflowStaticData('global')[STATIC_KEY];
 		const nodes = isRecord(stored) ? own(stored, 'nodes') : undefined;
-		return readNode(isRecord(nodes) ? own(nodes, nodeSlot(context.getNode().id)) : undefined);
+		return readNode(isRecord(nodes) ? own(nodes, storedNodeId(context.getNode().id)) : undefined);
 	} catch {
 		return new Map();
 	}

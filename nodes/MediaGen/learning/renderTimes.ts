@@ -203,13 +203,13 @@ export class RenderTimes {
 			const placed = rules.batchPlacement(this.batchView(track, trusted.remembered, anchor), 0, 0, this.grid);
 			return placed && anchor + placed.age;
 		}
-		const planned = rules.planChecks(
-			rules.renderDistribution(trusted.observations),
-			0,
-			{ ...this.grid, strict },
-			!strict,
-		);
-		return planned === undefined ? undefined : anchor + Math.max(rules.minGap(this.intervalMs), planned);
+		return this.planned(trusted.observations, { anchor, age: 0 }, { ...this.grid, strict }, !strict);
+	}
+
+	/** Rule 2 for a task on its own: its next check after age `age`, at least the shortest gap after it. */
+	private planned(observations: Observation[], task: { anchor: number; age: number }, grid: GridShape, first: boolean) {
+		const at = rules.planChecks(rules.renderDistribution(observations), task.age, grid, first);
+		return at === undefined ? undefined : task.anchor + Math.max(at, task.age + rules.minGap(this.intervalMs));
 	}
 
 	/**
@@ -237,9 +237,8 @@ export class RenderTimes {
 			if (batch.remembered || !ending) return fromHistory;
 			return fromHistory && fromHistory.at <= ending.at ? fromHistory : ending;
 		}
-		const planned = rules.planChecks(rules.renderDistribution(trusted.observations), age, grid, false);
-		if (planned !== undefined)
-			return { at: anchor + Math.max(planned, age + rules.minGap(this.intervalMs)), pastRange: false };
+		const planned = this.planned(trusted.observations, task, grid, false);
+		if (planned !== undefined) return { at: planned, pastRange: false };
 		return { at: anchor + rules.pastRange(age, probes, grid), pastRange: true };
 	}
 

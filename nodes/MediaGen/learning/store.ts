@@ -10,7 +10,7 @@
  *   half an update; each run reads a copy and adds what it saw when it ends;
  * - free of secrets and data: ids, render-kind keys and ages in ms; no item, prompt, URL, task id or key.
  */
-import { bounded, KEPT_OBSERVATIONS, MAX_KEYS, type NodeHistory } from './history';
+import { bounded, KEPT_OBSERVATIONS, MAX_KEYS, type KeyHistory, type NodeHistory } from './history';
 import type { Observation } from './policy';
 
 /** Slots kept (nodes and APIs): an instance serving more workflows keeps the most recently used. */
@@ -40,8 +40,9 @@ export interface Learned {
 	clock: number;
 }
 
-const copy = (history: NodeHistory): NodeHistory =>
-	new Map([...history].map(([key, entry]) => [key, { used: entry.used, observations: [...entry.observations] }]));
+const copyOf = (entry: KeyHistory): KeyHistory => ({ used: entry.used, observations: [...entry.observations] });
+
+const copy = (history: NodeHistory): NodeHistory => new Map([...history].map(([key, entry]) => [key, copyOf(entry)]));
 
 /** Ages as whole ms, done after not done. */
 const whole = ({ lo, hi }: Observation): Observation => ({
@@ -90,7 +91,7 @@ export class LearnedStore {
 		const ofApi: NodeHistory = new Map();
 		for (const key of wanted) {
 			const entry = shared?.get(key);
-			if (entry) ofApi.set(key, { used: entry.used, observations: [...entry.observations] });
+			if (entry) ofApi.set(key, copyOf(entry));
 		}
 		return { own: copy(own), api: ofApi, clock: ++this.clock };
 	}

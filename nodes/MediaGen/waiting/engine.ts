@@ -200,8 +200,6 @@ class Engine {
 		this.sleeper.wake();
 	}
 
-	// --- creations and requests -------------------------------------------------------------------------
-
 	/** Starts a job of the creations' lane; an exception that escapes its handling still ends its item. */
 	private start(entry: QueuedJob): void {
 		this.inFlight.create++;
@@ -289,8 +287,6 @@ class Engine {
 		return true;
 	}
 
-	// --- polls ----------------------------------------------------------------------------------------
-
 	private startPoll(ticket: PollTicket, now: number): void {
 		const { entry } = ticket;
 		// The ticket at the deadline is the promised last poll: it always goes out, and nothing follows it.
@@ -377,7 +373,6 @@ class Engine {
 			this.timedOut(entry);
 		} else {
 			if (entry.failures) {
-				// Back on the grid after a failure.
 				entry.failures = 0;
 				entry.generation++;
 				if (!entry.finalStarted) this.schedule.onGrid(entry, Date.now());

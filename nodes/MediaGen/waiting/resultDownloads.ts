@@ -28,10 +28,10 @@ import { requestTimeoutAt, type WaitingOptions } from './options';
  * Schedule "Learned" most of a batch is found done at about the same time, and 64 streams then took longer to fetch
  * 400 files than the render window they had (`npm run bench`, spread with downloads).
  */
-export const RESULT_STREAMS = 128;
+const RESULT_STREAMS = 128;
 
 /** Bytes of files in flight (by their announced sizes) beyond which only MIN_STREAMS files run at once. */
-export const BYTE_BUDGET = 64 * 1024 * 1024;
+const BYTE_BUDGET = 64 * 1024 * 1024;
 
 /** Files that may always run side by side, however large. */
 const MIN_STREAMS = 2;
@@ -94,7 +94,7 @@ interface FileJob {
 	fault?: string;
 }
 
-export interface ResultDownloadsInput {
+interface ResultDownloadsInput {
 	options: WaitingOptions;
 	continueOnFail: boolean;
 	/** Aborted when the run stops (an item failed without Continue On Fail): downloads in flight end. */
@@ -227,7 +227,7 @@ export class ResultDownloads {
 		return (this.asked + 1) * typical + waitingBytes <= BYTE_BUDGET;
 	}
 
-	/** Whether a file of `size` bytes may be read now (see the lane's rules above). */
+	/** Whether a file of `size` bytes may be read now: a small one always, else beside fewer than MIN_STREAMS or in budget. */
 	private mayRead(size: number): boolean {
 		return size <= SMALL_FILE || this.reading < MIN_STREAMS || this.bytesReading + size <= BYTE_BUDGET;
 	}

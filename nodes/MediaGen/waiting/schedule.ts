@@ -185,7 +185,6 @@ export class PollSchedule {
 		}
 	}
 
-	/** Takes the ticket `next()` returned. */
 	take(): void {
 		this.tickets.pop();
 	}
@@ -285,7 +284,6 @@ export class PollSchedule {
 				this.backOnGrid(other, now);
 	}
 
-	/** The task is no longer waited on. */
 	end(entry: Waiting): void {
 		entry.ended = true;
 		entry.generation++;

@@ -15,10 +15,10 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  * would turn a long Poll Interval or Max Wait into a busy loop. A longer wait is several sleeps: the loop wakes,
  * finds nothing due, and sleeps again.
  */
-export const MAX_SLEEP_MS = 2 ** 31 - 1;
+const MAX_SLEEP_MS = 2 ** 31 - 1;
 
 /** The sleep until `at`, as a timer can take it. */
-export function sleepMs(at: number, now: number): number {
+function sleepMs(at: number, now: number): number {
 	const ms = at - now;
 	if (Number.isNaN(ms)) return MAX_SLEEP_MS;
 	return Math.min(MAX_SLEEP_MS, Math.max(0, Math.ceil(ms)));
