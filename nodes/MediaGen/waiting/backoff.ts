@@ -5,8 +5,8 @@ import type { WaitingOptions } from './options';
 /** Longest pause between two polls of a task whose polls keep failing. */
 export const MAX_POLL_BACKOFF_MS = 60_000;
 
-/** Pauses before repeating a creation that created nothing: 0.5 s, doubling per attempt, at most 30 s. */
-const CREATE_BACKOFF = { firstMs: 500, maxMs: 30_000 };
+/** Pauses before repeating a job of the creations' lane: 0.5 s, doubling per attempt, at most 30 s. */
+export const CREATE_BACKOFF = { firstMs: 500, maxMs: 30_000 };
 
 /** A creation that keeps being refused (429, connection refused) gives up after this long, or after Max Wait. */
 const CREATE_RETRY_WINDOW_MS = 300_000;
@@ -22,11 +22,6 @@ export function retryDelay(
 ): number {
 	const floor = Math.min(backoff.firstMs * 2 ** (attempts - 1), backoff.maxMs);
 	return Math.max(floor, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
-}
-
-/** The pause before attempt `attempts + 1` of a creation (or a request of its lane). */
-export function creationRetryDelay(attempts: number, retryAfter: number | undefined): number {
-	return retryDelay(attempts, retryAfter, CREATE_BACKOFF);
 }
 
 /** How long after its first attempt a creation may still be repeated: Max Wait bounds it too. */

@@ -30,7 +30,6 @@ export interface CreationJob {
  */
 export interface RequestJob {
 	itemIndex: number;
-	/** One attempt, through the run's session, with the attempt's timeout. */
 	send: (session: ApiSession, timeoutMs: number) => Promise<RequestJob[]>;
 	/** Its last attempt failed and is not repeated; without Continue On Fail the run then stops. */
 	failed: (error: ItemError) => void;

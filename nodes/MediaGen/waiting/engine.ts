@@ -24,7 +24,14 @@ import {
 	type CreatedTask,
 } from './taskState';
 import { WakeableSleep } from './wakeableSleep';
-import { creationRetryDelay, creationRetryWindow, mayRepeatAt, MAX_POLL_BACKOFF_MS, pollRetryDelay } from './backoff';
+import {
+	CREATE_BACKOFF,
+	creationRetryWindow,
+	mayRepeatAt,
+	MAX_POLL_BACKOFF_MS,
+	pollRetryDelay,
+	retryDelay,
+} from './backoff';
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { CreationQueue, type CreationJob, type QueuedJob, type RequestJob } from './creationQueue';
 import { PaidTasks, type PaidTasksMemory } from './paidTasks';
@@ -200,7 +207,7 @@ class Engine {
 		this.sleeper.wake();
 	}
 
-	/** Starts a job of the creations' lane; an exception that escapes its handling still ends its item. */
+	/** Starts a job of the creations' lane. */
 	private start(entry: QueuedJob): void {
 		this.inFlight.create++;
 		const startedAt = Date.now();
@@ -280,7 +287,7 @@ class Engine {
 	private repeated(entry: QueuedJob, error: ItemError, startedAt: number, passing: boolean, window: number): boolean {
 		const { rateLimited, retryAfterMs } = factsOf(error);
 		if (rateLimited) this.concurrency.onRateLimited(startedAt, retryAfterMs);
-		const at = Date.now() + creationRetryDelay(entry.attempts, retryAfterMs);
+		const at = Date.now() + retryDelay(entry.attempts, retryAfterMs, CREATE_BACKOFF);
 		if (!passing || this.cancelled || this.stopped) return false;
 		if (!mayRepeatAt(this.options, entry.firstAttemptAt, at, window)) return false;
 		this.creations.repeat(entry, at);
@@ -345,7 +352,6 @@ class Engine {
 			if (entry.ended || this.stopped) return; // another answer settled the task already, or the run stopped
 			this.answered(entry, final, info, startedAt);
 		} catch (error) {
-			// An exception while the answer was read (hostile data, a bug): the item ends with it, its task pending.
 			this.lost(task.itemIndex, error, { step: 'checking its task', taskId: task.taskId, advised: true, entry });
 		} finally {
 			this.inFlight.poll--;
@@ -416,10 +422,7 @@ class Engine {
 		}
 	}
 
-	/**
-	 * An exception that escaped a job's own handling (hostile data, a bug): the item still comes out, with the
-	 * error naming its task, unless it came out already.
-	 */
+	/** An exception that escaped a job's own handling: its item comes out with it, unless it came out already. */
 	private lost(itemIndex: number, error: unknown, about: FailureStep & { entry?: Waiting; job?: CreationJob }): void {
 		const { entry, job } = about;
 		if (entry && !entry.ended) this.end(entry);

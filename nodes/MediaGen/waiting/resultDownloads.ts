@@ -360,7 +360,6 @@ export class ResultDownloads {
 		try {
 			this.report(files);
 		} catch (error) {
-			// An exception while the outcome was built (hostile data, a bug): the item ends with it, its task named.
 			const about = { step: 'writing its output', taskId: task.taskId };
 			this.input.report({
 				itemIndex: task.itemIndex,
