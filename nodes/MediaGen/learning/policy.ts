@@ -325,10 +325,12 @@ export function unlikeHistory(history: readonly Observation[], seen: Observation
 /**
  * Rule 6: the age at which a batch's task still running at age `age` is next checked, from the batch's own renders
  * seen in this run (`points`, sorted: pointOf of each) and its tasks still waited on (`waiting`, this one included),
- * or undefined for the grid. `probes`: checks of the task placed past the learned range or by this rule so far. Once
- * more than half of the batch was seen done, a task older than the renders ranked just before the ones still waited
- * on is checked as long after `age` as those renders took to end before it: the batch's output leaves with its last
- * task, and this sees it near its end instead of up to a whole interval later.
+ * or undefined for the grid's. `probes`: checks of the task placed past the learned range or by this rule so far.
+ * Once more than half of the batch was seen done, a task older than the renders ranked just before the ones still
+ * waited on is checked as long after `age` as those renders took to end before it, when that comes a round trip or
+ * more before its next grid slot: the batch's output leaves with its last task, and this sees it near its end
+ * instead of up to a whole interval later. It applies to the scouts, and to a batch's other tasks whenever what is
+ * remembered does not place them (renderTimes.ts, nextCheck).
  */
 export function runEnd(
 	points: readonly number[],
