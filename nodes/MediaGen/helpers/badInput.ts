@@ -37,7 +37,7 @@ export interface InputProblem {
  * A field as a bad-input error names it: its display name, or that and the node parameter it was read from, so
  * that a reader of the error (the tool layer, for an AI Agent's model) can tell where the value came from.
  */
-export type InputField = string | { name: string; parameter: string };
+type InputField = string | { name: string; parameter: string };
 
 /**
  * The problems behind a bad-input error, kept on the error itself (not enumerable, so not in n8n's saved error

@@ -1,19 +1,20 @@
 /**
- * Walkers of the formats whose end is the file's end (see imageWalkers.ts for the others and the rules in words): ISO
- * base media boxes (MP4, QuickTime, HEIF, HEIC, AVIF) and EBML elements (WebM, Matroska). Their sizes must add up
- * to the file: a box or element that runs past the end is a file cut inside it, and bytes after the last one are
- * read as a box or element too, so that a file with anything appended is not whole either.
+ * Walkers of the formats whose end is the file's end (imageWalkers.ts walks the others; the rules in words:
+ * docs/waiting-and-output.md#what-whole-means): ISO base media boxes (MP4, QuickTime, HEIF, HEIC, AVIF) and EBML
+ * elements (WebM, Matroska). Their sizes must add up to the file: a box or element that runs past the end is a file
+ * cut inside it, and bytes after the last one are read as a box or element too, so that a file with anything
+ * appended is not whole either.
  */
 import {
 	fault,
 	figure,
 	MAX_READ,
+	holds,
 	read,
 	readOrEnd,
 	showBytes,
 	skip,
 	span,
-	StructureFault,
 	toEnd,
 	type Cursor,
 	type Walk,
@@ -97,10 +98,8 @@ function ilocExtents(body: Buffer, at: number, state: IsoState): void {
 				p += offsetSize + lengthSize;
 				const end = base + offset + length;
 				if (method === 0 && dataReference === 0 && end > state.needed.end) {
-					state.needed = {
-						end,
-						what: `the image data its iloc box locates at bytes ${figure(base + offset)}–${figure(end)}`,
-					};
+					const what = `the image data its iloc box locates at bytes ${figure(base + offset)}–${figure(end)}`;
+					state.needed = { end, what };
 				}
 			}
 		}
@@ -158,9 +157,7 @@ function* iso(c: Cursor, kind: IsoState['kind']): Walk {
 	}
 	if (!has('meta') && !has('moov')) throw missing('"meta" box (its image items)');
 	if (!has('meta') && !has('mdat')) throw missing('"mdat" box (its media data)');
-	if (state.needed.end > length) {
-		throw new StructureFault(length, `the file ends at byte ${figure(length)}, before ${state.needed.what}`, true);
-	}
+	yield* holds(state.needed);
 }
 
 export const isoVideo = (c: Cursor) => iso(c, 'video');

@@ -62,11 +62,8 @@ export const MEDIA_FORMATS: readonly MediaFormat[] = [
 		name: 'WebP',
 		mimeType: 'image/webp',
 		extensions: ['webp'],
-		starts: [
-			['RIFF', { skip: 4 }, 'WEBPVP8 '],
-			['RIFF', { skip: 4 }, 'WEBPVP8L'],
-			['RIFF', { skip: 4 }, 'WEBPVP8X'],
-		],
+		// The RIFF size, then the first chunk: VP8 (lossy), VP8L (lossless) or VP8X (extended).
+		starts: [['RIFF', { skip: 4 }, 'WEBPVP8', { oneOf: [...' LX'].map((letter) => letter.charCodeAt(0)) }]],
 		whole: webp,
 	},
 	{ name: 'GIF', mimeType: 'image/gif', extensions: ['gif'], starts: [['GIF87a'], ['GIF89a']], whole: gif },
@@ -83,10 +80,8 @@ export const MEDIA_FORMATS: readonly MediaFormat[] = [
 		mimeType: 'image/tiff',
 		extensions: ['tif', 'tiff'],
 		starts: [
-			['II', 42, 0],
-			['MM', 0, 42],
-			['II', 43, 0],
-			['MM', 0, 43],
+			['II', { oneOf: [42, 43] }, 0],
+			['MM', 0, { oneOf: [42, 43] }],
 		],
 		whole: tiff,
 	},

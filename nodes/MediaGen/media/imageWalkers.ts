@@ -1,38 +1,9 @@
 /**
- * What "whole" means for each format of the media table (formats.ts names each row's walker), walked by the driver
- * of structure.ts as the bytes stream past. docs/waiting-and-output.md#what-whole-means states the same rules.
- *
- * - PNG: the signature, then chunks (length, type, data, CRC) from IHDR through IEND, each inside the file, at
- *   least one IDAT.
- * - JPEG: SOI, segments whose lengths lead from marker to marker, a frame header and a scan, then EOI.
- * - GIF: header, colour tables, extension and image blocks whose sub-blocks end, at least one image, the trailer.
- * - WebP: the RIFF size is in the file and the chunks add up to it; an image chunk (VP8, VP8L or ANMF).
- * - BMP: the file is as long as its header says and holds the pixel array where the header puts it.
- * - TIFF: every IFD, every value stored outside its IFD and every strip or tile lies inside the file (IFDs that
- *   come after the bytes already passed are read; the rest is only checked to lie inside the file).
- * - MP4, QuickTime (ISO boxes): the top-level boxes add up to the file, the boxes inside moov, trak, … add up to
- *   their parent; a video holds its index (moov, or moof for a fragment) and its media data (mdat).
- * - HEIF, HEIC, AVIF: the same boxes; an image's meta box is there and every extent its iloc box locates in the
- *   file lies inside it (or, for an image sequence, moov and mdat are there).
- * - WebM, Matroska: the EBML header, then elements whose sizes add up to their Segment and to the file; the
- *   Segment holds Tracks and at least one Cluster. A Segment or Cluster of unknown size (live recordings) runs to
- *   the file's end, its elements still checked one by one.
- *
- * Formats that mark their own end (PNG, JPEG, GIF, RIFF, BMP) may be followed by other bytes, kept as they came.
+ * What "whole" means for the image formats of the media table (formats.ts names each row's walker), walked by the
+ * driver of structure.ts as the bytes stream past; containerWalkers.ts holds the formats whose end is the file's.
+ * The rules in words, format by format: docs/waiting-and-output.md#what-whole-means.
  */
-import {
-	fault,
-	figure,
-	MAX_READ,
-	read,
-	showBytes,
-	skip,
-	span,
-	StructureFault,
-	toEnd,
-	type Cursor,
-	type Walk,
-} from './structure';
+import { fault, figure, holds, MAX_READ, read, showBytes, skip, span, type Cursor, type Walk } from './structure';
 
 const printable = (type: string) => /^[\x20-\x7e]{4}$/.test(type);
 
@@ -204,9 +175,8 @@ interface Tiff {
 	big: boolean;
 	/** Bytes of an offset, and at most of the values an entry holds itself. */
 	word: number;
-	u16(bytes: Buffer, at: number): number;
-	u32(bytes: Buffer, at: number): number;
-	u64(bytes: Buffer, at: number): number;
+	/** An unsigned number of 1, 2, 4 or 8 bytes. */
+	uint(bytes: Buffer, at: number, size: number): number;
 	/** The furthest byte the file must hold (an IFD, values, strips, tiles), and what lies there. */
 	needed: { end: number; what: string };
 	/** IFDs and strip tables still to read. */
@@ -217,21 +187,11 @@ interface Tiff {
 
 function tiffValues(t: Tiff, bytes: Buffer, at: number, type: number, count: number): number[] {
 	const size = TIFF_TYPE_BYTES[type];
-	const value = (from: number) =>
-		size === 1
-			? bytes[from]
-			: size === 2
-				? t.u16(bytes, from)
-				: size === 4
-					? t.u32(bytes, from)
-					: size === 8
-						? t.u64(bytes, from)
-						: 0;
-	return Array.from({ length: count }, (_, index) => value(at + index * size));
+	return Array.from({ length: count }, (_, index) => t.uint(bytes, at + index * size, size));
 }
 
 function need(t: Tiff, end: number, what: string): void {
-	if (end > t.needed.end) t.needed = { end, what };
+	if (end > t.needed.end) t.needed = { end, what: `${what}, which ends at byte ${figure(end)}` };
 }
 
 /** Once both arrays of an IFD are known, its strips and tiles must lie inside the file. */
@@ -251,16 +211,16 @@ function settle(t: Tiff, ifd: number): void {
 
 /** One IFD: values stored outside it must lie inside the file; its strip and tile arrays are kept or read later. */
 function* tiffIfd(t: Tiff, at: number, ifd: number): Walk {
-	const countBytes = yield* read(t.big ? 8 : 2, `IFD ${ifd} at byte ${figure(at)}`);
-	const count = t.big ? t.u64(countBytes, 0) : t.u16(countBytes, 0);
+	const countSize = t.big ? 8 : 2;
+	const count = t.uint(yield* read(countSize, `IFD ${ifd} at byte ${figure(at)}`), 0, countSize);
 	if (!count || count > MAX_ENTRIES)
 		throw fault(at, `IFD ${ifd} at byte ${figure(at)} claims ${figure(count)} entries`);
 	const entrySize = t.big ? 20 : 12;
 	const table = yield* read(count * entrySize + t.word, span(`IFD ${ifd}`, at, count * entrySize + t.word));
-	const offset = (from: number) => (t.big ? t.u64(table, from) : t.u32(table, from));
+	const offset = (from: number) => t.uint(table, from, t.word);
 	for (let entry = 0; entry < count * entrySize; entry += entrySize) {
-		const tag = t.u16(table, entry);
-		const type = t.u16(table, entry + 2);
+		const tag = t.uint(table, entry, 2);
+		const type = t.uint(table, entry + 2, 2);
 		const values = offset(entry + 4);
 		const bytes = values * (TIFF_TYPE_BYTES[type] ?? 0);
 		const field = entry + (t.big ? 12 : 8);
@@ -279,21 +239,15 @@ function* tiffIfd(t: Tiff, at: number, ifd: number): Walk {
 export function* tiff(c: Cursor): Walk {
 	const head = yield* read(8, 'the TIFF header');
 	const little = head[0] === 0x49;
-	const u16 = (bytes: Buffer, at: number) => (little ? bytes.readUInt16LE(at) : bytes.readUInt16BE(at));
-	const u32 = (bytes: Buffer, at: number) => (little ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at));
-	const u64 = (bytes: Buffer, at: number) => Number(little ? bytes.readBigUInt64LE(at) : bytes.readBigUInt64BE(at));
-	const big = u16(head, 2) === 43;
-	const first = big ? u64(yield* read(8, 'the BigTIFF header'), 0) : u32(head, 4);
-	const t: Tiff = {
-		big,
-		word: big ? 8 : 4,
-		u16,
-		u32,
-		u64,
-		needed: { end: c.at, what: 'its header' },
-		targets: [],
-		arrays: new Map(),
-	};
+	const uint = (bytes: Buffer, at: number, size: number) =>
+		size === 8
+			? Number(little ? bytes.readBigUInt64LE(at) : bytes.readBigUInt64BE(at))
+			: little
+				? bytes.readUIntLE(at, size)
+				: bytes.readUIntBE(at, size);
+	const big = uint(head, 2, 2) === 43;
+	const first = big ? uint(yield* read(8, 'the BigTIFF header'), 0, 8) : uint(head, 4, 4);
+	const t: Tiff = { big, word: big ? 8 : 4, uint, needed: { end: 0, what: '' }, targets: [], arrays: new Map() };
 	t.targets.push({ at: first, ifd: 1 });
 	while (t.targets.length) {
 		t.targets.sort((a, b) => a.at - b.at);
@@ -317,13 +271,5 @@ export function* tiff(c: Cursor): Walk {
 		);
 		settle(t, target.ifd);
 	}
-	const length = yield* toEnd();
-	if (t.needed.end > length) {
-		const { end, what } = t.needed;
-		throw new StructureFault(
-			length,
-			`the file ends at byte ${figure(length)}, before ${what}, which ends at byte ${figure(end)}`,
-			true,
-		);
-	}
+	yield* holds(t.needed);
 }

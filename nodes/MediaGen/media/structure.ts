@@ -23,7 +23,7 @@ export class StructureFault extends Error {
 }
 
 /** What a walker asks for next. `what` names the structure, for the message of a file cut inside it. */
-export type WalkStep =
+type WalkStep =
 	/** Exactly `bytes` bytes (at most MAX_READ); with `orEnd`, null when the file ends right here. */
 	| { op: 'read'; bytes: number; orEnd?: boolean; what: string }
 	/** Passes over `bytes` bytes (any number) without keeping them. */
@@ -66,6 +66,17 @@ export function* toEnd(): Walk<number> {
 	return (yield { op: 'toEnd' }) as number;
 }
 
+/**
+ * Passes over the rest of the file, which must hold the furthest byte its own index says it holds (TIFF's strips,
+ * HEIF's iloc extents: they may lie before or after the index, so they are judged at the file's end).
+ */
+export function* holds(needed: { end: number; what: string }): Walk {
+	const length = yield* toEnd();
+	if (needed.end > length) {
+		throw new StructureFault(length, `the file ends at byte ${figure(length)}, before ${needed.what}`, true);
+	}
+}
+
 /** A count or an offset in a message: 1,008,813,135. */
 export const figure = (value: number) => value.toLocaleString('en-US');
 
@@ -92,9 +103,8 @@ export class StructureCheck {
 
 	private readonly walk: Walk;
 
+	/** What the walker waits for; undefined once it has returned. */
 	private step: WalkStep | undefined;
-
-	private done = false;
 
 	/** Parts of a read collected so far. */
 	private parts: Buffer[] = [];
@@ -117,21 +127,15 @@ export class StructureCheck {
 		this.resume(undefined);
 	}
 
-	/** Bytes walked so far. */
-	get position(): number {
-		return this.cursor.at;
-	}
-
 	push(chunk: Buffer): void {
 		let offset = 0;
-		while (offset < chunk.length && !this.done) offset = this.take(chunk, offset);
-		if (this.done) this.cursor.at += chunk.length - offset;
+		while (offset < chunk.length && this.step) offset = this.take(chunk, offset);
+		if (!this.step) this.cursor.at += chunk.length - offset;
 	}
 
 	/** The file ended: whole, or a StructureFault. */
 	end(): void {
-		while (!this.done) {
-			const step = this.step!;
+		for (let step = this.step; step; step = this.step) {
 			if (step.op === 'toEnd') this.resume(this.cursor.at);
 			else if (step.op === 'read' && step.orEnd && this.collected === 0) this.resume(null);
 			else throw this.cutInside(this.cursor.at, step);
@@ -146,13 +150,9 @@ export class StructureCheck {
 	/** Starts the walker's next step with `answer` to its last one; checks the step against Content-Length. */
 	private resume(answer: unknown): void {
 		const next = this.walk.next(answer);
-		if (next.done) {
-			this.done = true;
-			this.step = undefined;
-			return;
-		}
-		const step = next.value;
+		const step = next.done ? undefined : next.value;
 		this.step = step;
+		if (!step) return;
 		this.parts = [];
 		this.collected = 0;
 		this.afterFf = false;
@@ -167,8 +167,8 @@ export class StructureCheck {
 				throw this.cutInside(this.announced, step);
 			}
 		}
+		// skip() asks for no empty skip; an empty read is answered at once.
 		if (step.op === 'read' && step.bytes === 0) this.resume(Buffer.alloc(0));
-		else if (step.op === 'skip' && step.bytes === 0) this.resume(undefined);
 	}
 
 	/** Serves the current step from `chunk` at `offset`; returns where the next step starts. */

@@ -43,27 +43,6 @@ function wholeUtf8(bytes: Buffer): Buffer {
 	return bytes;
 }
 
-function decodeUtf8(bytes: Buffer): string | undefined {
-	try {
-		return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(wholeUtf8(bytes));
-	} catch {
-		return undefined;
-	}
-}
-
-/** UTF-16 code units as text (an odd last byte, cut off, is dropped). */
-function decodeUtf16(bytes: Buffer, bigEndian: boolean): string {
-	const even = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
-	return (bigEndian ? even.swap16() : even).toString('utf16le');
-}
-
-/** UTF-16 of a body's first bytes: a high surrogate cut off by the head's end is dropped. */
-function headUtf16(bytes: Buffer, bigEndian: boolean): string {
-	const text = decodeUtf16(bytes, bigEndian);
-	const last = text.charCodeAt(text.length - 1);
-	return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
-}
-
 /**
  * UTF-32 code units as text, an incomplete last one dropped. A unit that is no code point reads as U+FFFD in an
  * answer (`strict` false); in a body's first bytes it means the bytes are not UTF-32 (undefined).
@@ -83,24 +62,40 @@ function decodeUtf32(bytes: Buffer, bigEndian: boolean, strict: boolean): string
 }
 
 /**
+ * Bytes in a Unicode encoding as text. `head`: they are a body's first bytes, which may cut a character in two (a cut
+ * one is dropped) and are not text when they break the encoding (undefined); an answer reads them leniently
+ * (U+FFFD). UTF-16: an odd last byte, cut off, is dropped.
+ */
+function decode(bytes: Buffer, encoding: string, head: boolean): string | undefined {
+	const bigEndian = encoding.endsWith('BE');
+	if (encoding.startsWith('UTF-32')) return decodeUtf32(bytes, bigEndian, head);
+	if (encoding === 'UTF-8') {
+		if (!head) return bytes.toString('utf8');
+		try {
+			return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(wholeUtf8(bytes));
+		} catch {
+			return undefined;
+		}
+	}
+	const even = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
+	const text = (bigEndian ? even.swap16() : even).toString('utf16le');
+	const last = text.charCodeAt(text.length - 1);
+	return head && last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
+}
+
+/**
  * An API answer's body as text, in whichever Unicode encoding the server wrote it: after a byte order mark, in the
  * mark's encoding (UTF-8, UTF-16 or UTF-32, either byte order); without one, JSON's first character is ASCII, so the
  * zero bytes around it tell UTF-16 and UTF-32 in either byte order (RFC 4627, section 3); anything else is UTF-8.
  */
 export function answerText(bytes: Buffer): string {
-	const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
 	const mark = bomOf(bytes);
-	if (mark) {
-		const [encoding, markBytes] = mark;
-		const rest = bytes.subarray(markBytes.length);
-		if (encoding === 'UTF-8') return rest.toString('utf8');
-		if (encoding.startsWith('UTF-16')) return decodeUtf16(rest, encoding.endsWith('BE'));
-		return decodeUtf32(rest, encoding.endsWith('BE'), false)!;
-	}
-	if (bytes.length >= 4 && a === 0 && b === 0 && c === 0 && d !== 0) return decodeUtf32(bytes, true, false)!;
-	if (bytes.length >= 4 && a !== 0 && b === 0 && c === 0 && d === 0) return decodeUtf32(bytes, false, false)!;
-	if (bytes.length >= 2 && a === 0 && b !== 0) return decodeUtf16(bytes, true);
-	if (bytes.length >= 2 && a !== 0 && b === 0) return decodeUtf16(bytes, false);
+	if (mark) return decode(bytes.subarray(mark[1].length), mark[0], false)!;
+	const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
+	if (bytes.length >= 4 && a === 0 && b === 0 && c === 0 && d !== 0) return decode(bytes, 'UTF-32 BE', false)!;
+	if (bytes.length >= 4 && a !== 0 && b === 0 && c === 0 && d === 0) return decode(bytes, 'UTF-32 LE', false)!;
+	if (bytes.length >= 2 && a === 0 && b !== 0) return decode(bytes, 'UTF-16 BE', false)!;
+	if (bytes.length >= 2 && a !== 0 && b === 0) return decode(bytes, 'UTF-16 LE', false)!;
 	return bytes.toString('utf8');
 }
 
@@ -151,31 +146,19 @@ function inScripts(text: string): boolean {
 const asciiUnits = (text: string) => [...text].filter((char) => char >= '\t' && char <= '~').length;
 
 /**
- * UTF-16 without a byte order mark, in whichever byte order reads as text (the one with more ASCII, if both do). A
- * message holds at least one ASCII character (a space, punctuation, markup): a run of one repeated byte (0x01 0x01
- * reads as "ā") is not a message.
+ * UTF-32 or UTF-16 without a byte order mark, in whichever byte order reads as text (the one with more ASCII, if
+ * both do). A message holds at least one ASCII character (a space, punctuation, markup): a run of one repeated byte
+ * (0x01 0x01 reads as "ā") is not a message. A UTF-32 unit of text is at most 0x10FFFF, which the four bytes of a
+ * binary file's units exceed almost always; the script rule keeps out arrays of small integers (a table of lengths).
  */
-function utf16WithoutMark(head: Buffer): BodyText | undefined {
-	if (head.length < 2) return undefined;
-	const readings = [false, true]
-		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-16 BE' : 'UTF-16 LE', text: headUtf16(head, bigEndian) }))
-		.filter(({ text }) => asciiUnits(text) > 0 && isText(text) && inScripts(text));
+function withoutMark(head: Buffer, unicode: 'UTF-32' | 'UTF-16'): BodyText | undefined {
+	const readings = ['LE', 'BE']
+		.map((order) => ({ encoding: `${unicode} ${order}`, text: decode(head, `${unicode} ${order}`, true) }))
+		.filter((reading): reading is BodyText => {
+			const { text } = reading;
+			return text !== undefined && asciiUnits(text) > 0 && isText(text) && inScripts(text);
+		});
 	return readings.sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
-}
-
-/**
- * UTF-32 without a byte order mark, in whichever byte order reads as text. A unit of text is at most 0x10FFFF, which
- * the four bytes of a binary file's units exceed almost always; the script rule of UTF-16 keeps out arrays of small
- * integers (a table of lengths).
- */
-function utf32WithoutMark(head: Buffer): BodyText | undefined {
-	if (head.length < 4) return undefined;
-	return [false, true]
-		.map((bigEndian) => ({ encoding: bigEndian ? 'UTF-32 BE' : 'UTF-32 LE', text: decodeUtf32(head, bigEndian, true) }))
-		.find(
-			(reading): reading is BodyText =>
-				reading.text !== undefined && asciiUnits(reading.text) > 0 && isText(reading.text) && inScripts(reading.text),
-		);
 }
 
 /** Single-byte text (Latin-1, Windows-125x, …): no control byte at all. Shown as Latin-1. */
@@ -185,14 +168,8 @@ function eightBit(head: Buffer): BodyText | undefined {
 		: undefined;
 }
 
-function withMark(head: Buffer, mark: (typeof BOMS)[number]): BodyText | undefined {
-	const [encoding, bytes] = mark;
-	const rest = head.subarray(bytes.length);
-	const text = encoding.startsWith('UTF-8')
-		? decodeUtf8(rest)
-		: encoding.startsWith('UTF-16')
-			? headUtf16(rest, encoding.endsWith('BE'))
-			: decodeUtf32(rest, encoding.endsWith('BE'), true);
+function withMark(head: Buffer, [encoding, bytes]: (typeof BOMS)[number]): BodyText | undefined {
+	const text = decode(head.subarray(bytes.length), encoding, true);
 	return text !== undefined && isText(text) ? { encoding: `${encoding} with a byte order mark`, text } : undefined;
 }
 
@@ -203,9 +180,9 @@ function withMark(head: Buffer, mark: (typeof BOMS)[number]): BodyText | undefin
 export function readAsText(head: Buffer): BodyText | undefined {
 	const mark = bomOf(head);
 	if (mark) return withMark(head, mark);
-	const utf8 = decodeUtf8(head);
+	const utf8 = decode(head, 'UTF-8', true);
 	if (utf8 !== undefined && utf8.length > 0 && isText(utf8)) return { encoding: 'UTF-8', text: utf8 };
-	return utf32WithoutMark(head) ?? utf16WithoutMark(head) ?? eightBit(head);
+	return withoutMark(head, 'UTF-32') ?? withoutMark(head, 'UTF-16') ?? eightBit(head);
 }
 
 /**

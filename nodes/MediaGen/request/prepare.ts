@@ -23,7 +23,7 @@ import { wireText } from '../transport';
 import { holdsObjects, ItemProblems, toList } from './validation';
 import { invalidInput } from '../helpers/badInput';
 
-export interface PreparedFile extends InputFile {
+interface PreparedFile extends InputFile {
 	field: string;
 }
 
@@ -70,7 +70,7 @@ function fieldValue(
 	referenceCount: number,
 ): string | undefined {
 	const input = { name: field.displayName, parameter: parameterPath(field) };
-	const fail = (rule: string) => invalidInput.call(this, itemIndex, input, raw, rule);
+	const fail = (rule: string, hint?: string) => invalidInput.call(this, itemIndex, input, raw, rule, hint);
 	if (!isSet(raw)) {
 		if (field.required) throw fail('is required');
 		return undefined;
@@ -98,17 +98,13 @@ function fieldValue(
 						? ` of at least ${field.min}`
 						: '';
 			const exact = exactInteger(raw);
-			if (exact === undefined) throw fail(`must be an integer${range}`);
-			if (exact === 'unsafe')
-				throw invalidInput.call(this, itemIndex, input, raw, `must be an integer${range}`, UNSAFE_INTEGER_HINT);
-			const value = BigInt(exact);
-			if (
-				(field.min !== undefined && value < BigInt(field.min)) ||
-				(field.max !== undefined && value > BigInt(field.max))
-			) {
-				throw fail(`must be an integer${range}`);
-			}
-			return exact;
+			const value = exact === undefined || exact === 'unsafe' ? undefined : BigInt(exact);
+			const inRange =
+				value !== undefined &&
+				(field.min === undefined || value >= BigInt(field.min)) &&
+				(field.max === undefined || value <= BigInt(field.max));
+			if (!inRange) throw fail(`must be an integer${range}`, exact === 'unsafe' ? UNSAFE_INTEGER_HINT : undefined);
+			return exact!;
 		}
 		case 'options': {
 			const value = String(raw).trim();
@@ -273,38 +269,21 @@ async function readMask(
 	propertyName: string,
 	references: References,
 ): Promise<InputFile> {
-	const field = 'Mask Binary Property';
+	const fail = (value: unknown, rule: string, hint?: string) =>
+		invalidInput.call(this, itemIndex, 'Mask Binary Property', value, rule, hint);
 	const binary = item.binary?.[propertyName];
-	if (!binary) {
-		throw invalidInput.call(
-			this,
-			itemIndex,
-			field,
-			propertyName,
-			'names a binary property the item does not have',
-			availableHint(item),
-		);
-	}
+	if (!binary) throw fail(propertyName, 'names a binary property the item does not have', availableHint(item));
 	const mask = describeInputFile(binary, propertyName);
 	const size = pngSize(await readFileHeader.call(this, itemIndex, propertyName, PNG_HEADER_BYTES));
-	if (!size)
-		throw invalidInput.call(this, itemIndex, field, `${mask.fileName} (${mask.mimeType})`, 'must hold a PNG file');
+	if (!size) throw fail(`${mask.fileName} (${mask.mimeType})`, 'must hold a PNG file');
 	// References given wrongly are reported on their own: the mask is not compared with them.
 	if (!references.complete) return { ...mask, mimeType: 'image/png' };
-	if (references.count === 0)
-		throw invalidInput.call(this, itemIndex, field, propertyName, 'needs at least one reference image (file or URL)');
+	if (references.count === 0) throw fail(propertyName, 'needs at least one reference image (file or URL)');
 	const first = references.files[0];
-	if (first) {
-		const firstSize = await referenceSize.call(this, itemIndex, first.propertyName);
-		if (firstSize && (firstSize.width !== size.width || firstSize.height !== size.height)) {
-			throw invalidInput.call(
-				this,
-				itemIndex,
-				field,
-				`${size.width}x${size.height}`,
-				`must match the size of the first reference image "${first.propertyName}" (${firstSize.width}x${firstSize.height})`,
-			);
-		}
+	const firstSize = first && (await referenceSize.call(this, itemIndex, first.propertyName));
+	if (firstSize && (firstSize.width !== size.width || firstSize.height !== size.height)) {
+		const rule = `must match the size of the first reference image "${first.propertyName}" (${firstSize.width}x${firstSize.height})`;
+		throw fail(`${size.width}x${size.height}`, rule);
 	}
 	return { ...mask, mimeType: 'image/png' };
 }
@@ -315,34 +294,23 @@ function readExtraFields(
 	additional: IDataObject,
 	taken: Set<string>,
 ): Array<[string, string]> {
-	const { itemIndex } = problems;
+	const fail = (part: string, value: unknown, rule: string, hint?: string) =>
+		invalidInput.call(this, problems.itemIndex, `Extra Form Fields › ${part}`, value, rule, hint);
 	const entries = ((additional.extraFormFields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
 	const fields: Array<[string, string]> = [];
 	for (const entry of entries) {
 		const field = problems.check((): [string, string] => {
 			const name = String(entry.name ?? '').trim();
-			if (!name) throw invalidInput.call(this, itemIndex, 'Extra Form Fields › Name', entry.name, 'is required');
+			if (!name) throw fail('Name', entry.name, 'is required');
 			if (taken.has(name)) {
-				throw invalidInput.call(
-					this,
-					itemIndex,
-					'Extra Form Fields › Name',
-					name,
-					'is already sent by a field of this operation',
-					'Set that field instead, or leave it unset.',
-				);
+				const hint = 'Set that field instead, or leave it unset.';
+				throw fail('Name', name, 'is already sent by a field of this operation', hint);
 			}
 			taken.add(name);
 			const value = entry.value;
 			if (value !== null && typeof value === 'object') {
-				throw invalidInput.call(
-					this,
-					itemIndex,
-					'Extra Form Fields › Value',
-					value,
-					`of "${name}" must be text, a number or true/false`,
-					'A form field carries one text value; send each part as its own field.',
-				);
+				const hint = 'A form field carries one text value; send each part as its own field.';
+				throw fail('Value', value, `of "${name}" must be text, a number or true/false`, hint);
 			}
 			return [name, String(value ?? '')];
 		});
@@ -382,9 +350,9 @@ export async function prepareRequest(
 
 	const files = [...references.files];
 	if (spec.mask && maskProperty) {
-		const mask = await problems.checkAsync(
-			async () => await readMask.call(this, itemIndex, item, maskProperty, references),
-		);
+		const mask = await readMask
+			.call(this, itemIndex, item, maskProperty, references)
+			.catch((error: unknown) => problems.note(error));
 		if (mask) files.push({ ...mask, field: spec.mask.wire });
 	}
 

@@ -37,15 +37,6 @@ export class ItemProblems {
 		}
 	}
 
-	async checkAsync<T>(run: () => Promise<T>): Promise<T | undefined> {
-		try {
-			return await run();
-		} catch (error) {
-			this.note(error);
-			return undefined;
-		}
-	}
-
 	throwIfAny(): void {
 		if (this.problems.length) throw inputError(this.context.getNode(), this.itemIndex, this.problems);
 	}
