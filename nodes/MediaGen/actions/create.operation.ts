@@ -22,13 +22,13 @@ import { executionNote, type CreationRef } from '../waiting/paidTasks';
 import { fingerprint } from '../helpers/fingerprint';
 import { TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
-import { modelProperties, operationProperty, waitingProperties } from './descriptions';
+import { modelProperties, operationProperty } from './descriptions';
 import type { OperationModule } from './node.type';
 import { failuresContinue } from '../tool/call';
 
 function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {
-		description: modelProperties(spec, waitingProperties(spec.taskType)),
+		description: modelProperties(spec),
 		async read(itemIndex, item) {
 			return await prepareRequest.call(this, spec, itemIndex, item);
 		},
