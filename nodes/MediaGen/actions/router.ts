@@ -57,29 +57,26 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		unreported = run.unreported;
 	}
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
-	const created = creates ? createdTasks(outcomes) : [];
-	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
-	if (isToolCall(this)) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
+	// The outcomes' tasks, then those only the run's memory knows (one an answer named beside the item's task).
+	const created = () => (creates ? [...new Set([...createdTasks(outcomes), ...TaskMemory.createdTasks(this)])] : []);
+	if (cancel?.aborted) throw cancelledError.call(this, created());
 	if (!continueOnFail) {
 		// The first failure stops the node; an item the run did not report only when nothing else failed.
 		const failures = outcomes.filter((outcome) => 'error' in outcome);
 		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
-		// The run's memory adds the tasks no outcome names as its own (one an answer named beside the item's task).
-		if (stopping)
-			throw withCreatedTasks(stopping.error, creates ? union(created, TaskMemory.createdTasks(this)) : created);
+		if (stopping) throw withCreatedTasks(stopping.error, created());
 	}
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
-	const output: INodeExecutionData[] = [];
-	for (const outcome of outcomes) {
-		if ('items' in outcome) {
-			for (const item of outcome.items) {
-				output.push({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } });
-			}
-		} else {
-			output.push(errorItem(outcome, { resource, operation }, errorOutput));
-		}
-	}
-	return [settled.call(this, output)];
+	const output = isToolCall(this)
+		? toolResultItems.call(this, outcomes, { resource, operation })
+		: outcomes.flatMap((outcome): INodeExecutionData[] =>
+				'items' in outcome
+					? outcome.items.map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } }))
+					: [errorItem(outcome, { resource, operation }, errorOutput)],
+			);
+	// The task memory learns whether n8n may run the node again on this output (waiting/memory.ts).
+	TaskMemory.settle(this, output);
+	return [output];
 }
 
 /** The operation the node is set to, or the error that says it cannot run. */
@@ -122,17 +119,6 @@ async function readItems(this: IExecuteFunctions, module: OperationModule) {
 		}
 	}
 	return { read, outcomes };
-}
-
-/** The node's output, once the task memory knows whether n8n may run the node again on it (waiting/memory.ts). */
-function settled(this: IExecuteFunctions, output: INodeExecutionData[]): INodeExecutionData[] {
-	TaskMemory.settle(this, output);
-	return output;
-}
-
-/** Both lists, each entry once, in the first list's order then the second's. */
-function union(first: string[], second: string[]): string[] {
-	return [...new Set([...first, ...second])];
 }
 
 /** The ids of an item's entries of a "<taskid> (item <n>)" list. */

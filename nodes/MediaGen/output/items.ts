@@ -212,10 +212,7 @@ export function failureJson(
 	};
 }
 
-/**
- * What became of one id Task → Delete was given: deleted, already gone (the API does not know it), uncertain (an
- * answer that may have deleted it did not say), or failed (unset: not sent, the run stopped first).
- */
+/** What became of one id Task → Delete was given (actions/task/deleteRequests.ts); unset: not sent, the run stopped. */
 export type DeleteFate = 'deleted' | 'gone' | 'uncertain' | 'failed';
 
 /** The ids of a request group (an input item, or with Combine All Items every item of one Task Type and User ID). */
@@ -238,20 +235,15 @@ function deleteMessage(texts: ReadonlySet<string>): string | null {
 	return texts.size > MAX_TEXTS ? `${shown}; … (${texts.size} different texts)` : shown;
 }
 
-/** The ids of a result by fate, in the order they were given. */
-export function sortedIds(result: Pick<DeleteResult, 'taskIds' | 'fates'>) {
-	const deleted: string[] = [];
-	const alreadyGone: string[] = [];
-	const failed: string[] = [];
-	const uncertain: string[] = [];
-	for (const id of result.taskIds) {
-		const fate = result.fates.get(id);
-		if (fate === 'deleted') deleted.push(id);
-		else if (fate === 'gone') alreadyGone.push(id);
-		else failed.push(id);
-		if (fate === 'uncertain') uncertain.push(id);
-	}
-	return { deleted, alreadyGone, failed, uncertain };
+/** The ids of a result by fate, in the order they were given; `failed` holds every id not deleted or gone. */
+export function sortedIds({ taskIds, fates }: Pick<DeleteResult, 'taskIds' | 'fates'>) {
+	const having = (...wanted: Array<DeleteFate | undefined>) => taskIds.filter((id) => wanted.includes(fates.get(id)));
+	return {
+		deleted: having('deleted'),
+		alreadyGone: having('gone'),
+		failed: having('failed', 'uncertain', undefined),
+		uncertain: having('uncertain'),
+	};
 }
 
 /**

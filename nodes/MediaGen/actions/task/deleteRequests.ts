@@ -66,33 +66,23 @@ interface DeleteGroup {
 
 /** The groups of the items: one per item, or one per Task Type and User ID with Combine All Items. */
 function groupsOf(items: DeleteItem[], combine: boolean): DeleteGroup[] {
-	const groups = new Map<string, { group: DeleteGroup; seen: Set<string> }>();
-	for (const item of items) {
-		const key = combine ? `${item.taskType}\u0000${item.uid}` : String(item.itemIndex);
-		let entry = groups.get(key);
-		if (!entry) {
-			const { taskType, uid, notFoundHint } = item;
-			const group: DeleteGroup = {
-				taskType,
-				uid,
-				notFoundHint,
-				members: [],
-				ids: [],
-				fates: new Map(),
-				texts: new Set(),
-			};
-			entry = { group, seen: new Set() };
-			groups.set(key, entry);
-		}
-		const own = [...new Set(item.taskIds)];
-		entry.group.members.push({ itemIndex: item.itemIndex, taskIds: own });
-		for (const id of own) {
-			if (entry.seen.has(id)) continue;
-			entry.seen.add(id);
-			entry.group.ids.push(id);
-		}
+	const groups = new Map<string, DeleteGroup>();
+	for (const { itemIndex, taskType, taskIds, uid, notFoundHint } of items) {
+		const key = combine ? `${taskType}\u0000${uid}` : String(itemIndex);
+		const group: DeleteGroup = groups.get(key) ?? {
+			taskType,
+			uid,
+			notFoundHint,
+			members: [],
+			ids: [],
+			fates: new Map(),
+			texts: new Set(),
+		};
+		groups.set(key, group);
+		group.members.push({ itemIndex, taskIds: [...new Set(taskIds)] });
 	}
-	return [...groups.values()].map((entry) => entry.group);
+	for (const group of groups.values()) group.ids = [...new Set(group.members.flatMap((member) => member.taskIds))];
+	return [...groups.values()];
 }
 
 /**
