@@ -1,12 +1,10 @@
 /**
- * No item is lost: whatever an operation's run does, every item it was given comes out of the router, as output
- * or as an error that names its item and task.
- * - an exception that ends the whole run (hostile data, a bug) becomes the error of every item without an outcome;
- * - every error is one the node can show and route (output/itemFailure.ts): a RangeError or TypeError becomes
- *   the item's NodeOperationError, with its task;
- * - an item the run reported nothing for comes out with an error that says so, never silently;
- * - an output n8n could not save (JSON.stringify throws on it, e.g. an answer nested thousands of levels deep) is
- *   replaced by an error that keeps the task's id: n8n would otherwise fail the whole execution when it saves it.
+ * No item is lost (docs/errors-and-n8n-settings.md): whatever an operation's run does, every item it was given
+ * comes out of the router, as output or as an error that names its item and task. An exception that ends the whole
+ * run becomes the error of every item without an outcome, and an item the run reported nothing for gets an error
+ * that says so; any other exception becomes the item's NodeOperationError (output/itemFailure.ts); an output n8n
+ * could not save (JSON.stringify throws on it) is replaced by an error that keeps the task's id, since n8n would
+ * otherwise fail the whole execution when it saves it.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

@@ -27,14 +27,10 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
 };
 
 /**
- * Dispatches to the operation and owns error handling:
- * - every item is read and checked before anything is sent; bad input anywhere stops the node with nothing
- *   sent, unless Continue On Fail, where the valid items go ahead and the invalid ones become error items;
- * - with Continue On Fail an item's error becomes an error item that keeps its task id, on the output the On
- *   Error mode routes it to (output/items.ts); otherwise the first failure stops the node (the waiting
- *   engine ends the run as soon as it is known), and the message still names every task this run created;
- * - after Stop the node ends with n8n's cancellation error, whose message lists the tasks this run created;
- * - no item is lost: whatever the run does, every item read comes out (outcomes.ts).
+ * Dispatches to the operation and owns error handling, as docs/errors-and-n8n-settings.md promises: every item is
+ * read and checked before anything is sent; with Continue On Fail a failed item becomes an error item that keeps its
+ * task id (output/items.ts), otherwise the first failure stops the node and its error names every task this run
+ * created; after Stop, n8n's cancellation error lists them; no item is lost (outcomes.ts).
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const { resource, operation, module } = operationOf.call(this);

@@ -1,19 +1,9 @@
 /**
- * Task → Delete through the waiting engine's creations' lane (engine.ts, creationQueue.ts): the same bound on requests in
- * flight (Max Concurrent Requests, halved on HTTP 429), the same holds and retry queue. Each request group (an
- * item, or with Combine All Items every item of one Task Type and User ID) goes out in chunks of DELETE_CHUNK_SIZE
- * distinct ids, and what became of every id is kept (output/items.ts). What an answer says is read by the
- * rules of transport/wording.ts, written from the API's contract (docs/known-unknowns.md):
- * - deleted: the API answered code 1000 with a status text that reads as success;
- * - already gone: the API refused (code 9999) saying that it does not know these tasks (deleted before, by an
- *   earlier run or try, or tasks of the other Task Type). Deleting them is done, so Retry On Fail, or a run after a
- *   partial one, does not fail on what a first try deleted. A refusal that names ids of the chunk marks those and
- *   sends the rest again; one that names none splits the chunk in halves until each id stands alone;
- * - uncertain: code 1000 with a status text that cannot be read as success or as a failure (another language, a
- *   text about something else, none): the ids may or may not have been deleted, and count as not deleted;
- * - failed: a status text that reports a failure, any other refusal (9999 for another reason, 9000, a refused key,
- *   a wrong User ID), or a failure that did not pass within Max Wait. Deleting is safe to repeat, so HTTP 429
- *   (after its Retry-After), 408, 5xx and answers that never came are repeated, by the engine.
+ * Task → Delete through the waiting engine's creations' lane (engine.ts, creationQueue.ts): the same bound on requests
+ * in flight, holds and retry queue. Each request group (an item, or with Combine All Items every item of one Task Type
+ * and User ID) goes out in chunks of DELETE_CHUNK_SIZE distinct ids, and what became of every id (deleted, already
+ * gone, uncertain, failed) is kept, read by the rules of transport/wording.ts: docs/known-unknowns.md says when each
+ * applies. Ids the API does not know count as already gone, so that a delete is safe to repeat.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
