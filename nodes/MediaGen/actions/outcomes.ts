@@ -9,7 +9,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isItemError, itemFailure, type ItemError } from '../output/itemFailure';
+import { itemFailure, type ItemError } from '../output/itemFailure';
 import { essentialJson, type ItemOutcome } from '../output/items';
 import type { OperationModule, ReadItem } from './node.type';
 
@@ -58,14 +58,10 @@ function written(this: IExecuteFunctions, outcome: ItemOutcome): ItemOutcome {
 		return outcome;
 	}
 	const about = { step: 'handling it', taskId: taskIdOf(outcome.json) };
-	const error = isItemError(outcome.error)
-		? outcome.error
-		: itemFailure(this.getNode(), outcome.error, itemIndex, about);
-	return {
-		itemIndex,
-		error,
-		json: unwritable(outcome.json) === undefined ? outcome.json : essentialJson(outcome.json),
-	};
+	// The node's own errors stay as they are (itemFailure).
+	const error = itemFailure(this.getNode(), outcome.error, itemIndex, about);
+	const json = unwritable(outcome.json) === undefined ? outcome.json : essentialJson(outcome.json);
+	return { itemIndex, error, json };
 }
 
 /** What the router knows of the run beside its outcomes. */

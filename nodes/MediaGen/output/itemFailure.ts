@@ -9,7 +9,7 @@ import { shorten, SHOWN } from '../helpers/shorten';
 /** The errors an item can end with: each names its item, and the task when there is one. */
 export type ItemError = NodeApiError | NodeOperationError;
 
-export function isItemError(error: unknown): error is ItemError {
+function isItemError(error: unknown): error is ItemError {
 	return error instanceof NodeApiError || error instanceof NodeOperationError;
 }
 
