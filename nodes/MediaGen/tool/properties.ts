@@ -147,17 +147,6 @@ const TOOL_OPTIONS = {
 	},
 };
 
-/** The binary reference input as the tool shows it: None by default, since a tool call carries no files. */
-function toolImageInput(property: INodeProperties): INodeProperties {
-	return {
-		...property,
-		default: REFERENCE_INPUT.none,
-		description:
-			'Leave at None in a tool: a tool call carries no files. Let the model give images as URLs in the URL field instead.',
-		displayOptions: withTool(property.displayOptions, true),
-	};
-}
-
 /**
  * The node's properties with the tool's own: a Description per operation, and tool twins of the Options
  * collections and the binary reference input (each original shown only outside the tool).
@@ -177,7 +166,13 @@ export function withToolProperties(properties: INodeProperties[]): INodeProperti
 			const options = withOptionDefaults(property, TOOL_OPTIONS);
 			return [original, { ...options, displayOptions: withTool(property.displayOptions, true) }];
 		}
-		if (property.name === 'imageInput') return [original, toolImageInput(property)];
+		// The binary reference input: None by default, since a tool call carries no files.
+		if (property.name === 'imageInput') {
+			const description =
+				'Leave at None in a tool: a tool call carries no files. Let the model give images as URLs in the URL field instead.';
+			const displayOptions = withTool(property.displayOptions, true);
+			return [original, { ...property, default: REFERENCE_INPUT.none, description, displayOptions }];
+		}
 		return [property];
 	});
 	return [...descriptions, ...adapted];

@@ -174,8 +174,7 @@ function summary(group: DeleteGroup): string {
 
 /** The outcomes of a group: one item paired with all its items, or an error per item; none if it never finished. */
 function groupOutcomes(group: DeleteGroup): ItemOutcome[] {
-	const { taskType, fates, texts } = group;
-	const { error } = group;
+	const { taskType, fates, texts, error } = group;
 	if (error) {
 		error.description = error.description ? `${error.description} ${summary(group)}` : summary(group);
 		return group.members.map(({ itemIndex, taskIds }) => ({
