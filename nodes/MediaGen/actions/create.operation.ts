@@ -1,10 +1,8 @@
 /**
- * The image and video resources' operations: one "Create With <model>" per model spec, all of them this one
- * operation, since the model's spec yields both its parameters and its behaviour (adding a model means adding its
- * spec in models/, not an operation file).
- * 1. `read`: prepare and validate one item (the router reads every item before anything is sent);
- * 2. `run`: hand the creations to the waiting engine, which polls each task from its own creation on
- *    (waiting/engine.ts); a creation is repeated only when it provably created nothing (it could charge twice).
+ * The image and video resources' operations: one "Create With <model>" per model spec, whose spec yields both its
+ * parameters and its behaviour (adding a model means adding its spec in models/). `read` prepares and checks one
+ * item; `run` hands the creations to the waiting engine (waiting/engine.ts), and a creation is repeated only when it
+ * provably created nothing (it could charge twice).
  */
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
@@ -22,18 +20,18 @@ import { executionNote, type CreationRef } from '../waiting/paidTasks';
 import { fingerprint } from '../helpers/fingerprint';
 import { TaskMemory } from '../waiting/memory';
 import { readWaitingOptions } from '../waiting/options';
-import { modelProperties, operationProperty, waitingProperties } from './descriptions';
+import { modelProperties, operationProperty } from './descriptions';
 import type { OperationModule } from './node.type';
 import { failuresContinue } from '../tool/call';
 
 function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	return {
-		description: modelProperties(spec, waitingProperties(spec.taskType)),
-		async read(itemIndex, item) {
-			return await prepareRequest.call(this, spec, itemIndex, item);
+		description: modelProperties(spec),
+		read(itemIndex, item) {
+			return prepareRequest.call(this, spec, itemIndex, item);
 		},
-		async run(prepared) {
-			return await createTasks.call(this, prepared, spec);
+		run(prepared) {
+			return createTasks.call(this, prepared, spec);
 		},
 	};
 }
@@ -77,14 +75,12 @@ async function createTasks(
 		} else if (known && known !== 'uncertain') {
 			const creation = { taskid: known.taskId };
 			resumed.push({ itemIndex, ...known, creation, summary: withAlsoNamed(summary, known.alsoNamed) });
+			this.logger.info(
+				`MediaGen node "${this.getNode().name}" resumes ${known.taskType} task ${known.taskId} for item ${itemIndex} instead of creating it again ${executionNote(this)}`,
+			);
 		} else {
 			creations.push(creationJob.call(this, request, spec, summary));
 		}
-	}
-	for (const task of resumed) {
-		this.logger.info(
-			`MediaGen node "${this.getNode().name}" resumes ${task.taskType} task ${task.taskId} for item ${task.itemIndex} instead of creating it again ${executionNote(this)}`,
-		);
 	}
 	const outcomes = await runEngine.call(this, {
 		creations,

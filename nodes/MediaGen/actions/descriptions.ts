@@ -4,6 +4,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { TaskType } from '../models/endpoints';
 import { parameterName, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec } from '../models/types';
+import { TASK_TYPE_FROM_INPUT } from '../request/taskItem';
 import { MAX_REQUEST_TIMEOUT_MS } from '../transport';
 import { DEFAULT_MAX_CONCURRENCY, waitDefaults } from '../waiting/options';
 
@@ -42,12 +43,8 @@ function fieldProperty(field: FieldSpec): INodeProperties {
 	}
 }
 
-function byDisplayName(a: { displayName: string }, b: { displayName: string }) {
-	return a.displayName.localeCompare(b.displayName);
-}
-
 /** All parameters of one model's creation operation. */
-export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []): INodeProperties[] {
+export function modelProperties(spec: ModelSpec): INodeProperties[] {
 	const show = { resource: [spec.taskType], operation: [spec.operation] };
 	const main: INodeProperties[] = spec.fields
 		.filter((field) => field.placement === 'main')
@@ -161,9 +158,17 @@ export function modelProperties(spec: ModelSpec, extra: INodeProperties[] = []):
 			placeholder: 'Add Field',
 			default: {},
 			displayOptions: { show },
-			options: additional.sort(byDisplayName),
+			options: additional.sort((a, b) => a.displayName.localeCompare(b.displayName)),
 		},
-		...extra.map((property) => ({ ...property, displayOptions: { show } })),
+		{
+			displayName: 'Wait for Completion',
+			name: 'waitForCompletion',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to poll the task until its results exist and output them; off outputs the task ID at once',
+			displayOptions: { show },
+		},
+		{ ...optionsProperty([spec.taskType], true), displayOptions: { show } },
 	];
 }
 
@@ -197,13 +202,11 @@ export function optionsProperty(
 ): INodeProperties {
 	const waiting = whenWaiting ? { displayOptions: { show: { '/waitForCompletion': [true] } } } : {};
 	const defaults = waitDefaults(taskTypes);
-	const defaultInterval = defaults.pollInterval;
-	const defaultMaxWait = defaults.maxWait;
-	const defaultTimeout = defaults.requestTimeout;
+	const { pollInterval, maxWait, requestTimeout } = defaults;
 	// Several task types (Task Type "From Input Item"): say what an unset option means for each.
-	const perType = (pick: (taskType: TaskType) => number) =>
+	const perType = (option: keyof typeof defaults) =>
 		taskTypes.length > 1
-			? ` When not set: ${taskTypes.map((taskType) => `${pick(taskType)} s for ${taskType} tasks`).join(', ')}.`
+			? ` When not set: ${taskTypes.map((taskType) => `${waitDefaults([taskType])[option]} s for ${taskType} tasks`).join(', ')}.`
 			: '';
 	const downloading = { show: { ...waiting.displayOptions?.show, downloadResults: [true] } };
 	const property: INodeProperties = {
@@ -254,8 +257,8 @@ export function optionsProperty(
 				name: 'maxWait',
 				type: 'number',
 				typeOptions: { minValue: 1 },
-				default: defaultMaxWait,
-				description: `How long to wait for each task before On Timeout applies.${perType((taskType) => waitDefaults([taskType]).maxWait)}`,
+				default: maxWait,
+				description: `How long to wait for each task before On Timeout applies.${perType('maxWait')}`,
 				...waiting,
 			},
 			{
@@ -279,8 +282,8 @@ export function optionsProperty(
 				name: 'pollInterval',
 				type: 'number',
 				typeOptions: { minValue: 0.1 },
-				default: defaultInterval,
-				description: `Time between two status checks of a task, counted from its creation.${perType((taskType) => waitDefaults([taskType]).pollInterval)}`,
+				default: pollInterval,
+				description: `Time between two status checks of a task, counted from its creation.${perType('pollInterval')}`,
 				...waiting,
 			},
 			// Creation operations only: Task → Wait does not know when its tasks were created.
@@ -315,8 +318,8 @@ export function optionsProperty(
 				type: 'number',
 				// Timers take at most 2^31 - 1 ms; a larger value from an expression counts as this (waiting/options.ts).
 				typeOptions: { minValue: 1, maxValue: Math.floor(MAX_REQUEST_TIMEOUT_MS / 1000) },
-				default: defaultTimeout,
-				description: `How long one request may take before it is abandoned (at most about 24.8 days).${perType((taskType) => waitDefaults([taskType]).requestTimeout)}`,
+				default: requestTimeout,
+				description: `How long one request may take before it is abandoned (at most about 24.8 days).${perType('requestTimeout')}`,
 			},
 			// Creation operations only (they alone pass whenWaiting): it applies with and without waiting.
 			...(whenWaiting
@@ -358,28 +361,15 @@ export function optionsProperty(
 	return property;
 }
 
-/** Task → Get and Task → Wait: one Options collection per Task Type, so that the editor shows that type's defaults. */
-export function taskOptionsProperties(
-	operation: string,
-	typeChoices: Record<string, readonly TaskType[]>,
-	only?: readonly string[],
-): INodeProperties[] {
+/** A Task operation's Options collections, one per Task Type, so that the editor shows that type's defaults. */
+export function taskOptionsProperties(operation: string, only?: readonly string[]): INodeProperties[] {
+	const typeChoices: Record<string, readonly TaskType[]> = {
+		image: ['image'],
+		video: ['video'],
+		[TASK_TYPE_FROM_INPUT]: ['image', 'video'],
+	};
 	return Object.entries(typeChoices).map(([choice, taskTypes]) => ({
 		...optionsProperty(taskTypes, false, only),
 		displayOptions: { show: { resource: ['task'], operation: [operation], taskType: [choice] } },
 	}));
-}
-
-/** Wait for Completion and the Options collection, shared by every creation operation. */
-export function waitingProperties(taskType: TaskType): INodeProperties[] {
-	return [
-		{
-			displayName: 'Wait for Completion',
-			name: 'waitForCompletion',
-			type: 'boolean',
-			default: true,
-			description: 'Whether to poll the task until its results exist and output them; off outputs the task ID at once',
-		},
-		optionsProperty([taskType], true),
-	];
 }

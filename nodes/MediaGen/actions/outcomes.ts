@@ -1,17 +1,15 @@
 /**
- * No item is lost: whatever an operation's run does, every item it was given comes out of the router, as output
- * or as an error that names its item and task.
- * - an exception that ends the whole run (hostile data, a bug) becomes the error of every item without an outcome;
- * - every error is one the node can show and route (output/itemFailure.ts): a RangeError or TypeError becomes
- *   the item's NodeOperationError, with its task;
- * - an item the run reported nothing for comes out with an error that says so, never silently;
- * - an output n8n could not save (JSON.stringify throws on it, e.g. an answer nested thousands of levels deep) is
- *   replaced by an error that keeps the task's id: n8n would otherwise fail the whole execution when it saves it.
+ * No item is lost (docs/errors-and-n8n-settings.md): whatever an operation's run does, every item it was given
+ * comes out of the router, as output or as an error that names its item and task. An exception that ends the whole
+ * run becomes the error of every item without an outcome, and an item the run reported nothing for gets an error
+ * that says so; any other exception becomes the item's NodeOperationError (output/itemFailure.ts); an output n8n
+ * could not save (JSON.stringify throws on it) is replaced by an error that keeps the task's id, since n8n would
+ * otherwise fail the whole execution when it saves it.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isItemError, itemFailure, type ItemError } from '../output/itemFailure';
+import { itemFailure, type ItemError } from '../output/itemFailure';
 import { essentialJson, type ItemOutcome } from '../output/items';
 import type { OperationModule, ReadItem } from './node.type';
 
@@ -60,14 +58,10 @@ function written(this: IExecuteFunctions, outcome: ItemOutcome): ItemOutcome {
 		return outcome;
 	}
 	const about = { step: 'handling it', taskId: taskIdOf(outcome.json) };
-	const error = isItemError(outcome.error)
-		? outcome.error
-		: itemFailure(this.getNode(), outcome.error, itemIndex, about);
-	return {
-		itemIndex,
-		error,
-		json: unwritable(outcome.json) === undefined ? outcome.json : essentialJson(outcome.json),
-	};
+	// The node's own errors stay as they are (itemFailure).
+	const error = itemFailure(this.getNode(), outcome.error, itemIndex, about);
+	const json = unwritable(outcome.json) === undefined ? outcome.json : essentialJson(outcome.json);
+	return { itemIndex, error, json };
 }
 
 /** What the router knows of the run beside its outcomes. */

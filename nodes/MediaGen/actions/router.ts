@@ -27,14 +27,10 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
 };
 
 /**
- * Dispatches to the operation and owns error handling:
- * - every item is read and checked before anything is sent; bad input anywhere stops the node with nothing
- *   sent, unless Continue On Fail, where the valid items go ahead and the invalid ones become error items;
- * - with Continue On Fail an item's error becomes an error item that keeps its task id, on the output the On
- *   Error mode routes it to (output/items.ts); otherwise the first failure stops the node (the waiting
- *   engine ends the run as soon as it is known), and the message still names every task this run created;
- * - after Stop the node ends with n8n's cancellation error, whose message lists the tasks this run created;
- * - no item is lost: whatever the run does, every item read comes out (outcomes.ts).
+ * Dispatches to the operation and owns error handling, as docs/errors-and-n8n-settings.md promises: every item is
+ * read and checked before anything is sent; with Continue On Fail a failed item becomes an error item that keeps its
+ * task id (output/items.ts), otherwise the first failure stops the node and its error names every task this run
+ * created; after Stop, n8n's cancellation error lists them; no item is lost (outcomes.ts).
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const { resource, operation, module } = operationOf.call(this);
@@ -57,29 +53,26 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		unreported = run.unreported;
 	}
 	outcomes.sort((a, b) => a.itemIndex - b.itemIndex);
-	const created = creates ? createdTasks(outcomes) : [];
-	if (cancel?.aborted) throw cancelledError.call(this, creates ? union(created, TaskMemory.createdTasks(this)) : []);
-	if (isToolCall(this)) return [settled.call(this, toolResultItems.call(this, outcomes, { resource, operation }))];
+	// The outcomes' tasks, then those only the run's memory knows (one an answer named beside the item's task).
+	const created = () => (creates ? [...new Set([...createdTasks(outcomes), ...TaskMemory.createdTasks(this)])] : []);
+	if (cancel?.aborted) throw cancelledError.call(this, created());
 	if (!continueOnFail) {
 		// The first failure stops the node; an item the run did not report only when nothing else failed.
 		const failures = outcomes.filter((outcome) => 'error' in outcome);
 		const stopping = failures.find((outcome) => !unreported.has(outcome.error)) ?? failures[0];
-		// The run's memory adds the tasks no outcome names as its own (one an answer named beside the item's task).
-		if (stopping)
-			throw withCreatedTasks(stopping.error, creates ? union(created, TaskMemory.createdTasks(this)) : created);
+		if (stopping) throw withCreatedTasks(stopping.error, created());
 	}
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
-	const output: INodeExecutionData[] = [];
-	for (const outcome of outcomes) {
-		if ('items' in outcome) {
-			for (const item of outcome.items) {
-				output.push({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } });
-			}
-		} else {
-			output.push(errorItem(outcome, { resource, operation }, errorOutput));
-		}
-	}
-	return [settled.call(this, output)];
+	const output = isToolCall(this)
+		? toolResultItems.call(this, outcomes, { resource, operation })
+		: outcomes.flatMap((outcome): INodeExecutionData[] =>
+				'items' in outcome
+					? outcome.items.map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: outcome.itemIndex } }))
+					: [errorItem(outcome, { resource, operation }, errorOutput)],
+			);
+	// The task memory learns whether n8n may run the node again on this output (waiting/memory.ts).
+	TaskMemory.settle(this, output);
+	return [output];
 }
 
 /** The operation the node is set to, or the error that says it cannot run. */
@@ -122,17 +115,6 @@ async function readItems(this: IExecuteFunctions, module: OperationModule) {
 		}
 	}
 	return { read, outcomes };
-}
-
-/** The node's output, once the task memory knows whether n8n may run the node again on it (waiting/memory.ts). */
-function settled(this: IExecuteFunctions, output: INodeExecutionData[]): INodeExecutionData[] {
-	TaskMemory.settle(this, output);
-	return output;
-}
-
-/** Both lists, each entry once, in the first list's order then the second's. */
-function union(first: string[], second: string[]): string[] {
-	return [...new Set([...first, ...second])];
 }
 
 /** The ids of an item's entries of a "<taskid> (item <n>)" list. */

@@ -1,6 +1,6 @@
 /** The API's five image models: each model's fields and limits, once. */
-import { SEED } from './fields';
-import type { FieldSpec, ModelSpec, ReferenceSpec, StringField } from './types';
+import { choice, prompt, SEED, sourceImageText } from './fields';
+import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const PROIMAGE_RATIOS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9', '5:4', '4:5'];
 const BETAV45_RATIOS = ['9:16', '16:9', '3:4', '4:3', '1:1', '2:3', '3:2'];
@@ -12,17 +12,7 @@ const WXH = /^(\d+)[xX](\d+)$/;
 /** The API documents sizes as WxH: an upper-case X is accepted and sent lower-case. */
 const lowerCaseX = (value: string) => (WXH.test(value) ? value.toLowerCase() : value);
 
-function prompt(overrides: Partial<StringField> = {}): StringField {
-	return {
-		kind: 'string',
-		wire: 'prompt',
-		displayName: 'Prompt',
-		description: 'What to generate, or how to edit the reference images',
-		placement: 'main',
-		rows: 4,
-		...overrides,
-	};
-}
+const PROMPT = 'What to generate, or how to edit the reference images';
 
 const batchsize = (max?: number): FieldSpec => ({
 	kind: 'integer',
@@ -45,13 +35,10 @@ const sourceReferences = (model: string): ReferenceSpec => ({
 		displayName: 'Source Image URL',
 		description: `Web address (http or https) of one image for ${model} to start from`,
 	},
-	valueField: {
-		wire: 'sourceImage',
-		displayName: 'Source Image as Text',
-		description:
-			'A source image given as text in the form the API accepts (its documentation says only "source image value"). For a file use Source Images From Binary; for a web address use Source Image URL.',
-		counts: false,
-	},
+	valueField: sourceImageText(
+		'. For a file use Source Images From Binary; for a web address use Source Image URL.',
+		false,
+	),
 	filesByDefault: false,
 });
 
@@ -76,11 +63,7 @@ export const PROIMAGE: ModelSpec = {
 			default: 'proimg-2',
 			renderTime: true,
 		},
-		prompt({
-			required: true,
-			maxLength: 32000,
-			description: 'Generation or editing instruction, at most 32000 characters',
-		}),
+		prompt('Generation or editing instruction, at most 32000 characters', { required: true, maxLength: 32000 }),
 		{
 			kind: 'string',
 			wire: 'size',
@@ -137,7 +120,7 @@ export const BETAV45: ModelSpec = {
 	description: 'Generate up to 15 images with beta v4.5 at a ratio, a 2K/4K tier or an explicit size',
 	constants: { category: 'betav45' },
 	fields: [
-		prompt({ required: true }),
+		prompt(PROMPT, { required: true }),
 		batchsize(15),
 		{
 			kind: 'string',
@@ -172,7 +155,7 @@ export const BETAV5: ModelSpec = {
 	description: 'Generate images with beta v5 lite; the answer already carries an image URL',
 	constants: { category: 'betav5' },
 	fields: [
-		prompt(),
+		prompt(PROMPT),
 		batchsize(),
 		{
 			kind: 'string',
@@ -195,18 +178,15 @@ export const BETAV4: ModelSpec = {
 	description: 'Generate up to 15 images with beta v4 at one of five aspect ratios',
 	constants: { category: 'betav4' },
 	fields: [
-		prompt({ required: true }),
+		prompt(PROMPT, { required: true }),
 		batchsize(15),
-		{
-			kind: 'options',
-			wire: 'resolution',
-			displayName: 'Resolution',
-			description: 'Aspect ratio of the images. Field name assumed ("resolution"): see the README if it has no effect.',
-			placement: 'additional',
-			values: BETAV4_RATIOS,
-			default: '1:1',
-			renderTime: true,
-		},
+		choice(
+			'resolution',
+			'Resolution',
+			'Aspect ratio of the images. Field name assumed ("resolution"): see the README if it has no effect.',
+			BETAV4_RATIOS,
+			'1:1',
+		),
 	],
 	references: sourceReferences('beta v4'),
 };
@@ -219,7 +199,7 @@ export const GAMMAIMAGE: ModelSpec = {
 	action: 'Create an image with gamma image',
 	description: 'Generate an image with the gamma image model; the answer already carries an image URL',
 	fields: [
-		prompt(),
+		prompt(PROMPT),
 		{
 			kind: 'string',
 			wire: 'resolution',

@@ -24,8 +24,8 @@ export interface StringField extends FieldBase {
 	kind: 'string';
 	maxLength?: number;
 	rows?: number;
-	/** Returns the broken rule, or undefined when the value is fine. */
-	check?: (value: string, request: RequestShape) => string | undefined;
+	/** Returns the broken rule, or undefined when the value is fine; a rule may depend on the references sent. */
+	check?: (value: string, request: { referenceCount: number }) => string | undefined;
 	/** The wire form of an accepted spelling (e.g. `1536X1024` → `1536x1024`); runs before `check`. */
 	normalize?: (value: string) => string;
 }
@@ -51,11 +51,6 @@ export interface SwitchField extends FieldBase {
 }
 
 export type FieldSpec = StringField | IntegerField | OptionsField | SwitchField;
-
-/** What a value check may need to know about the rest of the request. */
-export interface RequestShape {
-	referenceCount: number;
-}
 
 export interface ReferenceSpec {
 	/** Multipart name of the file parts (repeated once per file). */

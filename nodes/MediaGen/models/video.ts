@@ -1,61 +1,24 @@
 /** The API's two video models: each model's fields and limits, once. */
-import { SEED } from './fields';
+import { choice, prompt, SEED, sourceImageText } from './fields';
 import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
 
-const common = {
-	prompt: (maxLength?: number): FieldSpec => ({
-		kind: 'string',
-		wire: 'prompt',
-		displayName: 'Prompt',
-		description: maxLength
-			? `What should happen in the video, at most ${maxLength} characters`
-			: 'What should happen in the video',
-		placement: 'main',
-		rows: 4,
-		maxLength,
-	}),
-	ratio: {
-		kind: 'options',
-		wire: 'ratio',
-		displayName: 'Ratio',
-		description: 'Aspect ratio of the video',
-		placement: 'additional',
-		values: VIDEO_RATIOS,
-		default: 'adaptive',
-		renderTime: true,
-	} as FieldSpec,
-	duration: (values: number[]): FieldSpec => ({
-		kind: 'options',
-		wire: 'duration',
-		displayName: 'Duration (Seconds)',
-		description: `Length of the video: ${values.join(', ')} seconds`,
-		placement: 'additional',
-		values,
-		default: values[0],
-		renderTime: true,
-	}),
-	resolution: (values: string[]): FieldSpec => ({
-		kind: 'options',
-		wire: 'resolution',
-		displayName: 'Resolution',
-		description: `Video resolution: ${values.join(', ')}`,
-		placement: 'additional',
-		values,
-		default: values[0],
-		renderTime: true,
-	}),
-	fps: {
-		kind: 'integer',
-		wire: 'fps',
-		displayName: 'FPS',
-		description: 'Frame rate; the API documents no allowed values',
-		placement: 'additional',
-		min: 1,
-		default: 24,
-	} as FieldSpec,
+const FPS: FieldSpec = {
+	kind: 'integer',
+	wire: 'fps',
+	displayName: 'FPS',
+	description: 'Frame rate; the API documents no allowed values',
+	placement: 'additional',
+	min: 1,
+	default: 24,
 };
+
+const ratio = choice('ratio', 'Ratio', 'Aspect ratio of the video', VIDEO_RATIOS, 'adaptive');
+const duration = (values: number[]) =>
+	choice('duration', 'Duration (Seconds)', `Length of the video: ${values.join(', ')} seconds`, values);
+const resolution = (values: string[]) =>
+	choice('resolution', 'Resolution', `Video resolution: ${values.join(', ')}`, values);
 
 function switchField(wire: string, displayName: string, what: string): FieldSpec {
 	return {
@@ -76,13 +39,7 @@ function sourceImages(urlField?: ReferenceSpec['urlField']): ReferenceSpec {
 		fileField: 'sourceImage.items',
 		label: 'Source Images',
 		...(urlField ? { urlField } : {}),
-		valueField: {
-			wire: 'sourceImage',
-			displayName: 'Source Image as Text',
-			description:
-				'A source image given as text in the form the API accepts (its documentation says only "source image value"); counts as one of the 1 or 2 source images',
-			counts: true,
-		},
+		valueField: sourceImageText('; counts as one of the 1 or 2 source images', true),
 		minTotal: 1,
 		maxTotal: 2,
 		totalRule: `source image files plus ${urlField ? 'URLs plus ' : ''}Source Image as Text`,
@@ -98,12 +55,12 @@ export const ALPHAV2MINI: ModelSpec = {
 	action: 'Create a video with alpha v2 mini',
 	description: 'Turn 1 or 2 source images and a prompt into a 5 to 15 second video',
 	fields: [
-		common.prompt(8192),
-		common.ratio,
-		common.duration([5, 10, 15]),
+		prompt('What should happen in the video, at most 8192 characters', { maxLength: 8192 }),
+		ratio,
+		duration([5, 10, 15]),
 		SEED,
-		common.resolution(['480p', '720p']),
-		common.fps,
+		resolution(['480p', '720p']),
+		FPS,
 		{
 			kind: 'integer',
 			wire: 'execution_expires_after',
@@ -129,12 +86,12 @@ export const ALPHAV15PRO: ModelSpec = {
 	action: 'Create a video with alpha v1.5 pro',
 	description: 'Turn 1 or 2 source images (files or URLs) and a prompt into a video up to 1080p',
 	fields: [
-		common.prompt(),
-		common.ratio,
-		common.duration([5, 10]),
+		prompt('What should happen in the video'),
+		ratio,
+		duration([5, 10]),
 		SEED,
-		common.resolution(['480p', '720p', '1080p']),
-		common.fps,
+		resolution(['480p', '720p', '1080p']),
+		FPS,
 		switchField('camera_fixed', 'Fixed Camera', 'keep the camera fixed'),
 		returnLastFrame,
 		generateAudio,

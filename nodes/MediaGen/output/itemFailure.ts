@@ -1,9 +1,7 @@
 /**
- * Any exception as the error of the item it happened to. The node's own errors (NodeApiError for what the API
- * answered or did not, NodeOperationError for bad input and the like) name their item and say what to do. Anything
- * else (a RangeError or TypeError raised by hostile data, a bug, a thrown value that is not an Error) would reach
- * n8n without its item and task, or, thrown where nobody waits for it, end an item without a word: it becomes a
- * NodeOperationError that names the step, the item and the task, so that the item comes out like any failed item.
+ * Any exception as the error of the item it happened to. The node's own errors name their item and say what to do;
+ * anything else (a RangeError from hostile data, a bug, a thrown non-Error) would reach n8n without its item and
+ * task, or end an item without a word: it becomes a NodeOperationError naming the step, the item and the task.
  */
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 import { shorten, SHOWN } from '../helpers/shorten';
@@ -11,7 +9,7 @@ import { shorten, SHOWN } from '../helpers/shorten';
 /** The errors an item can end with: each names its item, and the task when there is one. */
 export type ItemError = NodeApiError | NodeOperationError;
 
-export function isItemError(error: unknown): error is ItemError {
+function isItemError(error: unknown): error is ItemError {
 	return error instanceof NodeApiError || error instanceof NodeOperationError;
 }
 

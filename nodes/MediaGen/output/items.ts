@@ -1,14 +1,10 @@
 /**
- * The shape of every output item: a task's (creation with or without waiting, Task → Get, Task → Wait, and the
- * error items of created tasks), a failure's (in the shape n8n routes for the On Error mode), Task → Delete's, and
- * what an AI Agent's model reads. One shape per kind, so that expressions keep working when a user swaps one
- * operation for another:
- *
- *   taskid, status, urls, <the API's info fields>, taskType, model, request (and warning, when an earlier try
- *   of the item created another task)
- *
- * The node's own fields always win over same-named fields of an API answer: an answer that names another
- * task, or sends a numeric taskid, never replaces the id of the task this item paid for.
+ * The shape of every output item (docs/waiting-and-output.md, "Output"): a task's (creation with or without
+ * waiting, Task → Get, Task → Wait, and the error items of created tasks), a failure's (in the shape n8n routes for
+ * the On Error mode), Task → Delete's, and what an AI Agent's model reads. One shape per kind, so that expressions
+ * keep working when a user swaps one operation for another. The node's own fields always win over same-named fields
+ * of an API answer: an answer that names another task, or sends a numeric taskid, never replaces the id of the task
+ * this item paid for.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -36,6 +32,12 @@ export interface OutputTask {
 	summary: RequestSummary;
 	/** The creation answer's data (taskid, and url for some models). */
 	creation?: IDataObject;
+}
+
+/** The operation an output item came from: a failure names its task type and model from it. */
+export interface Operation {
+	resource: string;
+	operation: string;
 }
 
 /** The result of one input item: its output items, or the error that ended it. */
@@ -167,20 +169,15 @@ export function checkedOutcome(task: OutputTask, info: IDataObject): ItemOutcome
 }
 
 /**
- * The error item of a failed item (Continue On Fail), in the shape n8n routes for the chosen On Error mode.
- * It carries the task's fields (taskid, taskType, status, model, request, urls where known; a task never created
- * has `taskid: null`) plus the error's message and description:
- * - "Continue" (regular output): one flat item, `{ taskid, taskType, status, …, error, errorDescription }`.
- * - "Continue (using error output)": n8n moves an item to the error output only when its json holds nothing but
- *   `error` and `message` (n8n-core's WorkflowExecute, handleNodeErrorOutput; n8n 1.x allows no other key), and
- *   then merges the item it came from into it. So the task's fields go inside `error`:
- *   `{ error: { message, description, taskid, taskType, status, … }, message }`, read as `$json.error.taskid`.
- * `item.error` is never set: n8n replaces the json of such an item with `{ error: message }` in every mode, which
- * would lose the task id.
+ * The error item of a failed item (Continue On Fail), with its task's fields (`taskid: null` when none was created)
+ * and the error, in the shape n8n routes for the On Error mode: one flat item on the regular output; on the error
+ * output the task's fields go inside `error` (`$json.error.taskid`), since n8n moves an item there only when its json
+ * holds nothing but `error` and `message` (n8n-core's WorkflowExecute, handleNodeErrorOutput). `item.error` is
+ * never set: n8n replaces the json of such an item with `{ error: message }` in every mode, losing the task id.
  */
 export function errorItem(
 	outcome: Extract<ItemOutcome, { error: unknown }>,
-	operation: { resource: string; operation: string },
+	operation: Operation,
 	errorOutput: boolean,
 ): INodeExecutionData {
 	const { error, itemIndex } = outcome;
@@ -201,7 +198,7 @@ export function errorItem(
 /** The task fields of a failed item: what its outcome kept, else the operation's task type and model. */
 export function failureJson(
 	outcome: Extract<ItemOutcome, { error: unknown }>,
-	{ resource, operation }: { resource: string; operation: string },
+	{ resource, operation }: Operation,
 ): IDataObject {
 	return {
 		taskid: null,
@@ -212,10 +209,7 @@ export function failureJson(
 	};
 }
 
-/**
- * What became of one id Task → Delete was given: deleted, already gone (the API does not know it), uncertain (an
- * answer that may have deleted it did not say), or failed (unset: not sent, the run stopped first).
- */
+/** What became of one id Task → Delete was given (actions/task/deleteRequests.ts); unset: not sent, the run stopped. */
 export type DeleteFate = 'deleted' | 'gone' | 'uncertain' | 'failed';
 
 /** The ids of a request group (an input item, or with Combine All Items every item of one Task Type and User ID). */
@@ -238,27 +232,20 @@ function deleteMessage(texts: ReadonlySet<string>): string | null {
 	return texts.size > MAX_TEXTS ? `${shown}; … (${texts.size} different texts)` : shown;
 }
 
-/** The ids of a result by fate, in the order they were given. */
-export function sortedIds(result: Pick<DeleteResult, 'taskIds' | 'fates'>) {
-	const deleted: string[] = [];
-	const alreadyGone: string[] = [];
-	const failed: string[] = [];
-	const uncertain: string[] = [];
-	for (const id of result.taskIds) {
-		const fate = result.fates.get(id);
-		if (fate === 'deleted') deleted.push(id);
-		else if (fate === 'gone') alreadyGone.push(id);
-		else failed.push(id);
-		if (fate === 'uncertain') uncertain.push(id);
-	}
-	return { deleted, alreadyGone, failed, uncertain };
+/** The ids of a result by fate, in the order they were given; `failed` holds every id not deleted or gone. */
+export function sortedIds({ taskIds, fates }: Pick<DeleteResult, 'taskIds' | 'fates'>) {
+	const having = (...wanted: Array<DeleteFate | undefined>) => taskIds.filter((id) => wanted.includes(fates.get(id)));
+	return {
+		deleted: having('deleted'),
+		alreadyGone: having('gone'),
+		failed: having('failed', 'uncertain', undefined),
+		uncertain: having('uncertain'),
+	};
 }
 
 /**
- * Task → Delete's JSON: `{ status: "deleted", message: <the API's status texts>, taskids, taskType, deleted,
- * alreadyGone[, warning] }`. An item whose ids were not all deleted is an error item with `status: "failed"`, the
- * same lists, `failed` (the ids whose delete was not confirmed) and `uncertain` when some were: the ids whose
- * answer had a status text the node cannot read, which may or may not have been deleted.
+ * Task → Delete's JSON (docs/waiting-and-output.md, "Output"): an item whose ids were not all deleted is an error
+ * item, with `failed` (and `uncertain`) in place of the API's status texts.
  */
 export function deleteJson(result: DeleteResult): IDataObject {
 	const { deleted, alreadyGone, failed, uncertain } = sortedIds(result);

@@ -22,12 +22,10 @@ function storedBytes(binary: IBinaryData): number | undefined {
 }
 
 /**
- * Stores one downloaded result file as binary data. Property names: `prefix`, `prefix_1`, … on one item (n is
- * the file's index in `urls`), or `prefix` on each item when results are split. A body that breaks off, or a file
- * that is not whole (cut short or malformed, checked as it streams into n8n's storage, which then keeps nothing),
- * is an error naming the task (transient: the result lane may ask again); a file of 0 bytes, or text in place of
- * an image or a video (a page or a message), is an error naming the task and the URL. A binary of a format the media
- * table does not know is stored as application/octet-stream, named `.bin`.
+ * Stores one downloaded result file as binary data: `prefix`, `prefix_1`, … on one item (n is the file's index in
+ * `urls`), or `prefix` on each item when results are split. A body that breaks off or a file that is not whole is a
+ * transient error naming the task; an empty file, or text in place of an image or a video, names the task and the URL
+ * (docs/waiting-and-output.md, "What a result file may be").
  */
 export async function storeResultFile(
 	this: IExecuteFunctions,

@@ -44,20 +44,15 @@ export function failuresContinue(context: IExecuteFunctions): boolean {
 
 /**
  * Max Wait of a tool call, for images and videos alike: how long the whole call may take, from its start to its
- * answer (creation, waiting, downloads). Its callers give up after about a minute: MCP clients built on the MCP
- * SDK (also the one n8n ships) fail a request after 60 s by default (`DEFAULT_REQUEST_TIMEOUT_MSEC` in
- * @modelcontextprotocol/sdk's shared/protocol.js), and chats behind the AI Agent are often cut off by proxies after
- * about a minute of silence. The margin covers what n8n does around the call (starting the execution, building
- * the tools, a queue-mode hand-over). A longer render comes back pending, with its task id, for a Task → Wait tool
- * to pick up: the caller always learns the id of the task it paid for.
+ * answer. MCP clients give up after 60 s by default (the MCP SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`), chat proxies
+ * after about a minute of silence; the margin covers n8n's work around the call (docs/ai-agent.md). A longer render
+ * comes back pending, with its task id: the caller always learns the id of the task it paid for.
  */
 export const TOOL_MAX_WAIT_SECONDS = 45;
 
 /**
- * A tool call carries no files: n8n hands the tool only the model's arguments (JSON), so a reference image or a
- * mask from binary data cannot exist there. Instead of failing on "the item does not have binary property
- * data", a tool set up to send files is refused before anything is sent, with a message the model can act on
- * (give the images as URLs) and that tells the builder which setting to change.
+ * A tool call carries no files (n8n hands the tool only the model's arguments): a tool set up to send files is
+ * refused before anything is sent, with a message the model can act on and that tells the builder what to change.
  */
 export function refuseFilesInTool(
 	this: IExecuteFunctions,

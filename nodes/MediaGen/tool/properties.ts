@@ -1,18 +1,12 @@
 /**
- * What the AI Agent's model is told about the MediaGen tool, and the tool's own defaults in the editor.
+ * What an AI Agent's model is told about the MediaGen tool, and the tool's own defaults in the editor.
  *
- * n8n describes a tool to the model with its `toolDescription` parameter; when a node has none, n8n adds one
- * that defaults to "<the operation's action> in MediaGen" ("Create an image with beta v4.5 in MediaGen"), which
- * says nothing about what comes back or the limits. So the node brings its own, one per operation, shown only on
- * the tool (`@tool` in displayOptions, n8n's own switch for tool-only parameters): it says what the operation
- * does, what it returns (JSON with URLs and the task id, never files), what "pending" and "failed" mean, what
- * costs credits, and each documented limit, from the model specs. The user can edit it in the tool's panel.
- *
- * The tool also shows its own defaults: Download Results off, On Timeout "Return Pending Task", a short Max
- * Wait (waiting/options.ts applies the same defaults at run time), and no binary reference input, since a
- * tool call carries no files.
+ * n8n's default tool description ("<the operation's action> in MediaGen") says nothing about what comes back or
+ * the limits, so each operation brings its own `toolDescription`, built from the model specs and shown only on the
+ * tool (`@tool` in displayOptions, n8n's own switch for tool-only parameters); the user can edit it. The tool's
+ * own defaults fit a call that must answer within a minute and carries no files.
  */
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { IMAGE_MODELS } from '../models/image';
 import { REFERENCE_INPUT } from '../models/parameterNames';
@@ -153,17 +147,6 @@ const TOOL_OPTIONS = {
 	},
 };
 
-/** The binary reference input as the tool shows it: None by default, since a tool call carries no files. */
-function toolImageInput(property: INodeProperties): INodeProperties {
-	return {
-		...property,
-		default: REFERENCE_INPUT.none,
-		description:
-			'Leave at None in a tool: a tool call carries no files. Let the model give images as URLs in the URL field instead.',
-		displayOptions: withTool(property.displayOptions, true),
-	};
-}
-
 /**
  * The node's properties with the tool's own: a Description per operation, and tool twins of the Options
  * collections and the binary reference input (each original shown only outside the tool).
@@ -183,20 +166,14 @@ export function withToolProperties(properties: INodeProperties[]): INodeProperti
 			const options = withOptionDefaults(property, TOOL_OPTIONS);
 			return [original, { ...options, displayOptions: withTool(property.displayOptions, true) }];
 		}
-		if (property.name === 'imageInput') return [original, toolImageInput(property)];
+		// The binary reference input: None by default, since a tool call carries no files.
+		if (property.name === 'imageInput') {
+			const description =
+				'Leave at None in a tool: a tool call carries no files. Let the model give images as URLs in the URL field instead.';
+			const displayOptions = withTool(property.displayOptions, true);
+			return [original, { ...property, default: REFERENCE_INPUT.none, description, displayOptions }];
+		}
 		return [property];
 	});
 	return [...descriptions, ...adapted];
-}
-
-/** The option values of the operation selectors, for tests that check every operation has a description. */
-export function operationValues(properties: INodeProperties[]): Array<{ resource: string; operation: string }> {
-	return properties
-		.filter((property) => property.name === 'operation')
-		.flatMap((property) =>
-			(property.options as INodePropertyOptions[]).map((option) => ({
-				resource: String(property.displayOptions?.show?.resource?.[0]),
-				operation: String(option.value),
-			})),
-		);
 }

@@ -1,33 +1,24 @@
 /**
- * What an AI Agent's model reads when it calls MediaGen as a tool. n8n hands the model the JSON of the tool's
- * output items as text and drops their binary data, so the result is written for a model:
- *
- * - compact: taskid, status, urls, taskType, model and the result's size (width/height, duration, resolution,
- *   ratio); not the request (a prompt of up to 32,000 characters would come back into the model's context), not
- *   raw status values or timestamps;
- * - `status: "pending"` carries a `hint` that says how to come back for the task (the Task → Wait tool, with
- *   its taskid) instead of creating it again;
- * - a failure is an item, never a thrown error (n8n 1.x fails the whole workflow on a thrown tool error, and
- *   2.x passes on the bare message only): `status: "failed"`, the task's id when one exists, `message` (what
- *   happened, without n8n's "[item 0]") and `hint` (the node's own advice, plus what to do with the task).
- *   There is no top-level `error` key: with Retry On Fail, n8n runs a node again when its first item has one.
- * - bad input names a field by the model's argument when the value came from one (`count must be an integer from
- *   1 to 15 ("Batch Size"); got "three"`): the model knows its arguments, not the node's field names.
+ * What an AI Agent's model, or an MCP client, reads when it calls MediaGen as a tool (docs/ai-agent.md). n8n hands
+ * the model the JSON of the tool's output items as text and drops their binary data, so each outcome is rewritten
+ * for a model, in the shapes of output/items.ts: a failure is an item, never a thrown error (n8n 1.x fails the whole
+ * workflow on a thrown tool error, 2.x passes on the bare message only), and bad input names the model's argument.
  */
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
-import { failureJson, toolFailureJson, toolTaskJson, toolUndownloadedJson, type ItemOutcome } from '../output/items';
+import {
+	failureJson,
+	toolFailureJson,
+	toolTaskJson,
+	toolUndownloadedJson,
+	type ItemOutcome,
+	type Operation,
+} from '../output/items';
 import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
 import { itemFailure } from '../output/itemFailure';
 import { isMcpCall } from './call';
 import { toolArguments, type ToolArguments } from './arguments';
-
-/** Which operation produced the outcomes: a failure item names its task type and model from it. */
-export interface ToolOperation {
-	resource: string;
-	operation: string;
-}
 
 /** n8n's item markers mean nothing to a model: "… [item 0]" and "Item 0: …". */
 export function forModel(text: string): string {
@@ -71,7 +62,7 @@ export function pendingHint(json: IDataObject): string {
 	return `Task ${id} is not finished yet. It keeps running on the server and is not charged again. To get the ${noun(json.taskType)}, call the MediaGen tool that waits for tasks with taskid "${id}"${kind(json.taskType)}: now (each call waits for it up to that tool's Max Wait), and again while it answers pending; or tell the user the taskid so they can ask for the result later. Do not create the task again.`;
 }
 
-function taskResult(json: IDataObject, operation: ToolOperation): IDataObject {
+function taskResult(json: IDataObject, operation: Operation): IDataObject {
 	// Task → Delete answers {status: "deleted", message, taskids, taskType}: already what a model needs.
 	if (operation.resource === 'task' && operation.operation === 'delete') return json;
 	const result = toolTaskJson(json);
@@ -81,34 +72,30 @@ function taskResult(json: IDataObject, operation: ToolOperation): IDataObject {
 
 function failureHint(error: NodeApiError | NodeOperationError, json: IDataObject, taskid: string | undefined) {
 	const advice = error.description ? [forModel(error.description)] : [];
-	if (!taskid) return advice.join(' ');
+	if (taskid) advice.push(taskAdvice(error, json, taskid));
+	return advice.join(' ');
+}
+
+/** What to do with the task of a failed item. */
+function taskAdvice(error: NodeApiError | NodeOperationError, json: IDataObject, taskid: string): string {
+	const checkAgain = `To check it again, call the MediaGen tool that waits for tasks with taskid "${taskid}"${kind(json.taskType)}.`;
 	if (error.context.statusCheckFailed === true) {
 		const other = json.taskType === 'image' ? 'video' : json.taskType === 'video' ? 'image' : undefined;
 		const otherTool = other
 			? ` If it is ${other === 'image' ? 'an image' : 'a video'} task, call the MediaGen tool that waits for ${other} tasks instead.`
 			: '';
-		advice.push(
-			`Checking task ${taskid} failed; the task itself was not reported failed and may be running or done. To check it again, call the MediaGen tool that waits for tasks with taskid "${taskid}"${kind(json.taskType)}.${otherTool} Do not create it again: it exists and may be charged.`,
-		);
-		return advice.join(' ');
+		return `Checking task ${taskid} failed; the task itself was not reported failed and may be running or done. ${checkAgain}${otherTool} Do not create it again: it exists and may be charged.`;
 	}
 	// A task that failed on the server has a last status (a poll said so). A failed creation whose error answer
 	// named a task (output/items.ts, failedCreationJson) has none: that task exists, in a state nobody knows.
-	if (json.status === 'failed' && 'lastStatus' in json) {
-		advice.push(
-			`Task ${taskid} failed on the server and will not produce a result. Tell the user; a new creation (for example with a changed prompt) is charged again.`,
-		);
-	} else {
-		advice.push(
-			`Task ${taskid} exists on the server and may have been charged. To check it again, call the MediaGen tool that waits for tasks with taskid "${taskid}"${kind(json.taskType)}. Do not create it again unless the user asks: every new creation is charged.`,
-		);
-	}
-	return advice.join(' ');
+	if (json.status === 'failed' && 'lastStatus' in json)
+		return `Task ${taskid} failed on the server and will not produce a result. Tell the user; a new creation (for example with a changed prompt) is charged again.`;
+	return `Task ${taskid} exists on the server and may have been charged. ${checkAgain} Do not create it again unless the user asks: every new creation is charged.`;
 }
 
 function failureResult(
 	outcome: Extract<ItemOutcome, { error: unknown }>,
-	operation: ToolOperation,
+	operation: Operation,
 	args: ToolArguments,
 ): IDataObject {
 	const json = failureJson(outcome, operation);
@@ -124,7 +111,7 @@ function failureResult(
 export function toolResultItems(
 	this: IExecuteFunctions,
 	outcomes: ItemOutcome[],
-	operation: ToolOperation,
+	operation: Operation,
 ): INodeExecutionData[] {
 	const args = toolArguments(this.getNode());
 	const items: INodeExecutionData[] = [];
@@ -143,7 +130,7 @@ export function toolResultItems(
 }
 
 /** The items the model reads for one outcome. */
-function resultItems(outcome: ItemOutcome, operation: ToolOperation, args: ToolArguments): INodeExecutionData[] {
+function resultItems(outcome: ItemOutcome, operation: Operation, args: ToolArguments): INodeExecutionData[] {
 	if (!('items' in outcome)) {
 		return [{ json: failureResult(outcome, operation, args), pairedItem: { item: outcome.itemIndex } }];
 	}
@@ -155,15 +142,6 @@ function resultItems(outcome: ItemOutcome, operation: ToolOperation, args: ToolA
 	}));
 }
 
-/** A failure outside any item (e.g. a setting the node cannot use), as the one result the model reads. */
-export function toolFailureItem(
-	error: Error & { description?: string | null },
-	args: ToolArguments,
-): INodeExecutionData {
-	const hint = error.description ? forModel(error.description) : undefined;
-	return { json: toolFailureJson({}, failureMessage(error, args), hint || undefined), pairedItem: { item: 0 } };
-}
-
 /**
  * Runs the node for the agent: whatever fails outside the items (a setting the node cannot use) becomes the one
  * result the model reads too. Only a Stop of the execution still ends the node with n8n's cancellation error.
@@ -172,15 +150,17 @@ export async function runAsTool(
 	this: IExecuteFunctions,
 	run: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>,
 ): Promise<INodeExecutionData[][]> {
-	const ended = await run.call(this).then(
-		(output) => ({ output }),
-		(error: Error & { description?: string | null }) => ({ error }),
-	);
-	if ('error' in ended) {
+	let items: INodeExecutionData[];
+	try {
+		items = (await run.call(this))[0];
+	} catch (thrown) {
+		const error = thrown as Error & { description?: string | null };
 		// n8n recognises its cancellation error by its name: it must reach n8n as it is.
-		if (this.getExecutionCancelSignal()?.aborted || /Cancel/.test(String(ended.error?.name))) throw ended.error;
+		if (this.getExecutionCancelSignal()?.aborted || /Cancel/.test(String(error?.name))) throw error;
+		const hint = error.description ? forModel(error.description) : undefined;
+		const json = toolFailureJson({}, failureMessage(error, toolArguments(this.getNode())), hint || undefined);
+		items = [{ json, pairedItem: { item: 0 } }];
 	}
-	const items = 'output' in ended ? ended.output[0] : [toolFailureItem(ended.error, toolArguments(this.getNode()))];
 	// n8n runs a tool that throws again when its Retry On Fail is on, each try as a new run that remembers no task
 	// of the one before (waiting/memory.ts): a failed creation could then be paid for again.
 	if (isMcpCall(this) && this.getNode().retryOnFail !== true) throwIfFailed.call(this, items);
@@ -188,11 +168,9 @@ export async function runAsTool(
 }
 
 /**
- * Over MCP a failed call must be an error to the client (`isError`), not a result whose text says "failed": many
- * clients, and the models behind them, read only that flag. n8n's MCP Server Trigger sets it for a tool that
- * throws, and sends the error's message and description as the result's text (n8n-core's
- * makeHandleToolInvocation adds the description as "Details"), so the model still reads what happened and what to
- * do, with the task id. A pending or completed task is a result.
+ * Over MCP a failed call must be an error to the client (`isError`): many clients, and the models behind them, read
+ * only that flag. n8n's MCP Server Trigger sets it for a tool that throws, and sends the error's message and
+ * description (as "Details") as the result's text, so the model still reads what to do, with the task id.
  */
 function throwIfFailed(this: IExecuteFunctions, items: INodeExecutionData[]): void {
 	const failed = items.filter((item) => item.json.status === 'failed');

@@ -57,11 +57,9 @@ export const description: INodeProperties[] = [
 	},
 	// A delete waits for nothing but its answers: the bound on requests in flight, how long failing requests are
 	// repeated, and the timeout apply.
-	...taskOptionsProperties(
-		'delete',
-		{ image: ['image'], video: ['video'], [TASK_TYPE_FROM_INPUT]: ['image', 'video'] },
-		['maxConcurrency', 'maxWait', 'requestTimeout'],
-	).map((property) => withOptionDefaults(property, DELETE_MAX_WAIT)),
+	...taskOptionsProperties('delete', ['maxConcurrency', 'maxWait', 'requestTimeout']).map((property) =>
+		withOptionDefaults(property, DELETE_MAX_WAIT),
+	),
 ];
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {

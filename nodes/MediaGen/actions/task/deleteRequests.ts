@@ -1,19 +1,9 @@
 /**
- * Task → Delete through the waiting engine's creations' lane (engine.ts, creationQueue.ts): the same bound on requests in
- * flight (Max Concurrent Requests, halved on HTTP 429), the same holds and retry queue. Each request group (an
- * item, or with Combine All Items every item of one Task Type and User ID) goes out in chunks of DELETE_CHUNK_SIZE
- * distinct ids, and what became of every id is kept (output/items.ts). What an answer says is read by the
- * rules of transport/wording.ts, written from the API's contract (docs/known-unknowns.md):
- * - deleted: the API answered code 1000 with a status text that reads as success;
- * - already gone: the API refused (code 9999) saying that it does not know these tasks (deleted before, by an
- *   earlier run or try, or tasks of the other Task Type). Deleting them is done, so Retry On Fail, or a run after a
- *   partial one, does not fail on what a first try deleted. A refusal that names ids of the chunk marks those and
- *   sends the rest again; one that names none splits the chunk in halves until each id stands alone;
- * - uncertain: code 1000 with a status text that cannot be read as success or as a failure (another language, a
- *   text about something else, none): the ids may or may not have been deleted, and count as not deleted;
- * - failed: a status text that reports a failure, any other refusal (9999 for another reason, 9000, a refused key,
- *   a wrong User ID), or a failure that did not pass within Max Wait. Deleting is safe to repeat, so HTTP 429
- *   (after its Retry-After), 408, 5xx and answers that never came are repeated, by the engine.
+ * Task → Delete through the waiting engine's creations' lane (engine.ts, creationQueue.ts): the same bound on requests
+ * in flight, holds and retry queue. Each request group (an item, or with Combine All Items every item of one Task Type
+ * and User ID) goes out in chunks of DELETE_CHUNK_SIZE distinct ids, and what became of every id (deleted, already
+ * gone, uncertain, failed) is kept, read by the rules of transport/wording.ts: docs/known-unknowns.md says when each
+ * applies. Ids the API does not know count as already gone, so that a delete is safe to repeat.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -66,33 +56,23 @@ interface DeleteGroup {
 
 /** The groups of the items: one per item, or one per Task Type and User ID with Combine All Items. */
 function groupsOf(items: DeleteItem[], combine: boolean): DeleteGroup[] {
-	const groups = new Map<string, { group: DeleteGroup; seen: Set<string> }>();
-	for (const item of items) {
-		const key = combine ? `${item.taskType}\u0000${item.uid}` : String(item.itemIndex);
-		let entry = groups.get(key);
-		if (!entry) {
-			const { taskType, uid, notFoundHint } = item;
-			const group: DeleteGroup = {
-				taskType,
-				uid,
-				notFoundHint,
-				members: [],
-				ids: [],
-				fates: new Map(),
-				texts: new Set(),
-			};
-			entry = { group, seen: new Set() };
-			groups.set(key, entry);
-		}
-		const own = [...new Set(item.taskIds)];
-		entry.group.members.push({ itemIndex: item.itemIndex, taskIds: own });
-		for (const id of own) {
-			if (entry.seen.has(id)) continue;
-			entry.seen.add(id);
-			entry.group.ids.push(id);
-		}
+	const groups = new Map<string, DeleteGroup>();
+	for (const { itemIndex, taskType, taskIds, uid, notFoundHint } of items) {
+		const key = combine ? `${taskType}\u0000${uid}` : String(itemIndex);
+		const group: DeleteGroup = groups.get(key) ?? {
+			taskType,
+			uid,
+			notFoundHint,
+			members: [],
+			ids: [],
+			fates: new Map(),
+			texts: new Set(),
+		};
+		groups.set(key, group);
+		group.members.push({ itemIndex, taskIds: [...new Set(taskIds)] });
 	}
-	return [...groups.values()].map((entry) => entry.group);
+	for (const group of groups.values()) group.ids = [...new Set(group.members.flatMap((member) => member.taskIds))];
+	return [...groups.values()];
 }
 
 /**
@@ -194,8 +174,7 @@ function summary(group: DeleteGroup): string {
 
 /** The outcomes of a group: one item paired with all its items, or an error per item; none if it never finished. */
 function groupOutcomes(group: DeleteGroup): ItemOutcome[] {
-	const { taskType, fates, texts } = group;
-	const { error } = group;
+	const { taskType, fates, texts, error } = group;
 	if (error) {
 		error.description = error.description ? `${error.description} ${summary(group)}` : summary(group);
 		return group.members.map(({ itemIndex, taskIds }) => ({

@@ -31,10 +31,7 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { ...showForTaskQueries, taskType: ['video', TASK_TYPE_FROM_INPUT] } },
 	},
 	// Task → Get waits for nothing: of the options only the bound on requests in flight and the timeout apply.
-	...taskOptionsProperties('get', { image: ['image'], video: ['video'], [TASK_TYPE_FROM_INPUT]: ['image', 'video'] }, [
-		'maxConcurrency',
-		'requestTimeout',
-	]),
+	...taskOptionsProperties('get', ['maxConcurrency', 'requestTimeout']),
 ];
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): CreatedTask {

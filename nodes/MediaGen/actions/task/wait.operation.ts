@@ -1,17 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../../output/items';
-import { readTaskRef, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
+import { readTaskRef } from '../../request/taskItem';
 import type { CreatedTask } from '../../waiting/taskState';
 import { waitForTasks } from '../../waiting/tasks';
 import { readWaitingOptions } from '../../waiting/options';
 import { taskOptionsProperties } from '../descriptions';
 
-export const description: INodeProperties[] = taskOptionsProperties('wait', {
-	image: ['image'],
-	video: ['video'],
-	[TASK_TYPE_FROM_INPUT]: ['image', 'video'],
-});
+export const description: INodeProperties[] = taskOptionsProperties('wait');
 
 /** The task an item names, keeping the model and request of a MediaGen item of the same task. */
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): CreatedTask {
