@@ -7,7 +7,7 @@ import http from 'node:http';
 
 import type { INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import type { simulatorRecord, SimulatorProcess } from './simulator';
+import type { SimulatorProcess } from './simulator';
 
 export const MB = 1024 * 1024;
 
@@ -49,6 +49,17 @@ export interface Figure {
 	target: string;
 	pass: boolean | null;
 }
+
+/** A figure shown with no target. */
+export const report = (name: string, value: string): Figure => ({ name, value, target: 'report', pass: null });
+
+/** Wall time `a` against `b` ("a ÷ b = ratio", then `more`), held to at most `limit`. */
+export const ratio = (name: string, a: number, b: number, limit: number, more = ''): Figure => ({
+	name,
+	value: `${s(a)} ÷ ${s(b)} = ${(a / b).toFixed(2)}${more}`,
+	target: `≤ ${limit}`,
+	pass: a / b <= limit,
+});
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
@@ -151,14 +162,4 @@ export function peakRss(): number {
 export function settle(): number {
 	global.gc?.();
 	return process.memoryUsage().rss;
-}
-
-/** Status checks (info requests) per task id, from the simulator's record. */
-export function checksByTask(record: Awaited<ReturnType<typeof simulatorRecord>>): Map<string, number> {
-	const checks = new Map<string, number>();
-	for (const request of record) {
-		const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
-		if (request.path.endsWith('/infobytaskid') && taskid) checks.set(taskid, (checks.get(taskid) ?? 0) + 1);
-	}
-	return checks;
 }

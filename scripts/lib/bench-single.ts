@@ -16,8 +16,9 @@
 
 import { runNode } from '../../test/harness';
 import { Random } from '../../test/explorer/random';
-import { checksByTask, mean, type Figure } from './bench-common';
-import { simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
+import { mean, type Figure } from './bench-common';
+import { taskRecords } from './learning-measure';
+import { startSimulator, type SimulatorProcess } from './simulator';
 
 /** The round trip the simulator adds to every answer in this case. */
 const RTT = 100;
@@ -37,7 +38,7 @@ function kindOf(index: number): { batchsize: number; resolution: string } {
 	return { batchsize: 1 + (index % 15), resolution: ratios[Math.floor(index / 15) % ratios.length] };
 }
 
-export interface SingleShape {
+interface SingleShape {
 	name: string;
 	/** The render time of execution `execution` (1-based), in ms, drawn from `random`. */
 	render: (execution: number, random: Random) => number;
@@ -45,7 +46,7 @@ export interface SingleShape {
 
 const spread = (random: Random, from: number, to: number) => D * (from + (to - from) * random.next());
 
-export const SINGLE_SHAPES: SingleShape[] = [
+const SINGLE_SHAPES: SingleShape[] = [
 	{ name: 'renders spread 0.6–1.4 D', render: (_, random) => spread(random, 0.6, 1.4) },
 	{ name: 'renders spread 0.9–1.1 D (one model, one size)', render: (_, random) => spread(random, 0.9, 1.1) },
 	{
@@ -104,7 +105,7 @@ async function chain(
 	return executions;
 }
 
-export interface SingleFigures {
+interface SingleFigures {
 	shape: string;
 	/** Mean time after the floor in Poll Intervals, and info calls per task, executions 11–25. */
 	learned: { after: number; calls: number };
@@ -114,7 +115,7 @@ export interface SingleFigures {
 }
 
 /** Runs every shape, learned and fixed side by side, and measures executions 11–25 against the simulator's record. */
-export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<SingleFigures[]> {
+async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<SingleFigures[]> {
 	const sim = await startSimulator({ taskDurationMs: D, latencyMs: RTT });
 	try {
 		// A warm-up, so that lazily loaded code is not timed.
@@ -148,19 +149,11 @@ export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<
 				};
 			}),
 		);
-		const tasks = new Map((await simulatorTasks(sim.url)).map((task) => [task.taskid, task]));
-		const calls = checksByTask(await simulatorRecord(sim.url));
-		const figures = (measured: Execution[]) => {
-			return {
-				after: mean(
-					measured.map(({ taskId, endedAt }) => {
-						const task = tasks.get(taskId)!;
-						return (endedAt - (task.createdAt + task.durationMs + RTT)) / INTERVAL;
-					}),
-				),
-				calls: mean(measured.map(({ taskId }) => calls.get(taskId) ?? 0)),
-			};
-		};
+		const tasks = new Map((await taskRecords(sim.url)).map((task) => [task.taskid, task]));
+		const figures = (measured: Execution[]) => ({
+			after: mean(measured.map(({ taskId, endedAt }) => (endedAt - (tasks.get(taskId)!.doneAt + RTT)) / INTERVAL)),
+			calls: mean(measured.map(({ taskId }) => tasks.get(taskId)?.checks.length ?? 0)),
+		});
 		return runs.map(({ shape, learned, fixed, copy }) => ({
 			shape: shape.name,
 			learned: figures(learned),
@@ -185,7 +178,7 @@ function verdict(figures: SingleFigures): { target: string; pass: boolean } {
 	};
 }
 
-export async function singleItemCase(): Promise<Figure[]> {
+export async function singleItemBenchCase(): Promise<Figure[]> {
 	return (await measureSingle()).flatMap((figures) => {
 		const { target, pass } = verdict(figures);
 		const { learned, fixed, copy } = figures;
