@@ -173,18 +173,13 @@ function dropOneStatements(rows: Row[]): Statement[] {
 	if (!taught || !searching || !learned || !fixed) return [['every row of the drop ran', false]];
 	const longest = Math.max(...(taught.detail ?? []).map((task) => task.render));
 	const lateChecks = (searching.detail ?? []).filter((task) => Math.min(...task.checks) > longest + 250);
-	const [a, b] = [learned.figures.afterFloor, fixed.figures.afterFloor];
-	const stall = stallOf(fixed.figures);
 	return [
 		allSeen(rows),
 		[
 			`${searching.label}: every first check no later than the longest taught render (${longest} ms) + 250 ms (${lateChecks.length} later)`,
 			lateChecks.length === 0 && (searching.detail ?? []).length > 0,
 		],
-		[
-			`${learned.label}: ${two(a)} I after the floor per task ≤ Fixed Interval's ${two(b)} + ${NEVER_WORSE.afterFloor} I${stallNote(stall)}`,
-			a <= b + NEVER_WORSE.afterFloor + stall,
-		],
+		neverWorse(learned, fixed)[0],
 	];
 }
 
