@@ -16,10 +16,10 @@ import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { runNode, runWorkflow, storeBinary } from '../test/harness';
+import { runNode, storeBinary } from '../test/harness';
 import {
 	anchorRun,
-	anchorWorkflowNode,
+	runAnchor,
 	items,
 	maxOf,
 	MB,
@@ -278,15 +278,13 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			prompt: '={{ $json.idea }}',
 			waitForCompletion: false,
 		};
-		const floorNode = anchorWorkflowNode('floor', 'HTTP Floor', HTTP_FLOOR_TYPE);
 		const floorRun = async (list: INodeExecutionData[]) => {
-			const run = await runWorkflow(
-				{ nodes: [floorNode], connections: {} },
-				{ credentials: sim.credentials, items: list, extraNodeTypes: { [HTTP_FLOOR_TYPE]: new HttpFloorNode() } },
-			);
-			const output = run.data.resultData.runData[floorNode.name]?.[0]?.data?.main?.[0] ?? [];
-			if (run.data.resultData.error || output.filter((item) => item.json.taskid).length !== list.length)
-				throw new Error(`floor run failed: ${run.data.resultData.error?.message}`);
+			const { output, error } = await runAnchor(HTTP_FLOOR_TYPE, new HttpFloorNode(), {
+				credentials: sim.credentials,
+				items: list,
+			});
+			if (error || output.filter((item) => item.json.taskid).length !== list.length)
+				throw new Error(`floor run failed: ${error?.message}`);
 		};
 		// Warm-ups: both paths compiled and connected before anything is counted.
 		await runNode({ parameters, items: items(200), credentials: sim.credentials });

@@ -7,6 +7,8 @@ import http from 'node:http';
 
 import type { INodeExecutionData, INodeType } from 'n8n-workflow';
 
+import { runWorkflow, type WorkflowRunOptions } from '../../test/harness';
+
 import type { SimulatorProcess } from './simulator';
 
 export const MB = 1024 * 1024;
@@ -27,17 +29,23 @@ export function anchorDescription(displayName: string, name: string, description
 	} as unknown as INodeType['description'];
 }
 
-/** An anchor node, placed alone in a workflow, with the MediaGen credential the harness provides. */
-export function anchorWorkflowNode(id: string, name: string, type: string) {
-	return {
-		id,
-		name,
+/**
+ * Runs `anchor`, an anchor node of type `type`, alone in a workflow in the harness, with the MediaGen credential
+ * the harness provides: its output items, and the run's error.
+ */
+export async function runAnchor(type: string, anchor: INodeType, options: WorkflowRunOptions) {
+	const node = {
+		id: type,
+		name: anchor.description.displayName,
 		type,
 		typeVersion: 1,
 		position: [0, 0] as [number, number],
 		parameters: {},
 		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
 	};
+	const run = await runWorkflow({ nodes: [node], connections: {} }, { ...options, extraNodeTypes: { [type]: anchor } });
+	const output: INodeExecutionData[] = run.data.resultData.runData[node.name]?.[0]?.data?.main?.[0] ?? [];
+	return { output, error: run.data.resultData.error };
 }
 
 /** Added by the simulator to every answer (API and files): a remote service's round trip. */

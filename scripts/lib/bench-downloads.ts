@@ -13,7 +13,7 @@ import { fixtureBytes } from '../../test/fixtures/media';
 import { HostileServer, sendJson } from '../../test/hostile-server';
 import { mdatHead } from '../../test/simulator/server';
 import { MB, RTT_MS, s, settle, type Figure } from './bench-common';
-import { clearBinaryStorage, loopRun, sampledPeakRss } from './bench-results';
+import { clearBinaryStorage, loopRun, nodeParameters, sampledPeakRss } from './bench-results';
 
 const KEY = 'bench-downloads-key';
 
@@ -113,13 +113,7 @@ async function nodeRun(host: FileHost, shape: Shape): Promise<{ wallMs: number; 
 	const count = shape.files.length;
 	const started = performance.now();
 	const result = await runNode({
-		parameters: {
-			resource: 'image',
-			operation: 'betav4',
-			prompt: '={{ $json.idea }}',
-			waitForCompletion: true,
-			options: { pollInterval: 0.5, ...(shape.requestTimeout ? { requestTimeout: shape.requestTimeout } : {}) },
-		},
+		parameters: nodeParameters(0.5, true, shape.requestTimeout ? { requestTimeout: shape.requestTimeout } : {}),
 		items: Array.from({ length: count }, (_, i) => ({ json: { idea: `file ${i}` } })),
 		credentials: { apiKey: KEY, baseUrl: host.server.url },
 		continueOnFail: true,

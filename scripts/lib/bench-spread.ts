@@ -28,21 +28,26 @@ async function warmSimulator(): Promise<SimulatorProcess> {
 	return sim;
 }
 
+/** Poll Interval (ms), and the shifts of the renders (s) across it. */
+const INTERVAL = 2000;
+const SHIFTS = [0, 0.5, 1, 1.5];
+
+/** The spread cases' renders: 500 spread evenly over 3–7 s, shifted by `shift` seconds. */
+const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift);
+
 export async function spreadCase(): Promise<Figure[]> {
-	const count = 500;
-	const interval = 2000;
-	const shifts = [0, 0.5, 1, 1.5];
 	const sim = await warmSimulator();
 	const figures: Figure[] = [];
 	for (const { download, mode, trips } of downloadModes()) {
-		const prompts = (shift: number) => spreadPrompts(count, 3 + shift, 7 + shift);
 		const run = async (work: () => Promise<number>) => await measure(sim, trips, work, download);
-		const fixed = await run(async () => await nodeRun(sim, prompts(0), interval, download, FIXED));
-		const first = await run(async () => await nodeRun(sim, prompts(0), interval, download, { learned: 'fresh' }));
+		const fixed = await run(async () => await nodeRun(sim, spreadRenders(0), INTERVAL, download, FIXED));
+		const first = await run(async () => await nodeRun(sim, spreadRenders(0), INTERVAL, download, { learned: 'fresh' }));
 		const runs: Array<{ node: Measured; loop: Measured }> = [];
-		for (const shift of shifts) {
-			const loop = await run(async () => await loopRun(sim, prompts(shift), interval, download));
-			const node = await run(async () => await nodeRun(sim, prompts(shift), interval, download, { learned: 'kept' }));
+		for (const shift of SHIFTS) {
+			const loop = await run(async () => await loopRun(sim, spreadRenders(shift), INTERVAL, download));
+			const node = await run(
+				async () => await nodeRun(sim, spreadRenders(shift), INTERVAL, download, { learned: 'kept' }),
+			);
 			runs.push({ node, loop });
 		}
 		const toFloor = runs.map(({ node }) => node.wallMs / node.floorMs);
@@ -80,25 +85,20 @@ export async function spreadCase(): Promise<Figure[]> {
 	return figures;
 }
 
-/** The spread case's renders: 500 spread evenly over 3–7 s, shifted by `shift` seconds. */
-const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift);
-
 export async function coldBatchCase(): Promise<Figure[]> {
-	const interval = 2000;
-	const shifts = [0, 0.5, 1, 1.5];
 	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 2));
 	const sim = await warmSimulator();
 	const figures: Figure[] = [];
 	for (const { download, mode, trips } of downloadModes()) {
 		const runs: Array<{ loop: Measured; cold: Measured; fixed: Measured }> = [];
 		for (let repeat = 0; repeat < repeats; repeat++)
-			for (const [index, shift] of shifts.entries()) {
+			for (const [index, shift] of SHIFTS.entries()) {
 				const prompts = spreadRenders(shift);
 				const work = {
-					loop: async () => await loopRun(sim, prompts, interval, download),
+					loop: async () => await loopRun(sim, prompts, INTERVAL, download),
 					// A workflow's first batch: the process knows nothing of the kind (a new workflow on a new API).
-					cold: async () => await nodeRun(sim, prompts, interval, download, { learned: 'fresh' }),
-					fixed: async () => await nodeRun(sim, prompts, interval, download, FIXED),
+					cold: async () => await nodeRun(sim, prompts, INTERVAL, download, { learned: 'fresh' }),
+					fixed: async () => await nodeRun(sim, prompts, INTERVAL, download, FIXED),
 				};
 				// The order turns from pair to pair: whatever the machine does meanwhile, no design always runs first.
 				const order = (['loop', 'cold', 'fixed'] as const).map((_, k, all) => all[(k + index + repeat) % 3]);
