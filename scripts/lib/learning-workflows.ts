@@ -5,10 +5,6 @@
  * manual run, a sub-workflow called by Execute Workflow, a webhook followed by a Wait node, an RSS Feed Trigger.
  * Node types and versions exist in n8n 1.123.81 and 2.41.1 alike. Render times come from the prompts
  * (`[sim:seconds=N]`, read by the simulator).
- *
- * Each case renders a kind of its own (its Batch Size, a render-time field: KINDS): an n8n process pools what its
- * nodes learned per API and render kind, so that cases running at once in one deployment would otherwise teach
- * each other, and a case's first runs would not be cold.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,8 +47,10 @@ function node(name: string, type: string, typeVersion: number, parameters: Recor
 }
 
 /**
- * The render kind of each case (beta v4's Batch Size, one of its render-time fields): one kind per case, so that
- * what one case teaches the process reaches another only where the suite means it to (warm: single's kind).
+ * The render kind of each case (beta v4's Batch Size, one of its render-time fields). An n8n process pools what its
+ * nodes learned per API and render kind: one kind per case, so that cases running at once in one deployment do not
+ * teach each other and each case's first runs are cold; what one case teaches reaches another only where the suite
+ * means it to (warm: single's kind).
  */
 export const KINDS = {
 	single: 2,
