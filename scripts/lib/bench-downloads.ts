@@ -12,8 +12,8 @@ import { runNode } from '../../test/harness';
 import { fixtureBytes } from '../../test/fixtures/media';
 import { HostileServer, sendJson } from '../../test/hostile-server';
 import { mdatHead } from '../../test/simulator/server';
-import { MB, RTT_MS, s, settle, type Figure } from './bench-common';
-import { clearBinaryStorage, loopRun, nodeParameters, sampledPeakRss } from './bench-results';
+import { MB, RTT_MS, s, type Figure } from './bench-common';
+import { clearBinaryStorage, loopRun, nodeParameters, peakGrowth } from './bench-results';
 
 const KEY = 'bench-downloads-key';
 
@@ -128,9 +128,7 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 	try {
 		const count = shape.files.length;
 		const bytes = shape.files.reduce((sum, file) => sum + file.size, 0);
-		const before = settle();
-		const { result: node, peak } = await sampledPeakRss(async () => await nodeRun(host, shape));
-		clearBinaryStorage();
+		const { result: node, growth } = await peakGrowth(async () => await nodeRun(host, shape));
 		const { gets, sent } = host;
 		const stalled = shape.files.filter((file) => file.stall).length;
 		const figures: Figure[] = [
@@ -150,9 +148,9 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 		if (shape.memory !== undefined)
 			figures.push({
 				name: '   … peak RSS growth during the node’s run',
-				value: `${((peak - before) / MB).toFixed(1)} MB`,
+				value: `${(growth / MB).toFixed(1)} MB`,
 				target: `≤ ${shape.memory / MB} MB`,
-				pass: peak - before <= shape.memory,
+				pass: growth <= shape.memory,
 			});
 		if (shape.loop !== undefined) {
 			host.reset();

@@ -113,13 +113,19 @@ export function clearBinaryStorage(filesStored = true): void {
 	rmSync(folder, { recursive: true, force: true });
 }
 
-/** Runs `work` while sampling this process's RSS every 10 ms; returns the highest sample. */
-export async function sampledPeakRss<T>(work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+/**
+ * Runs `work` while sampling this process's RSS every 10 ms, then deletes the files it stored; returns its
+ * highest sample over the base line before it (settle).
+ */
+export async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
+	const before = settle();
 	let peak = process.memoryUsage.rss();
 	const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
 	try {
 		const result = await work();
-		return { result, peak: Math.max(peak, process.memoryUsage.rss()) };
+		const growth = Math.max(peak, process.memoryUsage.rss()) - before;
+		clearBinaryStorage();
+		return { result, growth };
 	} finally {
 		clearInterval(timer);
 	}
@@ -138,15 +144,10 @@ export async function largeFilesCase(): Promise<Figure[]> {
 	for (let repeat = 0; repeat < Math.min(REPEATS, 2); repeat++) {
 		// The node first: its memory is measured from a base line that no earlier loop run has raised.
 		await resetSimulator(sim.url);
-		let before = settle();
-		const node = await sampledPeakRss(async () => await nodeRun(sim, prompts, interval, true));
-		const growth = node.peak - before;
-		clearBinaryStorage();
+		const node = await peakGrowth(async () => await nodeRun(sim, prompts, interval, true));
 		await resetSimulator(sim.url);
-		before = settle();
-		const loop = await sampledPeakRss(async () => await loopRun(sim, prompts, interval, true));
-		clearBinaryStorage();
-		pairs.push({ node: node.result, loop: loop.result, growth, loopGrowth: loop.peak - before });
+		const loop = await peakGrowth(async () => await loopRun(sim, prompts, interval, true));
+		pairs.push({ node: node.result, loop: loop.result, growth: node.growth, loopGrowth: loop.growth });
 	}
 	sim.child.kill();
 	const ratio = median(pairs.map((pair) => pair.node / pair.loop));
