@@ -2,15 +2,11 @@
  * `npm run bench`: what users feel, measured side by side in one run, each figure with a target it can miss.
  *
  * The anchor is what an n8n user builds by hand with the HTTP Request node: every item's creation request at
- * once, then a loop of "wait Poll Interval, ask for every pending task at once". The older cases (latency,
- * headOfLine, rateLimit) use the raw anchor (lib/bench-common.ts: raw HTTP, keep-alive, no engine overhead at
- * all), and the last two also compare Poll Schedule "Learned" with "Fixed Interval"; the spread and large-files
- * cases use the HTTP Request loop (lib/bench-loop.ts: n8n's own request helper and binary storage, as the HTTP
- * Request node uses them, downloads included). The cases about where polls go (lib/bench-spread.ts: spread, coldBatch;
- * lib/bench-render-drop.ts; lib/bench-polling.ts: acrossRuns, fixedDurations, neverWorse) measure each run against its floor on the simulator's clock; queueMode
- * (lib/bench-queue.ts) runs one item per execution in real n8n in queue mode, both versions. The simulator runs in a child process with 150 ms added to every answer (a
- * remote API's round trip), so neither its CPU nor its memory is counted for the node. Each case runs in its
- * own Node process so that memory peaks do not mix.
+ * once, then a loop of "wait Poll Interval, ask for every pending task at once": raw (lib/bench-common.ts, no
+ * engine at all) for the cases here, and as the HTTP Request node runs it (lib/bench-loop.ts) for the cases in
+ * lib/bench-*.ts, each of which says what it measures. The simulator runs in a child process with 150 ms added to
+ * every answer (a remote API's round trip), so neither its CPU nor its memory is counted for the node. Each case
+ * runs in its own Node process so that memory peaks do not mix.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,17 +14,19 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { runNode, runWorkflow, storeBinary } from '../test/harness';
+import { runNode, storeBinary } from '../test/harness';
 import {
 	anchorRun,
-	anchorWorkflowNode,
+	runAnchor,
 	items,
 	maxOf,
 	MB,
 	mean,
 	peakRss,
+	ratio,
+	report,
 	RTT_MS,
 	s,
 	settle,
@@ -43,16 +41,10 @@ import { queueModeCase } from './lib/bench-queue';
 import { downloadsCase } from './lib/bench-downloads';
 import { envelopeCase } from './lib/bench-envelope';
 import { largeFilesCase, nodeParameters, nodeRun } from './lib/bench-results';
-import { singleItemCase } from './lib/bench-single';
+import { singleItemBenchCase } from './lib/bench-single';
+import { taskRecords } from './lib/learning-measure';
 import { ROOT } from './lib/paths';
-import {
-	injectFault,
-	resetSimulator,
-	simulatorRecord,
-	simulatorTasks,
-	startSimulator,
-	type SimulatorProcess,
-} from './lib/simulator';
+import { injectFault, resetSimulator, simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
 /** What the anchor runs: one item per prompt "idea <i>". */
 const ideas = (count: number) => Array.from({ length: count }, (_, i) => `idea ${i}`);
@@ -66,6 +58,14 @@ async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
 		times: 1,
 		action: { type: 'delay', ms: 20_000 },
 	});
+}
+
+/** One node run: its result, seconds, and this process's peak RSS growth over the base line before it. */
+async function memoryRun(options: Parameters<typeof runNode>[0]) {
+	const before = settle();
+	const started = performance.now();
+	const result = await runNode(options);
+	return { result, seconds: (performance.now() - started) / 1000, growth: peakRss() - before };
 }
 
 /** One small run through creation and waiting, so that lazily loaded code is not timed. */
@@ -86,28 +86,16 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			await resetSimulator(sim.url);
 			const since = Date.now();
 			const wall = await nodeRun(sim, ideas(count), interval, false);
-			const ratio = wall / anchor.wallMs;
-			figures.push({
-				name: `Wall time, ${count} items, D = 5 s, interval 2 s, RTT 150 ms: node ÷ anchor`,
-				value: `${s(wall)} ÷ ${s(anchor.wallMs)} = ${ratio.toFixed(2)}`,
-				target: '≤ 1.1',
-				pass: ratio <= 1.1,
-			});
+			figures.push(
+				ratio(`Wall time, ${count} items, D = 5 s, interval 2 s, RTT 150 ms: node ÷ anchor`, wall, anchor.wallMs, 1.1),
+			);
 			if (count !== 500) continue;
-			const tasks = (await simulatorTasks(sim.url)).filter(
-				(task) => task.createdAt >= since && task.prompt?.startsWith('idea'),
+			const tasks = (await taskRecords(sim.url)).filter(
+				(task) => task.createdAt >= since && task.prompt.startsWith('idea'),
 			);
-			const polls = new Map<string, number[]>();
-			for (const request of await simulatorRecord(sim.url)) {
-				const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
-				if (request.path !== '/v1/tlimages/infobytaskid' || !taskid) continue;
-				polls.set(taskid, [...(polls.get(taskid) ?? []), request.at]);
-			}
-			const firstPollDelays = tasks.map((task) => (polls.get(task.taskid)?.[0] ?? Infinity) - task.createdAt);
-			const detection = tasks.map(
-				(task) => (task.firstReportedDoneAt ?? Infinity) - (task.createdAt + task.durationMs),
-			);
-			const calls = tasks.map((task) => polls.get(task.taskid)?.length ?? 0);
+			const firstPollDelays = tasks.map((task) => (task.checks[0] ?? Infinity) - task.createdAt);
+			const detection = tasks.map((task) => (task.seenAt ?? Infinity) - task.doneAt);
+			const calls = tasks.map((task) => task.checks.length);
 			const firstPollRatio = mean(firstPollDelays) / interval;
 			const maxCalls = Math.ceil(D / interval) + 1;
 			figures.push(
@@ -147,7 +135,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 
 	neverWorse: neverWorseCase,
 
-	singleItem: singleItemCase,
+	singleItem: singleItemBenchCase,
 
 	largeFiles: largeFilesCase,
 
@@ -170,21 +158,10 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		await stallOneInfoAnswer(sim);
 		const anchor = await anchorRun(sim, 50, interval);
 		sim.child.kill();
-		const ratio = stalled / clean;
 		return [
-			{
-				name: 'Head of line: 50 items, one info answer stalled 20 s: wall ÷ wall without',
-				value: `${s(stalled)} ÷ ${s(clean)} = ${ratio.toFixed(2)}`,
-				target: '≤ 1.2',
-				pass: ratio <= 1.2,
-			},
-			{
-				name: '   … the same stall, Poll Schedule learned ÷ fixed',
-				value: `${s(stalled)} ÷ ${s(stalledFixed)} = ${(stalled / stalledFixed).toFixed(2)}`,
-				target: '≤ 1.05',
-				pass: stalled / stalledFixed <= 1.05,
-			},
-			{ name: '   … the anchor with the same stall', value: s(anchor.wallMs), target: 'report', pass: null },
+			ratio('Head of line: 50 items, one info answer stalled 20 s: wall ÷ wall without', stalled, clean, 1.2),
+			ratio('   … the same stall, Poll Schedule learned ÷ fixed', stalled, stalledFixed, 1.05),
+			report('   … the anchor with the same stall', s(anchor.wallMs)),
 		];
 	},
 
@@ -193,31 +170,26 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		const rate = 20;
 		const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS, rateLimitPerSecond: rate });
 		const anchor = await anchorRun(sim, count, 2000);
-		await sleep(1500);
-		await resetSimulator(sim.url);
-		const started = performance.now();
-		const result = await runNode({
-			parameters: nodeParameters(2, false),
-			items: items(count),
-			credentials: sim.credentials,
-		});
-		const wall = performance.now() - started;
-		const record = await simulatorRecord(sim.url);
-		await sleep(1500);
-		await resetSimulator(sim.url);
-		const fixedStarted = performance.now();
-		const fixed = await runNode({
-			parameters: nodeParameters(2, false, FIXED.options),
-			items: items(count),
-			credentials: sim.credentials,
-		});
-		const fixedWall = performance.now() - fixedStarted;
+		// Each run starts from a quiet second and a fresh record: the rate limit's window is behind it.
+		const run = async (options?: IDataObject) => {
+			await sleep(1500);
+			await resetSimulator(sim.url);
+			const started = performance.now();
+			const outcome = await runNode({
+				parameters: nodeParameters(2, false, options),
+				items: items(count),
+				credentials: sim.credentials,
+			});
+			return { ...outcome, wall: performance.now() - started, record: await simulatorRecord(sim.url) };
+		};
+		const result = await run();
+		const fixed = await run(FIXED.options);
 		sim.child.kill();
 		if (fixed.error) throw new Error(`fixed-grid run failed: ${fixed.error.message}`);
 		const completed = result.output.filter((item) => item.json.status === 'completed').length;
 		// A client can do no better than one creation and one successful info call per item at the allowed rate.
 		const floor = ((2 * count) / rate) * 1000;
-		const refused = record.filter((request) => request.status === 429).length;
+		const refused = result.record.filter((request) => request.status === 429).length;
 		return [
 			{
 				name: `Rate limit (429 above ${rate} req/s, Retry-After), ${count} items: completed`,
@@ -225,18 +197,14 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				target: `${count}`,
 				pass: completed === count && !result.error,
 			},
-			{
-				name: '   wall ÷ rate-limit floor (2 requests per item at 20/s)',
-				value: `${s(wall)} ÷ ${s(floor)} = ${(wall / floor).toFixed(2)} (${refused} answers were 429)`,
-				target: '≤ 1.3',
-				pass: wall / floor <= 1.3,
-			},
-			{
-				name: '   … Poll Schedule learned ÷ fixed, same rate limit',
-				value: `${s(wall)} ÷ ${s(fixedWall)} = ${(wall / fixedWall).toFixed(2)}`,
-				target: '≤ 1.05',
-				pass: wall / fixedWall <= 1.05,
-			},
+			ratio(
+				'   wall ÷ rate-limit floor (2 requests per item at 20/s)',
+				result.wall,
+				floor,
+				1.3,
+				` (${refused} answers were 429)`,
+			),
+			ratio('   … Poll Schedule learned ÷ fixed, same rate limit', result.wall, fixed.wall, 1.05),
 		];
 	},
 
@@ -258,13 +226,13 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			options: { requestTimeout: 300 },
 		};
 		await runNode({ parameters: { ...parameters, imageInput: 'none' }, credentials: sim.credentials }); // warm-up, no files
-		const before = settle();
-		const started = performance.now();
-		const result = await runNode({ parameters, items: [{ json: {}, binary }], credentials: sim.credentials });
-		const seconds = (performance.now() - started) / 1000;
+		const { result, seconds, growth } = await memoryRun({
+			parameters,
+			items: [{ json: {}, binary }],
+			credentials: sim.credentials,
+		});
 		sim.child.kill();
 		if (result.error || !result.output[0]?.json.taskid) throw new Error(`upload failed: ${result.error?.message}`);
-		const growth = peakRss() - before;
 		return [
 			{
 				name: 'Upload of 16 references × 32 MB: peak RSS growth ÷ payload',
@@ -286,15 +254,11 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			options: { pollInterval: 0.1, downloadResults: true, requestTimeout: 300 },
 		};
 		await runNode({ parameters: { ...parameters, waitForCompletion: false }, credentials: sim.credentials }); // warm-up, no download
-		const before = settle();
-		const started = performance.now();
-		const result = await runNode({ parameters, credentials: sim.credentials });
-		const seconds = (performance.now() - started) / 1000;
+		const { result, seconds, growth } = await memoryRun({ parameters, credentials: sim.credentials });
 		sim.child.kill();
 		const binary = result.output[0]?.binary?.data;
 		if (result.error || !binary) throw new Error(`download failed: ${result.error?.message}`);
 		if (Number(binary.bytes) !== size) throw new Error(`downloaded ${binary.bytes} bytes, expected ${size}`);
-		const growth = peakRss() - before;
 		return [
 			{
 				name: 'Download of one 1 GB result into binary storage: peak RSS growth',
@@ -314,15 +278,13 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 			prompt: '={{ $json.idea }}',
 			waitForCompletion: false,
 		};
-		const floorNode = anchorWorkflowNode('floor', 'HTTP Floor', HTTP_FLOOR_TYPE);
 		const floorRun = async (list: INodeExecutionData[]) => {
-			const run = await runWorkflow(
-				{ nodes: [floorNode], connections: {} },
-				{ credentials: sim.credentials, items: list, extraNodeTypes: { [HTTP_FLOOR_TYPE]: new HttpFloorNode() } },
-			);
-			const output = run.data.resultData.runData[floorNode.name]?.[0]?.data?.main?.[0] ?? [];
-			if (run.data.resultData.error || output.filter((item) => item.json.taskid).length !== list.length)
-				throw new Error(`floor run failed: ${run.data.resultData.error?.message}`);
+			const { output, error } = await runAnchor(HTTP_FLOOR_TYPE, new HttpFloorNode(), {
+				credentials: sim.credentials,
+				items: list,
+			});
+			if (error || output.filter((item) => item.json.taskid).length !== list.length)
+				throw new Error(`floor run failed: ${error?.message}`);
 		};
 		// Warm-ups: both paths compiled and connected before anything is counted.
 		await runNode({ parameters, items: items(200), credentials: sim.credentials });
@@ -351,12 +313,10 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				target: '≤ 1 ms',
 				pass: node.perItem <= 1,
 			},
-			{
-				name: "   … n8n's request helper alone, same items (floor)",
-				value: `${floor.perItem.toFixed(2)} ms; the node adds ${(node.perItem - floor.perItem).toFixed(2)} ms`,
-				target: 'report',
-				pass: null,
-			},
+			report(
+				"   … n8n's request helper alone, same items (floor)",
+				`${floor.perItem.toFixed(2)} ms; the node adds ${(node.perItem - floor.perItem).toFixed(2)} ms`,
+			),
 		];
 	},
 };

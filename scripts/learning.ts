@@ -5,37 +5,15 @@
  * docs/scaling-and-durable-waits.md says what queue mode does.)
  *
  * For each n8n version (MEDIAGEN_LEARNING_VERSIONS, default "2.41.1,1.123.81"), two deployments at once against
- * one API simulator (100 ms added to every answer, renders seeded from the prompts): regular mode (`n8n start`,
- * SQLite) and queue mode (a main and a worker, Postgres and Redis). Each case renders a kind of its own
- * (learning-workflows.ts, KINDS), so that its first runs are cold. Cases, all at once in each deployment:
- * - single: a webhook workflow called ten times with one item; warm: a copy of it (a new workflow, new node ids)
- *   called five times once the single case's first five runs taught the kind: its first run on the grid, the others
- *   warm from what the process learned once that run's render agreed with it;
- *   fixed: the single case with Poll Schedule "Fixed Interval" on the same renders, beside it (the grid);
- * - batch: a webhook workflow with 20 items: run 1 (cold, beside a Fixed Interval batch on the same renders), an
- *   editor save, run 2, two runs at once, runs 4 and 5 (in queue mode after one untimed execution that warms the
- *   worker);
- * - drop (regular mode): a batch of 10 renders of 15 s taught once, then renders of 6 s, learned and Fixed
- *   Interval side by side; drop-one: the same drop one item per execution (five taught, seven dropped: the first
- *   may be found late, no later than the longest taught render, the others as Fixed Interval; times scaled by 0.4
- *   with the Poll Interval);
- * - the envelope: newcomer, a new workflow after another workflow's renders of the same kind that took twice as
- *   long, five executions of one item each beside Fixed Interval; mixed, a new workflow's batch of 40 after other
- *   workflows' renders of about 1, 2.5 and 6 s, its first run beside Fixed Interval, then its second; slower
- *   (regular mode), a batch's renders three times slower than its run before taught, beside Fixed Interval;
- * - schedule: a Schedule Trigger workflow (every 12 s, 10 items), three runs, then unpublished;
- * - wait: Webhook → Wait 70 s (n8n parks the execution in the database and resumes it) → MediaGen;
- * - manual (regular mode): ten manual runs from the editor, the last five placed from the first five;
- * - agent (regular mode): examples/agent-images.json asked for a picture ten times (a scripted model calls the
- *   MediaGen tool once per chat message: one item per execution);
- * - sub-workflow (queue mode): the single case through Execute Workflow, the sub-workflow holding MediaGen;
- * - rss (queue mode, n8n 2.x): RSS Feed Trigger → MediaGen across a restart of the main process, items published
- *   while it is down (learning-triggers.ts, rssCase).
- * Another node's state is written into the saved static data of the single, warm, batch, sub-workflow, agent,
- * manual and wait workflows before their first run and again while each run is under way, directly in the
- * database (learning-static.ts), and read back after each run. Every figure comes from the simulator's record
- * (learning-measure.ts): checks per task, the time after the floor, whether each check fell on the Poll Interval
- * grid. What must hold per version and mode is in lib/learning-expect.ts; the table is printed before it is checked.
+ * one API simulator (learning-run.ts): regular mode (SQLite) and queue mode (a main and a worker, Postgres and
+ * Redis). Both run single, warm, fixed, batch, schedule, wait and the envelope's newcomer and mixed; regular mode
+ * also drop, drop-one, slower, manual and agent; queue mode also sub-workflow and, on n8n 2.x, rss. The constants
+ * below and the cases' own files (learning-one-item.ts, learning-batches.ts, learning-triggers.ts) say what each
+ * runs; each renders a kind of its own (learning-workflows.ts, KINDS), so that its first runs are cold. Another
+ * node's state is written into the saved static data of the single, warm, batch, sub-workflow, agent, manual and
+ * wait workflows before their first run and again while each run is under way (learning-static.ts), and read back
+ * after each run. Every figure comes from the simulator's record (learning-measure.ts); what must hold per version
+ * and mode is in lib/learning-expect.ts; the table is printed before it is checked.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,7 +48,7 @@ import { log, stepTimer } from './lib/report';
 
 const SCOPE = 'learning';
 const VERSIONS = (process.env.MEDIAGEN_LEARNING_VERSIONS ?? '2.41.1,1.123.81').split(',').filter(Boolean);
-/** One item per execution: ten executions, the first five reported apart. */
+/** One item per execution: ten executions, the first five reported apart (fixed: the same on Fixed Interval). */
 const SINGLE = { runs: 10, warmUp: 5, seed: 1 };
 /** A new workflow of a kind the process knows: five executions (other renders of the same kind). */
 // Run 1 apart: a new workflow keeps the grid until its own first render agrees with what the process learned.
@@ -102,6 +80,7 @@ const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
 /** Above n8n's 65 s: the execution is parked in the database and resumed by the wait tracker. */
 const WAIT_SECONDS = 70;
+/** Manual runs from the editor: the last five placed from the first five. */
 const MANUAL = { runs: 10, warmUp: 5 };
 
 /** The Schedule Trigger workflow: 10 seeded renders (wide), each prompt tagged with the workflow's id. */

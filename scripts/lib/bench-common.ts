@@ -7,7 +7,9 @@ import http from 'node:http';
 
 import type { INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import type { simulatorRecord, SimulatorProcess } from './simulator';
+import { runWorkflow, type WorkflowRunOptions } from '../../test/harness';
+
+import type { SimulatorProcess } from './simulator';
 
 export const MB = 1024 * 1024;
 
@@ -27,17 +29,23 @@ export function anchorDescription(displayName: string, name: string, description
 	} as unknown as INodeType['description'];
 }
 
-/** An anchor node, placed alone in a workflow, with the MediaGen credential the harness provides. */
-export function anchorWorkflowNode(id: string, name: string, type: string) {
-	return {
-		id,
-		name,
+/**
+ * Runs `anchor`, an anchor node of type `type`, alone in a workflow in the harness, with the MediaGen credential
+ * the harness provides: its output items, and the run's error.
+ */
+export async function runAnchor(type: string, anchor: INodeType, options: WorkflowRunOptions) {
+	const node = {
+		id: type,
+		name: anchor.description.displayName,
 		type,
 		typeVersion: 1,
 		position: [0, 0] as [number, number],
 		parameters: {},
 		credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen account' } },
 	};
+	const run = await runWorkflow({ nodes: [node], connections: {} }, { ...options, extraNodeTypes: { [type]: anchor } });
+	const output: INodeExecutionData[] = run.data.resultData.runData[node.name]?.[0]?.data?.main?.[0] ?? [];
+	return { output, error: run.data.resultData.error };
 }
 
 /** Added by the simulator to every answer (API and files): a remote service's round trip. */
@@ -49,6 +57,17 @@ export interface Figure {
 	target: string;
 	pass: boolean | null;
 }
+
+/** A figure shown with no target. */
+export const report = (name: string, value: string): Figure => ({ name, value, target: 'report', pass: null });
+
+/** Wall time `a` against `b` ("a ÷ b = ratio", then `more`), held to at most `limit`. */
+export const ratio = (name: string, a: number, b: number, limit: number, more = ''): Figure => ({
+	name,
+	value: `${s(a)} ÷ ${s(b)} = ${(a / b).toFixed(2)}${more}`,
+	target: `≤ ${limit}`,
+	pass: a / b <= limit,
+});
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
@@ -151,14 +170,4 @@ export function peakRss(): number {
 export function settle(): number {
 	global.gc?.();
 	return process.memoryUsage().rss;
-}
-
-/** Status checks (info requests) per task id, from the simulator's record. */
-export function checksByTask(record: Awaited<ReturnType<typeof simulatorRecord>>): Map<string, number> {
-	const checks = new Map<string, number>();
-	for (const request of record) {
-		const taskid = (request.json as { taskid?: string } | undefined)?.taskid;
-		if (request.path.endsWith('/infobytaskid') && taskid) checks.set(taskid, (checks.get(taskid) ?? 0) + 1);
-	}
-	return checks;
 }

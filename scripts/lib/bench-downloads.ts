@@ -12,8 +12,8 @@ import { runNode } from '../../test/harness';
 import { fixtureBytes } from '../../test/fixtures/media';
 import { HostileServer, sendJson } from '../../test/hostile-server';
 import { mdatHead } from '../../test/simulator/server';
-import { MB, RTT_MS, s, settle, type Figure } from './bench-common';
-import { clearBinaryStorage, loopRun, sampledPeakRss } from './bench-results';
+import { MB, RTT_MS, s, type Figure } from './bench-common';
+import { clearBinaryStorage, loopRun, nodeParameters, peakGrowth } from './bench-results';
 
 const KEY = 'bench-downloads-key';
 
@@ -113,13 +113,7 @@ async function nodeRun(host: FileHost, shape: Shape): Promise<{ wallMs: number; 
 	const count = shape.files.length;
 	const started = performance.now();
 	const result = await runNode({
-		parameters: {
-			resource: 'image',
-			operation: 'betav4',
-			prompt: '={{ $json.idea }}',
-			waitForCompletion: true,
-			options: { pollInterval: 0.5, ...(shape.requestTimeout ? { requestTimeout: shape.requestTimeout } : {}) },
-		},
+		parameters: nodeParameters(0.5, true, shape.requestTimeout ? { requestTimeout: shape.requestTimeout } : {}),
 		items: Array.from({ length: count }, (_, i) => ({ json: { idea: `file ${i}` } })),
 		credentials: { apiKey: KEY, baseUrl: host.server.url },
 		continueOnFail: true,
@@ -134,9 +128,7 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 	try {
 		const count = shape.files.length;
 		const bytes = shape.files.reduce((sum, file) => sum + file.size, 0);
-		const before = settle();
-		const { result: node, peak } = await sampledPeakRss(async () => await nodeRun(host, shape));
-		clearBinaryStorage();
+		const { result: node, growth } = await peakGrowth(async () => await nodeRun(host, shape));
 		const { gets, sent } = host;
 		const stalled = shape.files.filter((file) => file.stall).length;
 		const figures: Figure[] = [
@@ -156,9 +148,9 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 		if (shape.memory !== undefined)
 			figures.push({
 				name: '   … peak RSS growth during the node’s run',
-				value: `${((peak - before) / MB).toFixed(1)} MB`,
+				value: `${(growth / MB).toFixed(1)} MB`,
 				target: `≤ ${shape.memory / MB} MB`,
-				pass: peak - before <= shape.memory,
+				pass: growth <= shape.memory,
 			});
 		if (shape.loop !== undefined) {
 			host.reset();

@@ -10,9 +10,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 import { runNode } from '../../test/harness';
-import { seeded } from './learning-measure';
-import { checksByTask, mean, RTT_MS, type Figure } from './bench-common';
-import { simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
+import { seeded, taskRecords, timedPrompt } from './learning-measure';
+import { mean, RTT_MS, type Figure } from './bench-common';
+import { FIXED } from './bench-polling';
+import { nodeParameters } from './bench-results';
+import { startSimulator, type SimulatorProcess } from './simulator';
 
 const INTERVAL_S = 0.5;
 const I = INTERVAL_S * 1000;
@@ -41,14 +43,8 @@ class Bench {
 	async run(workflowId: string, times: number[], fixed = false): Promise<Measured> {
 		const tag = `e${this.serial++}`;
 		const { output, error } = await runNode({
-			parameters: {
-				resource: 'image',
-				operation: 'betav4',
-				prompt: '={{ $json.idea }}',
-				waitForCompletion: true,
-				options: { pollInterval: INTERVAL_S, downloadResults: false, ...(fixed ? { pollSchedule: 'fixed' } : {}) },
-			},
-			items: times.map((seconds, i) => ({ json: { idea: `[sim:seconds=${seconds.toFixed(3)}] ${tag} ${i}` } })),
+			parameters: nodeParameters(INTERVAL_S, false, fixed ? FIXED.options : {}),
+			items: times.map((seconds, i) => ({ json: { idea: timedPrompt(seconds, `${tag} ${i}`) } })),
 			credentials: this.sim.credentials,
 			learned: 'kept',
 			mode: 'webhook',
@@ -56,14 +52,13 @@ class Bench {
 		});
 		if (error) throw new Error(`run ${workflowId} failed: ${error.message}`);
 		const ids = new Set(output.map((item) => String(item.json.taskid)));
-		const tasks = (await simulatorTasks(this.sim.url)).filter((task) => ids.has(task.taskid));
-		const checks = checksByTask(await simulatorRecord(this.sim.url));
-		const end = (task: (typeof tasks)[number]) => task.createdAt + task.durationMs;
+		const tasks = (await taskRecords(this.sim.url)).filter((task) => ids.has(task.taskid));
 		return {
-			after: tasks.map((task) => Math.max(0, (task.firstReportedDoneAt ?? Infinity) - end(task))),
-			checks: tasks.map((task) => checks.get(task.taskid) ?? 0),
-			grid: tasks.map((task) => Math.max(1, Math.ceil(task.durationMs / I))),
-			lastAfter: Math.max(...tasks.map((task) => task.firstReportedDoneAt ?? Infinity)) - Math.max(...tasks.map(end)),
+			after: tasks.map((task) => Math.max(0, (task.seenAt ?? Infinity) - task.doneAt)),
+			checks: tasks.map((task) => task.checks.length),
+			grid: tasks.map((task) => Math.max(1, Math.ceil((task.doneAt - task.createdAt) / I))),
+			lastAfter:
+				Math.max(...tasks.map((task) => task.seenAt ?? Infinity)) - Math.max(...tasks.map((task) => task.doneAt)),
 		};
 	}
 

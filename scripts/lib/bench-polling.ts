@@ -13,16 +13,10 @@
  *   learned against the fixed grid (each on a workflow that has learned nothing before).
  */
 
-import { checksByTask, mean, median, RTT_MS, s, type Figure } from './bench-common';
+import { mean, median, RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeRun, stridedPrompts, type NodeRunExtras } from './bench-results';
-import {
-	injectFault,
-	resetSimulator,
-	simulatorRecord,
-	simulatorTasks,
-	startSimulator,
-	type SimulatorProcess,
-} from './simulator';
+import { taskRecords } from './learning-measure';
+import { injectFault, resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 
 export interface Measured {
 	wallMs: number;
@@ -36,29 +30,27 @@ export interface Measured {
 	tasks: Array<{ createdAt: number; doneAt: number; delay: number }>;
 }
 
-/** Runs `work` on a freshly reset simulator and measures it against the simulator's record of the run's tasks. */
+/**
+ * Runs `work` on a freshly reset simulator and measures it against the simulator's record of the run's tasks; with
+ * `download` given, then deletes the files the run stored (clearBinaryStorage).
+ */
 export async function measure(
 	sim: SimulatorProcess,
 	roundTrips: number,
 	work: () => Promise<number>,
+	download?: boolean,
 ): Promise<Measured> {
 	await resetSimulator(sim.url);
 	const startedAt = Date.now();
 	const wallMs = await work();
-	const tasks = (await simulatorTasks(sim.url)).filter((task) => task.createdAt >= startedAt);
-	const checks = checksByTask(await simulatorRecord(sim.url));
-	const infoCalls = tasks.reduce((sum, task) => sum + (checks.get(task.taskid) ?? 0), 0);
-	const lastDone = Math.max(...tasks.map((task) => task.createdAt + task.durationMs));
+	if (download !== undefined) clearBinaryStorage(download);
+	const tasks = (await taskRecords(sim.url)).filter((task) => task.createdAt >= startedAt);
 	return {
 		wallMs,
-		floorMs: lastDone - startedAt + roundTrips * RTT_MS,
-		calls: infoCalls / Math.max(1, tasks.length),
+		floorMs: Math.max(...tasks.map((task) => task.doneAt)) - startedAt + roundTrips * RTT_MS,
+		calls: mean(tasks.map((task) => task.checks.length)),
 		lastCreatedMs: Math.max(...tasks.map((task) => task.createdAt)) - startedAt,
-		tasks: tasks.map((task) => ({
-			createdAt: task.createdAt,
-			doneAt: task.createdAt + task.durationMs,
-			delay: (task.firstReportedDoneAt ?? Infinity) - (task.createdAt + task.durationMs),
-		})),
+		tasks: tasks.map(({ createdAt, doneAt, seenAt }) => ({ createdAt, doneAt, delay: (seenAt ?? Infinity) - doneAt })),
 	};
 }
 
@@ -182,10 +174,13 @@ export async function neverWorseCase(): Promise<Figure[]> {
 		const ratios: number[] = [];
 		const walls: string[] = [];
 		for (let pair = 0; pair < 2; pair++) {
-			const fixed = await measure(sim, 1, async () => await nodeRun(sim, scenario.prompts, interval, true, FIXED));
-			clearBinaryStorage();
-			const learned = await measure(sim, 1, async () => await nodeRun(sim, scenario.prompts, interval, true));
-			clearBinaryStorage();
+			const fixed = await measure(
+				sim,
+				1,
+				async () => await nodeRun(sim, scenario.prompts, interval, true, FIXED),
+				true,
+			);
+			const learned = await measure(sim, 1, async () => await nodeRun(sim, scenario.prompts, interval, true), true);
 			ratios.push(learned.wallMs / fixed.wallMs);
 			walls.push(`${(learned.wallMs / 1000).toFixed(1)}/${(fixed.wallMs / 1000).toFixed(1)}`);
 		}

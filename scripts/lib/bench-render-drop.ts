@@ -4,10 +4,11 @@
  * 6 s ± 40 % (Poll Interval 1 s); its run and Fixed Interval and the loop on the same renders, at the same time: how
  * long after the last render each one's output came.
  */
-import { checksByTask, mean, RTT_MS, s, type Figure } from './bench-common';
+import { mean, report, RTT_MS, s, type Figure } from './bench-common';
 import { downloadModes, FIXED } from './bench-polling';
 import { clearBinaryStorage, loopRun, nodeRun } from './bench-results';
-import { resetSimulator, simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
+import { taskRecords, timedPrompt } from './learning-measure';
+import { resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 
 /** Seeded render times of `seconds` ± `spread` (a share), as the learning suite draws them. */
 function seededRenders(count: number, seconds: number, seed: number, spread = 0.4): number[] {
@@ -16,8 +17,7 @@ function seededRenders(count: number, seconds: number, seed: number, spread = 0.
 	return Array.from({ length: count }, () => seconds * (1 - spread + 2 * spread * next()));
 }
 
-const timedPrompts = (times: number[], tag: string) =>
-	times.map((seconds, i) => `[sim:seconds=${seconds.toFixed(3)}] ${tag} ${i}`);
+const timedPrompts = (times: number[], tag: string) => times.map((seconds, i) => timedPrompt(seconds, `${tag} ${i}`));
 
 type Design = 'learned' | 'fixed' | 'loop';
 
@@ -41,13 +41,11 @@ async function dropRun(
 		timed('fixed', nodeRun(sim, timedPrompts(times, 'fixed'), interval, download, { ...FIXED, learned: 'kept' })),
 		timed('loop', loopRun(sim, timedPrompts(times, 'loop'), interval, download)),
 	]);
-	const tasks = await simulatorTasks(sim.url);
-	const checks = checksByTask(await simulatorRecord(sim.url));
+	const tasks = await taskRecords(sim.url);
 	const figure = (name: Design) => {
-		const mine = tasks.filter((task) => task.createdAt >= since && task.prompt?.includes(`] ${name} `));
-		const calls = mine.reduce((sum, task) => sum + (checks.get(task.taskid) ?? 0), 0);
-		const lastEnd = Math.max(...mine.map((task) => task.createdAt + task.durationMs));
-		return { after: ended[name]! - lastEnd, calls: calls / mine.length };
+		const mine = tasks.filter((task) => task.createdAt >= since && task.prompt.includes(`] ${name} `));
+		const lastEnd = Math.max(...mine.map((task) => task.doneAt));
+		return { after: ended[name]! - lastEnd, calls: mean(mine.map((task) => task.checks.length)) };
 	};
 	return { learned: figure('learned'), fixed: figure('fixed'), loop: figure('loop') };
 }
@@ -85,12 +83,10 @@ export async function renderDropCase(): Promise<Figure[]> {
 				target: `learned ≤ fixed + ${allowance / 1000} s`,
 				pass: meanOf('learned', 'after') <= meanOf('fixed', 'after') + allowance,
 			},
-			{
-				name: '   … info calls per task, learned / Fixed Interval / loop',
-				value: `${meanOf('learned', 'calls').toFixed(2)} / ${meanOf('fixed', 'calls').toFixed(2)} / ${meanOf('loop', 'calls').toFixed(2)}`,
-				target: 'report',
-				pass: null,
-			},
+			report(
+				'   … info calls per task, learned / Fixed Interval / loop',
+				`${meanOf('learned', 'calls').toFixed(2)} / ${meanOf('fixed', 'calls').toFixed(2)} / ${meanOf('loop', 'calls').toFixed(2)}`,
+			),
 		);
 	}
 	sim.child.kill();

@@ -11,10 +11,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runNode, runWorkflow } from '../../test/harness';
-import { anchorWorkflowNode, MB, median, RTT_MS, s, settle, type Figure } from './bench-common';
+import { runNode } from '../../test/harness';
+import { MB, runAnchor, median, RTT_MS, s, settle, type Figure } from './bench-common';
 import { HTTP_LOOP_TYPE, HttpRequestLoopNode, type LoopSettings } from './bench-loop';
 import { resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 
@@ -81,8 +81,6 @@ export async function nodeRun(
 	return wallMs;
 }
 
-const loopNode = anchorWorkflowNode('loop', 'HTTP Request Loop', HTTP_LOOP_TYPE);
-
 export async function loopRun(
 	sim: Pick<SimulatorProcess, 'credentials'>,
 	prompts: string[],
@@ -91,21 +89,16 @@ export async function loopRun(
 ): Promise<number> {
 	const settings: LoopSettings = { prompts, intervalMs, download, maxWaitMs: 300_000 };
 	const started = performance.now();
-	const run = await runWorkflow(
-		{ nodes: [loopNode], connections: {} },
-		{
-			credentials: sim.credentials,
-			items: [{ json: settings as never }],
-			extraNodeTypes: { [HTTP_LOOP_TYPE]: new HttpRequestLoopNode() },
-			// The loop learns nothing, and must not make the process forget what the node's runs learned.
-			learned: 'kept',
-		},
-	);
+	const { output, error } = await runAnchor(HTTP_LOOP_TYPE, new HttpRequestLoopNode(), {
+		credentials: sim.credentials,
+		items: [{ json: settings as never }],
+		// The loop learns nothing, and must not make the process forget what the node's runs learned.
+		learned: 'kept',
+	});
 	const wallMs = performance.now() - started;
-	const output = (run.data.resultData.runData[loopNode.name]?.[0]?.data?.main?.[0] ?? []) as INodeExecutionData[];
 	const summary = output[0]?.json as { failed?: number; completed?: number } | undefined;
-	if (run.data.resultData.error || summary?.failed !== 0 || summary.completed !== prompts.length)
-		throw new Error(`loop run failed (${JSON.stringify(summary)}): ${run.data.resultData.error?.message}`);
+	if (error || summary?.failed !== 0 || summary.completed !== prompts.length)
+		throw new Error(`loop run failed (${JSON.stringify(summary)}): ${error?.message}`);
 	return wallMs;
 }
 
@@ -120,13 +113,19 @@ export function clearBinaryStorage(filesStored = true): void {
 	rmSync(folder, { recursive: true, force: true });
 }
 
-/** Runs `work` while sampling this process's RSS every 10 ms; returns the highest sample. */
-export async function sampledPeakRss<T>(work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+/**
+ * Runs `work` while sampling this process's RSS every 10 ms, then deletes the files it stored; returns its
+ * highest sample over the base line before it (settle).
+ */
+export async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
+	const before = settle();
 	let peak = process.memoryUsage.rss();
 	const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
 	try {
 		const result = await work();
-		return { result, peak: Math.max(peak, process.memoryUsage.rss()) };
+		const growth = Math.max(peak, process.memoryUsage.rss()) - before;
+		clearBinaryStorage();
+		return { result, growth };
 	} finally {
 		clearInterval(timer);
 	}
@@ -145,15 +144,10 @@ export async function largeFilesCase(): Promise<Figure[]> {
 	for (let repeat = 0; repeat < Math.min(REPEATS, 2); repeat++) {
 		// The node first: its memory is measured from a base line that no earlier loop run has raised.
 		await resetSimulator(sim.url);
-		let before = settle();
-		const node = await sampledPeakRss(async () => await nodeRun(sim, prompts, interval, true));
-		const growth = node.peak - before;
-		clearBinaryStorage();
+		const node = await peakGrowth(async () => await nodeRun(sim, prompts, interval, true));
 		await resetSimulator(sim.url);
-		before = settle();
-		const loop = await sampledPeakRss(async () => await loopRun(sim, prompts, interval, true));
-		clearBinaryStorage();
-		pairs.push({ node: node.result, loop: loop.result, growth, loopGrowth: loop.peak - before });
+		const loop = await peakGrowth(async () => await loopRun(sim, prompts, interval, true));
+		pairs.push({ node: node.result, loop: loop.result, growth: node.growth, loopGrowth: loop.growth });
 	}
 	sim.child.kill();
 	const ratio = median(pairs.map((pair) => pair.node / pair.loop));

@@ -16,8 +16,9 @@
 
 import { runNode } from '../../test/harness';
 import { Random } from '../../test/explorer/random';
-import { checksByTask, mean, type Figure } from './bench-common';
-import { simulatorRecord, simulatorTasks, startSimulator, type SimulatorProcess } from './simulator';
+import { mean, type Figure } from './bench-common';
+import { taskRecords } from './learning-measure';
+import { startSimulator, type SimulatorProcess } from './simulator';
 
 /** The round trip the simulator adds to every answer in this case. */
 const RTT = 100;
@@ -37,24 +38,53 @@ function kindOf(index: number): { batchsize: number; resolution: string } {
 	return { batchsize: 1 + (index % 15), resolution: ratios[Math.floor(index / 15) % ratios.length] };
 }
 
-export interface SingleShape {
+/** Mean time after the floor in Poll Intervals, and info calls per task. */
+interface Measured {
+	after: number;
+	calls: number;
+}
+
+type Verdict = (learned: Measured, fixed: Measured) => { target: string; pass: boolean };
+
+/** Issue 30's targets: narrow renders placed from history, wide ones, and renders that changed from what was learned. */
+const NARROW: Verdict = (learned) => ({
+	target: '≤ 0.15 I and ≤ 2.2 calls',
+	pass: learned.after <= 0.15 && learned.calls <= 2.2,
+});
+const WIDE: Verdict = (learned, fixed) => ({
+	target: '≤ 0.6 × fixed, calls ≤ fixed',
+	pass: learned.after <= 0.6 * fixed.after && learned.calls <= fixed.calls,
+});
+const CHANGED: Verdict = (learned, fixed) => ({ target: '≤ fixed + 0.1 I', pass: learned.after <= fixed.after + 0.1 });
+
+interface SingleShape {
 	name: string;
 	/** The render time of execution `execution` (1-based), in ms, drawn from `random`. */
 	render: (execution: number, random: Random) => number;
+	verdict: Verdict;
+	/** Whether a copy of its first workflow runs once that workflow is done (narrow renders only). */
+	copy?: boolean;
 }
 
 const spread = (random: Random, from: number, to: number) => D * (from + (to - from) * random.next());
 
-export const SINGLE_SHAPES: SingleShape[] = [
-	{ name: 'renders spread 0.6–1.4 D', render: (_, random) => spread(random, 0.6, 1.4) },
-	{ name: 'renders spread 0.9–1.1 D (one model, one size)', render: (_, random) => spread(random, 0.9, 1.1) },
+const SINGLE_SHAPES: SingleShape[] = [
+	{ name: 'renders spread 0.6–1.4 D', render: (_, random) => spread(random, 0.6, 1.4), verdict: WIDE },
+	{
+		name: 'renders spread 0.9–1.1 D (one model, one size)',
+		render: (_, random) => spread(random, 0.9, 1.1),
+		verdict: NARROW,
+		copy: true,
+	},
 	{
 		name: 'renders 0.6–1.4 D, 2x faster after execution 10',
 		render: (execution, random) => spread(random, 0.6, 1.4) * (execution > 10 ? 0.5 : 1),
+		verdict: CHANGED,
 	},
 	{
 		name: 'renders 0.6–1.4 D, 2x slower after execution 10',
 		render: (execution, random) => spread(random, 0.6, 1.4) * (execution > 10 ? 2 : 1),
+		verdict: CHANGED,
 	},
 ];
 
@@ -104,17 +134,11 @@ async function chain(
 	return executions;
 }
 
-export interface SingleFigures {
-	shape: string;
-	/** Mean time after the floor in Poll Intervals, and info calls per task, executions 11–25. */
-	learned: { after: number; calls: number };
-	fixed: { after: number; calls: number };
-	/** The copy's executions 1–5 (the first narrow shape only). */
-	copy?: { after: number; calls: number };
-}
-
-/** Runs every shape, learned and fixed side by side, and measures executions 11–25 against the simulator's record. */
-export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<SingleFigures[]> {
+/**
+ * Runs every shape, learned and fixed side by side, and measures executions 11–25 against the simulator's record
+ * (and the copy's executions 1–5).
+ */
+async function measureSingle(shapes = SINGLE_SHAPES, seed = 30) {
 	const sim = await startSimulator({ taskDurationMs: D, latencyMs: RTT });
 	try {
 		// A warm-up, so that lazily loaded code is not timed.
@@ -125,21 +149,19 @@ export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<
 		const workflows = Array.from({ length: WORKFLOWS }, (_, index) => seed + index);
 		const both = async (shape: SingleShape, from: number, kind: ReturnType<typeof kindOf>) =>
 			await Promise.all([chain(sim, shape, from, 'learned', kind), chain(sim, shape, from, 'fixed', kind)]);
-		const narrow = shapes.findIndex((shape) => shape.name.includes('0.9–1.1'));
 		const runs = await Promise.all(
 			shapes.map(async (shape, shapeIndex) => {
 				const kinds = workflows.map((_, index) => kindOf(shapeIndex * WORKFLOWS + index));
 				const pairs = await Promise.all(workflows.map(async (from, index) => await both(shape, from, kinds[index])));
 				// A new workflow of the first chain's kind, once that chain is done: it starts from what the process
 				// learned of the kind (a render kind the process already knows starts warm).
-				const copy =
-					shapeIndex === narrow
-						? await chain(sim, shape, seed + 100, 'learned', kinds[0], {
-								executions: COPY_EXECUTIONS,
-								measuredFrom: 1,
-								workflowId: `copy-${seed}`,
-							})
-						: undefined;
+				const copy = shape.copy
+					? await chain(sim, shape, seed + 100, 'learned', kinds[0], {
+							executions: COPY_EXECUTIONS,
+							measuredFrom: 1,
+							workflowId: `copy-${seed}`,
+						})
+					: undefined;
 				return {
 					shape,
 					learned: pairs.flatMap(([learned]) => learned),
@@ -148,64 +170,39 @@ export async function measureSingle(shapes = SINGLE_SHAPES, seed = 30): Promise<
 				};
 			}),
 		);
-		const tasks = new Map((await simulatorTasks(sim.url)).map((task) => [task.taskid, task]));
-		const calls = checksByTask(await simulatorRecord(sim.url));
-		const figures = (measured: Execution[]) => {
-			return {
-				after: mean(
-					measured.map(({ taskId, endedAt }) => {
-						const task = tasks.get(taskId)!;
-						return (endedAt - (task.createdAt + task.durationMs + RTT)) / INTERVAL;
-					}),
-				),
-				calls: mean(measured.map(({ taskId }) => calls.get(taskId) ?? 0)),
-			};
-		};
+		const tasks = new Map((await taskRecords(sim.url)).map((task) => [task.taskid, task]));
+		const figures = (measured: Execution[]): Measured => ({
+			after: mean(measured.map(({ taskId, endedAt }) => (endedAt - (tasks.get(taskId)!.doneAt + RTT)) / INTERVAL)),
+			calls: mean(measured.map(({ taskId }) => tasks.get(taskId)?.checks.length ?? 0)),
+		});
 		return runs.map(({ shape, learned, fixed, copy }) => ({
-			shape: shape.name,
+			shape,
 			learned: figures(learned),
 			fixed: figures(fixed),
-			...(copy ? { copy: figures(copy) } : {}),
+			copy: copy && figures(copy),
 		}));
 	} finally {
 		sim.child.kill();
 	}
 }
 
-/** The issue's targets per shape: narrow, wide, and renders that changed against what was learned. */
-function verdict(figures: SingleFigures): { target: string; pass: boolean } {
-	const { learned, fixed } = figures;
-	if (figures.shape.includes('0.9–1.1'))
-		return { target: '≤ 0.15 I and ≤ 2.2 calls', pass: learned.after <= 0.15 && learned.calls <= 2.2 };
-	if (figures.shape.includes('faster') || figures.shape.includes('slower'))
-		return { target: '≤ fixed + 0.1 I', pass: learned.after <= fixed.after + 0.1 };
-	return {
-		target: '≤ 0.6 × fixed, calls ≤ fixed',
-		pass: learned.after <= 0.6 * fixed.after && learned.calls <= fixed.calls,
-	};
-}
+const shown = (measured: Measured) => `${measured.after.toFixed(2)} I / ${measured.calls.toFixed(2)}`;
 
-export async function singleItemCase(): Promise<Figure[]> {
-	return (await measureSingle()).flatMap((figures) => {
-		const { target, pass } = verdict(figures);
-		const { learned, fixed, copy } = figures;
-		return [
-			{
-				name: `One item per execution (25 runs, D 3 s, I 1 s, RTT 100 ms, runs 11–25), ${figures.shape}: after the floor / calls, learned (fixed)`,
-				value: `${learned.after.toFixed(2)} I / ${learned.calls.toFixed(2)} (${fixed.after.toFixed(2)} I / ${fixed.calls.toFixed(2)})`,
-				target,
-				pass,
-			},
-			...(copy
-				? [
-						{
-							name: `   … a new workflow of the same kind, after another taught it: its runs 1–${COPY_EXECUTIONS} (fixed's 11–25)`,
-							value: `${copy.after.toFixed(2)} I / ${copy.calls.toFixed(2)} (${fixed.after.toFixed(2)} I / ${fixed.calls.toFixed(2)})`,
-							target: '≤ 0.15 I and ≤ 2.2 calls',
-							pass: copy.after <= 0.15 && copy.calls <= 2.2,
-						},
-					]
-				: []),
-		];
-	});
+export async function singleItemBenchCase(): Promise<Figure[]> {
+	return (await measureSingle()).flatMap(({ shape, learned, fixed, copy }) => [
+		{
+			name: `One item per execution (25 runs, D 3 s, I 1 s, RTT 100 ms, runs 11–25), ${shape.name}: after the floor / calls, learned (fixed)`,
+			value: `${shown(learned)} (${shown(fixed)})`,
+			...shape.verdict(learned, fixed),
+		},
+		...(copy
+			? [
+					{
+						name: `   … a new workflow of the same kind, after another taught it: its runs 1–${COPY_EXECUTIONS} (fixed's 11–25)`,
+						value: `${shown(copy)} (${shown(fixed)})`,
+						...NARROW(copy, fixed),
+					},
+				]
+			: []),
+	]);
 }

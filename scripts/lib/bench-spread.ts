@@ -10,7 +10,7 @@
  *   to the process, beside the HTTP Request loop and Fixed Interval on the same renders, with downloads and without,
  *   the shifts passed BENCH_REPEATS times.
  */
-import { mean, RTT_MS, s, type Figure } from './bench-common';
+import { mean, report, RTT_MS, s, type Figure } from './bench-common';
 import { downloadModes, FIXED, list, measure, type Measured } from './bench-polling';
 import { clearBinaryStorage, loopRun, nodeRun, spreadPrompts } from './bench-results';
 import { startSimulator, type SimulatorProcess } from './simulator';
@@ -28,32 +28,26 @@ async function warmSimulator(): Promise<SimulatorProcess> {
 	return sim;
 }
 
+/** Poll Interval (ms), and the shifts of the renders (s) across it. */
+const INTERVAL = 2000;
+const SHIFTS = [0, 0.5, 1, 1.5];
+
+/** The spread cases' renders: 500 spread evenly over 3–7 s, shifted by `shift` seconds. */
+const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift);
+
 export async function spreadCase(): Promise<Figure[]> {
-	const count = 500;
-	const interval = 2000;
-	const shifts = [0, 0.5, 1, 1.5];
 	const sim = await warmSimulator();
 	const figures: Figure[] = [];
 	for (const { download, mode, trips } of downloadModes()) {
-		const prompts = (shift: number) => spreadPrompts(count, 3 + shift, 7 + shift);
-		const fixed = await measure(sim, trips, async () => await nodeRun(sim, prompts(0), interval, download, FIXED));
-		clearBinaryStorage(download);
-		const first = await measure(
-			sim,
-			trips,
-			async () => await nodeRun(sim, prompts(0), interval, download, { learned: 'fresh' }),
-		);
-		clearBinaryStorage(download);
+		const run = async (work: () => Promise<number>) => await measure(sim, trips, work, download);
+		const fixed = await run(async () => await nodeRun(sim, spreadRenders(0), INTERVAL, download, FIXED));
+		const first = await run(async () => await nodeRun(sim, spreadRenders(0), INTERVAL, download, { learned: 'fresh' }));
 		const runs: Array<{ node: Measured; loop: Measured }> = [];
-		for (const shift of shifts) {
-			const loop = await measure(sim, trips, async () => await loopRun(sim, prompts(shift), interval, download));
-			clearBinaryStorage(download);
-			const node = await measure(
-				sim,
-				trips,
-				async () => await nodeRun(sim, prompts(shift), interval, download, { learned: 'kept' }),
+		for (const shift of SHIFTS) {
+			const loop = await run(async () => await loopRun(sim, spreadRenders(shift), INTERVAL, download));
+			const node = await run(
+				async () => await nodeRun(sim, spreadRenders(shift), INTERVAL, download, { learned: 'kept' }),
 			);
-			clearBinaryStorage(download);
 			runs.push({ node, loop });
 		}
 		const toFloor = runs.map(({ node }) => node.wallMs / node.floorMs);
@@ -77,51 +71,39 @@ export async function spreadCase(): Promise<Figure[]> {
 				target: 'node ≤ loop on each',
 				pass: runs.every(({ node, loop }) => node.calls <= loop.calls),
 			},
-			{
-				name: '   … last task created, node / loop, per shift',
-				value: runs.map(({ node, loop }) => `${s(node.lastCreatedMs)}/${s(loop.lastCreatedMs)}`).join(', '),
-				target: 'report',
-				pass: null,
-			},
-			{
-				name: '   … its first run (nothing learned yet) beside the fixed grid: node ÷ floor, calls per task',
-				value: `learned ${(first.wallMs / first.floorMs).toFixed(2)}, ${first.calls.toFixed(2)}; fixed ${(fixed.wallMs / fixed.floorMs).toFixed(2)}, ${fixed.calls.toFixed(2)}`,
-				target: 'report',
-				pass: null,
-			},
+			report(
+				'   … last task created, node / loop, per shift',
+				runs.map(({ node, loop }) => `${s(node.lastCreatedMs)}/${s(loop.lastCreatedMs)}`).join(', '),
+			),
+			report(
+				'   … its first run (nothing learned yet) beside the fixed grid: node ÷ floor, calls per task',
+				`learned ${(first.wallMs / first.floorMs).toFixed(2)}, ${first.calls.toFixed(2)}; fixed ${(fixed.wallMs / fixed.floorMs).toFixed(2)}, ${fixed.calls.toFixed(2)}`,
+			),
 		);
 	}
 	sim.child.kill();
 	return figures;
 }
 
-/** The spread case's renders: 500 spread evenly over 3–7 s, shifted by `shift` seconds. */
-const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift);
-
 export async function coldBatchCase(): Promise<Figure[]> {
-	const interval = 2000;
-	const shifts = [0, 0.5, 1, 1.5];
 	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 2));
 	const sim = await warmSimulator();
 	const figures: Figure[] = [];
 	for (const { download, mode, trips } of downloadModes()) {
 		const runs: Array<{ loop: Measured; cold: Measured; fixed: Measured }> = [];
 		for (let repeat = 0; repeat < repeats; repeat++)
-			for (const [index, shift] of shifts.entries()) {
+			for (const [index, shift] of SHIFTS.entries()) {
 				const prompts = spreadRenders(shift);
 				const work = {
-					loop: async () => await loopRun(sim, prompts, interval, download),
+					loop: async () => await loopRun(sim, prompts, INTERVAL, download),
 					// A workflow's first batch: the process knows nothing of the kind (a new workflow on a new API).
-					cold: async () => await nodeRun(sim, prompts, interval, download, { learned: 'fresh' }),
-					fixed: async () => await nodeRun(sim, prompts, interval, download, FIXED),
+					cold: async () => await nodeRun(sim, prompts, INTERVAL, download, { learned: 'fresh' }),
+					fixed: async () => await nodeRun(sim, prompts, INTERVAL, download, FIXED),
 				};
 				// The order turns from pair to pair: whatever the machine does meanwhile, no design always runs first.
 				const order = (['loop', 'cold', 'fixed'] as const).map((_, k, all) => all[(k + index + repeat) % 3]);
 				const measured: Partial<Record<keyof typeof work, Measured>> = {};
-				for (const name of order) {
-					measured[name] = await measure(sim, trips, work[name]);
-					clearBinaryStorage(download);
-				}
+				for (const name of order) measured[name] = await measure(sim, trips, work[name], download);
 				runs.push(measured as { loop: Measured; cold: Measured; fixed: Measured });
 			}
 		const coldToLoop = runs.map(({ cold, loop }) => cold.wallMs / loop.wallMs);
@@ -134,26 +116,22 @@ export async function coldBatchCase(): Promise<Figure[]> {
 				target: '≤ 1.00',
 				pass: mean(coldToLoop) <= 1,
 			},
-			{
-				name: '   … Fixed Interval ÷ the loop on the same renders, mean',
-				value: `${mean(fixedToLoop).toFixed(3)} (${list(fixedToLoop)})`,
-				target: 'report',
-				pass: null,
-			},
+			report(
+				'   … Fixed Interval ÷ the loop on the same renders, mean',
+				`${mean(fixedToLoop).toFixed(3)} (${list(fixedToLoop)})`,
+			),
 			{
 				name: '   … info calls per task: first batch / loop / Fixed Interval',
 				value: `${calls((run) => run.cold).toFixed(2)} / ${calls((run) => run.loop).toFixed(2)} / ${calls((run) => run.fixed).toFixed(2)}`,
 				target: 'node ≤ loop',
 				pass: calls((run) => run.cold) <= calls((run) => run.loop),
 			},
-			{
-				name: '   … last render seen done after it ended: first batch / loop / Fixed Interval, mean',
-				value: ['cold', 'loop', 'fixed']
-					.map((name) => s(mean(runs.map((run) => lastSeenAfter(run[name as keyof typeof run])))))
+			report(
+				'   … last render seen done after it ended: first batch / loop / Fixed Interval, mean',
+				(['cold', 'loop', 'fixed'] as const)
+					.map((name) => s(mean(runs.map((run) => lastSeenAfter(run[name])))))
 					.join(' / '),
-				target: 'report',
-				pass: null,
-			},
+			),
 		);
 	}
 	sim.child.kill();

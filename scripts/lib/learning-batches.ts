@@ -92,29 +92,14 @@ export async function dropCase(
 	fixed: Workflow,
 	{ count, fromS, toS, taught, seed }: { count: number; fromS: number; toS: number; taught: number; seed: number },
 ): Promise<Row[]> {
-	const labels: Array<[label: string, tag: string]> = [];
-	for (let run = 1; run <= taught + 1; run++) {
-		const drop = run > taught;
-		const renders = renderTimes(count, seed + run, 'narrow', drop ? toS : fromS);
-		const tag = `d${run}`;
-		await Promise.all([learned, fixed].map(async (workflow) => await batchRun(deployment, workflow, renders, tag)));
-		labels.push([drop ? `run ${run}: renders drop to ${toS} s` : `run ${run}: renders of ${fromS} s`, tag]);
-	}
-	const tasks = await taskRecords(simulatorUrl);
-	const row = (label: string, workflow: Workflow, tag: string): Row => ({
-		label,
-		...measured(ofBatch(tasks, workflow, tag)),
+	const runs = Array.from({ length: taught + 1 }, (_, index) => {
+		const drop = index === taught;
+		return {
+			label: drop ? `run ${index + 1}: renders drop to ${toS} s` : `run ${index + 1}: renders of ${fromS} s`,
+			renders: renderTimes(count, seed + index + 1, 'narrow', drop ? toS : fromS),
+		};
 	});
-	return labels.flatMap(([label, tag]) => [
-		row(`${label}, learned`, learned, tag),
-		row(`${label}, Fixed Interval`, fixed, tag),
-	]);
-}
-
-/** One run of `taughtCase`: its renders (one per item), and its label. */
-export interface TaughtRun {
-	label: string;
-	renders: number[];
+	return await taughtCase(deployment, simulatorUrl, { teachers: [], learned, fixed, runs });
 }
 
 /**
@@ -130,7 +115,7 @@ export async function taughtCase(
 		teachers: Array<{ workflow: Workflow; renders: number[] }>;
 		learned: Workflow;
 		fixed: Workflow;
-		runs: Array<TaughtRun & { alone?: boolean }>;
+		runs: Array<{ label: string; renders: number[]; alone?: boolean }>;
 	},
 ): Promise<Row[]> {
 	await Promise.all(

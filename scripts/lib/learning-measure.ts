@@ -6,7 +6,6 @@
  * whether every check fell on the Poll Interval grid (creation + k × Poll Interval), which is what Poll Schedule
  * "Fixed Interval" does and what "Learned" does when it knows nothing.
  */
-import type { RecordedRequestSummary, SimTaskSummary } from '../../test/simulator/server';
 import { INTERVAL_S } from './learning-workflows';
 import { simulatorRecord, simulatorTasks } from './simulator';
 
@@ -37,10 +36,6 @@ export interface TaskRecord {
 /** Every task the simulator created, with the status checks it received. */
 export async function taskRecords(simulatorUrl: string): Promise<TaskRecord[]> {
 	const [tasks, record] = await Promise.all([simulatorTasks(simulatorUrl), simulatorRecord(simulatorUrl)]);
-	return joinChecks(tasks, record);
-}
-
-export function joinChecks(tasks: SimTaskSummary[], record: RecordedRequestSummary[]): TaskRecord[] {
 	const checks = new Map<string, number[]>();
 	for (const request of record) {
 		const taskid = (request.json as { taskid?: unknown } | undefined)?.taskid;

@@ -144,15 +144,7 @@ export async function dropOneCase(
 	simulatorUrl: string,
 	learned: Workflow,
 	fixed: Workflow,
-	spec: {
-		taught: number;
-		drops: number;
-		searching: number;
-		fromS: number;
-		toS: number;
-		intervalS: number;
-		seed: number;
-	},
+	spec: Record<'taught' | 'drops' | 'searching' | 'fromS' | 'toS' | 'intervalS' | 'seed', number>,
 ): Promise<Row[]> {
 	const renders = [
 		...renderTimes(spec.taught, spec.seed, 'narrow', spec.fromS),

@@ -7,14 +7,8 @@
  * cases run all at once.
  */
 import { ensureN8n, packPackage } from './installer';
-import {
-	installedPackage,
-	startDeployment,
-	type Deployment,
-	type DeploymentOptions,
-	type QueueServices,
-} from './deployment';
-import { startFeedServer, type FeedServer } from './feed-server';
+import { installedPackage, startDeployment, type Deployment, type DeploymentOptions } from './deployment';
+import { startFeedServer } from './feed-server';
 import type { Row } from './learning-rows';
 import { SQLITE_PACKAGE, staticDataDb, type StaticDataDb } from './learning-static';
 import type { Workflow } from './learning-workflows';
@@ -46,31 +40,17 @@ export interface Plan {
 	cases: (deployment: Deployment, world: DeploymentWorld) => Array<[name: string, rows: Promise<Row[]>]>;
 }
 
-/** The simulator, Postgres, Redis and the installed package that every deployment shares. */
-export interface World {
-	packageFolder: string;
-	simulatorUrl: string;
-	/** The scripted model server's OpenAI Base URL, when the world has one. */
-	modelUrl?: string;
-	services: Omit<QueueServices, 'name'>;
-	/** An RSS feed on 127.0.0.1 (feed-server.ts). */
-	feed: FeedServer;
-	stop: () => Promise<void>;
-}
+/** The simulator, Postgres, Redis, an RSS feed and the installed package that every deployment shares. */
+type World = Awaited<ReturnType<typeof startWorld>>;
 
-/** What a plan's cases get besides their deployment: the world, and the deployment's database. */
-export interface DeploymentWorld extends World {
-	/** The saved static data of the deployment's workflows, in its database (learning-static.ts). */
-	db: StaticDataDb;
-}
+/** What a plan's cases get besides their deployment: the world, and the saved static data of its workflows. */
+export type DeploymentWorld = World & { db: StaticDataDb };
 
-/** Starts the world; with `model`, a scripted OpenAI-compatible model server too (model-server.ts). */
-export async function startWorld(
-	scope: string,
-	versions: string[],
-	renderMs: number,
-	model?: ModelScript,
-): Promise<World> {
+/**
+ * Starts the world; with `model`, a scripted OpenAI-compatible model server too (model-server.ts), whose OpenAI
+ * Base URL is `modelUrl`.
+ */
+export async function startWorld(scope: string, versions: string[], renderMs: number, model?: ModelScript) {
 	ensureDebianPackages(scope, [POSTGRES_PACKAGE, REDIS_PACKAGE, SQLITE_PACKAGE]);
 	for (const version of versions) ensureN8n(version, scope);
 	const packageFolder = installedPackage(packPackage());

@@ -20,9 +20,9 @@ import { postgresQuery, type Service } from './services';
 export const SQLITE_PACKAGE = { name: 'sqlite3', present: () => existsSync('/usr/bin/sqlite3') };
 
 /** The name of the node whose state the suite keeps in a workflow's static data (no such node runs). */
-export const OTHER_NODE = 'node:Other Trigger';
+const OTHER_NODE = 'node:Other Trigger';
 /** The key the suite keeps in the workflow's global static data beside it. */
-export const OTHER_GLOBAL = 'otherCursor';
+const OTHER_GLOBAL = 'otherCursor';
 /** Where earlier versions of the MediaGen node kept render times (global static data). */
 const MEDIAGEN_KEY = 'mediagenRenderTimes';
 

@@ -236,16 +236,18 @@ export async function rssCase(
 	};
 	const creations = async (name: string) =>
 		(await simulatorTasks(simulatorUrl)).filter((task) => task.prompt?.includes(` ${workflow.id} ${name} `)).length;
+	const emitted = async (names: string[], deadline: number, describe: string) =>
+		await waitFor(
+			async (see) => {
+				const seen = await Promise.all(names.map(creations));
+				see(`${names.join(', ')} created ${seen.join(', ')} times`);
+				return seen.every((count) => count > 0);
+			},
+			{ deadline, describe, interval: 250 },
+		);
 
 	await activateWorkflow(deployment.session, workflowId);
-	await waitFor(
-		async (see) => {
-			const seen = [await creations('A1'), await creations('A2')];
-			see(`A1, A2 created ${seen.join(', ')} times`);
-			return seen.every((count) => count > 0);
-		},
-		{ deadline: 180_000, describe: `the trigger of ${workflow.id} to emit A1 and A2`, interval: 250 },
-	);
+	await emitted(['A1', 'A2'], 180_000, `the trigger of ${workflow.id} to emit A1 and A2`);
 	await executionsEnded(deployment, workflowId, 1, `the execution of A1 and A2 to end`, 180_000);
 	const afterA = cursor(a2.date);
 
@@ -256,14 +258,7 @@ export async function rssCase(
 		feed.publish(title('B2'));
 		sentinel = feed.publish(title('S'), new Date(Date.now() + 3_600_000));
 	});
-	await waitFor(
-		async (see) => {
-			const count = await creations('S');
-			see(`S created ${count} times`);
-			return count > 0;
-		},
-		{ deadline: 240_000, describe: `the first poll after the restart to emit S`, interval: 250 },
-	);
+	await emitted(['S'], 240_000, `the first poll after the restart to emit S`);
 	const executions = await executionsEnded(
 		deployment,
 		workflowId,

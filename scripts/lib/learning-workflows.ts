@@ -5,10 +5,6 @@
  * manual run, a sub-workflow called by Execute Workflow, a webhook followed by a Wait node, an RSS Feed Trigger.
  * Node types and versions exist in n8n 1.123.81 and 2.41.1 alike. Render times come from the prompts
  * (`[sim:seconds=N]`, read by the simulator).
- *
- * Each case renders a kind of its own (its Batch Size, a render-time field: KINDS): an n8n process pools what its
- * nodes learned per API and render kind, so that cases running at once in one deployment would otherwise teach
- * each other, and a case's first runs would not be cold.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,8 +47,10 @@ function node(name: string, type: string, typeVersion: number, parameters: Recor
 }
 
 /**
- * The render kind of each case (beta v4's Batch Size, one of its render-time fields): one kind per case, so that
- * what one case teaches the process reaches another only where the suite means it to (warm: single's kind).
+ * The render kind of each case (beta v4's Batch Size, one of its render-time fields). An n8n process pools what its
+ * nodes learned per API and render kind: one kind per case, so that cases running at once in one deployment do not
+ * teach each other and each case's first runs are cold; what one case teaches reaches another only where the suite
+ * means it to (warm: single's kind).
  */
 export const KINDS = {
 	single: 2,
@@ -73,7 +71,7 @@ export const KINDS = {
  * The MediaGen creation every workflow runs, its prompt from `prompt` (an expression), its render kind `kind`
  * (Batch Size; unset: the default).
  */
-export function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): WorkflowNode {
+function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): WorkflowNode {
 	return {
 		...node(MEDIAGEN, NODE_TYPE, 1, {
 			resource: 'image',
@@ -91,12 +89,15 @@ export function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, 
 	};
 }
 
-function webhookNode(webhookPath: string): WorkflowNode {
+/** The production webhook path of workflow `id`. */
+const pathOf = (id: string) => `learning-${id}`;
+
+function webhookNode(id: string, responseMode = 'lastNode'): WorkflowNode {
 	return {
 		...node('Webhook', 'n8n-nodes-base.webhook', 2, {
 			httpMethod: 'POST',
-			path: webhookPath,
-			responseMode: 'lastNode',
+			path: pathOf(id),
+			responseMode,
 			options: {},
 		}),
 		webhookId: nodeId(),
@@ -111,8 +112,8 @@ function splitPrompts(field: string): WorkflowNode {
 	});
 }
 
-/** A workflow whose nodes run one after the other. */
-function chain(id: string, nodes: WorkflowNode[], webhookPath?: string): Workflow {
+/** A workflow whose nodes run one after the other; a webhook workflow when the first is a Webhook. */
+function chain(id: string, nodes: WorkflowNode[]): Workflow {
 	const connections: Workflow['connections'] = {};
 	for (let index = 1; index < nodes.length; index++)
 		connections[nodes[index - 1].name] = { main: [[{ node: nodes[index].name, type: 'main', index: 0 }]] };
@@ -124,28 +125,22 @@ function chain(id: string, nodes: WorkflowNode[], webhookPath?: string): Workflo
 		active: false,
 		settings: { executionOrder: 'v1' },
 		pinData: {},
-		...(webhookPath ? { webhookPath } : {}),
+		...(nodes[0].type === 'n8n-nodes-base.webhook' ? { webhookPath: pathOf(id) } : {}),
 	};
 }
 
 /** Webhook → MediaGen: one prompt per call (`{ prompt }`), one item per execution; Poll Interval `intervalS`. */
 export function singleItemWorkflow(id: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): Workflow {
-	const webhookPath = `learning-${id}`;
-	return chain(
-		id,
-		[webhookNode(webhookPath), mediaGenNode('={{ $json.body.prompt }}', schedule, kind, intervalS)],
-		webhookPath,
-	);
+	return chain(id, [webhookNode(id), mediaGenNode('={{ $json.body.prompt }}', schedule, kind, intervalS)]);
 }
 
 /** Webhook → Split Out → MediaGen: a batch of prompts per call (`{ prompts: [...] }`). */
 export function batchWorkflow(id: string, kind?: number, schedule: Schedule = 'learned'): Workflow {
-	const webhookPath = `learning-${id}`;
-	return chain(
-		id,
-		[webhookNode(webhookPath), splitPrompts('body.prompts'), mediaGenNode('={{ $json.prompt }}', schedule, kind)],
-		webhookPath,
-	);
+	return chain(id, [
+		webhookNode(id),
+		splitPrompts('body.prompts'),
+		mediaGenNode('={{ $json.prompt }}', schedule, kind),
+	]);
 }
 
 /**
@@ -153,7 +148,7 @@ export function batchWorkflow(id: string, kind?: number, schedule: Schedule = 'l
  * user gets by duplicating a workflow or copying its nodes into a new one.
  */
 export function copyOf(workflow: Workflow, id: string): Workflow {
-	const webhookPath = workflow.webhookPath && `learning-${id}`;
+	const webhookPath = workflow.webhookPath && pathOf(id);
 	const nodes = workflow.nodes.map((original) => ({
 		...original,
 		id: nodeId(),
@@ -170,14 +165,12 @@ export function copyOf(workflow: Workflow, id: string): Workflow {
  * resumes it later from the execution's snapshot (no static data in n8n 2.x).
  */
 export function waitWorkflow(id: string, seconds: number, kind?: number): Workflow {
-	const webhookPath = `learning-${id}`;
-	const webhook = webhookNode(webhookPath);
-	webhook.parameters = { ...webhook.parameters, responseMode: 'onReceived' };
+	const webhook = webhookNode(id, 'onReceived');
 	const wait = {
 		...node('Wait', 'n8n-nodes-base.wait', 1.1, { amount: seconds, unit: 'seconds' }),
 		webhookId: nodeId(),
 	};
-	return chain(id, [webhook, wait, mediaGenNode('={{ $json.body.prompt }}', 'learned', kind)], webhookPath);
+	return chain(id, [webhook, wait, mediaGenNode('={{ $json.body.prompt }}', 'learned', kind)]);
 }
 
 /** The RSS Feed Trigger's name: its cursor is kept in the workflow's static data under `node:<name>`. */
@@ -226,38 +219,25 @@ export function manualWorkflow(id: string, prompt: string, kind?: number): Workf
 	]);
 }
 
-/** Execute Workflow Trigger → MediaGen: the sub-workflow that subWorkflowCaller calls. */
-export function subWorkflow(id: string, kind?: number): Workflow {
-	return chain(id, [
+/**
+ * A sub-workflow (Execute Workflow Trigger → MediaGen) and a webhook workflow that calls it from the database
+ * (Webhook → Execute Workflow, one prompt per call), with the ids to publish: n8n 2.x calls only published
+ * sub-workflows from production executions, and 1.x cannot publish one without a trigger.
+ */
+export function subWorkflowPair(version: string, prefix: string, kind?: number) {
+	const sub = chain(workflowId(version, `${prefix}sub`), [
 		node('When Called', 'n8n-nodes-base.executeWorkflowTrigger', 1, {}),
 		mediaGenNode('={{ $json.body.prompt }}', 'learned', kind),
 	]);
-}
-
-/** Webhook → Execute Workflow (the sub-workflow `subId`, from the database): one prompt per call. */
-export function subWorkflowCaller(id: string, subId: string): Workflow {
-	const webhookPath = `learning-${id}`;
-	return chain(
-		id,
-		[
-			webhookNode(webhookPath),
-			node('Call Sub-workflow', 'n8n-nodes-base.executeWorkflow', 1, {
-				source: 'database',
-				workflowId: subId,
-				options: {},
-			}),
-		],
-		webhookPath,
-	);
-}
-
-/**
- * A sub-workflow holding the MediaGen node and a webhook workflow that calls it, with the ids to publish: n8n 2.x
- * calls only published sub-workflows from production executions, and 1.x cannot publish one without a trigger.
- */
-export function subWorkflowPair(version: string, prefix: string, kind?: number) {
-	const sub = subWorkflow(workflowId(version, `${prefix}sub`), kind);
-	const caller = subWorkflowCaller(workflowId(version, `${prefix}caller`), sub.id);
+	const callerId = workflowId(version, `${prefix}caller`);
+	const caller = chain(callerId, [
+		webhookNode(callerId),
+		node('Call Sub-workflow', 'n8n-nodes-base.executeWorkflow', 1, {
+			source: 'database',
+			workflowId: sub.id,
+			options: {},
+		}),
+	]);
 	return { sub, caller, publish: version.startsWith('1.') ? [caller.id] : [sub.id, caller.id] };
 }
 

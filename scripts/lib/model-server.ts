@@ -9,8 +9,7 @@
  * offered (tools and their descriptions and argument schemas) and what it carried back (the tool results as
  * the model receives them), so a test can assert on exactly what a model would have read.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { HostileServer, sendJson } from '../../test/hostile-server';
 
 /** A tool as the request offered it to the model. */
 export interface OfferedTool {
@@ -20,7 +19,7 @@ export interface OfferedTool {
 }
 
 /** A tool result as the request carried it back to the model (the text the model reads). */
-export interface ToolResult {
+interface ToolResult {
 	callId: string;
 	/** The tool the model called for this result (from the call in the same request). */
 	name?: string;
@@ -42,7 +41,7 @@ export interface ModelRequest {
 }
 
 /** What the script answers: a call of one tool, or the final text. */
-export type ModelTurn = { call: { name: string; arguments: Record<string, unknown> } } | { text: string };
+type ModelTurn = { call: { name: string; arguments: Record<string, unknown> } } | { text: string };
 
 /** Decides the model's answer to a request. */
 export type ModelScript = (request: ModelRequest) => ModelTurn;
@@ -74,7 +73,7 @@ function text(value: unknown): string {
 }
 
 /** The request as the model sees it: its tools, the tool results and the user's messages. */
-export function parseModelRequest(path: string, body: Json, authorization?: string): ModelRequest {
+function parseModelRequest(path: string, body: Json, authorization?: string): ModelRequest {
 	const api = path.endsWith('/responses') ? 'responses' : 'chat';
 	const tools: OfferedTool[] = asArray(body.tools).map((tool) => {
 		const fn = (api === 'chat' ? tool.function : tool) as Json | undefined;
@@ -235,55 +234,35 @@ export async function startModelServer(): Promise<ModelServer> {
 	const requests: ModelRequest[] = [];
 	let script: ModelScript = () => ({ text: 'No script is set.' });
 	let answered = 0;
-	const server = http.createServer((incoming, outgoing) => {
-		const chunks: Buffer[] = [];
-		incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-		incoming.on('end', () => {
-			const path = new URL(incoming.url ?? '/', 'http://model').pathname;
-			if (incoming.method === 'GET' && path.endsWith('/models')) {
-				outgoing.writeHead(200, { 'content-type': 'application/json' });
-				return void outgoing.end(
-					JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'test' }] }),
-				);
-			}
-			if (incoming.method !== 'POST' || !/\/(chat\/completions|responses)$/.test(path)) {
-				outgoing.writeHead(404, { 'content-type': 'application/json' });
-				return void outgoing.end(JSON.stringify({ error: { message: `no route ${incoming.method} ${path}` } }));
-			}
-			let body: Json;
-			try {
-				body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
-			} catch {
-				outgoing.writeHead(400, { 'content-type': 'application/json' });
-				return void outgoing.end(JSON.stringify({ error: { message: 'body must be JSON' } }));
-			}
-			const request = parseModelRequest(path, body, incoming.headers.authorization);
-			requests.push(request);
-			let turn: ModelTurn;
-			try {
-				turn = script(request);
-			} catch (error) {
-				// A script that cannot go on answers with its reason: the test sees it in the chat answer.
-				turn = { text: `SCRIPT ERROR: ${(error as Error).message}` };
-			}
-			const answer =
-				request.api === 'chat' ? chatAnswer(request, turn, ++answered) : responsesAnswer(request, turn, ++answered);
-			if (!request.stream) {
-				outgoing.writeHead(200, { 'content-type': 'application/json' });
-				return void outgoing.end(JSON.stringify(answer.json));
-			}
-			outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-			for (const event of answer.events) {
-				if (event.event) outgoing.write(`event: ${event.event}\n`);
-				outgoing.write(`data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`);
-			}
-			outgoing.end();
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
+	const server = await new HostileServer((incoming, outgoing) => {
+		const { method, path } = incoming;
+		if (method === 'GET' && path.endsWith('/models'))
+			return sendJson(outgoing, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'test' }] });
+		if (method !== 'POST' || !/\/(chat\/completions|responses)$/.test(path))
+			return sendJson(outgoing, { error: { message: `no route ${method} ${path}` } }, 404);
+		if (incoming.body.length && !incoming.json)
+			return sendJson(outgoing, { error: { message: 'body must be JSON' } }, 400);
+		const request = parseModelRequest(path, incoming.json ?? {}, incoming.headers.authorization);
+		requests.push(request);
+		let turn: ModelTurn;
+		try {
+			turn = script(request);
+		} catch (error) {
+			// A script that cannot go on answers with its reason: the test sees it in the chat answer.
+			turn = { text: `SCRIPT ERROR: ${(error as Error).message}` };
+		}
+		const answer =
+			request.api === 'chat' ? chatAnswer(request, turn, ++answered) : responsesAnswer(request, turn, ++answered);
+		if (!request.stream) return sendJson(outgoing, answer.json);
+		outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+		for (const event of answer.events) {
+			if (event.event) outgoing.write(`event: ${event.event}\n`);
+			outgoing.write(`data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`);
+		}
+		outgoing.end();
+	}).start();
 	return {
-		baseUrl: `http://127.0.0.1:${port}/v1`,
+		baseUrl: `${server.url}/v1`,
 		requests,
 		setScript(next) {
 			script = next;
@@ -291,10 +270,6 @@ export async function startModelServer(): Promise<ModelServer> {
 		reset() {
 			requests.length = 0;
 		},
-		close: async () =>
-			await new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
+		close: async () => await server.stop(),
 	};
 }

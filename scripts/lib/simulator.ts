@@ -72,14 +72,12 @@ export async function startSimulator(
 }
 
 /** The simulator's record of every request it received (since the last reset). */
-export async function simulatorRecord(url: string): Promise<RecordedRequestSummary[]> {
-	return JSON.parse(await (await fetch(`${url}/__sim/record`)).text()) as RecordedRequestSummary[];
-}
+export const simulatorRecord = async (url: string) =>
+	(await (await fetch(`${url}/__sim/record`)).json()) as RecordedRequestSummary[];
 
 /** Every task the simulator created, with its timing. */
-export async function simulatorTasks(url: string): Promise<SimTaskSummary[]> {
-	return JSON.parse(await (await fetch(`${url}/__sim/tasks`)).text()) as SimTaskSummary[];
-}
+export const simulatorTasks = async (url: string) =>
+	(await (await fetch(`${url}/__sim/tasks`)).json()) as SimTaskSummary[];
 
 /** Clears the simulator's record and its pending faults (its tasks stay). */
 export async function resetSimulator(url: string): Promise<void> {
