@@ -12,8 +12,10 @@ import { simulatorTasks } from './simulator';
 import { waitFor } from './wait';
 
 /**
- * Calls a production webhook; while n8n answers "503 Database is not ready!" (it refuses every request, before
- * handling it, for a while after one of its database pings took over 5 s: a machine loaded by other work), again.
+ * Calls a production webhook; again while nothing was started: n8n answers "503 Database is not ready!" (it refuses
+ * every request, before handling it, for a while after one of its database pings took over 5 s: a machine loaded by
+ * other work), or refused the connection (a main at load 8 that had not yet accepted it). Any other failure may have
+ * started an execution, and a second call would run the case twice: it ends the case, its cause named.
  */
 export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
 	await waitFor(
@@ -22,8 +24,10 @@ export async function callWebhook(baseUrl: string, webhookPath: string, body: ob
 				await callN8nWebhook(baseUrl, webhookPath, body);
 				return true;
 			} catch (error) {
-				const message = (error as Error).message;
-				if (!/HTTP 503\b.*Database is not ready/.test(message)) throw error;
+				const cause = (error as Error & { cause?: { code?: string } }).cause?.code;
+				const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
+				if (!/HTTP 503\b.*Database is not ready/.test(message) && cause !== 'ECONNREFUSED')
+					throw new Error(`webhook ${webhookPath}: ${message}`);
 				see(message.slice(0, 200));
 				return false;
 			}
