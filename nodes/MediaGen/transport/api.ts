@@ -30,12 +30,6 @@ import { envelopeData, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
-interface Credentials {
-	baseUrl: string;
-	/** Redacts the key from a text. */
-	redact: Redact;
-}
-
 /**
  * The API root without trailing slashes or a trailing `/v1` (every path starts with /v1, and users often
  * paste the versioned address). The credential's test request applies the same rule.
@@ -117,7 +111,7 @@ export interface ApiRequestContext extends RequestContext {
 async function loadCredentials(
 	this: IExecuteFunctions,
 	context: ApiRequestContext,
-): Promise<Credentials & { data: ICredentialDataDecryptedObject }> {
+): Promise<{ baseUrl: string; redact: Redact; data: ICredentialDataDecryptedObject }> {
 	const credentials = await context.session.credentials();
 	const redact = context.session.redactorOf(String(credentials.apiKey ?? ''));
 	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
@@ -155,8 +149,7 @@ function requestOptions(call: ApiCall, body: IDataObject | StreamingForm, timeou
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
 		// A streamed multipart body gets its boundary header from the HTTP client; the others are declared.
-		...(text ? { headers: { 'Content-Type': text.contentType } } : {}),
-		...(!multipart ? { headers: { 'Content-Type': 'application/json' } } : {}),
+		...(text || !multipart ? { headers: { 'Content-Type': text?.contentType ?? 'application/json' } } : {}),
 	};
 }
 

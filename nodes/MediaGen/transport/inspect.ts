@@ -75,23 +75,6 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 	}
 }
 
-/** The file's first bytes; a body that breaks off first is an error that names the task (and may be retried). */
-async function readHead(
-	this: IExecuteFunctions,
-	file: DownloadedFile,
-	url: string,
-	context: RequestContext,
-): Promise<Buffer> {
-	try {
-		return await peek(file.body, MEDIA_HEAD_BYTES, file.signal);
-	} catch (error) {
-		// The reason is read before the connection is closed: closing aborts the signal it is read from.
-		const failure = downloadInterrupted.call(this, url, error, context, file.signal);
-		file.release();
-		throw failure;
-	}
-}
-
 type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
 /**
@@ -99,9 +82,8 @@ type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
  * shown as U+FFFD, not as JSON's six-character escapes.
  */
 function quote(text: string): string {
-	const control = (char: string) => char < ' ' || (char >= '\u007f' && char <= '\u009f');
-	const flat = [...text.replace(/\s+/g, ' ').trim()].map((char) => (control(char) ? '\ufffd' : char)).join('');
-	return JSON.stringify(shorten(flat, SHOWN.body, { codePoints: true }));
+	const shown = [...text].map((char) => (/\p{Cc}/u.test(char) && !/\s/.test(char) ? '\ufffd' : char)).join('');
+	return JSON.stringify(shorten(shown, SHOWN.body, { fold: true, codePoints: true }));
 }
 
 function notAFile(
@@ -204,7 +186,16 @@ export async function inspectResultFile(
 	url: string,
 	context: RequestContext,
 ): Promise<InspectedFile> {
-	const head = await readHead.call(this, file, url, context);
+	let head: Buffer;
+	try {
+		head = await peek(file.body, MEDIA_HEAD_BYTES, file.signal);
+	} catch (error) {
+		// A body that breaks off first may be retried. The reason is read before the connection is closed: closing
+		// aborts the signal it is read from.
+		const failure = downloadInterrupted.call(this, url, error, context, file.signal);
+		file.release();
+		throw failure;
+	}
 	if (!head.length) {
 		file.release();
 		throw emptyResultFile.call(this, url, context);

@@ -101,16 +101,8 @@ export function taskIdOf(value: unknown): string | undefined {
 	return undefined;
 }
 
-/** The name `taskid` as JSON may write it: each letter as itself or as a `\u` escape. */
-const TASKID_NAME = [...'taskid']
-	.map(
-		(char) =>
-			`(?:${char}|\\\\u00${char
-				.charCodeAt(0)
-				.toString(16)
-				.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`)})`,
-	)
-	.join('');
+/** The name `taskid` as JSON may write it: each letter as itself or as a `\u` escape (any case of its hex digits). */
+const TASKID_NAME = '(?:t|\\\\u0074)(?:a|\\\\u0061)(?:s|\\\\u0073)(?:k|\\\\u006[bB])(?:i|\\\\u0069)(?:d|\\\\u0064)';
 
 /**
  * `"taskid": "<id>"` with its closing quote (escapes allowed), or `"taskid": <digits>` followed by a delimiter,
@@ -120,24 +112,6 @@ const TASK_ID_IN_TEXT = new RegExp(
 	`"${TASKID_NAME}"\\s*:\\s*(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,400})"|(-?\\d{1,40})(?=\\s*[,}\\]]))`,
 	'g',
 );
-
-/** Every task id a text names as the value of a `taskid` name, in the order they stand, each once. */
-export function taskIdsInText(text: string): string[] {
-	const ids = new Set<string>();
-	for (const match of text.matchAll(TASK_ID_IN_TEXT)) {
-		let id: unknown = match[2];
-		if (match[1] !== undefined) {
-			try {
-				id = JSON.parse(`"${match[1]}"`);
-			} catch {
-				id = undefined;
-			}
-		}
-		const taskId = taskIdOf(id);
-		if (taskId !== undefined) ids.add(taskId);
-	}
-	return [...ids];
-}
 
 /**
  * Every task a creation answer names, whatever its status: first the one a reader of its JSON takes (`data.taskid`,
@@ -154,6 +128,15 @@ export function namedTaskIds(text: string, json: unknown, redactText: Redact): s
 			taskIdOf((json as IDataObject).taskid);
 	}
 	const ids = new Set(followed === undefined ? [] : [followed]);
-	for (const id of taskIdsInText(text)) ids.add(id);
+	for (const match of text.matchAll(TASK_ID_IN_TEXT)) {
+		let id: unknown = match[2];
+		try {
+			if (match[1] !== undefined) id = JSON.parse(`"${match[1]}"`);
+		} catch {
+			id = undefined;
+		}
+		const taskId = taskIdOf(id);
+		if (taskId !== undefined) ids.add(taskId);
+	}
 	return [...new Set([...ids].map(redactText))];
 }
