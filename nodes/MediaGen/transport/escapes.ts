@@ -124,16 +124,15 @@ function sequenceLength(lead: number): number {
 	return lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 1;
 }
 
-/** The code point of a whole, shortest UTF-8 sequence of `size` bytes, or -1. */
-function utf8CodePoint(bytes: number[], size: number): number {
-	if (bytes.length < size) return -1;
-	let value = bytes[0] & (0xff >> (size + 1));
-	for (let index = 1; index < size; index++) {
-		if ((bytes[index] & 0xc0) !== 0x80) return -1;
-		value = (value << 6) | (bytes[index] & 0x3f);
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The code point of whole, shortest UTF-8 bytes of one character, or -1. */
+function utf8CodePoint(bytes: number[]): number {
+	try {
+		return utf8.decode(Uint8Array.from(bytes)).codePointAt(0) ?? -1;
+	} catch {
+		return -1;
 	}
-	const shortest = size === 2 ? value >= 0x80 : size === 3 ? value >= 0x800 : value >= 0x10000;
-	return shortest && isCodePoint(value) ? value : -1;
 }
 
 /** A run of `%XX` bytes at `at`: written as UTF-8 sequences where they are whole, else each byte as Latin-1. */
@@ -155,7 +154,7 @@ function percentRun(text: string, at: number, out: Output): number {
 	}
 	for (let index = 0; index < bytes.length; ) {
 		const size = sequenceLength(bytes[index]);
-		const codePoint = size > 1 ? utf8CodePoint(bytes.slice(index, index + size), size) : -1;
+		const codePoint = size > 1 ? utf8CodePoint(bytes.slice(index, index + size)) : -1;
 		out.push(codePoint >= 0 ? codePoint : bytes[index], at + index * 3);
 		index += codePoint >= 0 ? size : 1;
 	}

@@ -27,10 +27,9 @@ export interface AnswerBody {
 }
 
 /**
- * Reads an answer's body to its end as bytes. n8n's request helper would read any body whole, without a limit: a
- * body that never ends (a misbehaving server or proxy) would fill memory until Request Timeout. Past
- * MAX_ANSWER_BYTES the request is aborted (`abort`), which closes its connection. Never throws: a body that breaks
- * off is returned with what came of it.
+ * Reads an answer's body to its end as bytes, never more than MAX_ANSWER_BYTES: n8n's request helper would read any
+ * body whole, and one that never ends would fill memory until Request Timeout. Past the cap the request is aborted
+ * (`abort` closes its connection). Never throws: a body that breaks off is returned with what came of it.
  */
 export async function readAnswerBody(body: unknown, abort: () => void): Promise<AnswerBody> {
 	if (Buffer.isBuffer(body)) return { bytes: body };
@@ -57,24 +56,17 @@ export async function readAnswerBody(body: unknown, abort: () => void): Promise<
 	return { bytes: Buffer.concat(chunks) };
 }
 
-/**
- * A copy of a parsed answer whose objects and lists deeper than MAX_ANSWER_DEPTH are replaced with LEFT_OUT, and
- * whose texts and names are redacted. Its own recursion stops at that depth: JSON.parse copes with any nesting, code
- * after it may not.
- */
+/** A copy of a parsed answer kept down to MAX_ANSWER_DEPTH (deeper values are LEFT_OUT), its texts and names redacted. */
 export function keptAnswer(value: unknown, redactText: Redact, depth = 0): unknown {
-	const keep = (entry: unknown, level: number): unknown => {
-		if (typeof entry === 'string') return redactText(entry);
-		if (!entry || typeof entry !== 'object') return entry;
-		if (level >= MAX_ANSWER_DEPTH) return LEFT_OUT;
-		if (Array.isArray(entry)) return entry.map((inner) => keep(inner, level + 1));
-		const kept: IDataObject = {};
-		for (const [name, inner] of Object.entries(entry)) {
-			kept[redactText(name)] = keep(inner, level + 1) as IDataObject[string];
-		}
-		return kept;
-	};
-	return keep(value, depth);
+	if (typeof value === 'string') return redactText(value);
+	if (!value || typeof value !== 'object') return value;
+	if (depth >= MAX_ANSWER_DEPTH) return LEFT_OUT;
+	if (Array.isArray(value)) return value.map((inner) => keptAnswer(inner, redactText, depth + 1));
+	const kept: IDataObject = {};
+	for (const [name, inner] of Object.entries(value)) {
+		kept[redactText(name)] = keptAnswer(inner, redactText, depth + 1) as IDataObject[string];
+	}
+	return kept;
 }
 
 /** A body parsed as JSON; `json` is absent when it is not JSON. */
@@ -82,10 +74,7 @@ export interface ParsedAnswer {
 	json?: unknown;
 }
 
-/**
- * The body's text as JSON, when it is JSON. V8's parser takes any depth (it does not recurse); what follows it is
- * kept down to MAX_ANSWER_DEPTH (keptAnswer), so depth is never an error.
- */
+/** The body's text as JSON, when it is JSON. V8's parser takes any depth (it does not recurse): keptAnswer bounds it. */
 export function parseAnswer(text: string): ParsedAnswer {
 	try {
 		return { json: JSON.parse(text) as unknown };
