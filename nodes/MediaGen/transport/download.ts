@@ -194,13 +194,13 @@ export async function downloadResultFile(
 	for (let redirects = 0; ; redirects++) {
 		// One hop's connection: aborting it closes that hop only; the download's deadline stays with the next hop.
 		const hop = linkedSignal(undefined, [deadline.signal]);
-		const close = () => {
-			hop.abort();
+		const done = () => {
 			hop.release();
+			deadline.release();
 		};
 		const release = () => {
-			close();
-			deadline.release();
+			hop.abort();
+			done();
 		};
 		// Whatever fails on the way (no answer, a refused redirect or status) closes the hop and ends the download.
 		let failed = true;
@@ -209,41 +209,29 @@ export async function downloadResultFile(
 			const next = redirectOf.call(this, response, { url, target, redirects }, context);
 			if (!next) refuseStatus.call(this, response, target, context);
 			failed = false;
-			if (!next) {
-				return openedFile(response, hop.signal, release, () => {
-					hop.release();
-					deadline.release();
-				});
+			if (next) {
+				// The redirect's body is not read (it may never end): its connection is closed.
+				hop.abort();
+				hop.release();
+				target = next;
+				continue;
 			}
-			// The redirect's body is not read (it may never end): its connection is closed.
-			close();
-			target = next;
+			// The deadline covers the body too: when it passes, the hop aborts and the HTTP client ends the body. Once
+			// the body is over, nothing holds the deadline any more.
+			const body = response.body as NodeJS.ReadableStream;
+			body.once?.('close', done);
+			const type = response.headers['content-type'];
+			return {
+				body,
+				signal: hop.signal,
+				release,
+				mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
+				size: announcedSize(response.headers['content-length']),
+			};
 		} finally {
 			if (failed) release();
 		}
 	}
-}
-
-/**
- * The file of a 2xx answer, its body still unread; the deadline covers the whole body too. When it passes, the hop
- * aborts and the HTTP client ends the body; once the body is over (`done`), nothing holds the deadline any more.
- */
-function openedFile(
-	response: IN8nHttpFullResponse,
-	signal: AbortSignal,
-	release: () => void,
-	done: () => void,
-): DownloadedFile {
-	const body = response.body as NodeJS.ReadableStream;
-	body.once?.('close', done);
-	const type = response.headers['content-type'];
-	return {
-		body,
-		signal,
-		release,
-		mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
-		size: announcedSize(response.headers['content-length']),
-	};
 }
 
 /**

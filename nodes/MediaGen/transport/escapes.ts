@@ -1,10 +1,8 @@
 /**
- * The escapes a server may write a text with, undone one layer at a time, each character of the result knowing
- * where it came from: percent-encoding (`%2F`, any case, `%uXXXX`; UTF-8 byte runs, else Latin-1), HTML character
- * references (`&#47;`, `&#x2f;`, `&sol;`, with or without the semicolon where browsers accept none), JSON and
- * JavaScript escapes (`\u002F`, `\u{2F}`, `\x2F`, `\/`, `\n`, …). A text escaped several times over, or in a mix
- * (a percent-encoded URL inside an HTML attribute inside a JSON string), reads plain after as many layers. The
- * redaction of the key (redaction.ts) looks for it in every layer and replaces what it came from.
+ * The escapes a server may write a text with (percent-encoding, UTF-8 runs else Latin-1; HTML character references;
+ * JSON and JavaScript escapes: docs/errors-and-n8n-settings.md, "The key in answers"), undone one layer at a time,
+ * each character of the result knowing where it came from. A text escaped several times over, or in a mix, reads
+ * plain after as many layers; redaction.ts looks for the key in every layer and replaces what it came from.
  */
 
 /**

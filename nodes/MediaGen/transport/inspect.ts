@@ -1,13 +1,8 @@
 /**
- * What a result file is, by its first bytes, before it is stored: a format of the media table (media/formats.ts),
- * whatever the host's Content-Type says, or text a host sent in its place (a sign-in page, "Access denied", an
- * expired link's JSON, an SVG), which is refused with an error that names the task, the URL and the start of the
- * text. A binary of a format the table does not know is stored as such (application/octet-stream, `.bin`).
- *
- * A file of the table is then checked whole as n8n stores it: its bytes pass through its format's walker
- * (media/structure.ts) on their way to n8n's binary storage, and a file that breaks its format, or ends inside a
- * structure, fails the stream, so that n8n's prepareBinaryData rejects and keeps nothing (n8n 2.x removes what it
- * had written; 1.x leaves the partial file, referenced by no item, until the execution's data is pruned).
+ * What a result file is, by its first bytes (media/formats.ts), whatever the host's Content-Type says: text in its
+ * place is refused, an unknown binary stored as such, and a file of the table checked whole as n8n stores it
+ * (media/structure.ts), failing the stream so that n8n keeps nothing. The rules: docs/waiting-and-output.md,
+ * "What a result file may be" and "What whole means".
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
