@@ -44,13 +44,7 @@ export function normalizeBaseUrl(baseUrl: string): string {
  */
 export function baseUrlProblem(baseUrl: string): string | undefined {
 	if (!baseUrl) return 'is required';
-	let url: URL | undefined;
-	try {
-		url = new URL(baseUrl);
-	} catch {
-		url = undefined;
-	}
-	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !/^https?:\/\//i.test(baseUrl)) {
+	if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) {
 		return 'must be an absolute address that starts with http:// or https://, e.g. https://api.example.com';
 	}
 	if (baseUrl.includes('?')) return 'must not contain a query string (?…): the API paths are appended to it';
