@@ -30,12 +30,6 @@ import { envelopeData, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
-interface Credentials {
-	baseUrl: string;
-	/** Redacts the key from a text. */
-	redact: Redact;
-}
-
 /**
  * The API root without trailing slashes or a trailing `/v1` (every path starts with /v1, and users often
  * paste the versioned address). The credential's test request applies the same rule.
@@ -50,18 +44,19 @@ export function normalizeBaseUrl(baseUrl: string): string {
  */
 export function baseUrlProblem(baseUrl: string): string | undefined {
 	if (!baseUrl) return 'is required';
-	let url: URL | undefined;
-	try {
-		url = new URL(baseUrl);
-	} catch {
-		url = undefined;
-	}
-	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !/^https?:\/\//i.test(baseUrl)) {
+	if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) {
 		return 'must be an absolute address that starts with http:// or https://, e.g. https://api.example.com';
 	}
 	if (baseUrl.includes('?')) return 'must not contain a query string (?…): the API paths are appended to it';
 	if (baseUrl.includes('#')) return 'must not contain a fragment (#…): the API paths are appended to it';
 	return undefined;
+}
+
+/** The credential as a run uses it: its data, its normalized Base URL, and the redactor of its key. */
+interface RunCredential {
+	data: ICredentialDataDecryptedObject;
+	baseUrl: string;
+	redact: Redact;
 }
 
 /**
@@ -73,14 +68,17 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
  * requests.
  */
 export class ApiSession {
-	private loaded?: Promise<ICredentialDataDecryptedObject>;
-	private redactor?: { apiKey: string; redact: Redact };
+	private loaded?: Promise<RunCredential>;
 
 	constructor(private readonly context: IExecuteFunctions) {}
 
-	async credentials(): Promise<ICredentialDataDecryptedObject> {
+	async credential(): Promise<RunCredential> {
 		if (!this.loaded) {
-			const loading = this.context.getCredentials(CREDENTIAL_TYPE);
+			const loading = this.context.getCredentials(CREDENTIAL_TYPE).then((data) => ({
+				data,
+				baseUrl: normalizeBaseUrl(String(data.baseUrl ?? '')),
+				redact: keyRedactor(String(data.apiKey ?? '')),
+			}));
 			// A failed read is not kept: a later request reads again, as it would have without the session.
 			loading.catch(() => {
 				if (this.loaded === loading) this.loaded = undefined;
@@ -96,16 +94,10 @@ export class ApiSession {
 	 */
 	async apiId(): Promise<string | undefined> {
 		try {
-			return fingerprint(normalizeBaseUrl(String((await this.credentials()).baseUrl ?? '')));
+			return fingerprint((await this.credential()).baseUrl);
 		} catch {
 			return undefined;
 		}
-	}
-
-	/** The redactor of a key, built once per run (again only if the credential's key changed). */
-	redactorOf(apiKey: string): Redact {
-		if (this.redactor?.apiKey !== apiKey) this.redactor = { apiKey, redact: keyRedactor(apiKey) };
-		return this.redactor.redact;
 	}
 }
 
@@ -114,26 +106,21 @@ export interface ApiRequestContext extends RequestContext {
 	session: ApiSession;
 }
 
-async function loadCredentials(
-	this: IExecuteFunctions,
-	context: ApiRequestContext,
-): Promise<Credentials & { data: ICredentialDataDecryptedObject }> {
-	const credentials = await context.session.credentials();
-	const redact = context.session.redactorOf(String(credentials.apiKey ?? ''));
-	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
-	const problem = baseUrlProblem(baseUrl);
+async function loadCredentials(this: IExecuteFunctions, context: ApiRequestContext): Promise<RunCredential> {
+	const credential = await context.session.credential();
+	const problem = baseUrlProblem(credential.baseUrl);
 	if (problem) {
 		// Refused before any request: the key goes nowhere but a well-formed Base URL.
 		throw invalidInput.call(
 			this,
 			context.itemIndex,
 			'Credential › Base URL',
-			redact(String(credentials.baseUrl ?? '')),
+			credential.redact(String(credential.data.baseUrl ?? '')),
 			problem,
 			'Correct the Base URL field of the MediaGen API credential.',
 		);
 	}
-	return { baseUrl, redact, data: credentials };
+	return credential;
 }
 
 /** The request: the body as JSON or multipart, the answer read here as a stream (readAnswerBody), no redirect. */
@@ -155,8 +142,7 @@ function requestOptions(call: ApiCall, body: IDataObject | StreamingForm, timeou
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
 		// A streamed multipart body gets its boundary header from the HTTP client; the others are declared.
-		...(text ? { headers: { 'Content-Type': text.contentType } } : {}),
-		...(!multipart ? { headers: { 'Content-Type': 'application/json' } } : {}),
+		...(text || !multipart ? { headers: { 'Content-Type': text?.contentType ?? 'application/json' } } : {}),
 	};
 }
 
@@ -179,28 +165,6 @@ function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, dea
 	});
 }
 
-/** Sends the request with the session's credential and waits for the answer's status and headers. */
-async function post(
-	this: IExecuteFunctions,
-	call: ApiCall,
-	options: IHttpRequestOptions,
-	data: ICredentialDataDecryptedObject,
-	deadline: RequestSignal,
-): Promise<IN8nHttpFullResponse> {
-	try {
-		const node = this.getNode().credentials?.[CREDENTIAL_TYPE];
-		return (await this.helpers.httpRequestWithAuthentication.call(
-			withRequestSignal(this, deadline.signal),
-			CREDENTIAL_TYPE,
-			options,
-			// The session's credential: n8n would otherwise read and decrypt it again for this request.
-			{ credentialsDecrypted: { id: node?.id ?? '', name: node?.name ?? '', type: CREDENTIAL_TYPE, data } },
-		)) as IN8nHttpFullResponse;
-	} catch (error) {
-		throw unreachable.call(this, call, error, deadline);
-	}
-}
-
 /**
  * One API call: the credential, the request under its total deadline, the answer read up to the cap, and what the
  * answer means (envelopeData). Every multipart request is a creation: any answer but a refusal may mean a task exists.
@@ -215,9 +179,20 @@ async function send(
 	const call: ApiCall = { path, creation: body instanceof StreamingForm, redact, baseUrl, context };
 	const timeout = clampRequestTimeout(context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
 	const deadline = requestSignal.call(this, timeout, context.survivesCancel === true, context.signal);
+	const node = this.getNode().credentials?.[CREDENTIAL_TYPE];
 	let answer: Answer;
 	try {
-		const response = await post.call(this, call, requestOptions(call, body, timeout), data, deadline);
+		const response = (await this.helpers.httpRequestWithAuthentication
+			.call(
+				withRequestSignal(this, deadline.signal),
+				CREDENTIAL_TYPE,
+				requestOptions(call, body, timeout),
+				// The session's credential: n8n would otherwise read and decrypt it again for this request.
+				{ credentialsDecrypted: { id: node?.id ?? '', name: node?.name ?? '', type: CREDENTIAL_TYPE, data } },
+			)
+			.catch((error: unknown) => {
+				throw unreachable.call(this, call, error, deadline);
+			})) as IN8nHttpFullResponse;
 		answer = await receive(call, response, deadline);
 	} finally {
 		// The whole answer is in: nothing needs the deadline any more.

@@ -6,14 +6,7 @@
 import type { IExecuteFunctions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import {
-	abortReason,
-	DEFAULT_REQUEST_TIMEOUT_MS,
-	linkedSignal,
-	requestSignal,
-	type RequestContext,
-	type RequestSignal,
-} from './context';
+import { abortReason, DEFAULT_REQUEST_TIMEOUT_MS, linkedSignal, requestSignal, type RequestContext } from './context';
 import { describeTransportFailure, parseRetryAfter, withFacts, type ErrorFacts } from './errors';
 import { shorten, SHOWN } from '../helpers/shorten';
 
@@ -39,11 +32,6 @@ const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 
 /** File system failures of n8n's binary storage (disk full, no permission, too many open files, …). */
 const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'EMFILE', 'ENFILE', 'EIO']);
 
-/** HTTP answers that say "not now" rather than "no": the same GET later may succeed. */
-function transientStatus(status: number): boolean {
-	return status === 408 || status === 429 || status >= 500;
-}
-
 /** Content-Length as a number of bytes, when it is one. */
 function announcedSize(header: unknown): number | undefined {
 	const text = Array.isArray(header) ? header[0] : header;
@@ -55,16 +43,8 @@ function announcedSize(header: unknown): number | undefined {
 /** Redirects a result download may take (each hop is checked, see below). */
 const MAX_DOWNLOAD_REDIRECTS = 5;
 
-/** The scheme of a URL ("data:"), or undefined when the text is not a URL. */
-function schemeOf(url: string): string | undefined {
-	try {
-		return new URL(url).protocol;
-	} catch {
-		return undefined;
-	}
-}
-
-const DOWNLOAD_SCHEMES = ['http:', 'https:'];
+/** Whether a URL is one the node downloads: http and https only (never file:, data:, …). */
+const downloadable = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
 
 export function downloadError(
 	this: IExecuteFunctions,
@@ -86,8 +66,14 @@ export function downloadError(
 
 /** Refuses a result URL that is not http or https (data:, file:, ftp:, …) or not a URL at all. */
 function refuseScheme(this: IExecuteFunctions, url: string, context: RequestContext): void {
-	const scheme = schemeOf(url);
-	if (scheme && DOWNLOAD_SCHEMES.includes(scheme)) return;
+	let scheme: string | undefined;
+	try {
+		const parsed = new URL(url);
+		if (downloadable(parsed)) return;
+		scheme = parsed.protocol;
+	} catch {
+		scheme = undefined;
+	}
 	throw downloadError.call(
 		this,
 		context,
@@ -98,43 +84,12 @@ function refuseScheme(this: IExecuteFunctions, url: string, context: RequestCont
 	);
 }
 
-/** One hop's connection: aborting it closes that hop only; the download's deadline stays with the next hop. */
-interface Hop {
-	signal: AbortSignal;
-	/** Closes this hop's connection (its body is not read). */
-	close(): void;
-	/** Closes the hop and lets go of the download's deadline: the download is over. */
-	release(): void;
-	/** Lets go of the hop and the deadline without closing anything: the body ended by itself. */
-	done(): void;
-}
-
-function openHop(deadline: RequestSignal): Hop {
-	const hop = linkedSignal(undefined, [deadline.signal]);
-	const close = () => {
-		hop.abort();
-		hop.release();
-	};
-	return {
-		signal: hop.signal,
-		close,
-		release: () => {
-			close();
-			deadline.release();
-		},
-		done: () => {
-			hop.release();
-			deadline.release();
-		},
-	};
-}
-
 /** GET one hop, without following its redirect; a request that got no answer is an error that says why. */
 async function getHop(
 	this: IExecuteFunctions,
 	target: string,
-	hop: Hop,
-	deadline: RequestSignal,
+	hop: AbortSignal,
+	deadline: AbortSignal,
 	context: RequestContext & { timeout: number },
 ): Promise<IN8nHttpFullResponse> {
 	try {
@@ -149,67 +104,53 @@ async function getHop(
 			ignoreHttpStatusErrors: true,
 			disableFollowRedirect: true,
 			timeout: context.timeout,
-			abortSignal: hop.signal,
+			abortSignal: hop,
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
-		const failure = describeTransportFailure(error as { message?: string });
-		const code = failure.code;
-		const reason = abortReason(deadline.signal) ?? failure.reason;
-		const transient = !deadline.signal.aborted && code !== undefined && TRANSIENT_NETWORK_CODES.has(code);
-		hop.release();
+		const { reason, code } = describeTransportFailure(error as { message?: string });
 		throw downloadError.call(
 			this,
 			context,
-			`Could not download a result file: ${reason}`,
+			`Could not download a result file: ${abortReason(deadline) ?? reason}`,
 			`GET ${shorten(target, SHOWN.url)} failed${code ? ` (${code})` : ''}.`,
 			undefined,
 			// Out of time or stopped: no attempt is left. A connection that failed: another GET may get through.
-			{ transient },
+			{ transient: !deadline.aborted && code !== undefined && TRANSIENT_NETWORK_CODES.has(code) },
 		);
 	}
 }
 
 /**
- * Where a redirect answer sends the download next, or undefined when the answer is not a redirect. The hop's body is
- * not read (it may never end): its connection is closed. Only http and https targets are taken, at most
- * MAX_DOWNLOAD_REDIRECTS of them.
+ * Where a redirect answer sends the download next, or undefined when the answer is not a redirect. Only http and
+ * https targets are taken, at most MAX_DOWNLOAD_REDIRECTS of them.
  */
 function redirectOf(
 	this: IExecuteFunctions,
 	response: IN8nHttpFullResponse,
-	hops: { url: string; target: string; redirects: number; hop: Hop },
+	hops: { url: string; target: string; redirects: number },
 	context: RequestContext,
 ): string | undefined {
 	const { statusCode: status, headers } = response;
 	const location = headers.location;
 	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) return undefined;
-	hops.hop.close();
-	const refuse = (message: string, description = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`) => {
-		hops.hop.release();
-		return downloadError.call(
-			this,
-			context,
-			`Could not download a result file: ${message}`,
-			description,
-			String(status),
-		);
-	};
-	let next: string;
+	const refuse = (message: string, description = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`) =>
+		downloadError.call(this, context, `Could not download a result file: ${message}`, description, String(status));
+	let next: URL;
 	try {
-		next = new URL(location, hops.target).href;
+		next = new URL(location, hops.target);
 	} catch {
 		throw refuse(`it redirects to ${shorten(location, SHOWN.url)}, which is not a URL`);
 	}
-	if (!DOWNLOAD_SCHEMES.includes(schemeOf(next) ?? '')) {
-		throw refuse(`it redirects to ${shorten(next, SHOWN.url)}, and only http and https URLs are downloaded`);
+	if (!downloadable(next)) {
+		throw refuse(`it redirects to ${shorten(next.href, SHOWN.url)}, and only http and https URLs are downloaded`);
 	}
 	if (hops.redirects >= MAX_DOWNLOAD_REDIRECTS) {
 		throw refuse(
 			`more than ${MAX_DOWNLOAD_REDIRECTS} redirects`,
-			`GET ${shorten(hops.url, SHOWN.url)} kept redirecting; the last hop was ${shorten(next, SHOWN.url)}.`,
+			`GET ${shorten(hops.url, SHOWN.url)} kept redirecting; the last hop was ${shorten(next.href, SHOWN.url)}.`,
 		);
 	}
-	return next;
+	return next.href;
 }
 
 /** An answer that is not a file (4xx, 5xx, a 3xx without a Location): transient or not, with Retry-After. */
@@ -217,12 +158,10 @@ function refuseStatus(
 	this: IExecuteFunctions,
 	response: IN8nHttpFullResponse,
 	target: string,
-	hop: Hop,
 	context: RequestContext,
 ): void {
 	const status = response.statusCode;
 	if (status >= 200 && status < 300) return;
-	hop.release();
 	throw downloadError.call(
 		this,
 		context,
@@ -230,32 +169,17 @@ function refuseStatus(
 		`GET ${shorten(target, SHOWN.url)} answered HTTP ${status}.`,
 		String(status),
 		{
-			transient: transientStatus(status),
+			// Answers that say "not now" rather than "no": the same GET later may succeed.
+			transient: status === 408 || status === 429 || status >= 500,
 			retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined,
 		},
 	);
 }
 
-/** The file of a 2xx answer, its body still unread; the deadline covers the whole body too. */
-function openedFile(response: IN8nHttpFullResponse, hop: Hop): DownloadedFile {
-	const body = response.body as NodeJS.ReadableStream;
-	// When the deadline passes, the hop aborts and the HTTP client ends the body. Once the body is over, nothing holds
-	// the deadline any more.
-	body.once?.('close', hop.done);
-	const type = response.headers['content-type'];
-	return {
-		body,
-		signal: hop.signal,
-		release: hop.release,
-		mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
-		size: announcedSize(response.headers['content-length']),
-	};
-}
-
 /**
  * Streams one result file. It uses plain `httpRequest`, never the credential: result files may live on
  * other hosts, and the API key must not travel there. Redirects are followed here, hop by hop, so that
- * each target is checked: only http and https (never file:, data:, …).
+ * each target is checked.
  */
 export async function downloadResultFile(
 	this: IExecuteFunctions,
@@ -268,15 +192,45 @@ export async function downloadResultFile(
 	const deadline = requestSignal.call(this, timeout, false, context.signal);
 	let target = url;
 	for (let redirects = 0; ; redirects++) {
-		const hop = openHop(deadline);
-		const response = await getHop.call(this, target, hop, deadline, { ...context, timeout });
-		const next = redirectOf.call(this, response, { url, target, redirects, hop }, context);
-		if (next) {
-			target = next;
-			continue;
+		// One hop's connection: aborting it closes that hop only; the download's deadline stays with the next hop.
+		const hop = linkedSignal(undefined, [deadline.signal]);
+		const done = () => {
+			hop.release();
+			deadline.release();
+		};
+		const release = () => {
+			hop.abort();
+			done();
+		};
+		// Whatever fails on the way (no answer, a refused redirect or status) closes the hop and ends the download.
+		let failed = true;
+		try {
+			const response = await getHop.call(this, target, hop.signal, deadline.signal, { ...context, timeout });
+			const next = redirectOf.call(this, response, { url, target, redirects }, context);
+			if (!next) refuseStatus.call(this, response, target, context);
+			failed = false;
+			if (next) {
+				// The redirect's body is not read (it may never end): its connection is closed.
+				hop.abort();
+				hop.release();
+				target = next;
+				continue;
+			}
+			// The deadline covers the body too: when it passes, the hop aborts and the HTTP client ends the body. Once
+			// the body is over, nothing holds the deadline any more.
+			const body = response.body as NodeJS.ReadableStream;
+			body.once?.('close', done);
+			const type = response.headers['content-type'];
+			return {
+				body,
+				signal: hop.signal,
+				release,
+				mimeType: typeof type === 'string' ? type.split(';')[0].trim() : undefined,
+				size: announcedSize(response.headers['content-length']),
+			};
+		} finally {
+			if (failed) release();
 		}
-		refuseStatus.call(this, response, target, hop, context);
-		return openedFile(response, hop);
 	}
 }
 

@@ -12,7 +12,6 @@ import {
 	parseAnswer,
 	readAnswerBody,
 	type AnswerBody,
-	type ParsedAnswer,
 } from './responseBody';
 import { answerText } from '../media/text';
 import { abortReason, type RequestContext, type RequestSignal } from './context';
@@ -24,17 +23,15 @@ import { mayMeanNotFound, notKnownIn } from './wording';
 /** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
 export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
 
-interface ApiEnvelope<T> {
+interface ApiEnvelope {
 	code: number;
 	msg?: string;
-	data?: T;
+	data?: unknown;
 }
 
-function envelopeOf(value: unknown): ApiEnvelope<unknown> | undefined {
-	if (value && typeof value === 'object' && typeof (value as ApiEnvelope<unknown>).code === 'number') {
-		return value as ApiEnvelope<unknown>;
-	}
-	return undefined;
+function envelopeOf(value: unknown): ApiEnvelope | undefined {
+	const envelope = value as ApiEnvelope | null | undefined;
+	return typeof envelope?.code === 'number' ? envelope : undefined;
 }
 
 /** "a redirect to <location>" for messages (the location resolved against the request URL). */
@@ -59,11 +56,9 @@ export function mayHaveCreated(reason: string): string {
  */
 function namesTask(taskIds: string[], path: string): string {
 	const taskType = path.startsWith('/v1/tlvideo/') ? 'video' : 'image';
-	if (taskIds.length > 1) {
-		const ids = taskIds.join(', ');
-		return `The answer names ${taskIds.length} tasks, ${ids}: each was created and may be charged. Follow them with Task → Get or Task → Wait (Task Type ${taskType}, Task IDs ${ids}) instead of running the node again.`;
-	}
-	return `The answer names task ${taskIds[0]}: it was created and may be charged. Follow it with Task → Get or Task → Wait (Task Type ${taskType}, Task ID ${taskIds[0]}) instead of running the node again.`;
+	const ids = taskIds.join(', ');
+	const many = taskIds.length > 1;
+	return `The answer names ${many ? `${taskIds.length} tasks, ${ids}: each was` : `task ${ids}: it was`} created and may be charged. Follow ${many ? 'them' : 'it'} with Task → Get or Task → Wait (Task Type ${taskType}, Task ID${many ? 's' : ''} ${ids}) instead of running the node again.`;
 }
 
 /**
@@ -97,8 +92,7 @@ export interface Answer {
 	text: string;
 	/** Why the body broke off, in words. */
 	brokeOff?: string;
-	parsed: ParsedAnswer;
-	envelope?: ApiEnvelope<unknown>;
+	envelope?: ApiEnvelope;
 	/** A creation's answer: every task it names, the one its JSON gives first (namedTaskIds). */
 	taskIds: string[];
 	serverMessage?: string;
@@ -120,7 +114,6 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 		body,
 		text,
 		brokeOff,
-		parsed,
 		envelope,
 		// Every id a creation answer names is kept, whatever its status: each task exists and may be charged.
 		taskIds: call.creation ? namedTaskIds(text, parsed.json, call.redact) : [],
@@ -180,37 +173,31 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 	});
 }
 
-/** A success status whose body cannot be read whole: past the cap, or broken off. The API did answer. */
-function unreadable(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
+/**
+ * A success status whose body is not the API's envelope: past the cap, broken off, or something else (a page, text,
+ * JSON of another shape). The API did answer. The advice comes first: the body's start follows, and may end anywhere.
+ */
+function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
 	const { status, body, taskIds } = answer;
 	const limit = `${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
-	const what = body.tooLarge
-		? ` with a body larger than ${limit}, which no answer of the API is`
-		: `, but its answer broke off: ${answer.brokeOff}`;
-	const read = body.tooLarge
-		? `the first ${limit} were read, then the connection was closed`
-		: `${body.bytes.length} bytes arrived`;
+	const [what, said] = body.tooLarge
+		? [
+				`answered HTTP ${status} with a body larger than ${limit}, which no answer of the API is`,
+				`answered HTTP ${status}; the first ${limit} were read, then the connection was closed, starting with:`,
+			]
+		: answer.brokeOff
+			? [
+					`answered HTTP ${status}, but its answer broke off: ${answer.brokeOff}`,
+					`answered HTTP ${status}; ${body.bytes.length} bytes arrived, starting with:`,
+				]
+			: ['answered with a body that is not a JSON envelope', `returned HTTP ${status} with:`];
 	const advice = taskAdvice(taskIds, path, creation, 'The request reached the server, so');
 	return apiError.call(this, redact, call.context, {
-		message: `The MediaGen API answered HTTP ${status}${what}`,
-		description: `${advice ? `${advice} ` : ''}POST ${path} answered HTTP ${status}; ${read}, starting with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
+		message: `The MediaGen API ${what}`,
+		description: `${advice ? `${advice} ` : ''}POST ${path} ${said} ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
 		httpCode: String(status),
 		taskIds,
-		facts: { retryable: true, mayHaveCreated: creation },
-	});
-}
-
-/** A success status whose body is not the API's envelope (a page, text, JSON of another shape). */
-function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
-	const { path, creation, redact } = call;
-	// The advice comes first: the body's start follows, and may end anywhere.
-	const advice = taskAdvice(answer.taskIds, path, creation, 'The request reached the server, so');
-	return apiError.call(this, redact, call.context, {
-		message: 'The MediaGen API answered with a body that is not a JSON envelope',
-		description: `${advice ? `${advice} ` : ''}POST ${path} returned HTTP ${answer.status} with: ${echo(answer.text, redact, SHOWN.body, { fold: true })}`,
-		httpCode: String(answer.status),
-		taskIds: answer.taskIds,
 		facts: { retryable: true, mayHaveCreated: creation },
 	});
 }
@@ -264,8 +251,7 @@ export function envelopeData(this: IExecuteFunctions, call: ApiCall, answer: Ans
 	const { status, envelope } = answer;
 	if (status >= 300 && status < 400) throw redirected.call(this, call, answer);
 	if (status < 200 || status >= 300) throw failedStatus.call(this, call, answer);
-	if (answer.body.tooLarge || answer.brokeOff) throw unreadable.call(this, call, answer);
-	if (!envelope) throw notAnEnvelope.call(this, call, answer);
+	if (answer.body.tooLarge || answer.brokeOff || !envelope) throw notAnEnvelope.call(this, call, answer);
 	// The envelope is the first level: its data starts at the second.
 	if (envelope.code === RESPONSE_CODE.success) return keptAnswer(envelope.data, call.redact, 1);
 	if (envelope.code === RESPONSE_CODE.insufficientCredits) throw noCredits.call(this, call, answer);

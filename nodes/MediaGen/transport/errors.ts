@@ -36,17 +36,11 @@ export interface ErrorFacts {
 	 * An envelope that refused the request: its code and whole message (redacted), which can be megabytes long.
 	 * Task → Delete reads the message for the ids it names.
 	 */
-	refusal?: Refusal;
+	refusal?: { code: number; message: string };
 	/** A download that another GET may cure (a 5xx, a 429, a reset or refused connection, a body cut off). */
 	transient: boolean;
 	/** How a file that came cut or malformed broke: the same fault twice is the same bytes, not a transfer's accident. */
 	fault?: string;
-}
-
-/** A refusal as the API worded it: its envelope's code and its whole message (redacted). */
-export interface Refusal {
-	code: number;
-	message: string;
 }
 
 const FACTS = Symbol('mediaGenErrorFacts');

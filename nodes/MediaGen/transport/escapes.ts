@@ -1,10 +1,8 @@
 /**
- * The escapes a server may write a text with, undone one layer at a time, each character of the result knowing
- * where it came from: percent-encoding (`%2F`, any case, `%uXXXX`; UTF-8 byte runs, else Latin-1), HTML character
- * references (`&#47;`, `&#x2f;`, `&sol;`, with or without the semicolon where browsers accept none), JSON and
- * JavaScript escapes (`\u002F`, `\u{2F}`, `\x2F`, `\/`, `\n`, …). A text escaped several times over, or in a mix
- * (a percent-encoded URL inside an HTML attribute inside a JSON string), reads plain after as many layers. The
- * redaction of the key (redaction.ts) looks for it in every layer and replaces what it came from.
+ * The escapes a server may write a text with (percent-encoding, UTF-8 runs else Latin-1; HTML character references;
+ * JSON and JavaScript escapes: docs/errors-and-n8n-settings.md, "The key in answers"), undone one layer at a time,
+ * each character of the result knowing where it came from. A text escaped several times over, or in a mix, reads
+ * plain after as many layers; redaction.ts looks for the key in every layer and replaces what it came from.
  */
 
 /**
@@ -38,77 +36,26 @@ const LATIN1_NAMES = [
 	'eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml',
 ].flatMap((row) => row.split(' '));
 
-/** Named character references of HTML for the characters a key or a URL may hold: ASCII punctuation and Latin-1. */
-const NAMED: Readonly<Record<string, number>> = {
-	amp: 0x26,
-	AMP: 0x26,
-	lt: 0x3c,
-	LT: 0x3c,
-	gt: 0x3e,
-	GT: 0x3e,
-	quot: 0x22,
-	QUOT: 0x22,
-	apos: 0x27,
-	excl: 0x21,
-	num: 0x23,
-	dollar: 0x24,
-	percnt: 0x25,
-	lpar: 0x28,
-	rpar: 0x29,
-	ast: 0x2a,
-	midast: 0x2a,
-	plus: 0x2b,
-	comma: 0x2c,
-	period: 0x2e,
-	sol: 0x2f,
-	colon: 0x3a,
-	semi: 0x3b,
-	equals: 0x3d,
-	quest: 0x3f,
-	commat: 0x40,
-	lsqb: 0x5b,
-	lbrack: 0x5b,
-	bsol: 0x5c,
-	rsqb: 0x5d,
-	rbrack: 0x5d,
-	Hat: 0x5e,
-	lowbar: 0x5f,
-	UnderBar: 0x5f,
-	grave: 0x60,
-	DiacriticalGrave: 0x60,
-	lcub: 0x7b,
-	lbrace: 0x7b,
-	vert: 0x7c,
-	verbar: 0x7c,
-	VerticalLine: 0x7c,
-	rcub: 0x7d,
-	rbrace: 0x7d,
-	Tab: 0x09,
-	NewLine: 0x0a,
-	...Object.fromEntries(LATIN1_NAMES.map((name, index) => [name, 0xa0 + index])),
-};
+/**
+ * Named character references of HTML for the characters a key or a URL may hold: tab, line feed and ASCII
+ * punctuation (each character, then its names), and Latin-1. A Map: a name such as `constructor` is no reference.
+ */
+const NAMED = new Map<string, number>(LATIN1_NAMES.map((name, index) => [name, 0xa0 + index]));
+let named = 0;
+for (const token of [
+	'\t Tab \n NewLine ! excl " quot QUOT # num $ dollar % percnt & amp AMP \' apos ( lpar ) rpar * ast midast + plus',
+	', comma . period / sol : colon ; semi < lt LT = equals > gt GT ? quest @ commat [ lsqb lbrack \\ bsol ] rsqb',
+	'rbrack ^ Hat _ lowbar UnderBar ` grave DiacriticalGrave { lcub lbrace | vert verbar VerticalLine } rcub rbrace',
+].flatMap((row) => row.split(' '))) {
+	if (token.length === 1) named = token.charCodeAt(0);
+	else NAMED.set(token, named);
+}
 
 /** References browsers read without their semicolon too. */
 const LEGACY = new Set(['amp', 'AMP', 'lt', 'LT', 'gt', 'GT', 'quot', 'QUOT']);
 
-/** Single-character escapes of JSON and JavaScript. */
-const SHORT_ESCAPES: Readonly<Record<string, string>> = {
-	'"': '"',
-	"'": "'",
-	'\\': '\\',
-	'/': '/',
-	n: '\n',
-	r: '\r',
-	t: '\t',
-	b: '\b',
-	f: '\f',
-	v: '\v',
-};
-
-/** Whether a text may hold an escape this file undoes: without `%`, `&` or `\` it holds none. */
-export function mayHoldEscapes(text: string): boolean {
-	return text.includes('%') || text.includes('&') || text.includes('\\');
-}
+/** Single-character escapes of JSON and JavaScript; a quote, a backslash or a slash stands for itself. */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v' };
 
 /** The value of a hex digit's character code, or -1. */
 function hexDigit(code: number): number {
@@ -175,16 +122,15 @@ function sequenceLength(lead: number): number {
 	return lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 1;
 }
 
-/** The code point of a whole, shortest UTF-8 sequence of `size` bytes, or -1. */
-function utf8CodePoint(bytes: number[], size: number): number {
-	if (bytes.length < size) return -1;
-	let value = bytes[0] & (0xff >> (size + 1));
-	for (let index = 1; index < size; index++) {
-		if ((bytes[index] & 0xc0) !== 0x80) return -1;
-		value = (value << 6) | (bytes[index] & 0x3f);
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The code point of whole, shortest UTF-8 bytes of one character, or -1. */
+function utf8CodePoint(bytes: number[]): number {
+	try {
+		return utf8.decode(Uint8Array.from(bytes)).codePointAt(0) ?? -1;
+	} catch {
+		return -1;
 	}
-	const shortest = size === 2 ? value >= 0x80 : size === 3 ? value >= 0x800 : value >= 0x10000;
-	return shortest && isCodePoint(value) ? value : -1;
 }
 
 /** A run of `%XX` bytes at `at`: written as UTF-8 sequences where they are whole, else each byte as Latin-1. */
@@ -206,7 +152,7 @@ function percentRun(text: string, at: number, out: Output): number {
 	}
 	for (let index = 0; index < bytes.length; ) {
 		const size = sequenceLength(bytes[index]);
-		const codePoint = size > 1 ? utf8CodePoint(bytes.slice(index, index + size), size) : -1;
+		const codePoint = size > 1 ? utf8CodePoint(bytes.slice(index, index + size)) : -1;
 		out.push(codePoint >= 0 ? codePoint : bytes[index], at + index * 3);
 		index += codePoint >= 0 ? size : 1;
 	}
@@ -239,14 +185,14 @@ function characterReference(text: string, at: number, out: Output): number {
 	// A name of 2 to 32 characters (the longest the table holds is 16).
 	if (end - at < 3 || end - at > 32) return 0;
 	const name = text.slice(at + 1, end);
-	const value = NAMED[name];
+	const value = NAMED.get(name);
 	if (value !== undefined && text.charCodeAt(end) === 0x3b) {
 		out.push(value, at);
 		return end - at + 1;
 	}
 	// Without a semicolon only the legacy references, and only as a whole word ("&amp" but not "&ampere").
 	if (LEGACY.has(name)) {
-		out.push(NAMED[name], at);
+		out.push(NAMED.get(name)!, at);
 		return end - at;
 	}
 	return 0;
@@ -269,7 +215,7 @@ function backslashEscape(text: string, at: number, out: Output): number {
 		out.push(value, at);
 		return width + 2;
 	}
-	const short = kind === undefined ? undefined : SHORT_ESCAPES[kind];
+	const short = kind === undefined ? undefined : `"'\\/`.includes(kind) ? kind : SHORT_ESCAPES[kind];
 	if (short === undefined) return 0;
 	out.push(short.charCodeAt(0), at);
 	return 2;
@@ -298,34 +244,24 @@ export function startOf(reading: Reading, index: number): number {
 /** The reading with one layer of escapes undone, or undefined when it holds none. */
 export function undoOneLayer(reading: Reading): Reading | undefined {
 	const { text } = reading;
-	let out: Output | undefined;
+	const out = new Output(reading);
 	let plainFrom = 0;
 	const triggers = /[%&\\]/g;
 	for (let match = triggers.exec(text); match; match = triggers.exec(text)) {
 		const at = match.index;
 		const char = text.charCodeAt(at);
-		const target = out ?? new Output(reading);
-		const before = target.length;
-		target.copy(plainFrom, at);
-		// Each decoder writes only when it read an escape.
+		out.copy(plainFrom, at);
+		// Each decoder writes only when it read an escape; what is not one stays as it is.
 		const used =
 			char === 0x25
-				? percentRun(text, at, target)
+				? percentRun(text, at, out)
 				: char === 0x26
-					? characterReference(text, at, target)
-					: backslashEscape(text, at, target);
-		if (!used) {
-			// Not an escape: what was copied stays, and the plain run goes on from here.
-			if (target.length === before && out === undefined) continue;
-			out = target;
-			plainFrom = at;
-			continue;
-		}
-		out = target;
+					? characterReference(text, at, out)
+					: backslashEscape(text, at, out);
 		plainFrom = at + used;
-		triggers.lastIndex = plainFrom;
+		triggers.lastIndex = Math.max(plainFrom, at + 1);
 	}
-	if (!out || !out.segments.copied.some((copied) => !copied)) return undefined;
+	if (!out.segments.copied.includes(false)) return undefined;
 	out.copy(plainFrom, text.length);
 	return out.done(text.length);
 }
@@ -336,7 +272,8 @@ export const MAX_LAYERS = 8;
 /** The text and every reading of it with one more layer undone, up to MAX_LAYERS or until nothing changes. */
 export function readingsOf(text: string): Reading[] {
 	const readings: Reading[] = [{ text }];
-	if (!mayHoldEscapes(text)) return readings;
+	// Without `%`, `&` or `\` a text holds no escape this file undoes.
+	if (!/[%&\\]/.test(text)) return readings;
 	for (let layer = 0; layer < MAX_LAYERS; layer++) {
 		const next = undoOneLayer(readings[readings.length - 1]);
 		if (!next) break;

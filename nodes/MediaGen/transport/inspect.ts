@@ -1,13 +1,8 @@
 /**
- * What a result file is, by its first bytes, before it is stored: a format of the media table (media/formats.ts),
- * whatever the host's Content-Type says, or text a host sent in its place (a sign-in page, "Access denied", an
- * expired link's JSON, an SVG), which is refused with an error that names the task, the URL and the start of the
- * text. A binary of a format the table does not know is stored as such (application/octet-stream, `.bin`).
- *
- * A file of the table is then checked whole as n8n stores it: its bytes pass through its format's walker
- * (media/structure.ts) on their way to n8n's binary storage, and a file that breaks its format, or ends inside a
- * structure, fails the stream, so that n8n's prepareBinaryData rejects and keeps nothing (n8n 2.x removes what it
- * had written; 1.x leaves the partial file, referenced by no item, until the execution's data is pruned).
+ * What a result file is, by its first bytes (media/formats.ts), whatever the host's Content-Type says: text in its
+ * place is refused, an unknown binary stored as such, and a file of the table checked whole as n8n stores it
+ * (media/structure.ts), failing the stream so that n8n keeps nothing. The rules: docs/waiting-and-output.md,
+ * "What a result file may be" and "What whole means".
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
@@ -75,23 +70,6 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 	}
 }
 
-/** The file's first bytes; a body that breaks off first is an error that names the task (and may be retried). */
-async function readHead(
-	this: IExecuteFunctions,
-	file: DownloadedFile,
-	url: string,
-	context: RequestContext,
-): Promise<Buffer> {
-	try {
-		return await peek(file.body, MEDIA_HEAD_BYTES, file.signal);
-	} catch (error) {
-		// The reason is read before the connection is closed: closing aborts the signal it is read from.
-		const failure = downloadInterrupted.call(this, url, error, context, file.signal);
-		file.release();
-		throw failure;
-	}
-}
-
 type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
 /**
@@ -99,9 +77,8 @@ type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
  * shown as U+FFFD, not as JSON's six-character escapes.
  */
 function quote(text: string): string {
-	const control = (char: string) => char < ' ' || (char >= '\u007f' && char <= '\u009f');
-	const flat = [...text.replace(/\s+/g, ' ').trim()].map((char) => (control(char) ? '\ufffd' : char)).join('');
-	return JSON.stringify(shorten(flat, SHOWN.body, { codePoints: true }));
+	const shown = [...text].map((char) => (/\p{Cc}/u.test(char) && !/\s/.test(char) ? '\ufffd' : char)).join('');
+	return JSON.stringify(shorten(shown, SHOWN.body, { fold: true, codePoints: true }));
 }
 
 function notAFile(
@@ -204,7 +181,16 @@ export async function inspectResultFile(
 	url: string,
 	context: RequestContext,
 ): Promise<InspectedFile> {
-	const head = await readHead.call(this, file, url, context);
+	let head: Buffer;
+	try {
+		head = await peek(file.body, MEDIA_HEAD_BYTES, file.signal);
+	} catch (error) {
+		// A body that breaks off first may be retried. The reason is read before the connection is closed: closing
+		// aborts the signal it is read from.
+		const failure = downloadInterrupted.call(this, url, error, context, file.signal);
+		file.release();
+		throw failure;
+	}
 	if (!head.length) {
 		file.release();
 		throw emptyResultFile.call(this, url, context);

@@ -1,8 +1,6 @@
 /**
- * The API key never reaches a message or output data, whatever a server echoes back, in whatever encoding it comes
- * back: raw, percent-encoded at any depth and in any case (a result URL), form-encoded, HTML character references
- * (decimal, hex, named), JSON and JavaScript escapes, base64 and base64url (a token; wrapped in lines or not), and
- * any mix of them.
+ * The API key never reaches a message or output data, in whatever encoding a server echoes it back: the forms and
+ * encodings are listed in docs/errors-and-n8n-settings.md, "The key in answers"; escapes.ts undoes the escapes.
  */
 import { shorten, SHOWN, type Shortening } from '../helpers/shorten';
 import { isControl } from '../media/text';
@@ -11,28 +9,9 @@ import { MAX_LAYERS, readingsOf, startOf, undoOneLayer } from './escapes';
 /** A text with the key replaced, in every form it can take (see keyRedactor). */
 export type Redact = (text: string) => string;
 
-/**
- * The key as the HTTP client puts it into a header: it drops control characters anywhere, line breaks too (the
- * header keeps only the tab).
- */
-function withoutControlCharacters(text: string): string {
-	return [...text]
-		.filter((char) => {
-			const code = char.codePointAt(0)!;
-			return !isControl(code) && (code < 0x0a || code > 0x0d);
-		})
-		.join('');
-}
-
-/** What a header value can carry on the wire: tab and Latin-1 text; the HTTP client drops anything else. */
-function withinLatin1(text: string): string {
-	return [...text]
-		.filter((char) => {
-			const code = char.codePointAt(0)!;
-			return code === 0x09 || (code >= 0x20 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
-		})
-		.join('');
-}
+/** The characters of a text that `keep` keeps. */
+const filtered = (text: string, keep: (code: number) => boolean) =>
+	[...text].filter((char) => keep(char.codePointAt(0)!)).join('');
 
 /** Spaces and tabs around a header value: the HTTP client and servers trim them. */
 const trimHeaderSpace = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
@@ -44,8 +23,12 @@ const trimHeaderSpace = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
  */
 function keyForms(apiKey: string): string[] {
 	if (!apiKey) return [];
-	const header = trimHeaderSpace(withoutControlCharacters(apiKey));
-	const onTheWire = trimHeaderSpace(withinLatin1(header));
+	// The HTTP client drops control characters from a header, line breaks too (it keeps only the tab), and on the wire
+	// a header value carries only tab and Latin-1 text.
+	const header = trimHeaderSpace(filtered(apiKey, (code) => !isControl(code) && (code < 0x0a || code > 0x0d)));
+	const onTheWire = trimHeaderSpace(
+		filtered(header, (code) => code === 0x09 || (code >= 0x20 && code <= 0x7e) || (code >= 0x80 && code <= 0xff)),
+	);
 	const forms = new Set([apiKey, apiKey.trim(), header, onTheWire].filter((form) => form.length > 0));
 	return [...forms].sort((a, b) => b.length - a.length);
 }
@@ -60,39 +43,26 @@ const MIN_BASE64_KEY_BYTES = 12;
  * carried.
  */
 function base64Forms(form: string): string[] {
-	const encodings = new Set([Buffer.from(form, 'utf8').toString('hex')]);
-	if (![...form].some((char) => char.codePointAt(0)! > 0xff))
-		encodings.add(Buffer.from(form, 'latin1').toString('hex'));
-	const cores: string[] = [];
-	for (const hex of encodings) {
-		const bytes = Buffer.from(hex, 'hex');
-		if (bytes.length < MIN_BASE64_KEY_BYTES) continue;
-		for (const offset of [0, 1, 2]) {
-			const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
-			// Character i holds bits [6i, 6i + 6): it is the key's own when they all lie inside the key's bits.
-			const core = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
-			cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
-		}
-	}
-	return cores;
+	const encodings = [Buffer.from(form, 'utf8')];
+	if (![...form].some((char) => char.codePointAt(0)! > 0xff)) encodings.push(Buffer.from(form, 'latin1'));
+	return encodings
+		.filter((bytes) => bytes.length >= MIN_BASE64_KEY_BYTES)
+		.flatMap((bytes) =>
+			[0, 1, 2].flatMap((offset) => {
+				const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+				// Character i holds bits [6i, 6i + 6): it is the key's own when they all lie inside the key's bits.
+				const core = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+				return [core, core.replace(/\+/g, '-').replace(/\//g, '_')];
+			}),
+		);
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** A text with one layer of escapes undone, without positions (for the key's own forms). */
-function undone(text: string): string | undefined {
-	return undoOneLayer({ text })?.text;
-}
-
 /**
- * A redactor for one key, built once per run: it replaces with `[redacted]` every place where the key stands in a
- * text, in whatever way the server wrote it. The key's forms are the key as typed and as sent (keyForms), with `+`
- * for a space (form encoding); in base64 and base64url, where line breaks and spaces may fall between any two
- * characters (MIME and PEM wrap lines). The text is read as it is and with one, two, … layers of escapes undone
- * (escapes.ts: percent-encoding at any depth and in any case, HTML character references, JSON and JavaScript
- * escapes, in any mix); a form found in any reading is replaced where it came from in the text. A key that holds
- * escape-like characters itself (`%41`) is looked for with its own escapes undone as well. The work is linear in the
- * text for each layer the text has (at most MAX_LAYERS), and a text without `%`, `&` or `\` has only itself.
+ * A redactor for one key, built once per run: every place where a form of the key (keyForms; with `+` for a space;
+ * base64Forms, lines wrapped anywhere) stands in the text, read as it is and with each layer of escapes undone, is
+ * replaced where it came from. A key that holds escapes itself (`%41`) is looked for with them undone too.
  */
 export function keyRedactor(apiKey: string): Redact {
 	const forms = keyForms(apiKey);
@@ -102,7 +72,7 @@ export function keyRedactor(apiKey: string): Redact {
 		for (let text: string | undefined = form, layer = 0; text && layer <= MAX_LAYERS; layer++) {
 			literal.add(text);
 			literal.add(text.replace(/ /g, '+'));
-			text = undone(text);
+			text = undoOneLayer({ text })?.text;
 		}
 	}
 	const cores = [...new Set(forms.flatMap(base64Forms))];
@@ -128,14 +98,14 @@ export function keyRedactor(apiKey: string): Redact {
 	};
 }
 
-/** The text with every span (overlapping ones merged) replaced by `[redacted]`. */
-function replaceSpans(text: string, spans: Array<[number, number]>): string {
+/** The text with every span (overlapping ones merged) replaced by `by`. */
+export function replaceSpans(text: string, spans: Array<[number, number]>, by = '[redacted]'): string {
 	spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
 	let result = '';
 	let from = 0;
 	for (const [start, end] of spans) {
 		if (end <= from) continue;
-		if (start >= from) result += `${text.slice(from, start)}[redacted]`;
+		if (start >= from) result += `${text.slice(from, start)}${by}`;
 		from = end;
 	}
 	return result + text.slice(from);

@@ -27,10 +27,9 @@ export interface AnswerBody {
 }
 
 /**
- * Reads an answer's body to its end as bytes. n8n's request helper would read any body whole, without a limit: a
- * body that never ends (a misbehaving server or proxy) would fill memory until Request Timeout. Past
- * MAX_ANSWER_BYTES the request is aborted (`abort`), which closes its connection. Never throws: a body that breaks
- * off is returned with what came of it.
+ * Reads an answer's body to its end as bytes, never more than MAX_ANSWER_BYTES: n8n's request helper would read any
+ * body whole, and one that never ends would fill memory until Request Timeout. Past the cap the request is aborted
+ * (`abort` closes its connection). Never throws: a body that breaks off is returned with what came of it.
  */
 export async function readAnswerBody(body: unknown, abort: () => void): Promise<AnswerBody> {
 	if (Buffer.isBuffer(body)) return { bytes: body };
@@ -57,24 +56,17 @@ export async function readAnswerBody(body: unknown, abort: () => void): Promise<
 	return { bytes: Buffer.concat(chunks) };
 }
 
-/**
- * A copy of a parsed answer whose objects and lists deeper than MAX_ANSWER_DEPTH are replaced with LEFT_OUT, and
- * whose texts and names are redacted. Its own recursion stops at that depth: JSON.parse copes with any nesting, code
- * after it may not.
- */
+/** A copy of a parsed answer kept down to MAX_ANSWER_DEPTH (deeper values are LEFT_OUT), its texts and names redacted. */
 export function keptAnswer(value: unknown, redactText: Redact, depth = 0): unknown {
-	const keep = (entry: unknown, level: number): unknown => {
-		if (typeof entry === 'string') return redactText(entry);
-		if (!entry || typeof entry !== 'object') return entry;
-		if (level >= MAX_ANSWER_DEPTH) return LEFT_OUT;
-		if (Array.isArray(entry)) return entry.map((inner) => keep(inner, level + 1));
-		const kept: IDataObject = {};
-		for (const [name, inner] of Object.entries(entry)) {
-			kept[redactText(name)] = keep(inner, level + 1) as IDataObject[string];
-		}
-		return kept;
-	};
-	return keep(value, depth);
+	if (typeof value === 'string') return redactText(value);
+	if (!value || typeof value !== 'object') return value;
+	if (depth >= MAX_ANSWER_DEPTH) return LEFT_OUT;
+	if (Array.isArray(value)) return value.map((inner) => keptAnswer(inner, redactText, depth + 1));
+	const kept: IDataObject = {};
+	for (const [name, inner] of Object.entries(value)) {
+		kept[redactText(name)] = keptAnswer(inner, redactText, depth + 1) as IDataObject[string];
+	}
+	return kept;
 }
 
 /** A body parsed as JSON; `json` is absent when it is not JSON. */
@@ -82,10 +74,7 @@ export interface ParsedAnswer {
 	json?: unknown;
 }
 
-/**
- * The body's text as JSON, when it is JSON. V8's parser takes any depth (it does not recurse); what follows it is
- * kept down to MAX_ANSWER_DEPTH (keptAnswer), so depth is never an error.
- */
+/** The body's text as JSON, when it is JSON. V8's parser takes any depth (it does not recurse): keptAnswer bounds it. */
 export function parseAnswer(text: string): ParsedAnswer {
 	try {
 		return { json: JSON.parse(text) as unknown };
@@ -101,16 +90,8 @@ export function taskIdOf(value: unknown): string | undefined {
 	return undefined;
 }
 
-/** The name `taskid` as JSON may write it: each letter as itself or as a `\u` escape. */
-const TASKID_NAME = [...'taskid']
-	.map(
-		(char) =>
-			`(?:${char}|\\\\u00${char
-				.charCodeAt(0)
-				.toString(16)
-				.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`)})`,
-	)
-	.join('');
+/** The name `taskid` as JSON may write it: each letter as itself or as a `\u` escape (any case of its hex digits). */
+const TASKID_NAME = '(?:t|\\\\u0074)(?:a|\\\\u0061)(?:s|\\\\u0073)(?:k|\\\\u006[bB])(?:i|\\\\u0069)(?:d|\\\\u0064)';
 
 /**
  * `"taskid": "<id>"` with its closing quote (escapes allowed), or `"taskid": <digits>` followed by a delimiter,
@@ -120,24 +101,6 @@ const TASK_ID_IN_TEXT = new RegExp(
 	`"${TASKID_NAME}"\\s*:\\s*(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,400})"|(-?\\d{1,40})(?=\\s*[,}\\]]))`,
 	'g',
 );
-
-/** Every task id a text names as the value of a `taskid` name, in the order they stand, each once. */
-export function taskIdsInText(text: string): string[] {
-	const ids = new Set<string>();
-	for (const match of text.matchAll(TASK_ID_IN_TEXT)) {
-		let id: unknown = match[2];
-		if (match[1] !== undefined) {
-			try {
-				id = JSON.parse(`"${match[1]}"`);
-			} catch {
-				id = undefined;
-			}
-		}
-		const taskId = taskIdOf(id);
-		if (taskId !== undefined) ids.add(taskId);
-	}
-	return [...ids];
-}
 
 /**
  * Every task a creation answer names, whatever its status: first the one a reader of its JSON takes (`data.taskid`,
@@ -154,6 +117,15 @@ export function namedTaskIds(text: string, json: unknown, redactText: Redact): s
 			taskIdOf((json as IDataObject).taskid);
 	}
 	const ids = new Set(followed === undefined ? [] : [followed]);
-	for (const id of taskIdsInText(text)) ids.add(id);
+	for (const match of text.matchAll(TASK_ID_IN_TEXT)) {
+		let id: unknown = match[2];
+		try {
+			if (match[1] !== undefined) id = JSON.parse(`"${match[1]}"`);
+		} catch {
+			id = undefined;
+		}
+		const taskId = taskIdOf(id);
+		if (taskId !== undefined) ids.add(taskId);
+	}
 	return [...new Set([...ids].map(redactText))];
 }

@@ -1,14 +1,9 @@
 /**
- * What the API's words say about tasks, read from its contract and nothing else (the rules are written down in
- * docs/known-unknowns.md, "What a delete's answer says"): a delete's status text, and whether a refusal says that
- * tasks are not known, for Task → Delete and for status checks alike. The API documents three codes (1000 success,
- * 9999 failure, 9000 insufficient credits) and, for a delete, that "on success, code is 1000 and the status text
- * reports success". It documents no code for a task it does not know: its message is all there is. So every reading
- * is conservative, each in the direction where a mistake costs: a text counts as success only when it reads as one;
- * a refusal counts as "these tasks are not known" (a delete's ids are gone) only when it says so of tasks, and of
- * nothing else; and a status check's refusal is the API's verdict on the task only when it cannot be saying "not
- * found" (mayMeanNotFound), so that a word that merely appears ("unknown error", "user not found") decides nothing.
+ * What the API's words say about tasks: a delete's status text, and whether a refusal says that tasks are not known
+ * (Task → Delete and status checks alike). The API has no code for either, so each reading is conservative in the
+ * direction where a mistake costs; the rules are in docs/known-unknowns.md, "What a delete's answer says".
  */
+import { replaceSpans } from './redaction';
 
 /** What a code-1000 status text says: success, a failure, or neither that the node can read. */
 export type StatusReading = 'success' | 'failure' | 'unreadable';
@@ -114,14 +109,7 @@ function withIdsMarked(message: string, ids: readonly string[]): { text: string;
 		named.push(id);
 		for (const start of at) spans.push([start, start + id.length]);
 	}
-	spans.sort((a, b) => a[0] - b[0]);
-	let text = '';
-	let from = 0;
-	for (const [start, end] of spans) {
-		text += `${message.slice(from, start)}${ID}`;
-		from = end;
-	}
-	return { text: text + message.slice(from), named };
+	return { text: replaceSpans(message, spans, ID), named };
 }
 
 /**

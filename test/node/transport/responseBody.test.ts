@@ -210,6 +210,8 @@ describe('keyRedactor', () => {
 	it('leaves text without the key as it was, escapes and all', () => {
 		const text = 'a%41&amp;b\\u0041 &#x4b;ey &notakey; %zz \\q';
 		expect(redact(text)).toBe(text);
+		// Names of JavaScript's objects are no references of HTML.
+		expect(redact(`&constructor; &toString; ${key}`)).toBe('&constructor; &toString; [redacted]');
 	});
 
 	it('a short key is still redacted as typed, but not looked for in base64', () => {
