@@ -30,7 +30,7 @@ import {
 	type ModelServer,
 	type OfferedTool,
 } from './lib/model-server';
-import type { Workflow, WorkflowNode } from './lib/n8n';
+import { sendChat, toolItems, type Workflow, type WorkflowNode } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -149,14 +149,7 @@ function variants(example: Workflow, version: string): Variant[] {
 
 /** Sends a chat message as the hosted chat page does and returns the agent's reply text. */
 async function chat(baseUrl: string, variant: Variant, sessionId: string, chatInput: string): Promise<string> {
-	const response = await fetch(`${baseUrl}/webhook/${variant.webhookId}/chat`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
-		signal: AbortSignal.timeout(180_000),
-	});
-	const text = await response.text();
-	check(response.ok, `chat answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	const text = await sendChat(baseUrl, variant.webhookId, sessionId, chatInput, 180_000);
 	if (!variant.streamed) {
 		const body = JSON.parse(text) as { output?: string } | Array<{ output?: string }>;
 		const output = Array.isArray(body) ? body[0]?.output : body.output;
@@ -190,13 +183,6 @@ async function finishedExecution({ install, session }: RunningN8n, workflowId: s
 	);
 	seen.add(fresh.id);
 	return await getExecution(install, session, fresh.id);
-}
-
-/** A tool result as the model read it: n8n sends the JSON of the tool's output items, as text. */
-function parsedResult(output: string): Array<Record<string, unknown>> {
-	const value = JSON.parse(output) as unknown;
-	check(Array.isArray(value), `the tool result is a JSON array: ${output.slice(0, 300)}`);
-	return value as Array<Record<string, unknown>>;
 }
 
 interface ScenarioResult {
@@ -247,7 +233,7 @@ async function runScenario(
 		);
 	}
 	const last = requests[requests.length - 1];
-	const results = last.toolResults.map((result) => ({ ...result, items: parsedResult(result.output) }));
+	const results = last.toolResults.map((result) => ({ ...result, items: toolItems(result.output) }));
 	log(
 		'agent',
 		`${variant.label} / ${name}: ${requests.length} model requests (${variant.api}, ${variant.streamed ? 'streamed' : 'not streamed'}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -466,7 +452,7 @@ async function pending(context: Context, variant: Variant): Promise<void> {
 				},
 			};
 		if (results.length === 1) {
-			const [pending] = parsedResult(results[0].output);
+			const [pending] = toolItems(results[0].output);
 			if (pending.status !== 'pending') return { text: `expected pending: ${results[0].output}` };
 			return { call: { name: waitTool, arguments: { taskid: pending.taskid } } };
 		}

@@ -26,7 +26,7 @@ import path from 'node:path';
 
 import type { N8nInstall } from './lib/installer';
 import { startModelServer, type ModelRequest, type ModelScript, type ModelServer } from './lib/model-server';
-import type { Workflow } from './lib/n8n';
+import { sendChat, toolItems, workflowOf, type Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { freePort, runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -88,13 +88,6 @@ function loadSdk(install: N8nInstall): Sdk {
 /** The text an MCP client received from a call (every text part). */
 function textOf(result: CallResult): string {
 	return (result.content ?? []).map((part) => part.text ?? '').join('\n');
-}
-
-/** The JSON items a successful MediaGen tool call answers (n8n sends the tool's output items as JSON text). */
-function itemsOf(result: CallResult): Array<Record<string, unknown>> {
-	const value = JSON.parse(textOf(result)) as unknown;
-	check(Array.isArray(value), `the tool result is a JSON array: ${textOf(result).slice(0, 300)}`);
-	return value as Array<Record<string, unknown>>;
 }
 
 /** A call and what the client saw: the result or the error, and when. */
@@ -159,7 +152,7 @@ async function longRender(context: Context, transport: Transport): Promise<void>
 		context.received.push(textOf(result));
 		check(created.ms < CLIENT_TIMEOUT_MS, `${label}: answered within the client's ${CLIENT_TIMEOUT_MS / 1000} s`);
 		check(result.isError !== true, `${label}: a pending task is not an error`);
-		const [pending] = itemsOf(result);
+		const [pending] = toolItems(textOf(result));
 		check(pending.status === 'pending', `${label}: status pending (${String(pending.status)})`);
 		const taskid = String(pending.taskid ?? '');
 		check(taskid, `${label}: the client got the task id`);
@@ -170,7 +163,7 @@ async function longRender(context: Context, transport: Transport): Promise<void>
 		const done = answered(`${label}, wait`, waited);
 		context.received.push(textOf(done));
 		check(waited.ms < CLIENT_TIMEOUT_MS, `${label}: wait_for_task answered within the client's timeout`);
-		const [item] = itemsOf(done);
+		const [item] = toolItems(textOf(done));
 		check(item.status === 'completed' && item.taskid === taskid, `${label}: the same task, completed`);
 		check(Array.isArray(item.urls) && item.urls.length > 0, `${label}: with its result URLs`);
 		const record = await simulatorRecord(context.simulator.url);
@@ -250,7 +243,7 @@ async function imageCall(session: Session): Promise<void> {
 	const marker = tag(transport, 'image');
 	const result = await answeredCall(session, 'image', image(`${marker} [sim:seconds=2]`));
 	check(result.isError !== true, `${label('image')}: not an error`);
-	const [item] = itemsOf(result);
+	const [item] = toolItems(textOf(result));
 	check(item.status === 'completed' && typeof item.taskid === 'string', `${label('image')}: completed`);
 	check(Array.isArray(item.urls) && item.urls.length === 1, `${label('image')}: one result URL`);
 	check(creationsWith(await session.record(), IMAGE_PATH, marker).length === 1, `${label('image')}: one creation`);
@@ -301,7 +294,7 @@ async function parallelCalls({ context, client, transport, label, record }: Sess
 	const ids = calls.map((observed, index) => {
 		const result = answered(`${label('parallel')} #${index + 1}`, observed);
 		context.received.push(textOf(result));
-		const [item] = itemsOf(result);
+		const [item] = toolItems(textOf(result));
 		check(item.status === 'completed', `${label('parallel')} #${index + 1}: completed`);
 		return String(item.taskid);
 	});
@@ -327,54 +320,44 @@ function exampleServer(example: Workflow): { path: string } {
  * Streamable HTTP, a 60 s timeout), with an OpenAI model that the scripted model server answers.
  */
 function clientWorkflow(mcpUrl: string, modelCredential: { id: string; name: string }): Workflow {
-	const chat = {
-		parameters: { public: true, mode: 'hostedChat', options: { responseMode: 'lastNode' } },
-		id: 'c0000000-0000-4000-8000-000000000801',
-		name: 'When chat message received',
-		type: '@n8n/n8n-nodes-langchain.chatTrigger',
-		typeVersion: 1.1,
-		position: [0, 0],
-		webhookId: '8c4f1d63-6b2a-4e9f-8d4c-7a2b3e5f8001',
-	};
-	return {
-		id: 'mediagenMcpClient01',
-		name: 'An AI Agent using MediaGen through MCP',
-		nodes: [
-			chat,
+	const langchain = '@n8n/n8n-nodes-langchain';
+	return workflowOf(
+		'mediagenMcpClient01',
+		'An AI Agent using MediaGen through MCP',
+		[
+			{
+				parameters: { public: true, mode: 'hostedChat', options: { responseMode: 'lastNode' } },
+				name: 'When chat message received',
+				type: `${langchain}.chatTrigger`,
+				typeVersion: 1.1,
+				webhookId: '8c4f1d63-6b2a-4e9f-8d4c-7a2b3e5f8001',
+			},
 			{
 				parameters: { promptType: 'auto', options: { maxIterations: 6 } },
-				id: 'c0000000-0000-4000-8000-000000000802',
 				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
+				type: `${langchain}.agent`,
 				typeVersion: 2,
-				position: [240, 0],
 			},
 			{
 				parameters: { model: { __rl: true, value: 'gpt-4o-mini', mode: 'list' }, options: {} },
-				id: 'c0000000-0000-4000-8000-000000000803',
 				name: 'OpenAI Chat Model',
-				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				type: `${langchain}.lmChatOpenAi`,
 				typeVersion: 1.2,
-				position: [120, 240],
 				credentials: { openAiApi: modelCredential },
 			},
 			{
 				parameters: { endpointUrl: mcpUrl, serverTransport: 'httpStreamable', options: {} },
-				id: 'c0000000-0000-4000-8000-000000000804',
 				name: 'MediaGen MCP',
-				type: '@n8n/n8n-nodes-langchain.mcpClientTool',
+				type: `${langchain}.mcpClientTool`,
 				typeVersion: 1.1,
-				position: [360, 240],
 			},
-		] as Workflow['nodes'],
-		connections: {
-			'When chat message received': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-			'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
-			'MediaGen MCP': { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
-		},
-		active: false,
-		settings: { executionOrder: 'v1' },
-	};
+		],
+		[
+			['When chat message received', 'AI Agent'],
+			['OpenAI Chat Model', 'AI Agent', 0, 'ai_languageModel'],
+			['MediaGen MCP', 'AI Agent', 0, 'ai_tool'],
+		],
+	);
 }
 
 /**
@@ -453,18 +436,7 @@ async function agentThroughMcp(
 	const marker = '[agent long]';
 	model.setScript(agentScript(context.simulator.url, marker));
 	const started = Date.now();
-	const response = await fetch(`${baseUrl}/webhook/${webhookId}/chat`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({
-			action: 'sendMessage',
-			sessionId: 'mcp-agent',
-			chatInput: 'Make a video of waves at night.',
-		}),
-		signal: AbortSignal.timeout(300_000),
-	});
-	const text = await response.text();
-	check(response.ok, `agent via MCP Client Tool: chat answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	await sendChat(baseUrl, webhookId, 'mcp-agent', 'Make a video of waves at night.', 300_000);
 	const last = model.requests[model.requests.length - 1];
 	const [created, waited, refused] = last?.toolResults ?? [];
 	for (const [what, result] of [

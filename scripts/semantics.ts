@@ -41,7 +41,15 @@ import path from 'node:path';
 import { NODE_TYPE } from '../test/nodeType';
 import type { RecordedRequestSummary } from '../test/simulator/server';
 import { durableExample } from './lib/durable-example';
-import { callWebhook, CREDENTIAL_REF, webhookNode, type Workflow, type WorkflowNode } from './lib/n8n';
+import {
+	callWebhook,
+	CREDENTIAL_REF,
+	webhookNode,
+	workflowOf,
+	type Link,
+	type NodeSpec,
+	type Workflow,
+} from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { lastLines, logSize, runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -62,20 +70,11 @@ const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 };
 
 // --- workflows ------------------------------------------------------------------------------------------
 
-/** A node as the cases give it: its place and id are filled in by caseWorkflow; typeVersion defaults to 1. */
-interface NodeSpec {
-	name: string;
-	type: string;
-	typeVersion?: number;
-	parameters: Record<string, unknown>;
-	[setting: string]: unknown;
-}
 /** A test workflow and the production webhook that starts it. */
 interface Case {
 	workflow: Workflow;
 	path: string;
 }
-type Link = [from: string, output: number, to: string];
 
 let uuid = 0;
 const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')}`;
@@ -86,33 +85,14 @@ const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')
  */
 function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Link[]): Case {
 	const webhookPath = `mediagen-${id.toLowerCase()}`;
-	const all: WorkflowNode[] = [
-		webhookNode(webhookPath, [0, 0], { id: nextId(), webhookId: nextId() }),
-		{
-			id: nextId(),
-			name: 'Items',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [220, 0],
-			parameters: { fieldToSplitOut: 'body.items', options: {} },
-		},
-		...nodes.map(
-			(node, index): WorkflowNode => ({
-				...node,
-				typeVersion: node.typeVersion ?? 1,
-				id: nextId(),
-				position: [440 + 220 * index, 0],
-			}),
-		),
-	];
-	const connections: Workflow['connections'] = {};
-	for (const [from, output, to] of [['Webhook', 0, 'Items'], ['Items', 0, nodes[0].name], ...links] as Link[]) {
-		const outputs = (connections[from] ??= { main: [] }).main;
-		while (outputs.length <= output) outputs.push([]);
-		outputs[output].push({ node: to, type: 'main', index: 0 });
-	}
-	const workflow = { id, name: `MediaGen semantics: ${name}`, nodes: all, connections, active: false };
-	return { workflow: { ...workflow, settings: { executionOrder: 'v1' }, pinData: {} }, path: webhookPath };
+	const items = {
+		name: 'Items',
+		type: 'n8n-nodes-base.splitOut',
+		parameters: { fieldToSplitOut: 'body.items', options: {} },
+	};
+	const all = [webhookNode(webhookPath, nextId()), items, ...nodes];
+	const wired: Link[] = [['Webhook', 'Items'], ['Items', nodes[0].name], ...links];
+	return { workflow: workflowOf(id, `MediaGen semantics: ${name}`, all, wired), path: webhookPath };
 }
 
 /** "Render", a beta v4 creation that waits; `options` go into its Options, `settings` onto the node (On Error, …). */
@@ -147,7 +127,7 @@ function renderCase(
 	more: NodeSpec[] = [],
 	links: Link[] = [],
 ) {
-	const toOutputs = outputs.map((output, index): Link => ['Render', index, output]);
+	const toOutputs = outputs.map((output, index): Link => ['Render', output, index]);
 	return caseWorkflow(id, name, [node, ...outputs.map(noOp), ...more], [...toOutputs, ...links]);
 }
 
@@ -196,7 +176,7 @@ const CASES = {
 				},
 			},
 		],
-		[['Failed Renders', 0, 'Failed Task Id']],
+		[['Failed Renders', 'Failed Task Id']],
 	),
 	continueRegular: renderCase(
 		'mgSemContinue',
@@ -244,9 +224,9 @@ const CASES = {
 			noOp('Done'),
 		],
 		[
-			['Render', 0, 'Again?'],
-			['Again?', 0, 'Render'],
-			['Again?', 1, 'Done'],
+			['Render', 'Again?'],
+			['Again?', 'Render'],
+			['Again?', 'Done', 1],
 		],
 	),
 	retryExecution: renderCase('mgSemRetryExec', 'retry execution', render({ downloadResults: true }), ['Rendered']),
@@ -264,7 +244,7 @@ const CASES = {
 				...RETRY,
 			},
 		],
-		[['Create', 0, 'Delete Tasks']],
+		[['Create', 'Delete Tasks']],
 	),
 };
 

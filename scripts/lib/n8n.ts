@@ -168,17 +168,44 @@ export async function waitForChat(baseUrl: string, webhookId: string, timeoutMs:
 	);
 }
 
-/** Calls a production webhook with a JSON body; throws unless n8n accepted it. */
-export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
-	const response = await fetch(`${baseUrl}/webhook/${webhookPath}`, {
+/** POSTs a JSON body (to a webhook, a chat) and returns the answer's text; throws unless n8n accepted it. */
+export async function postJson(url: string, body: object, timeoutMs?: number): Promise<string> {
+	const response = await fetch(url, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(body),
+		signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
 	});
-	if (!response.ok)
-		throw new Error(
-			`webhook ${webhookPath} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
-		);
+	const text = await response.text();
+	if (!response.ok) throw new Error(`POST ${url} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	return text;
+}
+
+/** Calls a production webhook with a JSON body; throws unless n8n accepted it. */
+export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
+	await postJson(`${baseUrl}/webhook/${webhookPath}`, body);
+}
+
+/** Sends a chat message to a Chat Trigger as the hosted chat page does; returns the answer's text. */
+export async function sendChat(
+	baseUrl: string,
+	webhookId: string,
+	sessionId: string,
+	chatInput: string,
+	timeoutMs: number,
+) {
+	return await postJson(
+		`${baseUrl}/webhook/${webhookId}/chat`,
+		{ action: 'sendMessage', sessionId, chatInput },
+		timeoutMs,
+	);
+}
+
+/** The items of a tool's result as n8n hands it to a model or an MCP client: its output items as JSON text. */
+export function toolItems(text: string): Array<Record<string, unknown>> {
+	const value = JSON.parse(text) as unknown;
+	check(Array.isArray(value), `the tool result is a JSON array: ${text.slice(0, 300)}`);
+	return value as Array<Record<string, unknown>>;
 }
 
 /** The MediaGen credential pointing at a simulator, as `n8n import:credentials` and the REST API take it. */
@@ -186,17 +213,22 @@ export function simulatorCredential(baseUrl: string) {
 	return { id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } };
 }
 
-/** A node of a workflow as n8n imports and stores it. */
-export interface WorkflowNode {
-	id: string;
+/** A node as workflowOf takes it: its id and place are given there; typeVersion defaults to 1. */
+export interface NodeSpec {
 	name: string;
 	type: string;
-	typeVersion: number;
-	position: [number, number];
+	typeVersion?: number;
 	parameters: Record<string, unknown>;
 	webhookId?: string;
 	credentials?: Record<string, { id: string; name: string }>;
 	[setting: string]: unknown;
+}
+
+/** A node of a workflow as n8n imports and stores it. */
+export interface WorkflowNode extends NodeSpec {
+	id: string;
+	typeVersion: number;
+	position: [number, number];
 }
 
 /** How a workflow's MediaGen node refers to the simulator credential. */
@@ -211,18 +243,37 @@ export interface Workflow {
 	[setting: string]: unknown;
 }
 
+/** A connection from a node's output (main 0 unless told) to a node's input. */
+export type Link = [from: string, to: string, output?: number, type?: string];
+
+let nodeIds = 0;
+
+/** A workflow as n8n imports it: `nodes` placed left to right, wired by `links`. */
+export function workflowOf(id: string, name: string, nodes: NodeSpec[], links: Link[]): Workflow {
+	const connections: Workflow['connections'] = {};
+	for (const [from, to, output = 0, type = 'main'] of links) {
+		const outputs = ((connections[from] ??= {})[type] ??= []);
+		while (outputs.length <= output) outputs.push([]);
+		outputs[output].push({ node: to, type, index: 0 });
+	}
+	const placed = nodes.map(
+		(node, index): WorkflowNode => ({
+			typeVersion: 1,
+			...node,
+			id: `e0000000-0000-4000-8000-${String(++nodeIds).padStart(12, '0')}`,
+			position: [220 * index, 0],
+		}),
+	);
+	return { id, name, nodes: placed, connections, active: false, settings: { executionOrder: 'v1' }, pinData: {} };
+}
+
 /** A Webhook trigger that takes a POST at `webhookPath` and answers at once. */
-export function webhookNode(
-	webhookPath: string,
-	position: [number, number],
-	ids: { id: string; webhookId: string },
-): WorkflowNode {
+export function webhookNode(webhookPath: string, webhookId: string): NodeSpec & { typeVersion: number } {
 	return {
-		...ids,
+		webhookId,
 		name: 'Webhook',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2,
-		position,
 		parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
 	};
 }
@@ -238,7 +289,7 @@ export function startedByWebhook(
 ): WorkflowNode {
 	const manual = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
 	check(manual, `${workflow.name} has a manual trigger`);
-	const webhook = webhookNode(webhookPath, manual.position, ids);
+	const webhook = { ...webhookNode(webhookPath, ids.webhookId), id: ids.id, position: manual.position };
 	workflow.nodes = workflow.nodes.map((node) => (node === manual ? webhook : node));
 	workflow.connections[webhook.name] = workflow.connections[manual.name];
 	delete workflow.connections[manual.name];
