@@ -1,24 +1,8 @@
 /**
- * `npm run test:agent`: the MediaGen tool inside n8n's AI Agent, in real n8n, offline.
- *
- * Real n8n (`n8n start`, from the shared installer) with the packed tarball installed as a community package
- * runs examples/agent-images.json: Chat Trigger → AI Agent with the OpenAI Chat Model, Simple Memory and two
- * MediaGen tools ("Create images", beta v4.5, and "Wait for images", Task → Wait). The model is a scripted
- * OpenAI-compatible server (scripts/lib/model-server.ts) that the OpenAI credential's Base URL points at; the
- * MediaGen credential points at the API simulator. Each scenario posts a chat message to the Chat Trigger's
- * public URL, as the hosted chat page does; the scripted model calls a tool with chosen arguments and then
- * answers with text that repeats what the tool returned.
- *
- * Asserted, on the simulator's record (what reached the API) and on the model server's record (what the model
- * read): one creation carrying the model's prompt; the tool result is compact JSON with the task id, status and
- * result URLs, no echo of the prompt, and no result file is downloaded; a 9000 answer and a task the API refuses
- * reach the model as a failure with the API's message, the node's advice and (for the refused task) the task id;
- * arguments the node refuses reach the model named as the model knows them (its `$fromAI` argument names, the
- * field's name in parentheses), and nothing reaches the API;
- * a render longer than the tool's Max Wait comes back "pending" with its task id and instructions, and the model
- * gets the result through the Task → Wait tool. The example runs as it is (Responses API, streamed chat), and in
- * variants for Chat Completions and for a chat that is not streamed.
- *
+ * `npm run test:agent`: examples/agent-images.json and variants of it (model API, streaming, Max Wait) in real
+ * n8n, offline: a scripted OpenAI-compatible model (scripts/lib/model-server.ts) calls the MediaGen tools, whose
+ * credential points at the API simulator, then repeats what they returned. Checked on the simulator's record (what
+ * reached the API) and the model server's (what the model read); CONTRIBUTING.md, "The AI Agent suite", lists it.
  * MEDIAGEN_AGENT_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
 import path from 'node:path';

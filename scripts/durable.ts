@@ -1,19 +1,8 @@
 /**
- * `npm run test:durable`: the durable-wait pattern (examples/durable-wait.json) survives an n8n crash.
- *
- * Real n8n 2.41.1 (`n8n start`, sqlite) with the packed package runs the example against the API simulator,
- * whose renders take longer than n8n's 65 s threshold for keeping a Wait node in memory, so the execution is
- * parked in the database (status "waiting"). While it waits, n8n is killed with SIGKILL (process group, task
- * runner included) and started again on the same user folder. Asserted: the same execution resumes and
- * succeeds; every scene but one has its completed task (status, urls, a video file readable through n8n); the
- * loop went round (a pending check sent the items back to the Wait node); the one scene whose render the API
- * refuses (`[sim:refuse]`: its info is answered 9999) leaves by Task → Wait's error output with its task id and
- * is never checked again (the loop ends for it), while the others go on; the simulator saw exactly one creation
- * per scene; no other execution exists.
- *
- * Three changes to the example keep it testable and quick, and leave its pattern as it is: a Webhook trigger
- * replaces the Manual Trigger (a running n8n starts it), the Wait node waits 70 s (just above 65 s) instead of
- * 2 minutes, and a third scene is added whose render is refused.
+ * `npm run test:durable`: the durable-wait pattern (examples/durable-wait.json) survives a SIGKILL of n8n 2.41.1
+ * while its execution is parked in the database; docs/scaling-and-durable-waits.md ("Durable waits") says what is
+ * checked. The example runs with renders longer than n8n's 65 s in-memory limit, started by a Webhook, its Wait at
+ * 70 s instead of 2 minutes, and a third scene whose render the simulator refuses.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,10 +35,7 @@ const REFUSED_SCENE = {
 	image: 'https://example.com/fog.png',
 };
 
-/**
- * The example, started by a webhook instead of by hand, with the shortest Wait that is still parked in the
- * database and one more scene, whose render is refused.
- */
+/** The example with one more scene, whose render is refused. */
 function testVariant() {
 	const example = durableExample(
 		WEBHOOK_PATH,

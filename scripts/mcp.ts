@@ -1,25 +1,9 @@
 /**
- * `npm run test:mcp`: the MediaGen tools behind n8n's MCP Server Trigger, in real n8n, driven by real MCP clients.
- *
- * Real n8n (`n8n start`, from the shared installer) with the packed tarball installed as a community package
- * publishes examples/mcp-server.json: an MCP Server Trigger with three MediaGen tools (create_image, create_video,
- * wait_for_task), at the tools' defaults. The clients are the official MCP TypeScript SDK client that n8n ships
- * (its `Client`, at its default settings: a request fails after 60 s), over both transports n8n serves at the
- * trigger's URL (Streamable HTTP, and SSE), and n8n's own MCP Client Tool under an AI Agent whose model is the
- * scripted model server (scripts/lib/model-server.ts). The MediaGen credential points at the API simulator, whose
- * prompt markers choose what each call meets (`[sim:seconds=N]`, `[sim:credits]`, `[sim:refuse]`).
- *
- * Asserted, from what each client received and from the simulator's own record of what reached the API:
- * - tools/list names the three tools with their descriptions;
- * - an image call answers the result URLs and the task id, not an error;
- * - a video whose render takes longer than the client's 60 s answers within its timeout, as "pending" with the
- *   task id, and not an error; one creation only; wait_for_task later returns it completed;
- * - bad arguments, a 9000 answer and a task the API refuses are MCP errors (`isError`) whose text still says what
- *   happened and what to do; bad arguments reach no API; a refused task's id is in the text;
- * - three calls at once: three creations, three results;
- * - the API key appears in nothing any client received.
- *
- * MEDIAGEN_MCP_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
+ * `npm run test:mcp`: examples/mcp-server.json (n8n's MCP Server Trigger with three MediaGen tools) in real n8n,
+ * called as external clients do: the MCP SDK client n8n ships, at its defaults (a request fails after 60 s), over
+ * Streamable HTTP and SSE, and n8n's own MCP Client Tool under an AI Agent whose model is the scripted model server.
+ * The simulator's prompt markers choose what each call meets; CONTRIBUTING.md, "The MCP suite", lists what is
+ * checked. MEDIAGEN_MCP_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';

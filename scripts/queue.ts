@@ -1,13 +1,8 @@
 /**
- * `npm run test:queue`: the packed package in real n8n 2.41.1 in queue mode — Postgres and Redis (Debian's
- * packages, started here on free ports in temporary folders), one `n8n start` main and two `n8n worker`
- * processes, each with its own user folder and the tarball installed as a community package.
- *
- * ITEMS webhook calls arrive at once (default 20); each execution creates one image task, waits for it and
- * downloads the result. Asserted: every execution succeeded; every file is readable through the main
- * instance's REST API from the binary data mode queue mode uses (`database` in n8n 2.x) and equals the file
- * the API serves; the simulator saw exactly one creation per webhook call; both workers ran executions (their
- * logs name each execution they started; counts are printed).
+ * `npm run test:queue`: the packed package in real n8n 2.41.1 in queue mode (Postgres and Redis from Debian's
+ * packages, one main and two workers, each with its own user folder); docs/scaling-and-durable-waits.md ("Queue
+ * mode") says what is checked. QUEUE_ITEMS webhook calls arrive at once (default 20), each creating an image,
+ * waiting for it and downloading it.
  */
 import { readFileSync } from 'node:fs';
 

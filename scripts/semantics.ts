@@ -1,39 +1,10 @@
 /**
- * `npm run test:semantics`: n8n's own semantics, proved in the real n8n application (2.41.1 and 1.123.81) with
- * the packed tarball installed as a community package, against the API simulator. One `n8n start` per version
- * runs every case; each workflow is started by its production webhook, whose body carries the items, and the
- * run data is read back through the REST API the editor uses. The checks, in the order of CHECKS:
- *
- * - error output: On Error "Continue (using error output)": the completed task leaves by the success output,
- *   the failed (`[sim:fail]`, Failed Status Codes 3) and refused (`[sim:refuse]`) tasks by the error output,
- *   with `$json.error.taskid` the created ids and the input item's fields merged in by n8n; a Set node on the
- *   error branch reads the id with an expression.
- * - continue: On Error "Continue": every item on the one output, failed ones flat with taskid/status "failed".
- * - stop: three renders that never finish (Retry On Fail on); once each has been polled, the execution is
- *   stopped through the REST API (the editor's Stop); it ends "canceled", n8n's log has a "created … task <id>"
- *   line for every task the simulator created, nothing is created and no task polled after the Stop. What the
- *   saved execution holds afterwards is printed.
- * - retry of the stopped execution: n8n saved too little of it to resume. n8n 2.x saved no run data, so the
- *   retry runs the workflow again from its trigger and the node creates its tasks anew (the retry is stopped
- *   once the creations are seen); n8n 1.x saved the nodes before the stopped one and an empty execution stack,
- *   so the retry ends at once, "success", without running the node.
- * - retry on fail: Retry On Fail (3 tries, 1 s apart); the first result download answers 404, so the first try
- *   fails after creating its tasks; the execution succeeds with exactly one creation per item, and n8n's log
- *   says the second try resumed them.
- * - retry on fail with the error output: n8n's Retry On Fail also re-runs a node whose first output item holds
- *   `json.error` (n8n-core's WorkflowExecute), which an error item of either Continue mode does: each try
- *   resumes the good task and creates the failed one anew, until the tries run out.
- * - loop: the node runs twice in one execution (an IF node sends its items back): a new run index creates anew.
- * - durable example: examples/durable-wait.json's loop (round bound 3): a refused render leaves by the error
- *   output and its loop ends, one that never finishes leaves pending by the IF bound, a normal one completes.
- * - retry execution: an execution fails on the same 404 (no Retry On Fail); "Retry execution" from the
- *   executions list, with the original and with the current workflow, finishes it without a new creation.
- * - delete, retry on fail (docs/errors-and-n8n-settings.md, "Task → Delete: repeated safely"): Task → Delete of
- *   two items, one request at a time, with Retry On Fail; the second item's delete is answered 502 twice, longer
- *   than its Max Wait of 1 s, so the first try fails after deleting the first item's task; the next try finds
- *   that task gone, counts it as already gone and deletes the other: the execution succeeds.
- *
- * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
+ * `npm run test:semantics`: n8n's own semantics around the node (On Error and error outputs, Stop, Retry On Fail,
+ * loops, Retry execution, the durable example's loop, Task → Delete under Retry On Fail) in real n8n 2.41.1 and
+ * 1.123.81 with the packed tarball; docs/errors-and-n8n-settings.md says what they show. One `n8n start` per
+ * version runs every case of CHECKS, in order; each workflow is started by its production webhook, whose body
+ * carries the items, and the run data is read back through the REST API the editor uses. MEDIAGEN_E2E_VERSIONS
+ * picks the versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -532,6 +503,11 @@ async function stop(target: Target): Promise<string> {
 	return `canceled ${endedIn.toFixed(1)} s after the REST Stop; log lines for all 3 created tasks (${ids.join(', ')}); ${polledBefore} polls before the Stop, ${after.length} in flight at it; saved: ${holds}`;
 }
 
+/**
+ * "Retry execution" of the execution the Stop check stopped, of which n8n saved too little to resume: 2.x saved no
+ * run data and runs the workflow again from its trigger (stopped here once the tasks are created anew); 1.x saved
+ * the nodes before the stopped one and an empty stack, and ends the retry at once without running the node.
+ */
 async function retryStopped(target: Target): Promise<string> {
 	const tag = '(stop)';
 	const stopped = target.stopped;
@@ -604,6 +580,10 @@ async function retryOnFail(target: Target): Promise<string> {
 	return `first try failed on a 404 download after creating 3 tasks; the retry resumed ${resumed.length} of them (log "resumes image task"); execution success with 3 files; 3 creations in all`;
 }
 
+/**
+ * Retry On Fail also re-runs a node whose first output item holds `json.error` (n8n-core's WorkflowExecute), as an
+ * error item does: each try resumes the good task and creates the failed one anew, until the tries run out.
+ */
 async function retryContinue(target: Target): Promise<string> {
 	const tag = '(retry on fail, error output)';
 	const items = [

@@ -1,20 +1,9 @@
 /**
- * `npm run test:ui`: the editor experience in a real browser.
- *
- * Real n8n 2.41.1 (`n8n start` from the shared installer, its own user folder and ports) with the packed
- * tarball installed as a community package, the API simulator, and Debian's Chromium driven by puppeteer-core.
- * In the editor, as a new user would:
- *   1. find MediaGen by searching "MediaGen", "proimage" and "gamma" from the first-step panel;
- *   2. add it through its actions list (every model's action must be listed), run "Create an image with
- *      beta v4.5" against the simulator without touching any option, and see the image in the output
- *      panel's binary view (Download Results is on by default; one output shape; files named after the task);
- *   3. find it again by search from the plus handle after the node on the canvas;
- *   4. open every resource × operation (and every Task Type) and compare the panel with the node's model specs
- *      (nodes/MediaGen/models) and its description: field labels, Additional Fields and Options entries,
- *      required Prompt, multi-line prompts, and Task → Wait's defaults per task type.
- * Screenshots go to test-output/ui/; `npm run test:ui -- --update-docs` also refreshes the README's two
- * screenshots in docs/images/. MEDIAGEN_UI_SLOWDOWN=<n> runs the editor's page n times slower (Chromium's CPU
- * throttling), as on a busy machine: a wait that only holds on a fast machine fails there.
+ * `npm run test:ui`: the editor as a new user meets it, in n8n 2.41.1 and Debian's Chromium driven by
+ * puppeteer-core (CONTRIBUTING.md, "The editor suite", says what it checks): search, the actions list, a run
+ * against the simulator with its image in the output panel, and every resource × operation (Task operations per
+ * Task Type) compared with the model specs and the node's description. MEDIAGEN_UI_SLOWDOWN=<n> runs the page n
+ * times slower (Chromium's CPU throttling), as on a busy machine: a wait that only holds on a fast one fails there.
  */
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';

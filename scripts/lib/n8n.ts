@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
-import { freePort, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
+import { freePort, logSize, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
 import { check } from './report';
 import { SIM_KEY } from './simulator';
 import { waitFor } from './wait';
@@ -76,28 +76,28 @@ const LISTENING = /n8n ready on \S+, port (\d+)|n8n's port (\d+) is already in u
  * binds it (another suite's process, an outgoing connection's local port); then n8n exits, and another process
  * may even answer on that port.
  */
-function portTaken(logFile: string | undefined, port: number): boolean {
-	if (!logFile || !existsSync(logFile)) return false;
+function portTaken(logFile: string, port: number): boolean {
+	if (!existsSync(logFile)) return false;
 	return [...readFileSync(logFile, 'utf8').matchAll(LISTENING)].some((match) => match[2] === String(port));
 }
 
 /**
- * Starts `n8n start` on a free port of 127.0.0.1 and waits until it is healthy. `env` comes from n8nEnv;
- * plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1. With a log file, a start whose port
- * was taken meanwhile is tried again on another one (twice at most).
+ * Starts `n8n start` on a free port of 127.0.0.1 (or `chosenPort`: workflows imported before the start may need
+ * their own URLs), its output appended to `logFile`, and waits until its editor is accessible: its HTTP server
+ * answers before it has activated the published workflows and registered their webhooks. `env` comes from
+ * n8nEnv; plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1. A start whose port was taken
+ * meanwhile is tried again on another one (twice at most).
  */
 export async function startN8nServer(
 	install: N8nInstall,
 	env: NodeJS.ProcessEnv,
-	logFile?: string,
-	timeoutMs = 240_000,
-	/** A port chosen beforehand (workflows imported before the start may need their own URLs). */
+	logFile: string,
 	chosenPort?: number,
 ): Promise<N8nServer> {
 	for (let attempt = 1; ; attempt++) {
 		const port = chosenPort ?? (await freePort());
 		try {
-			return await startOnPort(install, env, port, logFile, timeoutMs);
+			return await startOnPort(install, env, port, logFile);
 		} catch (error) {
 			if (chosenPort !== undefined || attempt >= 3 || !portTaken(logFile, port)) throw error;
 		}
@@ -108,9 +108,9 @@ async function startOnPort(
 	install: N8nInstall,
 	env: NodeJS.ProcessEnv,
 	port: number,
-	logFile: string | undefined,
-	timeoutMs: number,
+	logFile: string,
 ): Promise<N8nServer> {
+	const timeoutMs = 240_000;
 	const url = `http://127.0.0.1:${port}`;
 	const serverEnv: NodeJS.ProcessEnv = {
 		...env,
@@ -124,11 +124,13 @@ async function startOnPort(
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
 	};
+	const from = logSize(logFile);
 	const child = spawnN8n(install, serverEnv, ['start'], logFile);
 	try {
 		await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
 		// Whoever answered, this n8n must say it listens on the port (or that it could not).
-		if (logFile) await waitForLog(logFile, new RegExp(`n8n ready on \\S+, port ${port}\\b`), timeoutMs, child);
+		await waitForLog(logFile, new RegExp(`n8n ready on \\S+, port ${port}\\b`), timeoutMs, child, from);
+		await waitForLog(logFile, /Editor is now accessible/, timeoutMs, child, from);
 	} catch (error) {
 		await stopProcess(child);
 		throw error;
