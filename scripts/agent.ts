@@ -14,7 +14,7 @@ import {
 	type ModelServer,
 	type OfferedTool,
 } from './lib/model-server';
-import { sendChat, toolItems, type Workflow, type WorkflowNode } from './lib/n8n';
+import { findNode, sendChat, toolItems, type Workflow, type WorkflowNode } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -45,28 +45,19 @@ function toolName(nodeName: string): string {
 	return nodeName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 }
 
-function node(workflow: Workflow, predicate: (candidate: WorkflowNode) => boolean, what: string): WorkflowNode {
-	const found = workflow.nodes.find(predicate);
-	check(found, `the example has ${what}`);
-	return found;
-}
-
 /** The example's parts the suite drives, checked to be there. */
 function exampleParts(workflow: Workflow) {
-	const trigger = node(workflow, (candidate) => candidate.type === CHAT_TRIGGER, 'a Chat Trigger');
-	const model = node(workflow, (candidate) => candidate.type.endsWith('.lmChatOpenAi'), 'an OpenAI Chat Model');
-	const create = node(
+	const trigger = findNode(workflow, 'a Chat Trigger', (node) => node.type === CHAT_TRIGGER);
+	const model = findNode(workflow, 'an OpenAI Chat Model', (node) => node.type.endsWith('.lmChatOpenAi'));
+	const create = findNode(
 		workflow,
-		(candidate) => candidate.type === TOOL_TYPE && candidate.parameters.resource === 'image',
 		'a MediaGen image tool',
+		(node) => node.type === TOOL_TYPE && node.parameters.resource === 'image',
 	);
-	const wait = node(
+	const wait = findNode(
 		workflow,
-		(candidate) =>
-			candidate.type === TOOL_TYPE &&
-			candidate.parameters.resource === 'task' &&
-			candidate.parameters.operation === 'wait',
 		'a MediaGen Task → Wait tool',
+		(node) => node.type === TOOL_TYPE && node.parameters.resource === 'task' && node.parameters.operation === 'wait',
 	);
 	check(trigger.parameters.public === true && trigger.webhookId, 'the Chat Trigger is public and has a webhook id');
 	for (const tool of [create, wait])
@@ -119,10 +110,8 @@ function variants(example: Workflow, version: string): Variant[] {
 	add('Chat Completions, streamed', (workflow) => {
 		useChatCompletions(workflow);
 		// The AI Agent that n8n 2.x adds by default (3.1) besides the example's 3, which n8n 1.x also has.
-		if (!version.startsWith('1.')) {
-			const agent = node(workflow, (candidate) => candidate.type.endsWith('.agent'), 'an AI Agent');
-			agent.typeVersion = 3.1;
-		}
+		if (!version.startsWith('1.'))
+			findNode(workflow, 'an AI Agent', (node) => node.type.endsWith('.agent')).typeVersion = 3.1;
 	});
 	add('Max Wait 1 s', (workflow) => {
 		const { create } = exampleParts(workflow);

@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import type { N8nInstall } from './lib/installer';
 import { startModelServer, type ModelRequest, type ModelScript, type ModelServer } from './lib/model-server';
-import { sendChat, toolItems, workflowOf, type Workflow } from './lib/n8n';
+import { findNode, sendChat, toolItems, workflowOf, type Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { freePort, runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -25,6 +25,8 @@ const CLIENT_TIMEOUT_MS = 60_000;
 /** A render longer than the client's patience. */
 const LONG_RENDER_S = 70;
 const IMAGE_PATH = '/v1/tlimages/betav45';
+const TOOLS = ['create_image', 'create_video', 'wait_for_task'];
+const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
 const VIDEO_PATH = '/v1/tlvideo/alphav15pro';
 
 /** A tool result as an MCP client receives it. */
@@ -201,7 +203,7 @@ async function listTools({ context, client, label }: Session): Promise<void> {
 	const names = tools.map((tool) => tool.name).sort();
 	log('mcp', `${label('tools/list')}: ${names.join(', ')}`);
 	check(
-		['create_image', 'create_video', 'wait_for_task'].every((name) => names.includes(name)),
+		TOOLS.every((name) => names.includes(name)),
 		`${label('tools/list')}: the three MediaGen tools are listed`,
 	);
 	const description = tools.find((tool) => tool.name === 'create_video')?.description ?? '';
@@ -289,13 +291,10 @@ async function parallelCalls({ context, client, transport, label, record }: Sess
 
 /** The MCP server of examples/mcp-server.json with its production URL. */
 function exampleServer(example: Workflow): { path: string } {
-	const trigger = example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.mcpTrigger');
-	check(trigger && typeof trigger.parameters.path === 'string', 'the example has an MCP Server Trigger with a path');
-	for (const name of ['create_image', 'create_video', 'wait_for_task'])
-		check(
-			example.nodes.some((node) => node.name === name && node.type === 'n8n-nodes-mediagen.mediaGenTool'),
-			`the example has the MediaGen tool ${name}`,
-		);
+	const trigger = findNode(example, 'an MCP Server Trigger with a path', (node) => node.type.endsWith('.mcpTrigger'));
+	check(typeof trigger.parameters.path === 'string', 'the MCP Server Trigger has a path');
+	for (const name of TOOLS)
+		findNode(example, `the MediaGen tool ${name}`, (node) => node.name === name && node.type === TOOL_TYPE);
 	return { path: trigger.parameters.path };
 }
 

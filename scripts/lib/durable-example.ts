@@ -4,7 +4,7 @@
  * Wait node waiting as long as the suite needs.
  */
 import { NODE_TYPE } from '../../test/nodeType';
-import { startedByWebhook, type Workflow, type WorkflowNode } from './n8n';
+import { findNode, startedByWebhook, type Workflow, type WorkflowNode } from './n8n';
 import { check } from './report';
 import { readExample } from './suite';
 
@@ -34,11 +34,7 @@ export function durableExample(
 	waitSeconds: number,
 ): DurableExample {
 	const workflow = readExample<Workflow>('durable-wait.json');
-	const find = (what: string, test: (node: WorkflowNode) => boolean) => {
-		const node = workflow.nodes.find(test);
-		check(node, `examples/durable-wait.json has ${what}`);
-		return node;
-	};
+	const find = (what: string, test: (node: WorkflowNode) => boolean) => findNode(workflow, what, test);
 	const scenes = find(
 		'a Scenes node with its scenes as JSON',
 		(node) => typeof node.parameters.jsonOutput === 'string',

@@ -280,6 +280,13 @@ export function webhookNode(webhookPath: string, webhookId: string): NodeSpec & 
 	};
 }
 
+/** The node of `workflow` that `test` picks; fails the suite, saying the workflow should have `what`, when none does. */
+export function findNode(workflow: Workflow, what: string, test: (node: WorkflowNode) => boolean): WorkflowNode {
+	const node = workflow.nodes.find(test);
+	check(node, `${workflow.name} has ${what}`);
+	return node;
+}
+
 /**
  * Replaces an example's Manual Trigger with a Webhook at `webhookPath` (a running n8n starts it; nobody presses
  * the button), wired as the trigger was.
@@ -289,8 +296,7 @@ export function startedByWebhook(
 	webhookPath: string,
 	ids: { id: string; webhookId: string },
 ): WorkflowNode {
-	const manual = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-	check(manual, `${workflow.name} has a manual trigger`);
+	const manual = findNode(workflow, 'a manual trigger', (node) => node.type === 'n8n-nodes-base.manualTrigger');
 	const webhook = { ...webhookNode(webhookPath, ids.webhookId), id: ids.id, position: manual.position };
 	workflow.nodes = workflow.nodes.map((node) => (node === manual ? webhook : node));
 	workflow.connections[webhook.name] = workflow.connections[manual.name];
