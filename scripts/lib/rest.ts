@@ -164,12 +164,7 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
 	await waitFor(
 		async (see) => {
 			try {
-				await restRequest(session, `/workflows/${workflowId}/activate`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ versionId }),
-				});
-				return true;
+				return await restPost(session, `/workflows/${workflowId}/activate`, { versionId }).then(() => true);
 			} catch (error) {
 				const text = causeOf(error);
 				if (!text.includes('Error validating node parameters')) throw error;
