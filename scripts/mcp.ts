@@ -101,10 +101,19 @@ function describe(observed: Observed): string {
 	return `${seconds}: isError ${observed.result!.isError === true}, ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`;
 }
 
-/** The result of a call that must have answered, not failed or timed out. */
-function answered(label: string, observed: Observed): CallResult {
+/** A call that must have answered (not failed or timed out): logged, its text kept for the key check. */
+async function answered(
+	context: Context,
+	client: McpClient,
+	label: string,
+	tool: string,
+	args: Record<string, unknown>,
+): Promise<{ result: CallResult; ms: number }> {
+	const observed = await observe(client, tool, args);
+	log('mcp', `${label}: ${tool} → ${describe(observed)}`);
 	check(observed.result, `${label}: the client got an answer (${describe(observed)})`);
-	return observed.result;
+	context.received.push(textOf(observed.result));
+	return { result: observed.result, ms: observed.ms };
 }
 
 const creationsWith = (record: RecordedRequestSummary[], apiPath: string, marker: string) =>
@@ -127,16 +136,13 @@ async function longRender(context: Context, transport: Transport): Promise<void>
 	const client = await context.sdk.connect(context.url, transport);
 	try {
 		const marker = tag(transport, 'long');
-		const created = await observe(client, 'create_video', {
+		const { result, ms } = await answered(context, client, label, 'create_video', {
 			prompt: `A slow pan over a harbour at night ${marker} [sim:seconds=${LONG_RENDER_S}]`,
 			sourceImageUrl: `${context.simulator.url}/files/source.png`,
 			duration: 5,
 			aspectRatio: '16:9',
 		});
-		log('mcp', `${label}: create_video → ${describe(created)}`);
-		const result = answered(label, created);
-		context.received.push(textOf(result));
-		check(created.ms < CLIENT_TIMEOUT_MS, `${label}: answered within the client's ${CLIENT_TIMEOUT_MS / 1000} s`);
+		check(ms < CLIENT_TIMEOUT_MS, `${label}: answered within the client's ${CLIENT_TIMEOUT_MS / 1000} s`);
 		check(result.isError !== true, `${label}: a pending task is not an error`);
 		const [pending] = toolItems(textOf(result));
 		check(pending.status === 'pending', `${label}: status pending (${String(pending.status)})`);
@@ -144,10 +150,8 @@ async function longRender(context: Context, transport: Transport): Promise<void>
 		check(taskid, `${label}: the client got the task id`);
 		check(String(pending.hint ?? '').includes(taskid), `${label}: the hint says how to come back for ${taskid}`);
 
-		const waited = await observe(client, 'wait_for_task', { taskType: 'video', taskid });
-		log('mcp', `${label}: wait_for_task → ${describe(waited)}`);
-		const done = answered(`${label}, wait`, waited);
-		context.received.push(textOf(done));
+		const waited = await answered(context, client, `${label}, wait`, 'wait_for_task', { taskType: 'video', taskid });
+		const done = waited.result;
 		check(waited.ms < CLIENT_TIMEOUT_MS, `${label}: wait_for_task answered within the client's timeout`);
 		const [item] = toolItems(textOf(done));
 		check(item.status === 'completed' && item.taskid === taskid, `${label}: the same task, completed`);
@@ -210,17 +214,9 @@ async function listTools({ context, client, label }: Session): Promise<void> {
 	check(/pending/.test(description) && /taskid/.test(description), `${label('tools/list')}: described`);
 }
 
-/** A call that must have answered: logged, its text kept for the key check. */
-async function answeredCall(
-	{ context, client, label }: Session,
-	what: string,
-	args: Record<string, unknown>,
-): Promise<CallResult> {
-	const observed = await observe(client, 'create_image', args);
-	log('mcp', `${label(what)}: ${describe(observed)}`);
-	const result = answered(label(what), observed);
-	context.received.push(textOf(result));
-	return result;
+/** An image call of the session that must have answered. */
+async function answeredCall({ context, client, label }: Session, what: string, args: Record<string, unknown>) {
+	return (await answered(context, client, label(what), 'create_image', args)).result;
 }
 
 /** An image: the result URLs and the task id. */
@@ -272,19 +268,15 @@ async function refusals(session: Session): Promise<void> {
 /** Three calls at once on one session. */
 async function parallelCalls({ context, client, transport, label, record }: Session): Promise<void> {
 	const marker = tag(transport, 'parallel');
-	const calls = await Promise.all(
-		[1, 2, 3].map(
-			async (index) => await observe(client, 'create_image', image(`${marker} #${index} [sim:seconds=${1 + index}]`)),
-		),
+	const ids = await Promise.all(
+		[1, 2, 3].map(async (index) => {
+			const what = `${label('parallel')} #${index}`;
+			const args = image(`${marker} #${index} [sim:seconds=${1 + index}]`);
+			const [item] = toolItems(textOf((await answered(context, client, what, 'create_image', args)).result));
+			check(item.status === 'completed', `${what}: completed`);
+			return String(item.taskid);
+		}),
 	);
-	const ids = calls.map((observed, index) => {
-		const result = answered(`${label('parallel')} #${index + 1}`, observed);
-		context.received.push(textOf(result));
-		const [item] = toolItems(textOf(result));
-		check(item.status === 'completed', `${label('parallel')} #${index + 1}: completed`);
-		return String(item.taskid);
-	});
-	log('mcp', `${label('parallel')}: ${calls.map(describe).join(' | ')}`);
 	check(new Set(ids).size === 3, `${label('parallel')}: three different tasks`);
 	check(creationsWith(await record(), IMAGE_PATH, marker).length === 3, `${label('parallel')}: three creations`);
 }
