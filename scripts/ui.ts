@@ -115,7 +115,7 @@ async function pageElement<Params extends unknown[]>(
 }
 
 /** The first visible element among `selector`. */
-async function visible(page: Page, selector: string, timeout = UI_TIMEOUT): Promise<ElementHandle<Element>> {
+async function visible(page: Page, selector: string): Promise<ElementHandle<Element>> {
 	return await pageElement(
 		page,
 		`${selector} to be visible`,
@@ -127,7 +127,6 @@ async function visible(page: Page, selector: string, timeout = UI_TIMEOUT): Prom
 			return `${all.length} match, none visible`;
 		},
 		[selector],
-		timeout,
 	);
 }
 
