@@ -95,14 +95,10 @@ async function checkExecutions(deployment: Deployment, simulatorUrl: string, pro
 
 	const record = await simulatorRecord(simulatorUrl);
 	const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
-	const created = new Map<string, number>();
-	for (const entry of creations) {
-		const prompt = entry.fields.prompt?.[0] ?? '';
-		created.set(prompt, (created.get(prompt) ?? 0) + 1);
-	}
+	const created = (prompt: string) => creations.filter((entry) => entry.fields.prompt?.[0] === prompt).length;
 	check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);
 	check(
-		prompts.every((prompt) => created.get(prompt) === 1),
+		prompts.every((prompt) => created(prompt) === 1),
 		'exactly one creation per webhook call',
 	);
 	return executions;
