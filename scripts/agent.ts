@@ -1,24 +1,8 @@
 /**
- * `npm run test:agent`: the MediaGen tool inside n8n's AI Agent, in real n8n, offline.
- *
- * Real n8n (`n8n start`, from the shared installer) with the packed tarball installed as a community package
- * runs examples/agent-images.json: Chat Trigger → AI Agent with the OpenAI Chat Model, Simple Memory and two
- * MediaGen tools ("Create images", beta v4.5, and "Wait for images", Task → Wait). The model is a scripted
- * OpenAI-compatible server (scripts/lib/model-server.ts) that the OpenAI credential's Base URL points at; the
- * MediaGen credential points at the API simulator. Each scenario posts a chat message to the Chat Trigger's
- * public URL, as the hosted chat page does; the scripted model calls a tool with chosen arguments and then
- * answers with text that repeats what the tool returned.
- *
- * Asserted, on the simulator's record (what reached the API) and on the model server's record (what the model
- * read): one creation carrying the model's prompt; the tool result is compact JSON with the task id, status and
- * result URLs, no echo of the prompt, and no result file is downloaded; a 9000 answer and a task the API refuses
- * reach the model as a failure with the API's message, the node's advice and (for the refused task) the task id;
- * arguments the node refuses reach the model named as the model knows them (its `$fromAI` argument names, the
- * field's name in parentheses), and nothing reaches the API;
- * a render longer than the tool's Max Wait comes back "pending" with its task id and instructions, and the model
- * gets the result through the Task → Wait tool. The example runs as it is (Responses API, streamed chat), and in
- * variants for Chat Completions and for a chat that is not streamed.
- *
+ * `npm run test:agent`: examples/agent-images.json and variants of it (model API, streaming, Max Wait) in real
+ * n8n, offline: a scripted OpenAI-compatible model (scripts/lib/model-server.ts) calls the MediaGen tools, whose
+ * credential points at the API simulator, then repeats what they returned. Checked on the simulator's record (what
+ * reached the API) and the model server's (what the model read); CONTRIBUTING.md, "The AI Agent suite", lists it.
  * MEDIAGEN_AGENT_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
 import path from 'node:path';
@@ -30,7 +14,7 @@ import {
 	type ModelServer,
 	type OfferedTool,
 } from './lib/model-server';
-import type { Workflow, WorkflowNode } from './lib/n8n';
+import { findNode, sendChat, toolItems, type Workflow, type WorkflowNode } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -61,28 +45,19 @@ function toolName(nodeName: string): string {
 	return nodeName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 }
 
-function node(workflow: Workflow, predicate: (candidate: WorkflowNode) => boolean, what: string): WorkflowNode {
-	const found = workflow.nodes.find(predicate);
-	check(found, `the example has ${what}`);
-	return found;
-}
-
 /** The example's parts the suite drives, checked to be there. */
 function exampleParts(workflow: Workflow) {
-	const trigger = node(workflow, (candidate) => candidate.type === CHAT_TRIGGER, 'a Chat Trigger');
-	const model = node(workflow, (candidate) => candidate.type.endsWith('.lmChatOpenAi'), 'an OpenAI Chat Model');
-	const create = node(
+	const trigger = findNode(workflow, 'a Chat Trigger', (node) => node.type === CHAT_TRIGGER);
+	const model = findNode(workflow, 'an OpenAI Chat Model', (node) => node.type.endsWith('.lmChatOpenAi'));
+	const create = findNode(
 		workflow,
-		(candidate) => candidate.type === TOOL_TYPE && candidate.parameters.resource === 'image',
 		'a MediaGen image tool',
+		(node) => node.type === TOOL_TYPE && node.parameters.resource === 'image',
 	);
-	const wait = node(
+	const wait = findNode(
 		workflow,
-		(candidate) =>
-			candidate.type === TOOL_TYPE &&
-			candidate.parameters.resource === 'task' &&
-			candidate.parameters.operation === 'wait',
 		'a MediaGen Task → Wait tool',
+		(node) => node.type === TOOL_TYPE && node.parameters.resource === 'task' && node.parameters.operation === 'wait',
 	);
 	check(trigger.parameters.public === true && trigger.webhookId, 'the Chat Trigger is public and has a webhook id');
 	for (const tool of [create, wait])
@@ -135,10 +110,8 @@ function variants(example: Workflow, version: string): Variant[] {
 	add('Chat Completions, streamed', (workflow) => {
 		useChatCompletions(workflow);
 		// The AI Agent that n8n 2.x adds by default (3.1) besides the example's 3, which n8n 1.x also has.
-		if (!version.startsWith('1.')) {
-			const agent = node(workflow, (candidate) => candidate.type.endsWith('.agent'), 'an AI Agent');
-			agent.typeVersion = 3.1;
-		}
+		if (!version.startsWith('1.'))
+			findNode(workflow, 'an AI Agent', (node) => node.type.endsWith('.agent')).typeVersion = 3.1;
 	});
 	add('Max Wait 1 s', (workflow) => {
 		const { create } = exampleParts(workflow);
@@ -149,14 +122,7 @@ function variants(example: Workflow, version: string): Variant[] {
 
 /** Sends a chat message as the hosted chat page does and returns the agent's reply text. */
 async function chat(baseUrl: string, variant: Variant, sessionId: string, chatInput: string): Promise<string> {
-	const response = await fetch(`${baseUrl}/webhook/${variant.webhookId}/chat`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
-		signal: AbortSignal.timeout(180_000),
-	});
-	const text = await response.text();
-	check(response.ok, `chat answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	const text = await sendChat(baseUrl, variant.webhookId, sessionId, chatInput, 180_000);
 	if (!variant.streamed) {
 		const body = JSON.parse(text) as { output?: string } | Array<{ output?: string }>;
 		const output = Array.isArray(body) ? body[0]?.output : body.output;
@@ -190,13 +156,6 @@ async function finishedExecution({ install, session }: RunningN8n, workflowId: s
 	);
 	seen.add(fresh.id);
 	return await getExecution(install, session, fresh.id);
-}
-
-/** A tool result as the model read it: n8n sends the JSON of the tool's output items, as text. */
-function parsedResult(output: string): Array<Record<string, unknown>> {
-	const value = JSON.parse(output) as unknown;
-	check(Array.isArray(value), `the tool result is a JSON array: ${output.slice(0, 300)}`);
-	return value as Array<Record<string, unknown>>;
 }
 
 interface ScenarioResult {
@@ -247,7 +206,7 @@ async function runScenario(
 		);
 	}
 	const last = requests[requests.length - 1];
-	const results = last.toolResults.map((result) => ({ ...result, items: parsedResult(result.output) }));
+	const results = last.toolResults.map((result) => ({ ...result, items: toolItems(result.output) }));
 	log(
 		'agent',
 		`${variant.label} / ${name}: ${requests.length} model requests (${variant.api}, ${variant.streamed ? 'streamed' : 'not streamed'}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -466,7 +425,7 @@ async function pending(context: Context, variant: Variant): Promise<void> {
 				},
 			};
 		if (results.length === 1) {
-			const [pending] = parsedResult(results[0].output);
+			const [pending] = toolItems(results[0].output);
 			if (pending.status !== 'pending') return { text: `expected pending: ${results[0].output}` };
 			return { call: { name: waitTool, arguments: { taskid: pending.taskid } } };
 		}

@@ -12,9 +12,10 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { harnessCanRun, readBinary, runWorkflow, type WorkflowDefinition } from '../test/harness';
 import { NODE_TYPE } from '../test/nodeType';
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from '../test/simulator/server';
+import { ROOT } from './lib/paths';
+import { runMain } from './lib/process';
 
-const root = path.join(__dirname, '..');
-const outputDir = path.join(root, 'demo-output');
+const outputDir = path.join(ROOT, 'demo-output');
 
 function newestMtime(dir: string): number {
 	let newest = 0;
@@ -26,11 +27,11 @@ function newestMtime(dir: string): number {
 }
 
 function buildIfNeeded(): void {
-	const built = path.join(root, 'dist', 'nodes', 'MediaGen', 'MediaGen.node.js');
-	const sources = Math.max(newestMtime(path.join(root, 'nodes')), newestMtime(path.join(root, 'credentials')));
+	const built = path.join(ROOT, 'dist', 'nodes', 'MediaGen', 'MediaGen.node.js');
+	const sources = Math.max(newestMtime(path.join(ROOT, 'nodes')), newestMtime(path.join(ROOT, 'credentials')));
 	if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
 	console.log('Building the package (npm run build)…');
-	execSync('npm run -s build', { cwd: root, stdio: 'inherit' });
+	execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
 }
 
 interface Row {
@@ -129,16 +130,8 @@ async function rowsOf(
 	for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
 		const task = run.data.resultData.runData[node.name]?.[0];
 		const items = (task?.data?.main?.[0] ?? []) as INodeExecutionData[];
-		if (task?.error)
-			rows.push({
-				workflow: name,
-				node: node.name,
-				model: '-',
-				taskId: '-',
-				status: 'error',
-				files: task.error.message,
-				seconds: '-',
-			});
+		const row = { workflow: name, node: node.name, model: '-', taskId: '-', seconds: '-' };
+		if (task?.error) rows.push({ ...row, status: 'error', files: task.error.message });
 		for (const item of items) {
 			const json = item.json;
 			const written: string[] = [];
@@ -151,8 +144,7 @@ async function rowsOf(
 				written.push(path.basename(target));
 			}
 			rows.push({
-				workflow: name,
-				node: node.name,
+				...row,
 				model: String(json.model ?? `task ${String(node.parameters.operation)}`),
 				taskId: String(json.taskid ?? (json.taskids as string[] | undefined)?.join(',') ?? '-'),
 				status: statusOf(node.parameters.operation, json),
@@ -171,11 +163,11 @@ async function main(): Promise<void> {
 	const { credentials, simulator } = await startApi();
 	rmSync(outputDir, { recursive: true, force: true });
 	const rows: Row[] = [];
-	const examples = readdirSync(path.join(root, 'examples'))
+	const examples = readdirSync(path.join(ROOT, 'examples'))
 		.filter((file) => file.endsWith('.json'))
 		.sort();
 	for (const file of examples) {
-		const workflow = JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as WorkflowDefinition & {
+		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as WorkflowDefinition & {
 			name: string;
 		};
 		console.log(`\n▶ ${workflow.name}`);
@@ -205,7 +197,4 @@ async function main(): Promise<void> {
 	process.exit(failed.length ? 1 : 0);
 }
 
-main().catch((error: Error) => {
-	console.error(error);
-	process.exit(1);
-});
+runMain('demo', main);

@@ -1,25 +1,14 @@
 /**
- * `npm run test:durable`: the durable-wait pattern (examples/durable-wait.json) survives an n8n crash.
- *
- * Real n8n 2.41.1 (`n8n start`, sqlite) with the packed package runs the example against the API simulator,
- * whose renders take longer than n8n's 65 s threshold for keeping a Wait node in memory, so the execution is
- * parked in the database (status "waiting"). While it waits, n8n is killed with SIGKILL (process group, task
- * runner included) and started again on the same user folder. Asserted: the same execution resumes and
- * succeeds; every scene but one has its completed task (status, urls, a video file readable through n8n); the
- * loop went round (a pending check sent the items back to the Wait node); the one scene whose render the API
- * refuses (`[sim:refuse]`: its info is answered 9999) leaves by Task → Wait's error output with its task id and
- * is never checked again (the loop ends for it), while the others go on; the simulator saw exactly one creation
- * per scene; no other execution exists.
- *
- * Three changes to the example keep it testable and quick, and leave its pattern as it is: a Webhook trigger
- * replaces the Manual Trigger (a running n8n starts it), the Wait node waits 70 s (just above 65 s) instead of
- * 2 minutes, and a third scene is added whose render is refused.
+ * `npm run test:durable`: the durable-wait pattern (examples/durable-wait.json) survives a SIGKILL of n8n 2.41.1
+ * while its execution is parked in the database; docs/scaling-and-durable-waits.md ("Durable waits") says what is
+ * checked. The example runs with renders longer than n8n's 65 s in-memory limit, started by a Webhook, its Wait at
+ * 70 s instead of 2 minutes, and a third scene whose render the simulator refuses.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { NODE_TYPE } from '../test/nodeType';
-import { callWebhook, startedByWebhook, type Workflow } from './lib/n8n';
+import { durableExample } from './lib/durable-example';
+import { callWebhook, type Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -33,7 +22,7 @@ import {
 	type ExecutionItem,
 } from './lib/rest';
 import { simulatorRecord } from './lib/simulator';
-import { readExample, runOnVersions, withN8n, type RunningN8n } from './lib/suite';
+import { runOnVersions, withN8n, type RunningN8n } from './lib/suite';
 
 const VERSION = '2.41.1';
 /** Longer than the Wait node's in-memory limit (65 s) and than the first check, so the loop goes round. */
@@ -46,79 +35,17 @@ const REFUSED_SCENE = {
 	image: 'https://example.com/fog.png',
 };
 
-/** The test's workflow and the names of the example's nodes it reads, found by their role. */
-interface Variant {
-	workflow: Workflow;
-	waitNode: string;
-	createNode: string;
-	checkNode: string;
-	doneNode: string;
-	failedNode: string;
-	scenes: number;
-}
-
-/**
- * The example, started by a webhook instead of by hand, with the shortest Wait that is still parked in the
- * database and one more scene, whose render is refused.
- */
-function testVariant(): Variant {
-	const workflow = readExample<Workflow>('durable-wait.json');
-	const manual = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-	const wait = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.wait');
-	const create = workflow.nodes.find((node) => node.type === NODE_TYPE && node.parameters.waitForCompletion === false);
-	const taskWait = workflow.nodes.find(
-		(node) => node.type === NODE_TYPE && node.parameters.resource === 'task' && node.parameters.operation === 'wait',
+/** The example with one more scene, whose render is refused. */
+function testVariant() {
+	const example = durableExample(
+		WEBHOOK_PATH,
+		{ id: 'd0000000-0000-4000-8000-000000000001', webhookId: 'd0000000-0000-4000-8000-0000000000aa' },
+		WAIT_SECONDS,
 	);
-	const condition = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.if');
-	check(
-		manual && wait && create && taskWait && condition,
-		'the example has a manual trigger, a creation without waiting, a Wait node, a Task → Wait node and an IF node',
-	);
-	const done = workflow.connections[condition.name].main[1]?.[0]?.node;
-	check(done, 'the IF node has a "done" (false) branch');
-	check(
-		workflow.connections[condition.name].main[0]?.[0]?.node === wait.name,
-		'the IF node sends pending items back to the Wait node',
-	);
-	const options = taskWait.parameters.options as Record<string, unknown>;
-	check(options.onTimeout === 'returnPending', 'Task → Wait returns pending tasks instead of failing');
-	check(taskWait.onError === 'continueErrorOutput', 'Task → Wait sends failed tasks to its error output');
-	const failed = workflow.connections[taskWait.name].main[1]?.[0]?.node;
-	check(failed && failed !== wait.name, 'the error output of Task → Wait leads out of the loop');
-	const ifParameters = condition.parameters.conditions as {
-		combinator: string;
-		conditions: Array<{ leftValue: string; rightValue: unknown; operator: { type: string; operation: string } }>;
-	};
-	check(
-		ifParameters.combinator === 'and' &&
-			ifParameters.conditions.some(
-				(entry) =>
-					/\$runIndex/.test(entry.leftValue) &&
-					entry.operator.operation === 'lt' &&
-					typeof entry.rightValue === 'number',
-			),
-		'the IF node bounds the rounds: status is pending AND {{ $runIndex }} < a number',
-	);
-	const scenesNode = workflow.nodes.find((node) => typeof node.parameters.jsonOutput === 'string');
-	check(scenesNode, 'the example has a Scenes node with its scenes as JSON');
-	const data = JSON.parse(scenesNode.parameters.jsonOutput as string) as { scenes: object[] };
+	const data = JSON.parse(example.scenes.parameters.jsonOutput as string) as { scenes: object[] };
 	data.scenes.push(REFUSED_SCENE);
-	scenesNode.parameters = { ...scenesNode.parameters, jsonOutput: JSON.stringify(data, null, 2) };
-
-	startedByWebhook(workflow, WEBHOOK_PATH, {
-		id: 'd0000000-0000-4000-8000-000000000001',
-		webhookId: 'd0000000-0000-4000-8000-0000000000aa',
-	});
-	wait.parameters = { ...wait.parameters, amount: WAIT_SECONDS, unit: 'seconds' };
-	return {
-		workflow,
-		waitNode: wait.name,
-		createNode: create.name,
-		checkNode: taskWait.name,
-		doneNode: done,
-		failedNode: failed,
-		scenes: data.scenes.length,
-	};
+	example.scenes.parameters = { ...example.scenes.parameters, jsonOutput: JSON.stringify(data, null, 2) };
+	return { ...example, count: data.scenes.length };
 }
 
 /** Starts the workflow and waits until its execution is parked in the database (status waiting). */
@@ -168,12 +95,7 @@ async function checkRefused(
 			?.json.taskid,
 	);
 	check(failed.length === 1, `one render left by the error output (${failed.length})`);
-	const failure = failed[0].json as {
-		error?: Record<string, unknown>;
-		message?: string;
-		taskid?: unknown;
-		status?: unknown;
-	};
+	const failure = failed[0].json as { error?: Record<string, unknown>; [field: string]: unknown };
 	check(
 		failure.error?.taskid === refusedId &&
 			failure.error.status === 'failed' &&
@@ -259,8 +181,7 @@ async function resumed(n8n: RunningN8n, workflow: Workflow, parkedId: string, cr
 }
 
 async function runVersion(version: string, tarball: string): Promise<void> {
-	const variant = testVariant();
-	const { workflow, waitNode, createNode, checkNode, doneNode, failedNode, scenes } = variant;
+	const { workflow, wait, create, taskWait, done, failed: failedNode, count: scenes } = testVariant();
 	const logDir = logFolder('durable');
 	const logs = [path.join(logDir, 'n8n-before-kill.log'), path.join(logDir, 'n8n-after-restart.log')];
 	const options = {
@@ -285,13 +206,13 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 
 		const execution = await getExecution(n8n.install, n8n.session, finished.id);
 		const runs = (node: string) => execution.data.resultData.runData[node]?.length ?? 0;
-		const created = outputOf(execution, createNode);
-		const results = outputOf(execution, doneNode);
+		const created = outputOf(execution, create.name);
+		const results = outputOf(execution, done);
 		const failed = outputOf(execution, failedNode);
-		const checks = outputOf(execution, checkNode);
+		const checks = outputOf(execution, taskWait.name);
 		log(
 			'durable',
-			`runs per node: ${[createNode, waitNode, checkNode, doneNode, failedNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
+			`runs per node: ${[create.name, wait.name, taskWait.name, done, failedNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
 		);
 		check(created.length === scenes, `one render per scene was created (${created.length} of ${scenes})`);
 		check(

@@ -23,7 +23,6 @@ import {
 	readdirSync,
 	readlinkSync,
 	rmSync,
-	statSync,
 	symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,17 +36,12 @@ import { log } from './lib/report';
 /** What the check or the repair writes, relative to the install folder: copied, never hard-linked. */
 const WRITTEN = new Set([path.join('node_modules', 'sqlite3'), path.join('node_modules', '.package-lock.json')]);
 
-function findBindings(dir: string): string[] {
-	const found: string[] = [];
-	const walk = (folder: string) => {
-		for (const entry of readdirSync(folder)) {
-			const full = path.join(folder, entry);
-			if (statSync(full).isDirectory()) walk(full);
-			else if (entry.endsWith('.node')) found.push(full);
-		}
-	};
-	if (existsSync(dir)) walk(dir);
-	return found;
+/** The sqlite3 native bindings (`.node` files) of an install, sorted. */
+function findBindings(installDir: string): string[] {
+	const dir = path.join(installDir, 'node_modules', 'sqlite3', 'build');
+	if (!existsSync(dir)) return [];
+	const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.node'));
+	return files.sort().map((file) => path.join(dir, file));
 }
 
 /**
@@ -90,7 +84,7 @@ function stamp(file: string): string {
 async function main(): Promise<void> {
 	const version = process.env.MEDIAGEN_INSTALLER_VERSION ?? '1.123.81';
 	const shared = ensureN8n(version, 'installer');
-	const sharedBindings = findBindings(path.join(shared.dir, 'node_modules', 'sqlite3', 'build'));
+	const sharedBindings = findBindings(shared.dir);
 	const sharedStamps = sharedBindings.map(stamp);
 
 	const cache = mkdtempSync(path.join(tmpdir(), 'mediagen-installer-check-'));
@@ -104,9 +98,8 @@ async function main(): Promise<void> {
 	);
 	const before = checkInstall(install);
 	if (before) throw new Error(`the copy of a ready install does not work: ${before}`);
-	const sqliteDir = path.join(install.dir, 'node_modules', 'sqlite3');
-	const bindings = findBindings(path.join(sqliteDir, 'build'));
-	if (!bindings.length) throw new Error(`a ready install has no sqlite3 binding under ${sqliteDir}/build`);
+	const bindings = findBindings(install.dir);
+	if (!bindings.length) throw new Error(`a ready install has no sqlite3 binding in ${install.dir}`);
 	for (const file of bindings) rmSync(file);
 	log('installer', `deleted ${bindings.map((file) => path.relative(install.dir, file)).join(', ')}`);
 	const problem = checkInstall(install);
@@ -135,12 +128,12 @@ async function main(): Promise<void> {
 	if (after) throw new Error(`the next run did not repair the cache: ${after}`);
 	log(
 		'installer',
-		`repaired: ${findBindings(path.join(sqliteDir, 'build'))
+		`repaired: ${findBindings(install.dir)
 			.map((file) => path.relative(install.dir, file))
 			.join(', ')} loads under ${install.nodeBin}`,
 	);
 	// The shared install was not touched: its binding is the same file as before, and it still works.
-	const now = findBindings(path.join(shared.dir, 'node_modules', 'sqlite3', 'build'));
+	const now = findBindings(shared.dir);
 	if (now.join() !== sharedBindings.join() || now.map(stamp).join() !== sharedStamps.join())
 		throw new Error(`the shared install's sqlite3 binding changed under ${shared.dir}`);
 	const sharedProblem = checkInstall(shared);

@@ -1,32 +1,16 @@
 /**
- * `npm run test:mcp`: the MediaGen tools behind n8n's MCP Server Trigger, in real n8n, driven by real MCP clients.
- *
- * Real n8n (`n8n start`, from the shared installer) with the packed tarball installed as a community package
- * publishes examples/mcp-server.json: an MCP Server Trigger with three MediaGen tools (create_image, create_video,
- * wait_for_task), at the tools' defaults. The clients are the official MCP TypeScript SDK client that n8n ships
- * (its `Client`, at its default settings: a request fails after 60 s), over both transports n8n serves at the
- * trigger's URL (Streamable HTTP, and SSE), and n8n's own MCP Client Tool under an AI Agent whose model is the
- * scripted model server (scripts/lib/model-server.ts). The MediaGen credential points at the API simulator, whose
- * prompt markers choose what each call meets (`[sim:seconds=N]`, `[sim:credits]`, `[sim:refuse]`).
- *
- * Asserted, from what each client received and from the simulator's own record of what reached the API:
- * - tools/list names the three tools with their descriptions;
- * - an image call answers the result URLs and the task id, not an error;
- * - a video whose render takes longer than the client's 60 s answers within its timeout, as "pending" with the
- *   task id, and not an error; one creation only; wait_for_task later returns it completed;
- * - bad arguments, a 9000 answer and a task the API refuses are MCP errors (`isError`) whose text still says what
- *   happened and what to do; bad arguments reach no API; a refused task's id is in the text;
- * - three calls at once: three creations, three results;
- * - the API key appears in nothing any client received.
- *
- * MEDIAGEN_MCP_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
+ * `npm run test:mcp`: examples/mcp-server.json (n8n's MCP Server Trigger with three MediaGen tools) in real n8n,
+ * called as external clients do: the MCP SDK client n8n ships, at its defaults (a request fails after 60 s), over
+ * Streamable HTTP and SSE, and n8n's own MCP Client Tool under an AI Agent whose model is the scripted model server.
+ * The simulator's prompt markers choose what each call meets; CONTRIBUTING.md, "The MCP suite", lists what is
+ * checked. MEDIAGEN_MCP_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import type { N8nInstall } from './lib/installer';
 import { startModelServer, type ModelRequest, type ModelScript, type ModelServer } from './lib/model-server';
-import type { Workflow } from './lib/n8n';
+import { findNode, sendChat, toolItems, workflowOf, type Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { freePort, runMain } from './lib/process';
 import { check, log } from './lib/report';
@@ -41,6 +25,8 @@ const CLIENT_TIMEOUT_MS = 60_000;
 /** A render longer than the client's patience. */
 const LONG_RENDER_S = 70;
 const IMAGE_PATH = '/v1/tlimages/betav45';
+const TOOLS = ['create_image', 'create_video', 'wait_for_task'];
+const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
 const VIDEO_PATH = '/v1/tlvideo/alphav15pro';
 
 /** A tool result as an MCP client receives it. */
@@ -90,13 +76,6 @@ function textOf(result: CallResult): string {
 	return (result.content ?? []).map((part) => part.text ?? '').join('\n');
 }
 
-/** The JSON items a successful MediaGen tool call answers (n8n sends the tool's output items as JSON text). */
-function itemsOf(result: CallResult): Array<Record<string, unknown>> {
-	const value = JSON.parse(textOf(result)) as unknown;
-	check(Array.isArray(value), `the tool result is a JSON array: ${textOf(result).slice(0, 300)}`);
-	return value as Array<Record<string, unknown>>;
-}
-
 /** A call and what the client saw: the result or the error, and when. */
 interface Observed {
 	result?: CallResult;
@@ -122,10 +101,19 @@ function describe(observed: Observed): string {
 	return `${seconds}: isError ${observed.result!.isError === true}, ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`;
 }
 
-/** The result of a call that must have answered, not failed or timed out. */
-function answered(label: string, observed: Observed): CallResult {
+/** A call that must have answered (not failed or timed out): logged, its text kept for the key check. */
+async function answered(
+	context: Context,
+	client: McpClient,
+	label: string,
+	tool: string,
+	args: Record<string, unknown>,
+): Promise<{ result: CallResult; ms: number }> {
+	const observed = await observe(client, tool, args);
+	log('mcp', `${label}: ${tool} → ${describe(observed)}`);
 	check(observed.result, `${label}: the client got an answer (${describe(observed)})`);
-	return observed.result;
+	context.received.push(textOf(observed.result));
+	return { result: observed.result, ms: observed.ms };
 }
 
 const creationsWith = (record: RecordedRequestSummary[], apiPath: string, marker: string) =>
@@ -148,29 +136,24 @@ async function longRender(context: Context, transport: Transport): Promise<void>
 	const client = await context.sdk.connect(context.url, transport);
 	try {
 		const marker = tag(transport, 'long');
-		const created = await observe(client, 'create_video', {
+		const { result, ms } = await answered(context, client, label, 'create_video', {
 			prompt: `A slow pan over a harbour at night ${marker} [sim:seconds=${LONG_RENDER_S}]`,
 			sourceImageUrl: `${context.simulator.url}/files/source.png`,
 			duration: 5,
 			aspectRatio: '16:9',
 		});
-		log('mcp', `${label}: create_video → ${describe(created)}`);
-		const result = answered(label, created);
-		context.received.push(textOf(result));
-		check(created.ms < CLIENT_TIMEOUT_MS, `${label}: answered within the client's ${CLIENT_TIMEOUT_MS / 1000} s`);
+		check(ms < CLIENT_TIMEOUT_MS, `${label}: answered within the client's ${CLIENT_TIMEOUT_MS / 1000} s`);
 		check(result.isError !== true, `${label}: a pending task is not an error`);
-		const [pending] = itemsOf(result);
+		const [pending] = toolItems(textOf(result));
 		check(pending.status === 'pending', `${label}: status pending (${String(pending.status)})`);
 		const taskid = String(pending.taskid ?? '');
 		check(taskid, `${label}: the client got the task id`);
 		check(String(pending.hint ?? '').includes(taskid), `${label}: the hint says how to come back for ${taskid}`);
 
-		const waited = await observe(client, 'wait_for_task', { taskType: 'video', taskid });
-		log('mcp', `${label}: wait_for_task → ${describe(waited)}`);
-		const done = answered(`${label}, wait`, waited);
-		context.received.push(textOf(done));
+		const waited = await answered(context, client, `${label}, wait`, 'wait_for_task', { taskType: 'video', taskid });
+		const done = waited.result;
 		check(waited.ms < CLIENT_TIMEOUT_MS, `${label}: wait_for_task answered within the client's timeout`);
-		const [item] = itemsOf(done);
+		const [item] = toolItems(textOf(done));
 		check(item.status === 'completed' && item.taskid === taskid, `${label}: the same task, completed`);
 		check(Array.isArray(item.urls) && item.urls.length > 0, `${label}: with its result URLs`);
 		const record = await simulatorRecord(context.simulator.url);
@@ -224,24 +207,16 @@ async function listTools({ context, client, label }: Session): Promise<void> {
 	const names = tools.map((tool) => tool.name).sort();
 	log('mcp', `${label('tools/list')}: ${names.join(', ')}`);
 	check(
-		['create_image', 'create_video', 'wait_for_task'].every((name) => names.includes(name)),
+		TOOLS.every((name) => names.includes(name)),
 		`${label('tools/list')}: the three MediaGen tools are listed`,
 	);
 	const description = tools.find((tool) => tool.name === 'create_video')?.description ?? '';
 	check(/pending/.test(description) && /taskid/.test(description), `${label('tools/list')}: described`);
 }
 
-/** A call that must have answered: logged, its text kept for the key check. */
-async function answeredCall(
-	{ context, client, label }: Session,
-	what: string,
-	args: Record<string, unknown>,
-): Promise<CallResult> {
-	const observed = await observe(client, 'create_image', args);
-	log('mcp', `${label(what)}: ${describe(observed)}`);
-	const result = answered(label(what), observed);
-	context.received.push(textOf(result));
-	return result;
+/** An image call of the session that must have answered. */
+async function answeredCall({ context, client, label }: Session, what: string, args: Record<string, unknown>) {
+	return (await answered(context, client, label(what), 'create_image', args)).result;
 }
 
 /** An image: the result URLs and the task id. */
@@ -250,7 +225,7 @@ async function imageCall(session: Session): Promise<void> {
 	const marker = tag(transport, 'image');
 	const result = await answeredCall(session, 'image', image(`${marker} [sim:seconds=2]`));
 	check(result.isError !== true, `${label('image')}: not an error`);
-	const [item] = itemsOf(result);
+	const [item] = toolItems(textOf(result));
 	check(item.status === 'completed' && typeof item.taskid === 'string', `${label('image')}: completed`);
 	check(Array.isArray(item.urls) && item.urls.length === 1, `${label('image')}: one result URL`);
 	check(creationsWith(await session.record(), IMAGE_PATH, marker).length === 1, `${label('image')}: one creation`);
@@ -293,32 +268,25 @@ async function refusals(session: Session): Promise<void> {
 /** Three calls at once on one session. */
 async function parallelCalls({ context, client, transport, label, record }: Session): Promise<void> {
 	const marker = tag(transport, 'parallel');
-	const calls = await Promise.all(
-		[1, 2, 3].map(
-			async (index) => await observe(client, 'create_image', image(`${marker} #${index} [sim:seconds=${1 + index}]`)),
-		),
+	const ids = await Promise.all(
+		[1, 2, 3].map(async (index) => {
+			const what = `${label('parallel')} #${index}`;
+			const args = image(`${marker} #${index} [sim:seconds=${1 + index}]`);
+			const [item] = toolItems(textOf((await answered(context, client, what, 'create_image', args)).result));
+			check(item.status === 'completed', `${what}: completed`);
+			return String(item.taskid);
+		}),
 	);
-	const ids = calls.map((observed, index) => {
-		const result = answered(`${label('parallel')} #${index + 1}`, observed);
-		context.received.push(textOf(result));
-		const [item] = itemsOf(result);
-		check(item.status === 'completed', `${label('parallel')} #${index + 1}: completed`);
-		return String(item.taskid);
-	});
-	log('mcp', `${label('parallel')}: ${calls.map(describe).join(' | ')}`);
 	check(new Set(ids).size === 3, `${label('parallel')}: three different tasks`);
 	check(creationsWith(await record(), IMAGE_PATH, marker).length === 3, `${label('parallel')}: three creations`);
 }
 
 /** The MCP server of examples/mcp-server.json with its production URL. */
 function exampleServer(example: Workflow): { path: string } {
-	const trigger = example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.mcpTrigger');
-	check(trigger && typeof trigger.parameters.path === 'string', 'the example has an MCP Server Trigger with a path');
-	for (const name of ['create_image', 'create_video', 'wait_for_task'])
-		check(
-			example.nodes.some((node) => node.name === name && node.type === 'n8n-nodes-mediagen.mediaGenTool'),
-			`the example has the MediaGen tool ${name}`,
-		);
+	const trigger = findNode(example, 'an MCP Server Trigger with a path', (node) => node.type.endsWith('.mcpTrigger'));
+	check(typeof trigger.parameters.path === 'string', 'the MCP Server Trigger has a path');
+	for (const name of TOOLS)
+		findNode(example, `the MediaGen tool ${name}`, (node) => node.name === name && node.type === TOOL_TYPE);
 	return { path: trigger.parameters.path };
 }
 
@@ -327,54 +295,44 @@ function exampleServer(example: Workflow): { path: string } {
  * Streamable HTTP, a 60 s timeout), with an OpenAI model that the scripted model server answers.
  */
 function clientWorkflow(mcpUrl: string, modelCredential: { id: string; name: string }): Workflow {
-	const chat = {
-		parameters: { public: true, mode: 'hostedChat', options: { responseMode: 'lastNode' } },
-		id: 'c0000000-0000-4000-8000-000000000801',
-		name: 'When chat message received',
-		type: '@n8n/n8n-nodes-langchain.chatTrigger',
-		typeVersion: 1.1,
-		position: [0, 0],
-		webhookId: '8c4f1d63-6b2a-4e9f-8d4c-7a2b3e5f8001',
-	};
-	return {
-		id: 'mediagenMcpClient01',
-		name: 'An AI Agent using MediaGen through MCP',
-		nodes: [
-			chat,
+	const langchain = '@n8n/n8n-nodes-langchain';
+	return workflowOf(
+		'mediagenMcpClient01',
+		'An AI Agent using MediaGen through MCP',
+		[
+			{
+				parameters: { public: true, mode: 'hostedChat', options: { responseMode: 'lastNode' } },
+				name: 'When chat message received',
+				type: `${langchain}.chatTrigger`,
+				typeVersion: 1.1,
+				webhookId: '8c4f1d63-6b2a-4e9f-8d4c-7a2b3e5f8001',
+			},
 			{
 				parameters: { promptType: 'auto', options: { maxIterations: 6 } },
-				id: 'c0000000-0000-4000-8000-000000000802',
 				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
+				type: `${langchain}.agent`,
 				typeVersion: 2,
-				position: [240, 0],
 			},
 			{
 				parameters: { model: { __rl: true, value: 'gpt-4o-mini', mode: 'list' }, options: {} },
-				id: 'c0000000-0000-4000-8000-000000000803',
 				name: 'OpenAI Chat Model',
-				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				type: `${langchain}.lmChatOpenAi`,
 				typeVersion: 1.2,
-				position: [120, 240],
 				credentials: { openAiApi: modelCredential },
 			},
 			{
 				parameters: { endpointUrl: mcpUrl, serverTransport: 'httpStreamable', options: {} },
-				id: 'c0000000-0000-4000-8000-000000000804',
 				name: 'MediaGen MCP',
-				type: '@n8n/n8n-nodes-langchain.mcpClientTool',
+				type: `${langchain}.mcpClientTool`,
 				typeVersion: 1.1,
-				position: [360, 240],
 			},
-		] as Workflow['nodes'],
-		connections: {
-			'When chat message received': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-			'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
-			'MediaGen MCP': { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
-		},
-		active: false,
-		settings: { executionOrder: 'v1' },
-	};
+		],
+		[
+			['When chat message received', 'AI Agent'],
+			['OpenAI Chat Model', 'AI Agent', 0, 'ai_languageModel'],
+			['MediaGen MCP', 'AI Agent', 0, 'ai_tool'],
+		],
+	);
 }
 
 /**
@@ -453,18 +411,7 @@ async function agentThroughMcp(
 	const marker = '[agent long]';
 	model.setScript(agentScript(context.simulator.url, marker));
 	const started = Date.now();
-	const response = await fetch(`${baseUrl}/webhook/${webhookId}/chat`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({
-			action: 'sendMessage',
-			sessionId: 'mcp-agent',
-			chatInput: 'Make a video of waves at night.',
-		}),
-		signal: AbortSignal.timeout(300_000),
-	});
-	const text = await response.text();
-	check(response.ok, `agent via MCP Client Tool: chat answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	await sendChat(baseUrl, webhookId, 'mcp-agent', 'Make a video of waves at night.', 300_000);
 	const last = model.requests[model.requests.length - 1];
 	const [created, waited, refused] = last?.toolResults ?? [];
 	for (const [what, result] of [

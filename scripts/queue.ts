@@ -1,20 +1,15 @@
 /**
- * `npm run test:queue`: the packed package in real n8n 2.41.1 in queue mode — Postgres and Redis (Debian's
- * packages, started here on free ports in temporary folders), one `n8n start` main and two `n8n worker`
- * processes, each with its own user folder and the tarball installed as a community package.
- *
- * ITEMS webhook calls arrive at once (default 20); each execution creates one image task, waits for it and
- * downloads the result. Asserted: every execution succeeded; every file is readable through the main
- * instance's REST API from the binary data mode queue mode uses (`database` in n8n 2.x) and equals the file
- * the API serves; the simulator saw exactly one creation per webhook call; both workers ran executions (their
- * logs name each execution they started; counts are printed).
+ * `npm run test:queue`: the packed package in real n8n 2.41.1 in queue mode (Postgres and Redis from Debian's
+ * packages, one main and two workers, each with its own user folder); docs/scaling-and-durable-waits.md ("Queue
+ * mode") says what is checked. QUEUE_ITEMS webhook calls arrive at once (default 20), each creating an image,
+ * waiting for it and downloading it.
  */
 import { readFileSync } from 'node:fs';
 
 import { NODE_TYPE } from '../test/nodeType';
 import { installedPackage, startDeployment, type Deployment } from './lib/deployment';
 import { ensureN8n, packPackage } from './lib/installer';
-import { CREDENTIAL_REF } from './lib/n8n';
+import { CREDENTIAL_REF, postJson, webhookNode, workflowOf } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain, stopProcess } from './lib/process';
 import { check, log, printLogTail, stepTimer } from './lib/report';
@@ -40,42 +35,29 @@ const WORKFLOW_ID = 'mgQueueScale';
 const WEBHOOK_PATH = 'mediagen-queue';
 const CREATE_NODE = 'Create, Wait And Download';
 
-function workflow(): { id: string; name: string; [key: string]: unknown } {
-	return {
-		id: WORKFLOW_ID,
-		name: 'MediaGen queue-mode scale test',
-		nodes: [
-			{
-				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'lastNode', options: {} },
-				id: 'b0000000-0000-4000-8000-000000000001',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: 'b0000000-0000-4000-8000-0000000000aa',
+const WORKFLOW = workflowOf(
+	WORKFLOW_ID,
+	'MediaGen queue-mode scale test',
+	[
+		{
+			...webhookNode(WEBHOOK_PATH, 'b0000000-0000-4000-8000-0000000000aa'),
+			parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'lastNode', options: {} },
+		},
+		{
+			name: CREATE_NODE,
+			type: NODE_TYPE,
+			credentials: CREDENTIAL_REF,
+			parameters: {
+				resource: 'image',
+				operation: 'betav4',
+				prompt: '={{ $json.body.prompt }}',
+				additionalFields: { resolution: '4:3' },
+				options: { pollInterval: 1, maxWait: 300, downloadResults: true },
 			},
-			{
-				parameters: {
-					resource: 'image',
-					operation: 'betav4',
-					prompt: '={{ $json.body.prompt }}',
-					additionalFields: { resolution: '4:3' },
-					options: { pollInterval: 1, maxWait: 300, downloadResults: true },
-				},
-				id: 'b0000000-0000-4000-8000-000000000002',
-				name: CREATE_NODE,
-				type: NODE_TYPE,
-				typeVersion: 1,
-				position: [260, 0],
-				credentials: CREDENTIAL_REF,
-			},
-		],
-		connections: { Webhook: { main: [[{ node: CREATE_NODE, type: 'main', index: 0 }]] } },
-		active: false,
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+		},
+	],
+	[['Webhook', CREATE_NODE]],
+);
 
 /** ITEMS webhook calls at once, each a prompt of its own; every answer is a completed task. */
 async function fireWebhooks(baseUrl: string): Promise<{ prompts: string[]; wall: number }> {
@@ -83,17 +65,13 @@ async function fireWebhooks(baseUrl: string): Promise<{ prompts: string[]; wall:
 	log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
 	const fireStarted = Date.now();
 	const answers = await Promise.all(
-		prompts.map(async (prompt) => {
-			const response = await fetch(`${baseUrl}/webhook/${WEBHOOK_PATH}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ prompt }),
-				signal: AbortSignal.timeout(600_000),
-			});
-			const text = await response.text();
-			check(response.ok, `webhook answered HTTP ${response.status}: ${text.slice(0, 300)}`);
-			return JSON.parse(text) as Record<string, unknown>;
-		}),
+		prompts.map(
+			async (prompt) =>
+				JSON.parse(await postJson(`${baseUrl}/webhook/${WEBHOOK_PATH}`, { prompt }, 600_000)) as Record<
+					string,
+					unknown
+				>,
+		),
 	);
 	const wall = (Date.now() - fireStarted) / 1000;
 	check(
@@ -117,14 +95,10 @@ async function checkExecutions(deployment: Deployment, simulatorUrl: string, pro
 
 	const record = await simulatorRecord(simulatorUrl);
 	const creations = record.filter((entry) => entry.method === 'POST' && entry.path === '/v1/tlimages/betav4');
-	const created = new Map<string, number>();
-	for (const entry of creations) {
-		const prompt = entry.fields.prompt?.[0] ?? '';
-		created.set(prompt, (created.get(prompt) ?? 0) + 1);
-	}
+	const created = (prompt: string) => creations.filter((entry) => entry.fields.prompt?.[0] === prompt).length;
 	check(creations.length === ITEMS, `the API received ${ITEMS} creations, got ${creations.length}`);
 	check(
-		prompts.every((prompt) => created.get(prompt) === 1),
+		prompts.every((prompt) => created(prompt) === 1),
 		'exactly one creation per webhook call',
 	);
 	return executions;
@@ -234,7 +208,7 @@ async function main(): Promise<void> {
 			install,
 			packageFolder,
 			simulatorUrl: simulator.url,
-			workflows: [workflow()],
+			workflows: [WORKFLOW],
 			publish: [WORKFLOW_ID],
 			webhookPaths: [WEBHOOK_PATH],
 			logDir,

@@ -1,75 +1,46 @@
 /**
- * `npm run test:semantics`: n8n's own semantics, proved in the real n8n application (2.41.1 and 1.123.81) with
- * the packed tarball installed as a community package, against the API simulator. One `n8n start` per version
- * runs every case; each workflow is started by its production webhook, whose body carries the items, and the
- * run data is read back through the REST API the editor uses.
- *
- * - error output: On Error "Continue (using error output)": the completed task leaves by the success output,
- *   the failed (`[sim:fail]`, Failed Status Codes 3) and refused (`[sim:refuse]`) tasks by the error output,
- *   with `$json.error.taskid` the created ids and the input item's fields merged in by n8n; a Set node on the
- *   error branch reads the id with an expression.
- * - continue: On Error "Continue": every item on the one output, failed ones flat with taskid/status "failed".
- * - stop: three renders that never finish (Retry On Fail on); once each has been polled, the execution is
- *   stopped through the REST API (the editor's Stop); it ends "canceled", n8n's log has a "created … task <id>"
- *   line for every task the simulator created, nothing is created and no task polled after the Stop. What the
- *   saved execution holds afterwards is printed.
- * - retry of the stopped execution: n8n 2.x runs it again and creates anew; 1.x ends it without running the node.
- * - retry on fail: Retry On Fail (3 tries, 1 s apart); the first result download answers 404, so the first try
- *   fails after creating its tasks; the execution succeeds with exactly one creation per item, and n8n's log
- *   says the second try resumed them.
- * - retry on fail with the error output: a failed first item makes n8n run the node again per try; the failed
- *   task is created anew each time, the good one resumed.
- * - loop: the node runs twice in one execution (an IF node sends its items back): a new run index creates anew.
- * - durable example: examples/durable-wait.json's loop (round bound 3): a refused render leaves by the error
- *   output, one that never finishes leaves pending by the IF bound, a normal one completes.
- * - retry execution: an execution fails on the same 404 (no Retry On Fail); "Retry execution" from the
- *   executions list, with the original and with the current workflow, finishes it without a new creation.
- * - delete, retry on fail: Task → Delete of two items, one request at a time, with Retry On Fail; the second
- *   item's delete is answered 502 twice, longer than its Max Wait of 1 s, so the first try fails after deleting
- *   the first item's task; the next try finds that task gone (the simulator refuses "unknown task ids"), counts
- *   it as already gone and deletes the other: the execution succeeds and both tasks are deleted.
- *
- * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
+ * `npm run test:semantics`: n8n's own semantics around the node (On Error and error outputs, Stop, Retry On Fail,
+ * loops, Retry execution, the durable example's loop, Task → Delete under Retry On Fail) in real n8n 2.41.1 and
+ * 1.123.81 with the packed tarball; docs/errors-and-n8n-settings.md says what they show. One `n8n start` per
+ * version runs every case of CHECKS, in order; each workflow is started by its production webhook, whose body
+ * carries the items, and the run data is read back through the REST API the editor uses. MEDIAGEN_E2E_VERSIONS
+ * picks the versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
 import type { RecordedRequestSummary } from '../test/simulator/server';
+import { durableExample } from './lib/durable-example';
 import {
 	callWebhook,
 	CREDENTIAL_REF,
-	startedByWebhook,
 	webhookNode,
+	workflowOf,
+	type Link,
+	type NodeSpec,
 	type Workflow,
-	type WorkflowNode,
 } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { lastLines, logSize, runMain } from './lib/process';
 import { check, log } from './lib/report';
-import { getExecution, listExecutions, outputOf, retryExecution, stopExecution, waitForExecution } from './lib/rest';
+import { getExecution, listExecutions, outputOf, restPost, waitForExecution, type ExecutionItem } from './lib/rest';
 import { injectFault, simulatorRecord, simulatorTasks } from './lib/simulator';
-import { readExample, runOnVersions, suiteVersions, withN8n, type RunningN8n } from './lib/suite';
+import { runOnVersions, suiteVersions, withN8n, type RunningN8n } from './lib/suite';
 import { waitFor } from './lib/wait';
 
 const SCOPE = 'semantics';
 const CREATE_PATH = '/v1/tlimages/betav4';
 const FINAL = ['success', 'error', 'canceled', 'crashed'];
+const isFinal = (status: string) => FINAL.includes(status);
 /** Simulated renders take 1 s unless a prompt says otherwise. */
 const TASK_SECONDS = 1;
 /** Retry On Fail's tries of the node that the Stop check stops. */
 const STOP_TRIES = 3;
+const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 };
 
 // --- workflows ------------------------------------------------------------------------------------------
 
-/** A node as the cases give it: its place and id are filled in by caseWorkflow; typeVersion defaults to 1. */
-interface NodeSpec {
-	name: string;
-	type: string;
-	typeVersion?: number;
-	parameters: Record<string, unknown>;
-	[setting: string]: unknown;
-}
 /** A test workflow and the production webhook that starts it. */
 interface Case {
 	workflow: Workflow;
@@ -81,60 +52,28 @@ const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')
 
 /**
  * Webhook → "Items" (Split Out of the body's `items`, so every call brings its own items) → the nodes given,
- * wired by `links` ([from, output, to]).
+ * wired by `links`.
  */
-function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Array<[string, number, string]>): Case {
+function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Link[]): Case {
 	const webhookPath = `mediagen-${id.toLowerCase()}`;
-	const all: WorkflowNode[] = [
-		webhookNode(webhookPath, [0, 0], { id: nextId(), webhookId: nextId() }),
-		{
-			id: nextId(),
-			name: 'Items',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [220, 0],
-			parameters: { fieldToSplitOut: 'body.items', options: {} },
-		},
-		...nodes.map(
-			(node, index): WorkflowNode => ({
-				...node,
-				typeVersion: node.typeVersion ?? 1,
-				id: nextId(),
-				position: [440 + 220 * index, 0],
-			}),
-		),
-	];
-	const connections: Workflow['connections'] = {};
-	for (const [from, output, to] of [['Webhook', 0, 'Items'], ['Items', 0, nodes[0].name], ...links] as Array<
-		[string, number, string]
-	>) {
-		const outputs = (connections[from] ??= { main: [] }).main;
-		while (outputs.length <= output) outputs.push([]);
-		outputs[output].push({ node: to, type: 'main', index: 0 });
-	}
-	return {
-		workflow: {
-			id,
-			name: `MediaGen semantics: ${name}`,
-			nodes: all,
-			connections,
-			active: false,
-			settings: { executionOrder: 'v1' },
-			pinData: {},
-		},
-		path: webhookPath,
+	const items = {
+		name: 'Items',
+		type: 'n8n-nodes-base.splitOut',
+		parameters: { fieldToSplitOut: 'body.items', options: {} },
 	};
+	const all = [webhookNode(webhookPath, nextId()), items, ...nodes];
+	const wired: Link[] = [['Webhook', 'Items'], ['Items', nodes[0].name], ...links];
+	return { workflow: workflowOf(id, `MediaGen semantics: ${name}`, all, wired), path: webhookPath };
 }
 
-/** A beta v4 creation that waits; `options` go into the node's Options, `settings` onto the node (On Error, …). */
+/** "Render", a beta v4 creation that waits; `options` go into its Options, `settings` onto the node (On Error, …). */
 function render(
-	name: string,
 	options: Record<string, unknown>,
 	settings: Record<string, unknown> = {},
 	prompt = '={{ $json.prompt }}',
-): NodeSpec {
+) {
 	return {
-		name,
+		name: 'Render',
 		type: NODE_TYPE,
 		parameters: {
 			resource: 'image',
@@ -150,78 +89,49 @@ function render(
 
 const noOp = (name: string) => ({ name, type: 'n8n-nodes-base.noOp', parameters: {} });
 
-/** A beta v4 creation that does not wait: its items carry the task ids. */
-function createOnly(name: string): NodeSpec {
-	const node = render(name, {});
-	return { ...node, parameters: { ...node.parameters, waitForCompletion: false } };
+/** A case whose Render node's outputs (0, then 1) lead to No Op nodes named `outputs`, then `more` nodes. */
+function renderCase(
+	id: string,
+	name: string,
+	node: NodeSpec,
+	outputs: string[],
+	more: NodeSpec[] = [],
+	links: Link[] = [],
+) {
+	const toOutputs = outputs.map((output, index): Link => ['Render', output, index]);
+	return caseWorkflow(id, name, [node, ...outputs.map(noOp), ...more], [...toOutputs, ...links]);
 }
 
 /** How many rounds the durable example's IF node allows in this suite (100 in the example). */
 const DURABLE_ROUNDS = 3;
 
-/** The nodes of examples/durable-wait.json the durable check reads, found by their role. */
-interface DurableRoles {
-	create: string;
-	check: string;
-	condition: string;
-	done: string;
-	failed: string;
-}
-
 /**
- * examples/durable-wait.json as it is, but for what makes it quick: a webhook instead of the manual trigger, a
- * Wait of 1 s, Task → Wait checks of 1 s, and a round bound of DURABLE_ROUNDS instead of 100 (the IF node's
- * own condition, its value only changed). Its scenes come from the webhook's body.
+ * examples/durable-wait.json as it is, but for what makes it quick: a Wait of 1 s, Task → Wait checks of 1 s, and
+ * a round bound of DURABLE_ROUNDS instead of 100 (the IF node's own condition, its value only changed). Its
+ * scenes come from the webhook's body.
  */
-function durableExampleCase(): Case & { roles: DurableRoles } {
-	const workflow = readExample<Workflow>('durable-wait.json');
-	const find = (test: (node: WorkflowNode) => boolean, what: string) => {
-		const node = workflow.nodes.find(test);
-		check(node, `examples/durable-wait.json has ${what}`);
-		return node;
-	};
-	const scenes = find((node) => typeof node.parameters.jsonOutput === 'string', 'a Scenes node');
-	const create = find((node) => node.type === NODE_TYPE && node.parameters.waitForCompletion === false, 'a creation');
-	const wait = find((node) => node.type === 'n8n-nodes-base.wait', 'a Wait node');
-	const taskWait = find((node) => node.type === NODE_TYPE && node.parameters.operation === 'wait', 'Task → Wait');
-	const condition = find((node) => node.type === 'n8n-nodes-base.if', 'an IF node');
-	const bound = (
-		condition.parameters.conditions as { conditions: Array<{ leftValue: string; rightValue: unknown }> }
-	).conditions.find((entry) => /\$runIndex/.test(entry.leftValue));
-	check(bound, 'the IF node bounds the rounds with {{ $runIndex }}');
-	bound.rightValue = DURABLE_ROUNDS;
+function durableExampleCase() {
 	const webhookPath = 'mediagen-mgsemdurable';
-	startedByWebhook(workflow, webhookPath, { id: nextId(), webhookId: nextId() });
+	const example = durableExample(webhookPath, { id: nextId(), webhookId: nextId() }, 1);
+	const { scenes, taskWait, workflow } = example;
+	example.bound.rightValue = DURABLE_ROUNDS;
 	scenes.parameters = { ...scenes.parameters, jsonOutput: '={{ JSON.stringify({ scenes: $json.body.items }) }}' };
-	wait.parameters = { ...wait.parameters, amount: 1, unit: 'seconds' };
-	taskWait.parameters = {
-		...taskWait.parameters,
-		options: { ...(taskWait.parameters.options as object), pollInterval: 0.5, maxWait: 1 },
-	};
-	const outputs = (node: WorkflowNode) => workflow.connections[node.name].main;
-	const roles = {
-		create: create.name,
-		check: taskWait.name,
-		condition: condition.name,
-		done: outputs(condition)[1][0].node,
-		failed: outputs(taskWait)[1]?.[0]?.node,
-	};
-	check(roles.failed, "Task → Wait's error output leads somewhere");
+	const options = { ...(taskWait.parameters.options as object), pollInterval: 0.5, maxWait: 1 };
+	taskWait.parameters = { ...taskWait.parameters, options };
 	return {
+		...example,
 		workflow: { ...workflow, id: 'mgSemDurableLoop', name: 'MediaGen semantics: the durable example' },
 		path: webhookPath,
-		roles,
 	};
 }
 
 const CASES = {
-	errorOutput: caseWorkflow(
+	errorOutput: renderCase(
 		'mgSemErrorOutput',
 		'error output',
+		render({ failedStatusCodes: '3' }, { onError: 'continueErrorOutput' }),
+		['Rendered', 'Failed Renders'],
 		[
-			render('Render', { failedStatusCodes: '3' }, { onError: 'continueErrorOutput' }),
-			noOp('Rendered'),
-			noOp('Failed Renders'),
 			{
 				name: 'Failed Task Id',
 				type: 'n8n-nodes-base.set',
@@ -237,64 +147,31 @@ const CASES = {
 				},
 			},
 		],
-		[
-			['Render', 0, 'Rendered'],
-			['Render', 1, 'Failed Renders'],
-			['Failed Renders', 0, 'Failed Task Id'],
-		],
+		[['Failed Renders', 'Failed Task Id']],
 	),
-	continueRegular: caseWorkflow(
+	continueRegular: renderCase(
 		'mgSemContinue',
 		'continue (regular output)',
-		[render('Render', { failedStatusCodes: '3' }, { onError: 'continueRegularOutput' }), noOp('All Renders')],
-		[['Render', 0, 'All Renders']],
+		render({ failedStatusCodes: '3' }, { onError: 'continueRegularOutput' }),
+		['All Renders'],
 	),
-	stop: caseWorkflow(
-		'mgSemStop',
-		'stop',
-		// Retry On Fail on: n8n calls a stopped node again after the wait between tries; it must create nothing.
-		[
-			render(
-				'Render',
-				{ pollInterval: 1, maxWait: 600 },
-				{ retryOnFail: true, maxTries: STOP_TRIES, waitBetweenTries: 1000 },
-			),
-			noOp('Rendered'),
-		],
-		[['Render', 0, 'Rendered']],
-	),
-	retryOnFail: caseWorkflow(
-		'mgSemRetryOnFail',
-		'retry on fail',
-		[
-			render('Render', { downloadResults: true }, { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 }),
-			noOp('Rendered'),
-		],
-		[['Render', 0, 'Rendered']],
-	),
-	retryContinue: caseWorkflow(
+	// Retry On Fail on: n8n calls a stopped node again after the wait between tries; it must create nothing.
+	stop: renderCase('mgSemStop', 'stop', render({ pollInterval: 1, maxWait: 600 }, { ...RETRY, maxTries: STOP_TRIES }), [
+		'Rendered',
+	]),
+	retryOnFail: renderCase('mgSemRetryOnFail', 'retry on fail', render({ downloadResults: true }, RETRY), ['Rendered']),
+	retryContinue: renderCase(
 		'mgSemRetryContinue',
 		'retry on fail with the error output',
-		[
-			render(
-				'Render',
-				{ failedStatusCodes: '3' },
-				{ onError: 'continueErrorOutput', retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 },
-			),
-			noOp('Rendered'),
-			noOp('Failed Renders'),
-		],
-		[
-			['Render', 0, 'Rendered'],
-			['Render', 1, 'Failed Renders'],
-		],
+		render({ failedStatusCodes: '3' }, { onError: 'continueErrorOutput', ...RETRY }),
+		['Rendered', 'Failed Renders'],
 	),
 	loop: caseWorkflow(
 		'mgSemLoop',
 		'loop',
 		[
 			// The same request in both rounds (a fixed prompt), and Retry On Fail on: only the run index differs.
-			render('Render', {}, { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 }, 'a lighthouse at dusk (loop)'),
+			render({}, RETRY, 'a lighthouse at dusk (loop)'),
 			{
 				name: 'Again?',
 				type: 'n8n-nodes-base.if',
@@ -318,34 +195,27 @@ const CASES = {
 			noOp('Done'),
 		],
 		[
-			['Render', 0, 'Again?'],
-			['Again?', 0, 'Render'],
-			['Again?', 1, 'Done'],
+			['Render', 'Again?'],
+			['Again?', 'Render'],
+			['Again?', 'Done', 1],
 		],
 	),
-	retryExecution: caseWorkflow(
-		'mgSemRetryExec',
-		'retry execution',
-		[render('Render', { downloadResults: true }), noOp('Rendered')],
-		[['Render', 0, 'Rendered']],
-	),
+	retryExecution: renderCase('mgSemRetryExec', 'retry execution', render({ downloadResults: true }), ['Rendered']),
 	durableExample: durableExampleCase(),
 	deleteRetry: caseWorkflow(
 		'mgSemDeleteRetry',
 		'delete, retry on fail',
 		[
-			createOnly('Create'),
+			{ ...render({}), name: 'Create', parameters: { ...render({}).parameters, waitForCompletion: false } },
 			{
 				name: 'Delete Tasks',
 				type: NODE_TYPE,
 				parameters: { resource: 'task', operation: 'delete', options: { maxConcurrency: 1, maxWait: 1 } },
 				credentials: CREDENTIAL_REF,
-				retryOnFail: true,
-				maxTries: 3,
-				waitBetweenTries: 1000,
+				...RETRY,
 			},
 		],
-		[['Create', 0, 'Delete Tasks']],
+		[['Create', 'Delete Tasks']],
 	),
 };
 
@@ -373,19 +243,37 @@ async function prove(target: Target, name: string, body: () => Promise<string>):
 
 type Row = Record<string, unknown>;
 
+/** Waits until execution `which` of a case's workflow has a status `wanted` (by default: it has ended). */
+async function executionOf(
+	target: Target,
+	item: Case,
+	which: Parameters<typeof waitForExecution>[2],
+	what: string,
+	wanted = isFinal,
+) {
+	return await waitForExecution(() => target.session, item.workflow.id, which, wanted, 120_000, what);
+}
+
 /** Starts a case's workflow through its webhook and returns the new execution once it has ended. */
-async function runCase(target: Target, item: Case, items: Row[], wanted = (status: string) => FINAL.includes(status)) {
+async function runCase(target: Target, item: Case, items: Row[], wanted = isFinal) {
 	const known = new Set((await listExecutions(target.session, item.workflow.id)).map((execution) => execution.id));
 	await callWebhook(target.server.url, item.path, { items });
-	const execution = await waitForExecution(
-		() => target.session,
-		item.workflow.id,
-		(candidate) => !known.has(candidate.id),
-		wanted,
-		120_000,
-		`${item.workflow.name} (n8n ${target.version})`,
-	);
-	return execution;
+	const fresh = (candidate: { id: string }) => !known.has(candidate.id);
+	return await executionOf(target, item, fresh, `${item.workflow.name} (n8n ${target.version})`, wanted);
+}
+
+/** The editor's Stop button, and "Retry execution" with the original (`loadWorkflow` false) or current workflow. */
+const stopExecution = async (target: Target, id: string) => await restPost(target.session, `/executions/${id}/stop`);
+const retryExecution = async (target: Target, id: string, loadWorkflow: boolean) =>
+	await restPost(target.session, `/executions/${id}/retry`, { loadWorkflow });
+
+/** The simulator answers the next result download 404. */
+async function failFirstDownload(target: Target): Promise<void> {
+	await injectFault(target.simulator.url, {
+		pathPattern: '^/files/',
+		times: 1,
+		action: { type: 'status', status: 404 },
+	});
 }
 
 /** Runs a case that must succeed (`how`: e.g. " after a retry"); returns the execution with its data. */
@@ -434,6 +322,25 @@ async function nodeTriesEnded(target: Target, node: string, tries: number, from:
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** Checks that `output` holds the tasks `ids`, in order, completed, each with its file. */
+function completedWithFiles(output: ExecutionItem[], ids: string[], what: string): void {
+	check(
+		json(output.map((item) => [item.json.taskid, item.json.status, Boolean(item.binary?.data)])) ===
+			json(ids.map((id) => [id, 'completed', true])),
+		`${what}: ${json(output.map((item) => item.json))}`,
+	);
+}
+
+/** The tasks among `ids` that n8n's log says node "Render" resumed in `execution`. */
+function resumedIn(target: Target, ids: string[], execution: string): string[] {
+	const text = n8nLog(target);
+	return ids.filter((id) =>
+		new RegExp(`MediaGen node "Render" resumes image task ${id} for item \\d .*\\(execution ${execution}\\)`).test(
+			text,
+		),
+	);
+}
 
 // --- the checks -----------------------------------------------------------------------------------------
 
@@ -553,17 +460,10 @@ async function stop(target: Target): Promise<string> {
 	);
 	const logFrom = logSize(target.logFile);
 	const stoppedAt = Date.now();
-	await stopExecution(target.session, running.id);
+	await stopExecution(target, running.id);
 	// n8n has aborted the execution when it answers the Stop (however long a busy machine took to get there).
 	const stopAnswered = Date.now();
-	const ended = await waitForExecution(
-		() => target.session,
-		CASES.stop.workflow.id,
-		running.id,
-		(status) => FINAL.includes(status),
-		120_000,
-		`stopped execution ${running.id}`,
-	);
+	const ended = await executionOf(target, CASES.stop, running.id, `stopped execution ${running.id}`);
 	const endedIn = (Date.now() - stoppedAt) / 1000;
 	check(ended.status === 'canceled', `the stopped execution is "canceled" (status ${ended.status})`);
 	// Retry On Fail runs the stopped node again, each try after the wait between tries, in the background of
@@ -604,10 +504,9 @@ async function stop(target: Target): Promise<string> {
 }
 
 /**
- * "Retry execution" of the execution the Stop check stopped: n8n saved too little of it to resume. n8n 2.x
- * saved no run data, so the retry runs the workflow again from its trigger and the node creates its tasks
- * anew (the retry is stopped here once the creations are seen); n8n 1.x saved the nodes before the stopped one
- * and an empty execution stack, so the retry ends at once, "success", without running the node.
+ * "Retry execution" of the execution the Stop check stopped, of which n8n saved too little to resume: 2.x saved no
+ * run data and runs the workflow again from its trigger (stopped here once the tasks are created anew); 1.x saved
+ * the nodes before the stopped one and an empty stack, and ends the retry at once without running the node.
  */
 async function retryStopped(target: Target): Promise<string> {
 	const tag = '(stop)';
@@ -615,17 +514,16 @@ async function retryStopped(target: Target): Promise<string> {
 	check(stopped, 'the Stop check left a stopped execution');
 	const before = (await creations(target, tag)).count;
 	// n8n answers the retry request when the retried execution ends: do not wait for the answer here.
-	const answer = retryExecution(target.session, stopped, false).then(
+	const answer = retryExecution(target, stopped, false).then(
 		() => 'answered',
 		(error: Error) => `refused (${error.message.split('\n')[0].slice(0, 120)})`,
 	);
-	const retried = await waitForExecution(
-		() => target.session,
-		CASES.stop.workflow.id,
+	const retried = await executionOf(
+		target,
+		CASES.stop,
 		(candidate) => String(candidate.retryOf ?? '') === stopped,
-		() => true,
-		120_000,
 		`retry of the stopped execution ${stopped}`,
+		() => true,
 	);
 	// n8n 2.x runs the workflow again and the node creates its 3 tasks anew (then waits for them: the test stops
 	// it); n8n 1.x ends the retry at once. Whichever happens first ends the wait.
@@ -643,15 +541,8 @@ async function retryStopped(target: Target): Promise<string> {
 		{ deadline: 120_000, describe: `the retry ${retried.id} to end or to create its tasks anew` },
 	);
 	if (!FINAL.includes(status)) {
-		await stopExecution(target.session, retried.id);
-		await waitForExecution(
-			() => target.session,
-			CASES.stop.workflow.id,
-			retried.id,
-			(final) => FINAL.includes(final),
-			120_000,
-			`stopping the retry ${retried.id}`,
-		);
+		await stopExecution(target, retried.id);
+		await executionOf(target, CASES.stop, retried.id, `stopping the retry ${retried.id}`);
 	}
 	const answered = await answer;
 	const execution = await getExecution(target.install, target.session, retried.id);
@@ -674,11 +565,7 @@ async function retryStopped(target: Target): Promise<string> {
 async function retryOnFail(target: Target): Promise<string> {
 	const tag = '(retry on fail)';
 	const items = [1, 2, 3].map((row) => ({ row, prompt: `a boat ${row} ${tag}` }));
-	await injectFault(target.simulator.url, {
-		pathPattern: '^/files/',
-		times: 1,
-		action: { type: 'status', status: 404 },
-	});
+	await failFirstDownload(target);
 	const { summary, execution } = await runToSuccess(target, CASES.retryOnFail, items, ' after a retry');
 	const { count, idOf } = await creations(target, tag);
 	check(count === 3, `exactly one creation per item (${count})`);
@@ -687,24 +574,15 @@ async function retryOnFail(target: Target): Promise<string> {
 	const refused = record.filter((entry) => entry.path.startsWith('/files/') && entry.status === 404);
 	check(refused.length === 1, `the first download was answered 404 (${refused.length})`);
 	const output = outputOf(execution, 'Render');
-	check(
-		json(output.map((item) => [item.json.taskid, item.json.status, Boolean(item.binary?.data)])) ===
-			json(ids.map((id) => [id, 'completed', true])),
-		`three completed items with their files: ${json(output.map((item) => item.json))}`,
-	);
-	const resumed = ids.filter((id) =>
-		new RegExp(`MediaGen node "Render" resumes image task ${id} for item \\d .*\\(execution ${summary.id}\\)`).test(
-			n8nLog(target),
-		),
-	);
+	completedWithFiles(output, ids, 'three completed items with their files');
+	const resumed = resumedIn(target, ids, summary.id);
 	check(resumed.length >= 1, `n8n's log says a later try resumed the tasks (${resumed.length})`);
 	return `first try failed on a 404 download after creating 3 tasks; the retry resumed ${resumed.length} of them (log "resumes image task"); execution success with 3 files; 3 creations in all`;
 }
 
 /**
- * n8n's Retry On Fail also re-runs a node whose first output item holds `json.error` (n8n-core's
- * WorkflowExecute; the research report's "soft retry"), which an error item of either Continue mode does: each
- * try resumes the tasks still good and creates the failed one anew, until the tries run out.
+ * Retry On Fail also re-runs a node whose first output item holds `json.error` (n8n-core's WorkflowExecute), as an
+ * error item does: each try resumes the good task and creates the failed one anew, until the tries run out.
  */
 async function retryContinue(target: Target): Promise<string> {
 	const tag = '(retry on fail, error output)';
@@ -733,13 +611,8 @@ async function retryContinue(target: Target): Promise<string> {
 	return `first item failed → n8n re-ran the node 3 times: the failed item was created 3 times (${dogIds.join(', ')}), the good task ${catId} once and resumed twice; error output: ${dogIds[2]}`;
 }
 
-/**
- * The durable example's loop (examples/durable-wait.json) in both versions: a refused render leaves by Task →
- * Wait's error output and its loop ends; a render that never finishes goes round until the IF node's bound and
- * then leaves pending; a normal one completes.
- */
-async function durableExample(target: Target): Promise<string> {
-	const { roles } = CASES.durableExample;
+async function durableLoop(target: Target): Promise<string> {
+	const { create, failed: failedNode, done: doneNode, condition } = CASES.durableExample;
 	const tag = '(durable example)';
 	const items = [
 		{ prompt: `The boat sails out ${tag}`, image: 'https://example.com/harbour.png' },
@@ -747,7 +620,7 @@ async function durableExample(target: Target): Promise<string> {
 		{ prompt: `Fog that never lifts [sim:never] ${tag}`, image: 'https://example.com/fog.png' },
 	];
 	const { execution } = await runToSuccess(target, CASES.durableExample, items);
-	const created = outputOf(execution, roles.create);
+	const created = outputOf(execution, create.name);
 	check(created.length === 3, `one render per scene (${created.length})`);
 	const idOf = (index: number) =>
 		String(created.find((item) => (item.json.request as Row).prompt === items[index].prompt)?.json.taskid);
@@ -758,7 +631,7 @@ async function durableExample(target: Target): Promise<string> {
 	).length;
 	check(creationCount === 3, `the simulator saw one creation per scene (${creationCount})`);
 
-	const failed = outputOf(execution, roles.failed);
+	const failed = outputOf(execution, failedNode);
 	check(
 		failed.length === 1 && (failed[0].json.error as Row).taskid === refused,
 		`the refused render ${refused} left by the error output: ${json(failed.map((item) => item.json))}`,
@@ -770,18 +643,16 @@ async function durableExample(target: Target): Promise<string> {
 		refusedPolls.at(-1)?.code === 9999,
 		`its refusal was the last check of it: the loop ended for it (${refusedPolls.map((entry) => entry.code).join(', ')})`,
 	);
-	const done = outputOf(execution, roles.done).map((item) => [item.json.taskid, item.json.status]);
+	const done = outputOf(execution, doneNode).map((item) => [item.json.taskid, item.json.status]);
+	const expected = [
+		[good, 'completed'],
+		[never, 'pending'],
+	];
 	check(
-		json(done.sort()) ===
-			json(
-				[
-					[good, 'completed'],
-					[never, 'pending'],
-				].sort(),
-			),
+		json(done.sort()) === json(expected.sort()),
 		`the completed render and, after the bound, the never-ending one (still pending) reached the end: ${json(done)}`,
 	);
-	const conditionRuns = execution.data.resultData.runData[roles.condition]?.length ?? 0;
+	const conditionRuns = execution.data.resultData.runData[condition.name]?.length ?? 0;
 	check(
 		conditionRuns === DURABLE_ROUNDS + 1,
 		`the IF node ran ${DURABLE_ROUNDS} rounds back plus the last one (${conditionRuns})`,
@@ -805,24 +676,18 @@ async function loop(target: Target): Promise<string> {
 async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promise<string> {
 	const tag = loadWorkflow ? '(retry execution, current workflow)' : '(retry execution, original workflow)';
 	const items = [1, 2].map((row) => ({ row, prompt: `a kite ${row} ${tag}` }));
-	await injectFault(target.simulator.url, {
-		pathPattern: '^/files/',
-		times: 1,
-		action: { type: 'status', status: 404 },
-	});
+	await failFirstDownload(target);
 	const failed = await runCase(target, CASES.retryExecution, items);
 	check(failed.status === 'error', `the execution failed on the 404 download (status ${failed.status})`);
 	const before = (await creations(target, tag)).count;
 	check(before === 2, `two creations before the retry (${before})`);
 	const failedData = await getExecution(target.install, target.session, failed.id);
 	const stored = Object.keys(failedData.data.executionData?.contextData ?? {});
-	await retryExecution(target.session, failed.id, loadWorkflow);
-	const retried = await waitForExecution(
-		() => target.session,
-		CASES.retryExecution.workflow.id,
+	await retryExecution(target, failed.id, loadWorkflow);
+	const retried = await executionOf(
+		target,
+		CASES.retryExecution,
 		(candidate) => String(candidate.retryOf ?? '') === failed.id,
-		(status) => FINAL.includes(status),
-		120_000,
 		`retry of execution ${failed.id}`,
 	);
 	check(retried.status === 'success', `the retry succeeded (status ${retried.status}, mode ${retried.mode})`);
@@ -831,24 +696,12 @@ async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promis
 	const ids = items.map((item) => idOf(item.prompt));
 	const execution = await getExecution(target.install, target.session, retried.id);
 	const output = outputOf(execution, 'Render');
-	check(
-		json(output.map((item) => [item.json.taskid, item.json.status, Boolean(item.binary?.data)])) ===
-			json(ids.map((id) => [id, 'completed', true])),
-		`the retry output has the first execution's tasks, completed, with files: ${json(output.map((item) => item.json))}`,
-	);
-	const resumed = ids.filter((id) =>
-		new RegExp(`resumes image task ${id} for item \\d .*\\(execution ${retried.id}\\)`).test(n8nLog(target)),
-	);
+	completedWithFiles(output, ids, "the retry output has the first execution's tasks, completed, with files");
+	const resumed = resumedIn(target, ids, retried.id);
 	check(resumed.length === 2, `n8n's log says the retry resumed both tasks (${resumed.length})`);
 	return `execution ${failed.id} failed (404) after 2 creations, its saved context holds [${stored.join(', ')}]; retry ${retried.id} (mode ${retried.mode}) resumed both, success, no new creation`;
 }
 
-// --- one version ----------------------------------------------------------------------------------------
-
-/**
- * Task → Delete is safe to repeat: Retry On Fail after a 502 on the second delete does not fail on the task its
- * first try deleted (docs/errors-and-n8n-settings.md, "Task → Delete: repeated safely").
- */
 async function deleteRetry(target: Target): Promise<string> {
 	const tag = '(delete, retry on fail)';
 	const items = [1, 2].map((row) => ({ row, prompt: `a kite ${row} ${tag}` }));
@@ -885,6 +738,8 @@ async function deleteRetry(target: Target): Promise<string> {
 	return `the first try deleted ${first}, then got 502 twice for ${second}; the second try found ${first} gone (alreadyGone) and deleted ${second}: success`;
 }
 
+// --- one version ----------------------------------------------------------------------------------------
+
 /** Every check, in order, on one n8n version. */
 const CHECKS: Array<[string, (target: Target) => Promise<string>]> = [
 	['error output', errorOutput],
@@ -894,7 +749,7 @@ const CHECKS: Array<[string, (target: Target) => Promise<string>]> = [
 	['retry on fail resumes', retryOnFail],
 	['retry on fail + error output', retryContinue],
 	['loop creates anew', loop],
-	['durable example loop', durableExample],
+	['durable example loop', durableLoop],
 	['retry execution (original workflow)', async (target) => await retryExecutionCase(target, false)],
 	['retry execution (current workflow)', async (target) => await retryExecutionCase(target, true)],
 	['delete: retry on fail after a 502', deleteRetry],

@@ -1,20 +1,9 @@
 /**
- * `npm run test:ui`: the editor experience in a real browser.
- *
- * Real n8n 2.41.1 (`n8n start` from the shared installer, its own user folder and ports) with the packed
- * tarball installed as a community package, the API simulator, and Debian's Chromium driven by puppeteer-core.
- * In the editor, as a new user would:
- *   1. find MediaGen by searching "MediaGen", "proimage" and "gamma" from the first-step panel;
- *   2. add it through its actions list (every model's action must be listed), run "Create an image with
- *      beta v4.5" against the simulator without touching any option, and see the image in the output
- *      panel's binary view (Download Results is on by default; one output shape; files named after the task);
- *   3. find it again by search from the plus handle after the node on the canvas;
- *   4. open every resource × operation (and every Task Type) and compare the panel with the node's model specs
- *      (nodes/MediaGen/models) and its description: field labels, Additional Fields and Options entries,
- *      required Prompt, multi-line prompts, and Task → Wait's defaults per task type.
- * Screenshots go to test-output/ui/; `npm run test:ui -- --update-docs` also refreshes the README's two
- * screenshots in docs/images/. MEDIAGEN_UI_SLOWDOWN=<n> runs the editor's page n times slower (Chromium's CPU
- * throttling), as on a busy machine: a wait that only holds on a fast machine fails there.
+ * `npm run test:ui`: the editor as a new user meets it, in n8n 2.41.1 and Debian's Chromium driven by
+ * puppeteer-core (CONTRIBUTING.md, "The editor suite", says what it checks): search, the actions list, a run
+ * against the simulator with its image in the output panel, and every resource × operation (Task operations per
+ * Task Type) compared with the model specs and the node's description. MEDIAGEN_UI_SLOWDOWN=<n> runs the page n
+ * times slower (Chromium's CPU throttling), as on a busy machine: a wait that only holds on a fast one fails there.
  */
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -126,7 +115,7 @@ async function pageElement<Params extends unknown[]>(
 }
 
 /** The first visible element among `selector`. */
-async function visible(page: Page, selector: string, timeout = UI_TIMEOUT): Promise<ElementHandle<Element>> {
+async function visible(page: Page, selector: string): Promise<ElementHandle<Element>> {
 	return await pageElement(
 		page,
 		`${selector} to be visible`,
@@ -138,7 +127,6 @@ async function visible(page: Page, selector: string, timeout = UI_TIMEOUT): Prom
 			return `${all.length} match, none visible`;
 		},
 		[selector],
-		timeout,
 	);
 }
 
@@ -351,47 +339,49 @@ async function dropdownList(page: Page, trigger: ElementHandle<Element>): Promis
 }
 
 /**
- * Picks `optionText` in the dropdown of parameter `name` and waits until the panel shows it chosen. Each check
- * acts on what the page shows: the list closed, it is opened; open, the entry is clicked once it stops moving (a
- * click while the list animates in can miss); the choice shown, the wait ends.
+ * One look at picking `entry` in the list the dropdown `trigger` opens, acting on what the page shows: a closed
+ * list is opened; in an open one the entry, once shown, is clicked when it stops moving (a click while the list
+ * animates in can miss; a list that closes meanwhile is opened again on the next look).
  */
+async function pickStep(
+	page: Page,
+	trigger: ElementHandle<Element>,
+	entrySelector: string,
+	entry: string,
+	see: (seen: string) => void,
+	state: string,
+): Promise<void> {
+	const list = await dropdownList(page, trigger);
+	if (!list.open) {
+		see(`${state}, its list closed: opening it`);
+		await trigger.click();
+		return;
+	}
+	see(`${state} after clicking "${entry}" in its open list`);
+	await byText(page, `${list.selector} ${entrySelector}`, entry, 0)
+		.then(async (handle) => await clickWhenSettled(page, handle))
+		.catch((error: Error) => see(`${state}; "${entry}" in its open list: ${error.message}`));
+}
+
+/** The value the input of parameter `name` shows, or undefined when the panel has no such parameter. */
+async function inputValue(page: Page, name: string): Promise<string | undefined> {
+	return await page
+		.$eval(`${testId(`parameter-input-${name}`)} input`, (input) => (input as HTMLInputElement).value)
+		.catch(() => undefined);
+}
+
+/** Picks `optionText` in the dropdown of parameter `name` and waits until the panel shows it chosen. */
 async function choose(page: Page, name: string, optionText: string): Promise<void> {
-	const field = testId(`parameter-input-${name}`);
 	await waitFor(
 		async (see) => {
-			const current = await page
-				.$eval(`${field} input`, (input) => (input as HTMLInputElement).value)
-				.catch(() => undefined);
+			const current = await inputValue(page, name);
 			if (current === optionText) return true;
 			if (current === undefined) {
 				see(`${name} is not in the panel`);
 				return false;
 			}
-			const trigger = await visible(page, field);
-			const list = await dropdownList(page, trigger);
-			if (!list.open) {
-				see(`${name} shows "${current}", its list closed: opening it`);
-				await trigger.click();
-				return false;
-			}
-			const entry = await page.$$eval(
-				`${list.selector} .el-select-dropdown__item`,
-				(items, wanted) =>
-					items.some(
-						(item) =>
-							(item as HTMLElement).offsetParent !== null &&
-							(item as HTMLElement).innerText.split('\n')[0].trim() === wanted,
-					),
-				optionText,
-			);
-			if (!entry) {
-				see(`${name} shows "${current}", its list open without "${optionText}" shown`);
-				return false;
-			}
-			see(`${name} shows "${current}" after clicking "${optionText}" in its list`);
-			await clickWhenSettled(page, await byText(page, `${list.selector} .el-select-dropdown__item`, optionText)).catch(
-				(error: Error) => see(`${name} shows "${current}"; clicking "${optionText}" failed: ${error.message}`),
-			);
+			const trigger = await visible(page, testId(`parameter-input-${name}`));
+			await pickStep(page, trigger, '.el-select-dropdown__item', optionText, see, `${name} shows "${current}"`);
 			return false;
 		},
 		{ deadline: UI_TIMEOUT, describe: `${name} to show "${optionText}" after choosing it`, interval: 500 },
@@ -400,13 +390,10 @@ async function choose(page: Page, name: string, optionText: string): Promise<voi
 
 /** Adds an entry of the collection labelled `label` and returns the value its input shows. */
 async function addCollectionEntry(page: Page, label: string, entry: string, parameter: string): Promise<string> {
-	const field = testId(`parameter-input-${parameter}`);
 	return await waitFor(
 		async (see) => {
 			// Added (also by a click that landed on a neighbouring entry and added this one): its value, once shown.
-			const shown = await page
-				.$eval(`${field} input`, (input) => (input as HTMLInputElement).value)
-				.catch(() => undefined);
+			const shown = await inputValue(page, parameter);
 			if (shown) return shown;
 			if (shown !== undefined) {
 				see(`"${entry}" added, its input still empty`);
@@ -415,18 +402,7 @@ async function addCollectionEntry(page: Page, label: string, entry: string, para
 			const item = await byText(page, `${PARAMETERS} [data-test-id="parameter-item"]`, label);
 			const add = await item.$(testId('collection-parameter-add'));
 			check(add, `the ${label} collection has an add list`);
-			const list = await dropdownList(page, add);
-			if (!list.open) {
-				see(`"${entry}" not added, the ${label} list closed: opening it`);
-				await add.click();
-				return undefined;
-			}
-			see(`"${entry}" not added after clicking it in the open ${label} list`);
-			// A list that closes while it is clicked ("not clickable") is opened again on the next check.
-			await clickWhenSettled(
-				page,
-				await byText(page, `${list.selector} ${testId('collection-parameter-option')}`, entry),
-			).catch((error: Error) => see(`"${entry}" not added; clicking it failed: ${error.message}`));
+			await pickStep(page, add, testId('collection-parameter-option'), entry, see, `"${entry}" not added`);
 			return undefined;
 		},
 		{ deadline: UI_TIMEOUT, describe: `${label} to show "${entry}" with a value after adding it`, interval: 500 },

@@ -5,7 +5,6 @@
  * machine); puppeteer-core downloads nothing. Every run gets a fresh profile and the flags that keep a
  * headless Chromium off the network: the only pages it opens are n8n on 127.0.0.1.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +12,7 @@ import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 
 import { removeNow, removeOnExit, track } from './process';
-import { log } from './report';
+import { ensureDebianPackages } from './services';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
@@ -28,21 +27,8 @@ function installedChromium(): string | undefined {
 
 /** The Chromium binary; installs Debian's `chromium` package first when there is none. */
 export function ensureChromium(scope: string): string {
-	const found = installedChromium();
-	if (found) return found;
-	log(scope, 'chromium not found: installing the Debian package (apt-get install chromium)');
-	const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-	const prefix = asRoot ? [] : ['sudo', '-n'];
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const apt = (...args: string[]) => {
-		const [command, ...rest] = [...prefix, 'apt-get', ...args];
-		execFileSync(command, rest, { env, stdio: ['ignore', 'ignore', 'inherit'], timeout: 15 * 60_000 });
-	};
-	apt('update');
-	apt('install', '-y', '--no-install-recommends', 'chromium');
-	const installed = installedChromium();
-	if (!installed) throw new Error(`apt-get installed chromium but none of ${CANDIDATES.join(', ')} exists`);
-	return installed;
+	ensureDebianPackages(scope, [{ name: 'chromium', present: () => installedChromium() !== undefined }]);
+	return installedChromium()!;
 }
 
 export interface BrowserSession {

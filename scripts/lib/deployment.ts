@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 
 import { installCommunityPackage, type N8nInstall } from './installer';
 import { n8nEnv, simulatorCredential, spawnN8n, startN8nServer, waitForWebhook } from './n8n';
-import { freePort, logSize, removeNow, removeOnExit, stopProcess, waitForHttp, waitForLog } from './process';
+import { freePort, removeNow, removeOnExit, stopProcess, waitForHttp } from './process';
 import { activateWorkflow, loginOwner, restPost, setupOwner, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
 import { waitFor } from './wait';
@@ -209,7 +209,6 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 				children.push(child);
 			}),
 		);
-		await waitForLog(mainLog, /Editor is now accessible/, 240_000, server.child);
 		const session = await whileDatabaseNotReady(async () => await setupOwner(server.url));
 		const ids = await createWorkflows(session, options);
 		for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
@@ -217,11 +216,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		const restartMain = async (whileDown?: () => Promise<void> | void) => {
 			await stopProcess(children[0], 20_000);
 			await whileDown?.();
-			const from = logSize(mainLog);
-			const port = Number(new URL(server.url).port);
-			const restarted = await startN8nServer(install, mainEnv, mainLog, 240_000, port);
-			children[0] = restarted.child;
-			await waitForLog(mainLog, /Editor is now accessible/, 240_000, restarted.child, from);
+			children[0] = (await startN8nServer(install, mainEnv, mainLog, Number(new URL(server.url).port))).child;
 			Object.assign(session, await whileDatabaseNotReady(async () => await loginOwner(server.url)));
 			for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
 		};

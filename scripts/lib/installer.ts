@@ -1,14 +1,10 @@
 /**
- * The one way this project installs real n8n: the e2e, browser (UI), queue-mode and durable-wait suites all get
- * n8n from ensureN8n here, and the package under test from packPackage and installCommunityPackage.
- *
- * n8n is installed once per version (a recipe: n8n version, optional Node.js from the `node` npm package,
- * overrides, run-time environment) into a cache folder outside the package (MEDIAGEN_E2E_CACHE, default
- * ~/.cache/n8n-nodes-mediagen-e2e/n8n-<version>). An install is trusted only after a check that runs under the
- * Node that will run n8n: the sqlite3 native binding loads, and n8n answers `--version`; then a `.ready` marker
- * holds the recipe's hash. A cache that fails the check (a run killed half-way, a deleted binding, a recipe
- * change) is repaired on the next run instead of failing forever. A lock folder (<install>.lock) lets one
- * process install while others wait.
+ * The one way this project installs real n8n (CONTRIBUTING.md, "Real n8n in tests: the shared installer", says
+ * how and why): each version once, from a recipe, into a cache folder outside the package (MEDIAGEN_E2E_CACHE),
+ * trusted only once a check under the Node that will run n8n passes (sqlite3's binding loads, `n8n --version`
+ * answers), then marked `.ready` with the recipe's hash; a cache that fails the check is repaired on the next run.
+ * A lock folder (<install>.lock) lets one process install while others wait. Also the package under test:
+ * packPackage and installCommunityPackage.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -43,6 +39,9 @@ export const RECIPES: Record<string, Recipe> = {
 	'2.41.1': { n8n: '2.41.1', node: '24.21.0', overrides: { linkedom: '0.18.13' }, env: {} },
 	'1.123.81': { n8n: '1.123.81', overrides: { xlsx: '0.18.5' }, env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
 };
+
+/** What every npm install here adds: no audit, no funding notes, errors only. */
+const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 
 export interface N8nInstall {
 	recipe: Recipe;
@@ -156,7 +155,7 @@ function installFresh(install: N8nInstall, scope: string): void {
 	// Scripts off for the bulk install: some optional native modules download binaries, which fails offline.
 	// The ones n8n needs here are built explicitly below.
 	const started = Date.now();
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+	run('npm', ['install', '--ignore-scripts', ...NPM_QUIET], {
 		cwd: dir,
 		env: npmEnv({ npm_config_ignore_scripts: 'true' }),
 	});
@@ -322,20 +321,10 @@ export function installCommunityPackage(userFolder: string, tarball: string): vo
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
 	writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }));
-	run(
-		'npm',
-		[
-			'install',
-			tarball,
-			'--omit=dev',
-			'--omit=peer',
-			'--ignore-scripts',
-			'--no-audit',
-			'--no-fund',
-			'--loglevel=error',
-		],
-		{ cwd: nodesDir, env: npmEnv() },
-	);
+	run('npm', ['install', tarball, '--omit=dev', '--omit=peer', '--ignore-scripts', ...NPM_QUIET], {
+		cwd: nodesDir,
+		env: npmEnv(),
+	});
 	const installed = readdirSync(path.join(nodesDir, 'node_modules'));
 	if (!installed.includes('n8n-nodes-mediagen')) throw new Error(`package not installed: ${installed.join(', ')}`);
 	if (installed.includes('n8n-workflow')) throw new Error('a peer dependency was installed next to the package');

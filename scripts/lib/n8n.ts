@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
-import { freePort, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
+import { freePort, logSize, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
 import { check } from './report';
 import { SIM_KEY } from './simulator';
 import { waitFor } from './wait';
@@ -76,28 +76,28 @@ const LISTENING = /n8n ready on \S+, port (\d+)|n8n's port (\d+) is already in u
  * binds it (another suite's process, an outgoing connection's local port); then n8n exits, and another process
  * may even answer on that port.
  */
-function portTaken(logFile: string | undefined, port: number): boolean {
-	if (!logFile || !existsSync(logFile)) return false;
+function portTaken(logFile: string, port: number): boolean {
+	if (!existsSync(logFile)) return false;
 	return [...readFileSync(logFile, 'utf8').matchAll(LISTENING)].some((match) => match[2] === String(port));
 }
 
 /**
- * Starts `n8n start` on a free port of 127.0.0.1 and waits until it is healthy. `env` comes from n8nEnv;
- * plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1. With a log file, a start whose port
- * was taken meanwhile is tried again on another one (twice at most).
+ * Starts `n8n start` on a free port of 127.0.0.1 (or `chosenPort`: workflows imported before the start may need
+ * their own URLs), its output appended to `logFile`, and waits until its editor is accessible: its HTTP server
+ * answers before it has activated the published workflows and registered their webhooks. `env` comes from
+ * n8nEnv; plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1. A start whose port was taken
+ * meanwhile is tried again on another one (twice at most).
  */
 export async function startN8nServer(
 	install: N8nInstall,
 	env: NodeJS.ProcessEnv,
-	logFile?: string,
-	timeoutMs = 240_000,
-	/** A port chosen beforehand (workflows imported before the start may need their own URLs). */
+	logFile: string,
 	chosenPort?: number,
 ): Promise<N8nServer> {
 	for (let attempt = 1; ; attempt++) {
 		const port = chosenPort ?? (await freePort());
 		try {
-			return await startOnPort(install, env, port, logFile, timeoutMs);
+			return await startOnPort(install, env, port, logFile);
 		} catch (error) {
 			if (chosenPort !== undefined || attempt >= 3 || !portTaken(logFile, port)) throw error;
 		}
@@ -108,9 +108,9 @@ async function startOnPort(
 	install: N8nInstall,
 	env: NodeJS.ProcessEnv,
 	port: number,
-	logFile: string | undefined,
-	timeoutMs: number,
+	logFile: string,
 ): Promise<N8nServer> {
+	const timeoutMs = 240_000;
 	const url = `http://127.0.0.1:${port}`;
 	const serverEnv: NodeJS.ProcessEnv = {
 		...env,
@@ -124,11 +124,13 @@ async function startOnPort(
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
 	};
+	const from = logSize(logFile);
 	const child = spawnN8n(install, serverEnv, ['start'], logFile);
 	try {
 		await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
 		// Whoever answered, this n8n must say it listens on the port (or that it could not).
-		if (logFile) await waitForLog(logFile, new RegExp(`n8n ready on \\S+, port ${port}\\b`), timeoutMs, child);
+		await waitForLog(logFile, new RegExp(`n8n ready on \\S+, port ${port}\\b`), timeoutMs, child, from);
+		await waitForLog(logFile, /Editor is now accessible/, timeoutMs, child, from);
 	} catch (error) {
 		await stopProcess(child);
 		throw error;
@@ -168,17 +170,44 @@ export async function waitForChat(baseUrl: string, webhookId: string, timeoutMs:
 	);
 }
 
-/** Calls a production webhook with a JSON body; throws unless n8n accepted it. */
-export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
-	const response = await fetch(`${baseUrl}/webhook/${webhookPath}`, {
+/** POSTs a JSON body (to a webhook, a chat) and returns the answer's text; throws unless n8n accepted it. */
+export async function postJson(url: string, body: object, timeoutMs?: number): Promise<string> {
+	const response = await fetch(url, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(body),
+		signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
 	});
-	if (!response.ok)
-		throw new Error(
-			`webhook ${webhookPath} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
-		);
+	const text = await response.text();
+	if (!response.ok) throw new Error(`POST ${url} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+	return text;
+}
+
+/** Calls a production webhook with a JSON body; throws unless n8n accepted it. */
+export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
+	await postJson(`${baseUrl}/webhook/${webhookPath}`, body);
+}
+
+/** Sends a chat message to a Chat Trigger as the hosted chat page does; returns the answer's text. */
+export async function sendChat(
+	baseUrl: string,
+	webhookId: string,
+	sessionId: string,
+	chatInput: string,
+	timeoutMs: number,
+) {
+	return await postJson(
+		`${baseUrl}/webhook/${webhookId}/chat`,
+		{ action: 'sendMessage', sessionId, chatInput },
+		timeoutMs,
+	);
+}
+
+/** The items of a tool's result as n8n hands it to a model or an MCP client: its output items as JSON text. */
+export function toolItems(text: string): Array<Record<string, unknown>> {
+	const value = JSON.parse(text) as unknown;
+	check(Array.isArray(value), `the tool result is a JSON array: ${text.slice(0, 300)}`);
+	return value as Array<Record<string, unknown>>;
 }
 
 /** The MediaGen credential pointing at a simulator, as `n8n import:credentials` and the REST API take it. */
@@ -186,17 +215,22 @@ export function simulatorCredential(baseUrl: string) {
 	return { id: 'mediagen-cred', name: 'MediaGen account', type: 'mediaGenApi', data: { apiKey: SIM_KEY, baseUrl } };
 }
 
-/** A node of a workflow as n8n imports and stores it. */
-export interface WorkflowNode {
-	id: string;
+/** A node as workflowOf takes it: its id and place are given there; typeVersion defaults to 1. */
+export interface NodeSpec {
 	name: string;
 	type: string;
-	typeVersion: number;
-	position: [number, number];
+	typeVersion?: number;
 	parameters: Record<string, unknown>;
 	webhookId?: string;
 	credentials?: Record<string, { id: string; name: string }>;
 	[setting: string]: unknown;
+}
+
+/** A node of a workflow as n8n imports and stores it. */
+export interface WorkflowNode extends NodeSpec {
+	id: string;
+	typeVersion: number;
+	position: [number, number];
 }
 
 /** How a workflow's MediaGen node refers to the simulator credential. */
@@ -211,20 +245,46 @@ export interface Workflow {
 	[setting: string]: unknown;
 }
 
+/** A connection from a node's output (main 0 unless told) to a node's input. */
+export type Link = [from: string, to: string, output?: number, type?: string];
+
+let nodeIds = 0;
+
+/** A workflow as n8n imports it: `nodes` placed left to right, wired by `links`. */
+export function workflowOf(id: string, name: string, nodes: NodeSpec[], links: Link[]): Workflow {
+	const connections: Workflow['connections'] = {};
+	for (const [from, to, output = 0, type = 'main'] of links) {
+		const outputs = ((connections[from] ??= {})[type] ??= []);
+		while (outputs.length <= output) outputs.push([]);
+		outputs[output].push({ node: to, type, index: 0 });
+	}
+	const placed = nodes.map(
+		(node, index): WorkflowNode => ({
+			typeVersion: 1,
+			...node,
+			id: `e0000000-0000-4000-8000-${String(++nodeIds).padStart(12, '0')}`,
+			position: [220 * index, 0],
+		}),
+	);
+	return { id, name, nodes: placed, connections, active: false, settings: { executionOrder: 'v1' }, pinData: {} };
+}
+
 /** A Webhook trigger that takes a POST at `webhookPath` and answers at once. */
-export function webhookNode(
-	webhookPath: string,
-	position: [number, number],
-	ids: { id: string; webhookId: string },
-): WorkflowNode {
+export function webhookNode(webhookPath: string, webhookId: string): NodeSpec & { typeVersion: number } {
 	return {
-		...ids,
+		webhookId,
 		name: 'Webhook',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2,
-		position,
 		parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
 	};
+}
+
+/** The node of `workflow` that `test` picks; fails the suite, saying the workflow should have `what`, when none does. */
+export function findNode(workflow: Workflow, what: string, test: (node: WorkflowNode) => boolean): WorkflowNode {
+	const node = workflow.nodes.find(test);
+	check(node, `${workflow.name} has ${what}`);
+	return node;
 }
 
 /**
@@ -236,9 +296,8 @@ export function startedByWebhook(
 	webhookPath: string,
 	ids: { id: string; webhookId: string },
 ): WorkflowNode {
-	const manual = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-	check(manual, `${workflow.name} has a manual trigger`);
-	const webhook = webhookNode(webhookPath, manual.position, ids);
+	const manual = findNode(workflow, 'a manual trigger', (node) => node.type === 'n8n-nodes-base.manualTrigger');
+	const webhook = { ...webhookNode(webhookPath, ids.webhookId), id: ids.id, position: manual.position };
 	workflow.nodes = workflow.nodes.map((node) => (node === manual ? webhook : node));
 	workflow.connections[webhook.name] = workflow.connections[manual.name];
 	delete workflow.connections[manual.name];

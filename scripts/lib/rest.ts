@@ -1,7 +1,7 @@
 /**
  * A client for a running n8n's REST API (the editor's API): set up or log in the owner and keep the auth
  * cookie, then read executions (with their run data) and binary files the way the editor does, wait for an
- * execution to reach a status, and stop or retry one as the editor's buttons do.
+ * execution to reach a status.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -164,12 +164,7 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
 	await waitFor(
 		async (see) => {
 			try {
-				await restRequest(session, `/workflows/${workflowId}/activate`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ versionId }),
-				});
-				return true;
+				return await restPost(session, `/workflows/${workflowId}/activate`, { versionId }).then(() => true);
 			} catch (error) {
 				const text = causeOf(error);
 				if (!text.includes('Error validating node parameters')) throw error;
@@ -189,19 +184,6 @@ export async function restPost<T>(session: RestSession, pathAndQuery: string, bo
 		body: JSON.stringify(body),
 	});
 	return ((await response.json()) as { data: T }).data;
-}
-
-/** Stops a running execution as the editor's Stop button does (n8n 1.x and 2.x). */
-export async function stopExecution(session: RestSession, id: string): Promise<unknown> {
-	return await restPost(session, `/executions/${id}/stop`);
-}
-
-/**
- * "Retry execution" from the executions list: with the original workflow (`loadWorkflow` false) or the
- * current one (true). n8n runs it as a new execution (mode "retry", `retryOf` the failed one's id).
- */
-export async function retryExecution(session: RestSession, id: string, loadWorkflow: boolean): Promise<unknown> {
-	return await restPost(session, `/executions/${id}/retry`, { loadWorkflow });
 }
 
 /**

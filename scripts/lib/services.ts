@@ -82,6 +82,8 @@ export function ensureDebianPackages(scope: string, packages: Array<{ name: stri
 export const POSTGRES_PACKAGE = { name: 'postgresql', present: () => postgresBinDir() !== undefined };
 export const REDIS_PACKAGE = { name: 'redis-server', present: () => redisServerBin() !== undefined };
 
+const POSTGRES_ENV = { ...process.env, LC_ALL: 'C' };
+
 export interface Service {
 	child: ChildProcess;
 	port: number;
@@ -97,6 +99,27 @@ function serviceDir(prefix: string, user: SystemUser | undefined): string {
 	if (user) chownSync(dir, user.uid, user.gid);
 	removeOnExit(dir);
 	return dir;
+}
+
+/** Starts a service's process in its folder, as `user` when given, its output going to `logFile`. */
+function spawnService(
+	bin: string,
+	args: string[],
+	dir: string,
+	logFile: string,
+	user: SystemUser | undefined,
+	env = process.env,
+): ChildProcess {
+	const child = track(
+		spawn(bin, args, {
+			cwd: dir,
+			env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			...(user ? { uid: user.uid, gid: user.gid } : {}),
+		}),
+	);
+	pipeOutput(child, logFile);
+	return child;
 }
 
 /** A service's stop(): `signal` (SIGKILL after 20 s), then its temporary folder goes. */
@@ -145,10 +168,9 @@ export async function startPostgres(
 	const dir = serviceDir('mediagen-postgres-', user);
 	const data = path.join(dir, 'data');
 	const logFile = path.join(dir, 'postgres.log');
-	const env = { ...process.env, LC_ALL: 'C' };
 	run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], {
 		cwd: dir,
-		env,
+		env: POSTGRES_ENV,
 		user,
 		timeoutMs: 300_000,
 	});
@@ -161,34 +183,17 @@ export async function startPostgres(
 		'full_page_writes=off',
 		'max_connections=200',
 	];
-	const child = track(
-		spawn(
-			path.join(bin, 'postgres'),
-			['-D', data, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])],
-			{
-				cwd: dir,
-				env,
-				stdio: ['ignore', 'pipe', 'pipe'],
-				...(user ? { uid: user.uid, gid: user.gid } : {}),
-			},
-		),
-	);
-	pipeOutput(child, logFile);
-	const psql = (sql: string) =>
-		run(
-			path.join(bin, 'psql'),
-			['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAtc', sql],
-			{ cwd: dir, env, timeoutMs: 60_000 },
-		);
+	const args = ['-D', data, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])];
+	const child = spawnService(path.join(bin, 'postgres'), args, dir, logFile, user, POSTGRES_ENV);
 	await until('postgres', 120_000, child, logFile, async () => {
 		try {
-			psql('select 1');
+			postgresQuery({ port, dir }, 'select 1');
 			return true;
 		} catch {
 			return false;
 		}
 	});
-	psql(`create database ${database}`);
+	postgresQuery({ port, dir }, `create database ${database}`);
 	log(
 		scope,
 		`postgres (${path.basename(path.dirname(bin))}) on 127.0.0.1:${port} as user ${user?.name ?? 'current'}, data in ${data}`,
@@ -196,27 +201,15 @@ export async function startPostgres(
 	return { child, port, dir, log: logFile, user: 'postgres', database, stop: serviceStopper(child, dir, 'SIGINT') };
 }
 
-/** Runs SQL against a server from startPostgres and returns psql's unaligned output. */
-export function postgresQuery(service: { port: number; dir: string; database: string }, sql: string): string {
-	const bin = postgresBinDir()!;
-	return run(
-		path.join(bin, 'psql'),
-		[
-			'-h',
-			'127.0.0.1',
-			'-p',
-			String(service.port),
-			'-U',
-			'postgres',
-			'-d',
-			service.database,
-			'-v',
-			'ON_ERROR_STOP=1',
-			'-qAtc',
-			sql,
-		],
-		{ cwd: service.dir, timeoutMs: 60_000 },
-	);
+/** Runs SQL against a server from startPostgres (in `database`, if given) and returns psql's unaligned output. */
+export function postgresQuery(service: { port: number; dir: string; database?: string }, sql: string): string {
+	const server = ['-h', '127.0.0.1', '-p', String(service.port), '-U', 'postgres'];
+	const database = service.database ? ['-d', service.database] : [];
+	return run(path.join(postgresBinDir()!, 'psql'), [...server, ...database, '-v', 'ON_ERROR_STOP=1', '-qAtc', sql], {
+		cwd: service.dir,
+		env: POSTGRES_ENV,
+		timeoutMs: 60_000,
+	});
 }
 
 /** Sends one inline Redis command and returns the first reply line. */
@@ -255,14 +248,7 @@ export async function startRedis(scope: string): Promise<Service> {
 		'--daemonize',
 		'no',
 	];
-	const child = track(
-		spawn(bin, args, {
-			cwd: dir,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			...(user ? { uid: user.uid, gid: user.gid } : {}),
-		}),
-	);
-	pipeOutput(child, logFile);
+	const child = spawnService(bin, args, dir, logFile, user);
 	await until(
 		'redis',
 		60_000,

@@ -21,7 +21,7 @@ import {
 	type N8nServer,
 } from './n8n';
 import { ROOT } from './paths';
-import { removeNow, removeOnExit, run, signalProcess, stopProcess, waitForLog } from './process';
+import { removeNow, removeOnExit, run, signalProcess, stopProcess } from './process';
 import { log, printLogTail, stepTimer } from './report';
 import { loginOwner, setupOwner, activateWorkflow, type RestSession } from './rest';
 import { startSimulator, type SimulatorProcess } from './simulator';
@@ -180,12 +180,7 @@ export async function withN8n(options: StartOptions, body: (n8n: RunningN8n) => 
 
 async function startOn(folder: N8nFolder, options: StartOptions): Promise<RunningN8n> {
 	const { install, env } = folder;
-	const start = async (logFile: string, port?: number) => {
-		const server = await startN8nServer(install, env, logFile, undefined, port);
-		await waitForLog(logFile, /Editor is now accessible/, 240_000, server.child);
-		return server;
-	};
-	const server = await start(options.logFile, options.port);
+	const server = await startN8nServer(install, env, options.logFile, options.port);
 	const running: RunningN8n = {
 		...folder,
 		server,
@@ -195,7 +190,7 @@ async function startOn(folder: N8nFolder, options: StartOptions): Promise<Runnin
 			const exited = new Promise((resolve) => running.server.child.once('exit', resolve));
 			signalProcess(running.server.child, 'SIGKILL');
 			await exited;
-			running.server = await start(logFile, Number(new URL(server.url).port));
+			running.server = await startN8nServer(install, env, logFile, Number(new URL(server.url).port));
 			running.logFile = logFile;
 			running.session = await loginOwner(server.url);
 		},
