@@ -23,7 +23,6 @@ import {
 	items,
 	maxOf,
 	MB,
-	mean,
 	peakRss,
 	ratio,
 	report,
@@ -42,7 +41,7 @@ import { downloadsCase } from './lib/bench-downloads';
 import { envelopeCase } from './lib/bench-envelope';
 import { largeFilesCase, nodeParameters, nodeRun } from './lib/bench-results';
 import { singleItemBenchCase } from './lib/bench-single';
-import { taskRecords } from './lib/learning-measure';
+import { mean, taskRecords } from './lib/learning-measure';
 import { ROOT } from './lib/paths';
 import { injectFault, resetSimulator, simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 

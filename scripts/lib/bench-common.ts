@@ -152,13 +152,7 @@ export async function anchorRun(
 export const items = (count: number): INodeExecutionData[] =>
 	Array.from({ length: count }, (_, i) => ({ json: { idea: `idea ${i}` } }));
 
-export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 export const maxOf = (values: number[]) => values.reduce((max, value) => Math.max(max, value), -Infinity);
-export const median = (values: number[]) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = sorted.length >> 1;
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 export const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /** Peak resident memory of this process since it started, in bytes. */

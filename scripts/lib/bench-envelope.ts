@@ -10,8 +10,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 import { runNode } from '../../test/harness';
-import { seeded, taskRecords, timedPrompt } from './learning-measure';
-import { mean, RTT_MS, type Figure } from './bench-common';
+import { seeded, taskRecords, timedPrompt, mean } from './learning-measure';
+import { RTT_MS, type Figure } from './bench-common';
 import { FIXED } from './bench-polling';
 import { nodeParameters } from './bench-results';
 import { startSimulator, type SimulatorProcess } from './simulator';

@@ -13,9 +13,9 @@
  *   learned against the fixed grid (each on a workflow that has learned nothing before).
  */
 
-import { mean, median, RTT_MS, s, type Figure } from './bench-common';
+import { RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeRun, stridedPrompts, type NodeRunExtras } from './bench-results';
-import { taskRecords } from './learning-measure';
+import { taskRecords, mean, median } from './learning-measure';
 import { injectFault, resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 
 export interface Measured {

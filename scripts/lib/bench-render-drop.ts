@@ -4,10 +4,10 @@
  * 6 s ± 40 % (Poll Interval 1 s); its run and Fixed Interval and the loop on the same renders, at the same time: how
  * long after the last render each one's output came.
  */
-import { mean, report, RTT_MS, s, type Figure } from './bench-common';
+import { report, RTT_MS, s, type Figure } from './bench-common';
 import { downloadModes, FIXED } from './bench-polling';
 import { clearBinaryStorage, loopRun, nodeRun } from './bench-results';
-import { taskRecords, timedPrompt } from './learning-measure';
+import { taskRecords, timedPrompt, mean } from './learning-measure';
 import { resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 
 /** Seeded render times of `seconds` ± `spread` (a share), as the learning suite draws them. */

@@ -14,7 +14,8 @@ import path from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../test/harness';
-import { MB, runAnchor, median, RTT_MS, s, settle, type Figure } from './bench-common';
+import { MB, runAnchor, RTT_MS, s, settle, type Figure } from './bench-common';
+import { median } from './learning-measure';
 import { HTTP_LOOP_TYPE, HttpRequestLoopNode, type LoopSettings } from './bench-loop';
 import { resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 

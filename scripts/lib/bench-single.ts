@@ -16,8 +16,8 @@
 
 import { runNode } from '../../test/harness';
 import { Random } from '../../test/explorer/random';
-import { mean, type Figure } from './bench-common';
-import { taskRecords } from './learning-measure';
+import { type Figure } from './bench-common';
+import { taskRecords, mean } from './learning-measure';
 import { startSimulator, type SimulatorProcess } from './simulator';
 
 /** The round trip the simulator adds to every answer in this case. */

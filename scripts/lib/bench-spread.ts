@@ -10,7 +10,8 @@
  *   to the process, beside the HTTP Request loop and Fixed Interval on the same renders, with downloads and without,
  *   the shifts passed BENCH_REPEATS times.
  */
-import { mean, report, RTT_MS, s, type Figure } from './bench-common';
+import { report, RTT_MS, s, type Figure } from './bench-common';
+import { mean } from './learning-measure';
 import { downloadModes, FIXED, list, measure, type Measured } from './bench-polling';
 import { clearBinaryStorage, loopRun, nodeRun, spreadPrompts } from './bench-results';
 import { startSimulator, type SimulatorProcess } from './simulator';

@@ -15,9 +15,8 @@
  * Renders are 2.5 s ± 10 % (batches and schedules ± 40 %) at Poll Interval 1 s. The targets below leave room
  * for a machine loaded by other work (late timers only ever add checks and time) and stay clear of the grid.
  */
-import { mean, median } from './bench-common';
 import type { Row } from './learning-rows';
-import { LATE_TIMER, type RunFigures } from './learning-measure';
+import { LATE_TIMER, type RunFigures, mean, median } from './learning-measure';
 import { INTERVAL_S } from './learning-workflows';
 import type { CaseResult } from './learning-run';
 import { describeStates } from './learning-static';

@@ -22,6 +22,13 @@ const GRID_LATE_MS = 400;
 /** How late a busy machine wakes a timer at most, in the suite's Poll Intervals (GRID_LATE_MS): 0.4. */
 export const LATE_TIMER = GRID_LATE_MS / INTERVAL_MS;
 
+export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+export const median = (values: number[]) => {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = sorted.length >> 1;
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
 export interface TaskRecord {
 	taskid: string;
 	prompt: string;

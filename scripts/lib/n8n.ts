@@ -34,6 +34,9 @@ export async function n8nEnv(
 		N8N_PYTHON_ENABLED: 'false',
 		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 		DB_SQLITE_POOL_SIZE: '1',
+		// The suites wait for lines n8n logs at this level ("n8n ready on …"); a parent that loaded the test harness
+		// holds N8N_LOG_LEVEL=silent, which a child n8n would otherwise inherit and print nothing.
+		N8N_LOG_LEVEL: 'info',
 		...extra,
 	};
 }
