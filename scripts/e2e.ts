@@ -130,6 +130,20 @@ function checkNode(n8n: N8nFolder, file: string, node: WorkflowNode, runs: RunsO
 
 type RunsOf = ExecutionRecord['data']['resultData']['runData'][string];
 
+/**
+ * The JSON value `text` starts with: n8n may print a line after `--rawOutput`'s JSON (a busy machine's warning),
+ * which JSON.parse reports by the position where the value ended.
+ */
+function leadingJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch (error) {
+		const end = /after JSON at position (\d+)/.exec((error as Error).message);
+		if (!end) throw error;
+		return JSON.parse(text.slice(0, Number(end[1])));
+	}
+}
+
 /** Runs one example with `n8n execute` and checks every MediaGen node in it. */
 function runExample(n8n: N8nFolder, file: string): void {
 	const workflow = readExample<Workflow>(file);
@@ -144,7 +158,7 @@ function runExample(n8n: N8nFolder, file: string): void {
 	const lines = raw.split('\n');
 	const start = lines.findIndex((line) => line === '{');
 	check(start >= 0, `${file}: execute printed JSON`);
-	const result = JSON.parse(lines.slice(start).join('\n')) as Pick<ExecutionRecord, 'data'>;
+	const result = leadingJson(lines.slice(start).join('\n')) as Pick<ExecutionRecord, 'data'>;
 	const { runData, error } = result.data.resultData;
 	check(!error, `${file}: workflow error ${error?.message}`);
 	for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE))
