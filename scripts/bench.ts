@@ -10,9 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
@@ -362,10 +360,6 @@ function parent(): void {
 			`${figure.name.padEnd(width)}  ${figure.value.padEnd(valueWidth)}  ${figure.target.padEnd(32)}  ${verdict}`,
 		);
 	}
-	// The cases' processes share this process's temporary n8n user folder (the harness made it): its binary files
-	// (a 1 GB download, 16 × 32 MB uploads, …) go with it.
-	const folder = process.env.N8N_USER_FOLDER;
-	if (folder && path.basename(folder).startsWith('mediagen-n8n-')) rmSync(folder, { recursive: true, force: true });
 	const failed = figures.filter((figure) => figure.pass === false).length;
 	console.log(failed ? `\n${failed} figure(s) missed their target.` : '\nEvery figure reached its target.');
 	process.exit(failed ? 1 : 0);

@@ -9,8 +9,11 @@ import { taskRecords, timedPrompt } from './learning-measure';
 import { measured, ofRuns, RENDER_S, renderTimes, type Row } from './learning-rows';
 import type { OtherNodeState, StateAfter } from './learning-static';
 import { AGENT_TOOL, type Workflow } from './learning-workflows';
+import { sendChat, waitForChat } from './n8n';
 import type { ModelScript } from './model-server';
-import { waitFor } from './wait';
+
+/** An agent execution is one tool call of a render of a few seconds: minutes mean n8n is stuck. */
+const CHAT_TIMEOUT_MS = 180_000;
 
 /** How many executions of one item, which seed draws their renders, and how each is started. */
 export interface SingleItemRuns {
@@ -75,17 +78,10 @@ export async function agentCase(
 	return await singleItemCase(deployment, simulatorUrl, workflow, { ...runs, send: chatSender(deployment, workflow) });
 }
 
-/** Sends one chat message to the agent workflow in a session of its own; resolves with the answer. */
+/** Sends one chat message to the agent workflow in a session of its own; resolves once it is answered. */
 function chatSender(deployment: Deployment, workflow: Workflow) {
-	const chatUrl = `${deployment.baseUrl}/webhook/${workflow.chatId}/chat`;
 	return async (chatInput: string, run: number | string) => {
-		const response = await fetch(chatUrl, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ action: 'sendMessage', sessionId: `${workflow.id}-${run}`, chatInput }),
-		});
-		const text = await response.text();
-		if (!response.ok) throw new Error(`chat ${workflow.id} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+		await sendChat(deployment.baseUrl, workflow.chatId!, `${workflow.id}-${run}`, chatInput, CHAT_TIMEOUT_MS);
 	};
 }
 
@@ -94,17 +90,7 @@ function chatSender(deployment: Deployment, workflow: Workflow) {
  * Agent's modules at the first execution, which holds its process for seconds.
  */
 export async function warmUpAgent(deployment: Deployment, workflow: Workflow): Promise<void> {
-	const chatUrl = `${deployment.baseUrl}/webhook/${workflow.chatId}/chat`;
-	await waitFor(
-		async (see) => {
-			const status = await fetch(chatUrl)
-				.then((response) => response.status)
-				.catch(() => 0);
-			see(`HTTP ${status}`);
-			return status === 200;
-		},
-		{ deadline: 120_000, describe: `the chat of ${workflow.id} to be registered`, interval: 500 },
-	);
+	await waitForChat(deployment.baseUrl, workflow.chatId!, 120_000);
 	// A render of the case's kind and time: the warm-up is a production execution, and what it learns is history.
 	await chatSender(deployment, workflow)(timedPrompt(RENDER_S, `${workflow.id} warm-up `), 'warm-up');
 }

@@ -3,12 +3,21 @@
  * credentials helper that applies the credential's real `authenticate` block and binary data stored
  * in filesystem mode under a temporary N8N_USER_FOLDER.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-// n8n-core reads its folders from the environment when first loaded: point them at a temp folder first.
-const userFolder = process.env.N8N_USER_FOLDER ?? mkdtempSync(path.join(tmpdir(), 'mediagen-n8n-'));
+// n8n-core reads its folders from the environment when first loaded: point them at a temp folder first. Whoever
+// made the folder removes it (its binary files: 1 GiB downloads, 32 MiB uploads): a Jest test file once its tests
+// ran (each file has an environment of its own), a script when its process exits; processes it starts share it.
+const userFolder =
+	process.env.N8N_USER_FOLDER ??
+	((made) => {
+		const remove = () => rmSync(made, { recursive: true, force: true });
+		if (typeof afterAll === 'function') afterAll(remove);
+		else process.on('exit', remove);
+		return made;
+	})(mkdtempSync(path.join(tmpdir(), 'mediagen-n8n-')));
 process.env.N8N_USER_FOLDER = userFolder;
 process.env.N8N_DEFAULT_BINARY_DATA_MODE ??= 'filesystem';
 process.env.N8N_ENCRYPTION_KEY ??= 'mediagen-test-encryption-key';

@@ -9,7 +9,8 @@
  * 5. `isStale`, `unlikeHistory`: the server changed, what was remembered counts no more.
  * 6. `runEnd`: a batch's end, from its own renders.
  * Max Wait's last check is the engine's, wherever these rules put the others; and whatever they say, a task's n-th
- * check is never due before n − 1 Poll Intervals of its age: the grid's envelope (waiting/schedule.ts, `queue`).
+ * check is never due before n − 1 Poll Intervals of its age, a task on its own's before n: the grid's envelope
+ * (waiting/schedule.ts, `queue`), which rule 2's plan keeps to.
  */
 
 /**
@@ -211,13 +212,17 @@ export function renderDistribution(observations: readonly Observation[]): Weight
  * Rule 2 for a task on its own: of the check times that minimise the expected wait after the render's end plus
  * CHECK_COST × Poll Interval per check, over `points` (renderDistribution), the next one after age `age` (0 for
  * the first check, which is not held to rule 3), or undefined when history knows no render longer than `age` (rule
- * 4 then). Planned again after every "not yet".
+ * 4 then). Planned again after every "not yet". `spent`: the grid slots the task's checks so far have used, when
+ * its count is held to the grid's (waiting/schedule.ts, `queue`: the next check no sooner than `spent` + 1 Poll
+ * Intervals, each after it a slot later); the plan spends its checks where they are allowed, instead of meeting
+ * the envelope with a check it must then hold back. The first check's plan assumes the same of the checks after it.
  */
 export function planChecks(
 	points: readonly WeightedPoint[],
 	age: number,
 	grid: GridShape,
 	first: boolean,
+	spent?: number,
 ): number | undefined {
 	const ahead = points.filter((point) => point.at > age).sort((a, b) => a.at - b.at);
 	if (!ahead.length) return undefined;
@@ -235,6 +240,10 @@ export function planChecks(
 		if (latest >= last) break;
 		slots.push(latest);
 	}
+	// With a count held to the grid's, a check may have to wait for a slot: the slots themselves are candidates too.
+	if (spent !== undefined)
+		for (let slot = Math.floor(from / grid.intervalMs) + 1; slot * grid.intervalMs <= last + grid.intervalMs; slot++)
+			slots.push(slot * grid.intervalMs);
 	const candidates = [...new Set([...near.map((point) => point.at), ...slots])].sort(byValue);
 	// Weight done, and weight × age done, by each candidate.
 	const done: number[] = [];
@@ -250,43 +259,63 @@ export function planChecks(
 		done.push(weight);
 		moment.push(weighted);
 	}
-	return bestFirstStep(candidates, done, moment, { age, total, grid, first });
+	return bestFirstStep(candidates, done, moment, { age, total, grid, first, spent });
 }
 
-/** Rule 2's dynamic programme over the candidates (state: the last check; its cost to go), the best first step. */
+/** Rule 2's plan: the slots a count held to the grid's has in hand are followed up to this many (more: as many). */
+const SLACK_KEPT = 4;
+
+/**
+ * Rule 2's dynamic programme over the candidates, the best first step. State: the last check (s - 1; 0: at `age`)
+ * and, with a count held to the grid's, the grid slots it has in hand there (slots passed minus slots spent, at most
+ * SLACK_KEPT): a check is allowed only with a slot in hand, each check spends one, each slot passed adds one.
+ */
 function bestFirstStep(
 	candidates: number[],
 	done: number[],
 	moment: number[],
-	plan: { age: number; total: number; grid: GridShape; first: boolean },
+	plan: { age: number; total: number; grid: GridShape; first: boolean; spent?: number },
 ): number | undefined {
-	const cost = CHECK_COST * plan.grid.intervalMs;
+	const { intervalMs } = plan.grid;
+	const cost = CHECK_COST * intervalMs;
 	const count = candidates.length;
 	const everything = done[count - 1];
-	const toGo = new Array<number>(count + 1).fill(Infinity);
-	const step = new Array<number>(count + 1).fill(-1);
-	// State s: the last check was candidate s - 1 (s = 0: at `age`); nothing done before it is waited on.
+	const slotOf = (age: number) => Math.floor(age / intervalMs + 1e-9);
+	const held = plan.spent !== undefined;
+	const width = held ? SLACK_KEPT + 1 : 1;
+	const toGo = Array.from({ length: count + 1 }, () => new Array<number>(width).fill(Infinity));
+	const step = Array.from({ length: count + 1 }, () => new Array<number>(width).fill(-1));
 	for (let state = count; state >= 0; state--) {
 		const doneBefore = state ? done[state - 1] : 0;
-		if (doneBefore >= everything) {
-			toGo[state] = 0;
-			continue;
-		}
 		const at = state ? candidates[state - 1] : plan.age;
-		const limit = !state && plan.first ? Infinity : reach(at, plan.grid);
+		const opening = !state && plan.first;
+		const limit = opening ? Infinity : reach(at, plan.grid);
 		const momentBefore = state ? moment[state - 1] : 0;
-		for (let next = state; next < count && candidates[next] <= limit; next++) {
-			const wait = candidates[next] * (done[next] - doneBefore) - (moment[next] - momentBefore);
-			// A first check that finds the task done guards the next task: the grid's slots before its first check.
-			const guard = !state && plan.first ? done[next] * Math.floor(candidates[next] / plan.grid.intervalMs) * cost : 0;
-			const total = (cost * (plan.total - doneBefore) + wait + guard) / plan.total + toGo[next + 1];
-			if (total < toGo[state]) {
-				toGo[state] = total;
-				step[state] = next;
+		for (let slack = 0; slack < width; slack++) {
+			if (doneBefore >= everything) {
+				toGo[state][slack] = 0;
+				continue;
+			}
+			for (let next = state; next < count && candidates[next] <= limit; next++) {
+				// Slots in hand after a check at candidates[next]: the first check's count starts there (one slot spent).
+				const gained = slotOf(candidates[next]) - slotOf(at);
+				const after = !held ? 0 : opening ? Math.max(0, slotOf(candidates[next]) - 1) : slack + gained - 1;
+				if (after < 0) continue;
+				const wait = candidates[next] * (done[next] - doneBefore) - (moment[next] - momentBefore);
+				// A first check that finds the task done guards the next task: the grid's slots before its first check.
+				const guard = opening ? done[next] * slotOf(candidates[next]) * cost : 0;
+				const kept = Math.min(after, width - 1);
+				const total = (cost * (plan.total - doneBefore) + wait + guard) / plan.total + toGo[next + 1][kept];
+				if (total < toGo[state][slack]) {
+					toGo[state][slack] = total;
+					step[state][slack] = next;
+				}
 			}
 		}
 	}
-	return step[0] >= 0 ? candidates[step[0]] : undefined;
+	const start = held && !plan.first ? Math.min(width - 1, Math.max(0, slotOf(plan.age) - plan.spent!)) : 0;
+	const best = step[0][start];
+	return best >= 0 ? candidates[best] : undefined;
 }
 
 /** Rule 5: the age at which 95 % of the renders `history` knows were still running (0 when it knows too few). */

@@ -203,12 +203,20 @@ export class RenderTimes {
 			const placed = rules.batchPlacement(this.batchView(track, trusted.remembered, anchor), 0, 0, this.grid);
 			return placed && anchor + placed.age;
 		}
-		return this.planned(trusted.observations, { anchor, age: 0 }, { ...this.grid, strict }, !strict);
+		return this.planned(trusted.observations, { anchor, age: 0, spent: 0 }, { ...this.grid, strict }, !strict);
 	}
 
-	/** Rule 2 for a task on its own: its next check after age `age`, at least the shortest gap after it. */
-	private planned(observations: Observation[], task: { anchor: number; age: number }, grid: GridShape, first: boolean) {
-		const at = rules.planChecks(rules.renderDistribution(observations), task.age, grid, first);
+	/**
+	 * Rule 2 for a task on its own: its next check after age `age`, at least the shortest gap after it, within the
+	 * grid slots its checks have not `spent` (waiting/schedule.ts).
+	 */
+	private planned(
+		observations: Observation[],
+		task: { anchor: number; age: number; spent: number },
+		grid: GridShape,
+		first: boolean,
+	) {
+		const at = rules.planChecks(rules.renderDistribution(observations), task.age, grid, first, task.spent);
 		return at === undefined ? undefined : task.anchor + Math.max(at, task.age + rules.minGap(this.intervalMs));
 	}
 
@@ -219,7 +227,7 @@ export class RenderTimes {
 	nextCheck(
 		kind: RenderKey,
 		role: Role,
-		task: { anchor: number; age: number; probes: number; strict: boolean },
+		task: { anchor: number; age: number; probes: number; strict: boolean; spent: number },
 		now: number,
 	): Placement | undefined {
 		const { anchor, age, probes } = task;

@@ -55,9 +55,19 @@ export interface Waiting {
 	checks: number;
 	/** Guarded (policy.ts): no check later than the task's grid slots, from its creation on. */
 	strict: boolean;
-	/** A task on its own whose first check started at the grid's first slot or later: no more checks than the grid's. */
+	/**
+	 * A task on its own whose first check started at the grid's first slot or later: no more checks than the grid's.
+	 * A guarded one (`strict`) is checked at each of the grid's slots after a task found done at once, which spent one
+	 * check where the grid spends several: it keeps the grid's count and one.
+	 */
 	gridCount?: boolean;
 }
+
+/**
+ * The grid slots the task's checks have used: its next check is due no sooner than one Poll Interval after them
+ * (`queue`), and learning/policy.ts's plan spends its checks within that.
+ */
+const slotsSpent = (entry: Waiting) => entry.checks - 1 + (entry.gridCount ? 1 : 0);
 
 /** No check of the task has started yet (`lastCheckAt` is its creation until the first does). */
 const unchecked = (entry: Waiting) => entry.lastCheckAt === entry.anchor;
@@ -132,13 +142,12 @@ export class PollSchedule {
 	 * Queues the task's next check at `dueAt`, never before as many Poll Intervals of its age as it has had checks (a
 	 * task is checked no more often than a grid that also checks at its creation: at most one check more than the
 	 * grid's for its render, wherever learning puts them), and never after its deadline (Max Wait's check). A task
-	 * on its own (`gridCount`: one of at most SCOUTS of its kind, policy.ts, first checked at the grid's first slot
-	 * or later) has its k-th check no sooner than k Poll Intervals: each "not yet" then proves a grid slot the render
-	 * outlived, so it never gets more checks than the grid's (an AI Agent's or a chat's call is this shape).
+	 * on its own (`gridCount`: one of at most SCOUTS of its kind, policy.ts, not guarded, first checked at the grid's
+	 * first slot or later) has its k-th check no sooner than k Poll Intervals: each "not yet" then proves a grid slot
+	 * the render outlived, so it never gets more checks than the grid's (an AI Agent's or a chat's call is this shape).
 	 */
 	private queue(entry: Waiting, dueAt: number): void {
-		const interval = this.options.pollIntervalMs;
-		const earliest = entry.anchor + (entry.checks + (entry.gridCount ? 1 : 0)) * interval;
+		const earliest = entry.anchor + (slotsSpent(entry) + 1) * this.options.pollIntervalMs;
 		this.tickets.push({
 			entry,
 			dueAt: Math.min(Math.max(dueAt, earliest), entry.deadline),
@@ -165,7 +174,7 @@ export class PollSchedule {
 		const { entry } = ticket;
 		if (unchecked(entry)) {
 			entry.firstCheckHeld ??= this.fullAt >= ticket.dueAt;
-			entry.gridCount = entry.role === 'planned' && now - entry.anchor >= this.options.pollIntervalMs;
+			entry.gridCount = entry.role === 'planned' && !entry.strict && now - entry.anchor >= this.options.pollIntervalMs;
 		}
 		entry.lastCheckAt = now;
 		entry.checks++;
@@ -240,7 +249,8 @@ export class PollSchedule {
 		// A later check is out already (this answer was slow): its answer places the next one.
 		if (entry.finalStarted || entry.lastCheckAt > startedAt) return;
 		const { anchor, notYetAge: age, probes, strict } = entry;
-		const placed = this.learned.nextCheck(entry.kind, entry.role, { anchor, age, probes, strict }, now);
+		const task = { anchor, age, probes, strict, spent: slotsSpent(entry) };
+		const placed = this.learned.nextCheck(entry.kind, entry.role, task, now);
 		const gridDue = entry.anchor + entry.pollNumber * this.options.pollIntervalMs;
 		// Past the learned range a check never comes later than the grid's next one.
 		if (!placed || (placed.pastRange && placed.at >= gridDue)) {

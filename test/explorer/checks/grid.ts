@@ -118,7 +118,8 @@ export function checkNoMoreChecksThanGrid(observation: Observation, fail: (text:
 		const last = checks[checks.length - 1];
 		if (last && (task.doneAt === undefined || task.doneAt > last.arrivedAt)) checks.pop();
 		// A task on its own first checked after the grid's first slot (surely so: later by more than a check's trip)
-		// gets its n-th check no sooner than n Poll Intervals: no more checks than the grid's.
+		// gets its n-th check no sooner than n Poll Intervals: no more checks than the grid's. (A guarded task, which
+		// keeps the grid's count and one, is first checked at the first slot at the latest: not this.)
 		const onItsOwn = schedule.items <= SCOUTS && schedule.pollSchedule === 'learned';
 		const slack = TIMING_SLACK_MS + 2 * observation.lagMs;
 		const gridCount = onItsOwn && checks.length > 0 && checks[0].arrivedAt >= task.createdAt + interval + slack;

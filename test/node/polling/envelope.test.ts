@@ -180,8 +180,12 @@ describe('never later than the grid, never more checks', () => {
 		const runs: RunFigures[] = [];
 		for (const seconds of around(12, 1, 0.25, 9)) runs.push(await run(I, [seconds], 'spread-one'));
 		const tasks = runs.flatMap((figures) => figures.tasks);
-		for (const task of tasks.filter((figures) => figures.firstCheck >= I * 1000))
-			expect(task.checks).toBeLessThanOrEqual(task.gridChecks);
+		// After a task found done at its first check (one check where the grid spends its count) the next is guarded
+		// (rule 3: checked at each grid slot) and keeps the grid's count and one.
+		tasks.forEach((task, index) => {
+			const guarded = index > 0 && tasks[index - 1].checks === 1;
+			if (task.firstCheck >= I * 1000) expect(task.checks).toBeLessThanOrEqual(task.gridChecks + (guarded ? 1 : 0));
+		});
 		expect(checks({ tasks } as RunFigures)).toBeLessThanOrEqual(gridChecks({ tasks } as RunFigures));
 		expectOnTime(runs, I);
 	});

@@ -124,6 +124,19 @@ describe('rule 2: where checks go', () => {
 		expect(planChecks(points, 3500, grid, false)).toBeUndefined();
 	});
 
+	it('a count held to the grid’s: each check where it is allowed, the one that has a slot left spent better', () => {
+		const points = renderDistribution(seen(spread(20, 2250, 2750)));
+		// Two checks have spent the grid's first two slots: the next may not come before the third slot.
+		expect(planChecks(points, 2400, grid, false)).toBeLessThan(3000);
+		expect(planChecks(points, 2400, grid, false, 2)).toBeGreaterThanOrEqual(3000);
+		// One check out (at 2.3 s, two slots passed): one more fits before the third slot, and the plan knows it is the
+		// last one there, so it goes no sooner than the free plan's next.
+		const free = planChecks(points, 2300, grid, false)!;
+		const held = planChecks(points, 2300, grid, false, 1)!;
+		expect(held).toBeGreaterThanOrEqual(free);
+		expect(held).toBeLessThan(3000);
+	});
+
 	it('a batch’s first check goes where its last render likely ends, the next where 80 % of the longer had', () => {
 		const samples = spread(10, 3000, 3900);
 		const view = { samples, active: [], remembered: true, now: 0, planned: 4 };
@@ -224,6 +237,43 @@ describe('rule 3: the grid behind a placed check', () => {
 	});
 });
 
+describe('the envelope: a task on its own has the grid’s count', () => {
+	/** When each check of a task on its own goes, as the engine drives the schedule, while the render runs on. */
+	function checksUntil(taught: Observation[], age: number, roundTrip = 100): number[] {
+		const times = new RenderTimes(I, history(taught), new Map([[kind.key, 1]]));
+		times.sawRoundTrip(roundTrip);
+		const schedule = new PollSchedule({ pollIntervalMs: I } as WaitingOptions, times);
+		const entry = schedule.add({} as CreatedTask, 0, I, 60_000, kind);
+		const due: number[] = [];
+		for (let ticket = schedule.next(); ticket && ticket.dueAt <= age; ticket = schedule.next()) {
+			schedule.take();
+			due.push(ticket.dueAt);
+			schedule.started(ticket, ticket.dueAt);
+			schedule.onGrid(entry, ticket.dueAt);
+			schedule.notYet(entry, ticket.dueAt, ticket.dueAt + roundTrip);
+		}
+		return due;
+	}
+
+	it('renders much longer than taught: checks close together at first, never more by any age than the grid’s', () => {
+		// Taught 2.0–2.2 s; this render runs on past 6 s. The grid checks at 1, 2, … 6 s: six by 6 s.
+		const due = checksUntil(seen(spread(10, 2000, 2200)), 6000);
+		expect(due[0]).toBeGreaterThanOrEqual(I);
+		due.forEach((at, index) => expect(at).toBeGreaterThanOrEqual((index + 1) * I));
+		expect(due.length).toBeLessThanOrEqual(6);
+		// Past what was taught the checks come closer than the grid's, as far as the count allows.
+		expect(due.filter((at) => at > 2000 && at < 3000).length).toBeGreaterThanOrEqual(1);
+	});
+
+	it('after a task found done at its first check, the guarded next one keeps the grid’s count and one', () => {
+		const taught = [...seen(spread(10, 2300, 2700)), { lo: 0, hi: 2400 }];
+		const due = checksUntil(taught, 3000);
+		expect(due.slice(0, 2)).toEqual([I, 2 * I]);
+		due.forEach((at, index) => expect(at).toBeGreaterThanOrEqual(index * I));
+		expect(due.length).toBeLessThanOrEqual(4);
+	});
+});
+
 describe('rule 4: past every known render', () => {
 	it('checks 0.1, 0.2, 0.4 … intervals apart, at most one, never past the next slot’s allowance', () => {
 		const gaps = [0, 1, 2, 3, 4, 5].map((probes) => pastRange(5000, probes, grid) - 5000);
@@ -285,7 +335,7 @@ describe('rule 6: a batch’s end, from its own renders', () => {
 			times.ended(kind, i, roles[i]);
 		}
 		// Eight still waited on; the renders ranked before them ended at 1.5 s (the middle of what the grid saw).
-		const task = { anchor: 0, age: 2000, probes: 0, strict: false };
+		const task = { anchor: 0, age: 2000, probes: 0, strict: false, spent: 1 };
 		expect(times.nextCheck(kind, 'batch', task, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
 		expect(times.nextCheck(kind, 'scout', task, 2000)).toEqual({ at: 2500, pastRange: false, runEnd: true });
 		const single = new RenderTimes(I, nothing(), new Map([[kind.key, 1]]));
@@ -321,11 +371,14 @@ describe('rule 5: when history is stale', () => {
 		const strict = times.guards(kind, role);
 		const checks = [times.firstCheck(kind, role, 0, strict) ?? grid4.intervalMs];
 		let probes = 0;
+		// As the engine holds it (waiting/schedule.ts): first checked at a slot or later, no more checks than the grid.
+		const gridCount = checks[0] >= grid4.intervalMs ? 1 : 0;
 		while (checks[checks.length - 1] < render) {
 			const age = checks[checks.length - 1];
-			const next = times.nextCheck(kind, role, { anchor: 0, age, probes, strict }, age);
+			const spent = checks.length - 1 + gridCount;
+			const next = times.nextCheck(kind, role, { anchor: 0, age, probes, strict, spent }, age);
 			if (next?.pastRange) probes++;
-			checks.push(next?.at ?? nextSlot(age, { ...grid4, strict }));
+			checks.push(Math.max(next?.at ?? nextSlot(age, { ...grid4, strict }), (spent + 1) * grid4.intervalMs));
 		}
 		return checks;
 	}
