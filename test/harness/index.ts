@@ -7,17 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-// n8n-core reads its folders from the environment when first loaded: point them at a temp folder first. Whoever
-// made the folder removes it (its binary files: 1 GiB downloads, 32 MiB uploads): a Jest test file once its tests
-// ran (each file has an environment of its own), a script when its process exits; processes it starts share it.
+// n8n-core reads its folders from the environment when first loaded: point them at a temp folder first, and remove
+// it when done (its binary files: 1 GiB downloads, 32 MiB uploads). Under Jest it goes in the run's folder, which
+// test/harness/jestTeardown.ts removes when the run ends; a script removes its own when its process exits. Processes
+// started from here share it through the environment.
 const userFolder =
 	process.env.N8N_USER_FOLDER ??
-	((made) => {
-		const remove = () => rmSync(made, { recursive: true, force: true });
-		if (typeof afterAll === 'function') afterAll(remove);
-		else process.on('exit', remove);
+	((parent) => {
+		const made = mkdtempSync(path.join(parent ?? tmpdir(), 'mediagen-n8n-'));
+		if (!parent) process.on('exit', () => rmSync(made, { recursive: true, force: true }));
 		return made;
-	})(mkdtempSync(path.join(tmpdir(), 'mediagen-n8n-')));
+	})(process.env.MEDIAGEN_TEST_TEMP);
 process.env.N8N_USER_FOLDER = userFolder;
 process.env.N8N_DEFAULT_BINARY_DATA_MODE ??= 'filesystem';
 process.env.N8N_ENCRYPTION_KEY ??= 'mediagen-test-encryption-key';
