@@ -272,6 +272,12 @@ describe('the envelope: a task on its own has the grid’s count', () => {
 		due.forEach((at, index) => expect(at).toBeGreaterThanOrEqual(index * I));
 		expect(due.length).toBeLessThanOrEqual(4);
 	});
+
+	it('a guarded task of renders shorter than the interval is checked before the first slot, where they end', () => {
+		const taught = [...seen(spread(10, 500, 700)), { lo: 0, hi: 600 }];
+		const due = checksUntil(taught, 700);
+		expect(due[0]).toBeLessThan(I);
+	});
 });
 
 describe('rule 4: past every known render', () => {
