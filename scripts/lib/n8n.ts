@@ -177,9 +177,7 @@ export async function waitForChat(baseUrl: string, webhookId: string, timeoutMs:
 export async function postJson(url: string, body: object, timeoutMs?: number): Promise<string> {
 	const response = await fetch(url, {
 		method: 'POST',
-		// A connection of its own: one kept alive from an earlier call may be closed by n8n (its 5 s keep-alive) just as
-		// this call goes out on it, which fails as UND_ERR_SOCKET with no way to tell whether the execution started.
-		headers: { 'content-type': 'application/json', connection: 'close' },
+		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(body),
 		signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
 	});
