@@ -291,11 +291,12 @@ function bestFirstStep(
 		const opening = !state && plan.first;
 		const limit = opening ? Infinity : reach(at, plan.grid);
 		const momentBefore = state ? moment[state - 1] : 0;
+		// Nothing left to find after this check: nothing to wait on, whatever slots are in hand.
+		if (doneBefore >= everything) {
+			toGo[state].fill(0);
+			continue;
+		}
 		for (let slack = 0; slack < width; slack++) {
-			if (doneBefore >= everything) {
-				toGo[state][slack] = 0;
-				continue;
-			}
 			for (let next = state; next < count && candidates[next] <= limit; next++) {
 				// Slots in hand after a check at candidates[next]: the first check's count starts there (one slot spent).
 				const gained = slotOf(candidates[next]) - slotOf(at);
