@@ -42,6 +42,31 @@ const nothing = (): Learned => ({ own: new Map(), api: new Map(), clock: 1 });
 const spread = (count: number, from: number, to: number) =>
 	Array.from({ length: count }, (_, i) => from + ((to - from) * i) / (count - 1));
 
+/**
+ * When each check of a task on its own goes, as the engine drives the schedule (every answer in `rttMs`): up to the
+ * one at or after `render` (its end; Infinity: it runs on), none after `until`.
+ */
+function checksOf(
+	taught: Observation[],
+	render: number,
+	{ intervalMs = I, rttMs = 100, until = Infinity }: Partial<GridShape> & { until?: number } = {},
+): number[] {
+	const times = new RenderTimes(intervalMs, history(taught), new Map([[kind.key, 1]]));
+	times.sawRoundTrip(rttMs);
+	const schedule = new PollSchedule({ pollIntervalMs: intervalMs } as WaitingOptions, times);
+	const entry = schedule.add({} as CreatedTask, 0, intervalMs, 60_000, kind);
+	const due: number[] = [];
+	for (let ticket = schedule.next(); ticket && ticket.dueAt <= until; ticket = schedule.next()) {
+		schedule.take();
+		due.push(ticket.dueAt);
+		schedule.started(ticket, ticket.dueAt);
+		schedule.onGrid(entry, ticket.dueAt);
+		if (ticket.dueAt >= render) break;
+		schedule.notYet(entry, ticket.dueAt, ticket.dueAt + rttMs);
+	}
+	return due;
+}
+
 describe('rule 1: back to the grid', () => {
 	it('until five renders of the kind are known', () => {
 		const four = new RenderTimes(I, history(seen([3000, 3100, 3200, 3300])), new Map([[kind.key, 1]]));
@@ -238,26 +263,9 @@ describe('rule 3: the grid behind a placed check', () => {
 });
 
 describe('the envelope: a task on its own has the grid’s count', () => {
-	/** When each check of a task on its own goes, as the engine drives the schedule, while the render runs on. */
-	function checksUntil(taught: Observation[], age: number, roundTrip = 100): number[] {
-		const times = new RenderTimes(I, history(taught), new Map([[kind.key, 1]]));
-		times.sawRoundTrip(roundTrip);
-		const schedule = new PollSchedule({ pollIntervalMs: I } as WaitingOptions, times);
-		const entry = schedule.add({} as CreatedTask, 0, I, 60_000, kind);
-		const due: number[] = [];
-		for (let ticket = schedule.next(); ticket && ticket.dueAt <= age; ticket = schedule.next()) {
-			schedule.take();
-			due.push(ticket.dueAt);
-			schedule.started(ticket, ticket.dueAt);
-			schedule.onGrid(entry, ticket.dueAt);
-			schedule.notYet(entry, ticket.dueAt, ticket.dueAt + roundTrip);
-		}
-		return due;
-	}
-
 	it('renders much longer than taught: checks close together at first, never more by any age than the grid’s', () => {
 		// Taught 2.0–2.2 s; this render runs on past 6 s. The grid checks at 1, 2, … 6 s: six by 6 s.
-		const due = checksUntil(seen(spread(10, 2000, 2200)), 6000);
+		const due = checksOf(seen(spread(10, 2000, 2200)), Infinity, { until: 6000 });
 		expect(due[0]).toBeGreaterThanOrEqual(I);
 		due.forEach((at, index) => expect(at).toBeGreaterThanOrEqual((index + 1) * I));
 		expect(due.length).toBeLessThanOrEqual(6);
@@ -267,7 +275,7 @@ describe('the envelope: a task on its own has the grid’s count', () => {
 
 	it('after a task found done at its first check, the guarded next one keeps the grid’s count and one', () => {
 		const taught = [...seen(spread(10, 2300, 2700)), { lo: 0, hi: 2400 }];
-		const due = checksUntil(taught, 3000);
+		const due = checksOf(taught, Infinity, { until: 3000 });
 		expect(due.slice(0, 2)).toEqual([I, 2 * I]);
 		due.forEach((at, index) => expect(at).toBeGreaterThanOrEqual(index * I));
 		expect(due.length).toBeLessThanOrEqual(4);
@@ -275,7 +283,7 @@ describe('the envelope: a task on its own has the grid’s count', () => {
 
 	it('a guarded task of renders shorter than the interval is checked before the first slot, where they end', () => {
 		const taught = [...seen(spread(10, 500, 700)), { lo: 0, hi: 600 }];
-		const due = checksUntil(taught, 700);
+		const due = checksOf(taught, Infinity, { until: 700 });
 		expect(due[0]).toBeLessThan(I);
 	});
 });
@@ -369,31 +377,11 @@ describe('rule 5: when history is stale', () => {
 
 	const grid4: GridShape = { intervalMs: 400, rttMs: 100 };
 
-	/** The checks of a task on its own of a render of `render` ms, placed from `history` (rules 2 to 4). */
-	function checksOf(taught: Observation[], render: number): number[] {
-		const times = new RenderTimes(grid4.intervalMs, history(taught), new Map([[kind.key, 1]]));
-		times.sawRoundTrip(grid4.rttMs);
-		const role = times.start(kind, 0);
-		const strict = times.guards(kind, role);
-		const checks = [times.firstCheck(kind, role, 0, strict) ?? grid4.intervalMs];
-		let probes = 0;
-		// As the engine holds it (waiting/schedule.ts): first checked at a slot or later, no more checks than the grid.
-		const gridCount = checks[0] >= grid4.intervalMs ? 1 : 0;
-		while (checks[checks.length - 1] < render) {
-			const age = checks[checks.length - 1];
-			const spent = checks.length - 1 + gridCount;
-			const next = times.nextCheck(kind, role, { anchor: 0, age, probes, strict, spent }, age);
-			if (next?.pastRange) probes++;
-			checks.push(Math.max(next?.at ?? nextSlot(age, { ...grid4, strict }), (spent + 1) * grid4.intervalMs));
-		}
-		return checks;
-	}
-
 	it('after a task found done at its first check, the next task on its own is checked no later than each grid slot', () => {
 		const taught = seen(spread(10, 5700, 6300));
-		expect(checksOf(taught, 6000)[0]).toBeGreaterThan(5000);
+		expect(checksOf(taught, 6000, grid4)[0]).toBeGreaterThan(5000);
 		// The last render was found done at once: it may have ended long before, so the next one keeps every slot.
-		const afterHit = checksOf([...taught, { lo: 0, hi: 6100 }], 2400);
+		const afterHit = checksOf([...taught, { lo: 0, hi: 6100 }], 2400, grid4);
 		expect(afterHit[0]).toBeLessThanOrEqual(400);
 		for (let i = 1; i < afterHit.length; i++) expect(afterHit[i]).toBeLessThanOrEqual(nextSlot(afterHit[i - 1], grid4));
 		expect(afterHit[afterHit.length - 1]).toBeLessThanOrEqual(2400);
@@ -404,10 +392,10 @@ describe('rule 5: when history is stale', () => {
 			lo: Math.floor(o.hi / grid4.intervalMs) * grid4.intervalMs - grid4.intervalMs,
 			hi: Math.floor(o.hi / grid4.intervalMs) * grid4.intervalMs,
 		}));
-		const late = checksOf(taught, 2400);
+		const late = checksOf(taught, 2400, grid4);
 		expect(late).toHaveLength(1);
 		const found: Observation = { lo: 0, hi: late[0] };
-		const next = checksOf([...taught, found], 2400);
+		const next = checksOf([...taught, found], 2400, grid4);
 		const seenNext = { lo: next[next.length - 2] ?? 0, hi: next[next.length - 1] };
 		expect(seenNext.hi).toBe(2400);
 		expect(isStale([...taught, found], seenNext)).toBe(true);
@@ -417,9 +405,9 @@ describe('rule 5: when history is stale', () => {
 		// Renders of 6 s ± 5 % at Poll Interval 0.4 s: fifteen slots a hit would cost the next task. The first check goes
 		// where most renders still run, the next where they have ended.
 		const taught = seen(spread(20, 5700, 6300));
-		expect(checksOf(taught, 6000)[0]).toBeLessThan(5700);
+		expect(checksOf(taught, 6000, grid4)[0]).toBeLessThan(5700);
 		const renders = spread(7, 5700, 6300);
-		const mean = renders.reduce((sum, render) => sum + checksOf(taught, render).length, 0) / renders.length;
+		const mean = renders.reduce((sum, render) => sum + checksOf(taught, render, grid4).length, 0) / renders.length;
 		expect(mean).toBeLessThanOrEqual(4);
 	});
 
