@@ -80,13 +80,16 @@ export function backToGrid(observations: number, scout: boolean): boolean {
 /**
  * Rule 1: whether what the process learned of a kind elsewhere (another workflow, a copied node: `borrowed`) may
  * place this node's checks: once the node's own renders of the kind (`mine`, at least one) all agree with it, none
- * of them stale against it (rule 5) and each near a remembered render. Until then it is a hint, and the grid holds:
- * another workflow's renders of the kind may be longer than this one's, and a first check placed by them would
- * wait past the grid.
+ * of them stale against it (rule 5), each near a remembered render and none shorter than nearly all of them (its
+ * middle from STALE_FASTER × the 5 % point of theirs on). Until then it is a hint, and the grid holds: another
+ * workflow's renders of the kind may be longer than this one's, and a first check placed by them would wait past the
+ * grid. The last test reads middles: a batch teaches mostly tasks found done at their first check (rule 5's low end
+ * then knows too few renders), and a slow answer may stretch one of the node's renders up to theirs (judgedLateBy).
  */
 export function confirms(mine: readonly Observation[], borrowed: readonly Observation[]): boolean {
 	if (backToGrid(borrowed.length, false) || !mine.length) return false;
-	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen));
+	const shortest = STALE_FASTER * quantile(borrowed.map(pointOf).sort(byValue), 0.05);
+	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen) && pointOf(seen) >= shortest);
 }
 
 /**

@@ -95,6 +95,16 @@ describe('rule 1: back to the grid', () => {
 		// Renders of its own of 3 s (a new workflow of the same kind whose renders are shorter): the grid.
 		const shorter = new RenderTimes(I, borrowed(elsewhere, [{ lo: 2000, hi: 3000 }]), new Map([[kind.key, 1]]));
 		expect(shorter.firstCheck(kind, shorter.start(kind, 0), 0)).toBeUndefined();
+		// A batch of 5 s renders taught it (its scouts seen running, the tasks that waited for them found done at once),
+		// and the node's one render of 2.5 s was stretched to 4.1 s by a slow answer (judgedLateBy): still the grid.
+		const batchTaught = [
+			...[4000, 4000, 5000].map((lo) => ({ lo, hi: lo + I })),
+			...[5600, 5600, 5700, 6000, 6100].map((hi) => ({ lo: 0, hi })),
+		];
+		const stretched = new RenderTimes(I, borrowed(batchTaught, [{ lo: 2000, hi: 4100 }]), new Map([[kind.key, 1]]));
+		expect(stretched.firstCheck(kind, stretched.start(kind, 0), 0)).toBeUndefined();
+		const longAsTheirs = new RenderTimes(I, borrowed(batchTaught, [{ lo: 4000, hi: 5000 }]), new Map([[kind.key, 1]]));
+		expect(longAsTheirs.firstCheck(kind, longAsTheirs.start(kind, 0), 0)).toBeGreaterThan(4000);
 		// Another kind of the same model teaches nothing.
 		const otherKind = new RenderTimes(
 			I,
