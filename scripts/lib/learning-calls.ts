@@ -8,32 +8,96 @@ import { timedPrompt } from './learning-measure';
 import type { OtherNodeState, StateAfter } from './learning-static';
 import type { Workflow } from './learning-workflows';
 import { callWebhook as callN8nWebhook } from './n8n';
+import { listExecutions } from './rest';
+import { log } from './report';
 import { simulatorTasks } from './simulator';
 import { waitFor } from './wait';
 
+/** Socket-level failures of a call: the connection closed before n8n's answer came (the request may have arrived). */
+const LOST = /UND_ERR_SOCKET|ECONNRESET|other side closed|socket hang up/;
+
+/** How long an execution a lost call may have started takes at most to show in n8n's executions list. */
+const SHOWS_WITHIN_MS = 30_000;
+
 /**
- * Calls a production webhook; again while nothing was started: n8n answers "503 Database is not ready!" (it refuses
- * every request, before handling it, for a while after one of its database pings took over 5 s: a machine loaded by
- * other work), or refused the connection (a main at load 8 that had not yet accepted it). Any other failure may have
- * started an execution, and a second call would run the case twice: it ends the case, its cause named.
+ * Calls a workflow's production webhook and resolves when n8n answered, that is when the execution it started
+ * ended (its webhook answers with the last node's output). Again while nothing was started: n8n answers "503
+ * Database is not ready!" (it refuses every request, before handling it, for a while after one of its database
+ * pings took over 5 s: a machine loaded by other work), or refused the connection (a main at load 8 that had not yet
+ * accepted it). A connection closed before the answer (`LOST`: seen beside a CPU hog on a batch's call, with nothing
+ * in n8n's log) may or may not have started an execution, and a second call might run the case twice: n8n's
+ * executions list tells. An execution of the workflow started since the call is followed until it ends; none within
+ * SHOWS_WITHIN_MS means the request never reached it, and the call is made again. Any other failure ends the case,
+ * its cause named.
  */
-export async function callWebhook(baseUrl: string, webhookPath: string, body: object): Promise<void> {
+export async function callWebhook(deployment: Deployment, workflow: Workflow, body: object): Promise<void> {
+	const path = workflow.webhookPath!;
 	await waitFor(
 		async (see) => {
+			const since = Date.now();
 			try {
-				await callN8nWebhook(baseUrl, webhookPath, body);
+				await callN8nWebhook(deployment.baseUrl, path, body);
 				return true;
 			} catch (error) {
-				const cause = (error as Error & { cause?: { code?: string } }).cause?.code;
-				const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
-				if (!/HTTP 503\b.*Database is not ready/.test(message) && cause !== 'ECONNREFUSED')
-					throw new Error(`webhook ${webhookPath}: ${message}`);
+				const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+				const message = `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
+				if (LOST.test(message)) return await followLost(deployment, workflow, since, message, see);
+				if (!/HTTP 503\b.*Database is not ready/.test(message) && cause?.code !== 'ECONNREFUSED')
+					throw new Error(`webhook ${path}: ${message}`);
 				see(message.slice(0, 200));
 				return false;
 			}
 		},
-		{ deadline: 120_000, describe: `n8n to take the call of ${webhookPath}`, interval: 1000 },
+		{ deadline: 120_000, describe: `n8n to take the call of ${path}`, interval: 1000 },
 	);
+}
+
+/**
+ * A call whose connection was lost at `since`: true once the execution it started ended well, false when it started
+ * none (the call is made again); throws when that execution failed.
+ */
+async function followLost(
+	deployment: Deployment,
+	workflow: Workflow,
+	since: number,
+	message: string,
+	see: (seen: string) => void,
+): Promise<boolean> {
+	const workflowId = deployment.idOf(workflow.id);
+	// The executions list's times are n8n's clock, this machine's: a second before the call allows for rounding.
+	const ours = (execution: { startedAt?: string }) => Date.parse(execution.startedAt ?? '') >= since - 1000;
+	const started = await waitFor(
+		async (seen) => {
+			const executions = (await listExecutions(deployment.session, workflowId)).filter(ours);
+			if (executions.length) return executions;
+			seen('none yet');
+			return Date.now() - since > SHOWS_WITHIN_MS ? ('none' as const) : undefined;
+		},
+		{ deadline: SHOWS_WITHIN_MS + 60_000, describe: `an execution of ${workflow.id} after a lost call`, interval: 500 },
+	);
+	log(
+		'learning',
+		`webhook ${workflow.webhookPath}: ${message.slice(0, 120)}; ${started === 'none' ? 'it started no execution: called again' : `following execution ${started.map((e) => e.id).join(', ')}`}`,
+	);
+	if (started === 'none') {
+		see(`${message.slice(0, 150)}: no execution started`);
+		return false;
+	}
+	const ended = await waitFor(
+		async (seen) => {
+			const executions = (await listExecutions(deployment.session, workflowId)).filter(ours);
+			const running = executions.filter((execution) => execution.status === 'new' || execution.status === 'running');
+			seen(executions.map((execution) => `${execution.id} ${execution.status}`).join(', '));
+			return running.length ? undefined : executions;
+		},
+		{ deadline: 600_000, describe: `the executions of ${workflow.id} after a lost call to end`, interval: 500 },
+	);
+	const failed = ended.filter((execution) => !['success', 'waiting'].includes(execution.status));
+	if (failed.length)
+		throw new Error(
+			`webhook ${workflow.webhookPath}: ${message}; its execution ended ${failed.map((e) => `${e.id} ${e.status}`).join(', ')}`,
+		);
+	return true;
 }
 
 /**
@@ -91,7 +155,7 @@ export async function batchRun(
 		Array.from(
 			{ length: calls },
 			async (_, call) =>
-				await callWebhook(deployment.baseUrl, workflow.webhookPath!, {
+				await callWebhook(deployment, workflow, {
 					prompts: renders.map((seconds, item) => timedPrompt(seconds, `${workflow.id} ${label}c${call} i${item}`)),
 				}),
 		),

@@ -314,10 +314,11 @@ const STATEMENTS: Record<string, (rows: Row[]) => Statement[]> = {
 	slower: (rows) => taughtStatements(rows, SLOWER_CHECKS),
 };
 
-/** Checks every case; tells `report` each statement; returns those that failed. */
+/** Checks every case; tells `report` each statement, and each task of a case that failed; returns what failed. */
 export function evaluate(results: CaseResult[], report: (line: string) => void): string[] {
 	const failures: string[] = [];
-	for (const result of results)
+	for (const result of results) {
+		const before = failures.length;
 		for (const [statement, holds] of [
 			...(STATEMENTS[result.name]?.(result.rows) ?? [allSeen(result.rows)]),
 			withinCount(result.rows),
@@ -326,7 +327,17 @@ export function evaluate(results: CaseResult[], report: (line: string) => void):
 			report(`${holds ? 'ok  ' : 'FAIL'} ${line}`);
 			if (!holds) failures.push(line);
 		}
+		if (failures.length > before) for (const row of result.rows) describeTasks(row, report);
+	}
 	return failures;
+}
+
+/** The first tasks of a row: each render and its checks, in the row's Poll Intervals from the task's creation. */
+function describeTasks(row: Row, report: (line: string) => void): void {
+	const intervalMs = (row.intervalS ?? INTERVAL_S) * 1000;
+	const I = (ms: number) => (ms / intervalMs).toFixed(2);
+	for (const task of (row.detail ?? []).slice(0, 12))
+		report(`     ${row.label}: render ${I(task.render)}, checks ${task.checks.map(I).join(' ')}`);
 }
 
 /** Prints every row of every case as one Markdown table. */

@@ -40,8 +40,7 @@ export async function singleItemCase(
 	{ runs, warmUp, seed, guard, send, ran }: SingleItemRuns,
 ): Promise<Row[]> {
 	const renders = renderTimes(runs, seed, 'narrow');
-	const start =
-		send ?? (async (prompt: string) => await callWebhook(deployment.baseUrl, workflow.webhookPath!, { prompt }));
+	const start = send ?? (async (prompt: string) => await callWebhook(deployment, workflow, { prompt }));
 	guard?.advance();
 	const states: StateAfter[] = [];
 	for (let run = 1; run <= runs; run++) {
@@ -100,7 +99,7 @@ export async function warmUpAgent(deployment: Deployment, workflow: Workflow): P
  * process's first execution does not hold the timed ones.
  */
 export async function warmUpWorker(deployment: Deployment, fixed: Workflow): Promise<void> {
-	await callWebhook(deployment.baseUrl, fixed.webhookPath!, { prompt: timedPrompt(0.5, `${fixed.id} warm-up `) });
+	await callWebhook(deployment, fixed, { prompt: timedPrompt(0.5, `${fixed.id} warm-up `) });
 }
 
 /** The model's script for agentCase: call the MediaGen tool with the user's message as the prompt, then answer. */
@@ -140,7 +139,7 @@ export async function dropOneCase(
 		await Promise.all(
 			[learned, fixed].map(
 				async (workflow) =>
-					await callWebhook(deployment.baseUrl, workflow.webhookPath!, {
+					await callWebhook(deployment, workflow, {
 						prompt: timedPrompt(renders[run - 1], `${workflow.id} o${run} `),
 					}),
 			),

@@ -170,7 +170,7 @@ export async function waitCase(
 	const workflowId = deployment.idOf(workflow.id);
 	const tag = `${workflow.id} w1`;
 	guard.advance();
-	await callWebhook(deployment.baseUrl, workflow.webhookPath!, { prompt: timedPrompt(RENDER_S, `${tag} `) });
+	await callWebhook(deployment, workflow, { prompt: timedPrompt(RENDER_S, `${tag} `) });
 	const parked = await waitForExecution(
 		() => deployment.session,
 		workflowId,
