@@ -80,16 +80,19 @@ export function backToGrid(observations: number, scout: boolean): boolean {
 /**
  * Rule 1: whether what the process learned of a kind elsewhere (another workflow, a copied node: `borrowed`) may
  * place this node's checks: once the node's own renders of the kind (`mine`, at least one) all agree with it, none
- * of them stale against it (rule 5), each near a remembered render and none shorter than nearly all of them (its
- * middle from STALE_FASTER × the 5 % point of theirs on). Until then it is a hint, and the grid holds: another
- * workflow's renders of the kind may be longer than this one's, and a first check placed by them would wait past the
- * grid. The last test reads middles: a batch teaches mostly tasks found done at their first check (rule 5's low end
- * then knows too few renders), and a slow answer may stretch one of the node's renders up to theirs (judgedLateBy).
+ * of them stale against it (rule 5), each near a remembered render, and the shortest of theirs (the 5 % point of
+ * their middles) ending by the grid's slot at or after each of the node's own (its middle). Until then it is a hint,
+ * and the grid holds: another workflow's renders of the kind may be longer than this one's, and a first check placed
+ * by them would wait past the grid. The last test reads middles against slots: a batch teaches mostly tasks found
+ * done at their first check (rule 5's low end then knows too few renders), a slow answer may stretch one of the
+ * node's renders towards theirs (judgedLateBy), and on a busy machine either side's times are off by a fraction of
+ * an interval, which only a render ending past the grid's slot turns into a later result.
  */
-export function confirms(mine: readonly Observation[], borrowed: readonly Observation[]): boolean {
+export function confirms(mine: readonly Observation[], borrowed: readonly Observation[], intervalMs: number): boolean {
 	if (backToGrid(borrowed.length, false) || !mine.length) return false;
-	const shortest = STALE_FASTER * quantile(borrowed.map(pointOf).sort(byValue), 0.05);
-	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen) && pointOf(seen) >= shortest);
+	const shortest = quantile(borrowed.map(pointOf).sort(byValue), 0.05);
+	const bySlot = (seen: Observation) => Math.ceil(pointOf(seen) / intervalMs - 1e-9) * intervalMs >= shortest;
+	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen) && bySlot(seen));
 }
 
 /**

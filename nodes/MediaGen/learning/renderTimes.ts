@@ -68,7 +68,7 @@ class Track {
 	trusted(): { remembered: Observation[]; observations: Observation[] } | undefined {
 		const remembered = !rules.backToGrid(this.own.length + this.fresh.length, false)
 			? this.own
-			: rules.confirms(this.mine, elsewhere(this.borrowed, this.own))
+			: rules.confirms(this.mine, elsewhere(this.borrowed, this.own), this.intervalMs)
 				? this.borrowed
 				: undefined;
 		return remembered && { remembered, observations: [...remembered, ...this.fresh] };

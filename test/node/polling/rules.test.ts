@@ -105,6 +105,11 @@ describe('rule 1: back to the grid', () => {
 		expect(stretched.firstCheck(kind, stretched.start(kind, 0), 0)).toBeUndefined();
 		const longAsTheirs = new RenderTimes(I, borrowed(batchTaught, [{ lo: 4000, hi: 5000 }]), new Map([[kind.key, 1]]));
 		expect(longAsTheirs.firstCheck(kind, longAsTheirs.start(kind, 0), 0)).toBeGreaterThan(4000);
+		// A copied workflow (renders seen 2.6–2.9 s on a busy machine) whose own render was found done at a check that
+		// reached the busy server at 2.33 s: theirs end by that check's grid slot, so they place its checks.
+		const copied = seen(spread(10, 2600, 2900));
+		const early = new RenderTimes(I, borrowed(copied, [{ lo: 0, hi: 2330 }]), new Map([[kind.key, 1]]));
+		expect(early.firstCheck(kind, early.start(kind, 0), 0)).toBeDefined();
 		// Another kind of the same model teaches nothing.
 		const otherKind = new RenderTimes(
 			I,
