@@ -30,26 +30,35 @@ const SHOWS_WITHIN_MS = 30_000;
  * SHOWS_WITHIN_MS means the request never reached it, and the call is made again. Any other failure ends the case,
  * its cause named.
  */
-export async function callWebhook(deployment: Deployment, workflow: Workflow, body: object): Promise<void> {
+export async function callWebhook(
+	deployment: Deployment,
+	workflow: Workflow,
+	body: object,
+	until = Date.now() + 120_000,
+): Promise<void> {
 	const path = workflow.webhookPath!;
-	await waitFor(
+	// Taking the call ends at n8n's answer or a lost connection (by `until`); following an execution is not held to it.
+	const lost = await waitFor(
 		async (see) => {
 			const since = Date.now();
 			try {
 				await callN8nWebhook(deployment.baseUrl, path, body);
-				return true;
+				return { answered: true } as const;
 			} catch (error) {
 				const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
 				const message = `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
-				if (LOST.test(message)) return await followLost(deployment, workflow, since, message, see);
+				if (LOST.test(message)) return { since, message };
 				if (!/HTTP 503\b.*Database is not ready/.test(message) && cause?.code !== 'ECONNREFUSED')
 					throw new Error(`webhook ${path}: ${message}`);
 				see(message.slice(0, 200));
 				return false;
 			}
 		},
-		{ deadline: 120_000, describe: `n8n to take the call of ${path}`, interval: 1000 },
+		{ deadline: Math.max(1000, until - Date.now()), describe: `n8n to take the call of ${path}`, interval: 1000 },
 	);
+	if ('answered' in lost) return;
+	if (!(await followLost(deployment, workflow, lost.since, lost.message)))
+		await callWebhook(deployment, workflow, body, until);
 }
 
 /**
@@ -61,14 +70,16 @@ async function followLost(
 	workflow: Workflow,
 	since: number,
 	message: string,
-	see: (seen: string) => void,
 ): Promise<boolean> {
 	const workflowId = deployment.idOf(workflow.id);
 	// The executions list's times are n8n's clock, this machine's: a second before the call allows for rounding.
-	const ours = (execution: { startedAt?: string }) => Date.parse(execution.startedAt ?? '') >= since - 1000;
+	const ours = async () =>
+		(await listExecutions(deployment.session, workflowId)).filter(
+			(execution) => Date.parse(execution.startedAt ?? '') >= since - 1000,
+		);
 	const started = await waitFor(
 		async (seen) => {
-			const executions = (await listExecutions(deployment.session, workflowId)).filter(ours);
+			const executions = await ours();
 			if (executions.length) return executions;
 			seen('none yet');
 			return Date.now() - since > SHOWS_WITHIN_MS ? ('none' as const) : undefined;
@@ -79,13 +90,10 @@ async function followLost(
 		'learning',
 		`webhook ${workflow.webhookPath}: ${message.slice(0, 120)}; ${started === 'none' ? 'it started no execution: called again' : `following execution ${started.map((e) => e.id).join(', ')}`}`,
 	);
-	if (started === 'none') {
-		see(`${message.slice(0, 150)}: no execution started`);
-		return false;
-	}
+	if (started === 'none') return false;
 	const ended = await waitFor(
 		async (seen) => {
-			const executions = (await listExecutions(deployment.session, workflowId)).filter(ours);
+			const executions = await ours();
 			const running = executions.filter((execution) => execution.status === 'new' || execution.status === 'running');
 			seen(executions.map((execution) => `${execution.id} ${execution.status}`).join(', '));
 			return running.length ? undefined : executions;
