@@ -22,6 +22,7 @@ import { memoryFor } from '../generators/memory';
 import type { Observation } from '../invariants';
 import type { WorldRequest, WorldTask } from '../world';
 import { SCOUTS } from '../../../nodes/MediaGen/learning/policy';
+import { type WaitingOptions, waitEndsAt } from '../../../nodes/MediaGen/waiting/options';
 
 /** A round trip and the node's own handling of an answer, measured up to about 150 ms on a loaded 2-core machine. */
 const TIMING_SLACK_MS = 150;
@@ -110,13 +111,26 @@ export function checkNoMoreChecksThanGrid(observation: Observation, fail: (text:
 	const { schedule, world } = observation;
 	if (!oneTry(observation)) return;
 	const interval = schedule.pollIntervalS * 1000;
+	// The soonest any wait of the run may end (the run's start stands for each item's first attempt and, as a tool,
+	// for the call's start): its last check may come sooner than the grid's next slot (seed 1318: a tool call's last
+	// check, a quarter of Max Wait before its answer was due, 40 ms after the check before it).
+	const maxWaitMs = schedule.maxWaitS * 1000;
+	const waitEnd = waitEndsAt(
+		{
+			maxWaitMs,
+			requestTimeoutMs: schedule.requestTimeoutS * 1000,
+			answerBy: schedule.asTool ? observation.startedAt + maxWaitMs : undefined,
+		} as WaitingOptions,
+		observation.startedAt,
+	);
 	for (const task of world.tasks.values()) {
 		if (task.preexisting || task.renderMs === undefined) continue;
 		const checks = world.requests.filter((request) => request.kind === 'status' && request.taskId === task.taskId);
 		if (checks.some((request) => !PLAIN.has(request.fault.answer))) continue;
-		// A task still running at its last check got Max Wait's last check there: it goes wherever the others went.
+		// Max Wait's last check goes wherever the others went: a task still running at its last check got it there,
+		// and so did one whose last check came when the wait could have ended, done or not.
 		const last = checks[checks.length - 1];
-		if (last && (task.doneAt === undefined || task.doneAt > last.arrivedAt)) checks.pop();
+		if (last && (task.doneAt === undefined || task.doneAt > last.arrivedAt || last.arrivedAt >= waitEnd)) checks.pop();
 		// A task on its own first checked after the grid's first slot (surely so: later by more than a check's trip)
 		// gets its n-th check no sooner than n Poll Intervals: no more checks than the grid's. (A guarded task, which
 		// keeps the grid's count and one, is first checked at the first slot at the latest: not this.)
