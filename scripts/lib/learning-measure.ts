@@ -86,8 +86,24 @@ export interface RunFigures {
 	 * loaded machine add a little, a stall of either process adds the stall.
 	 */
 	longestWait: number;
+	/**
+	 * The latest a check came after the grid slot it was due at, in Poll Intervals (a grid's checks: each due at the
+	 * slot after the one before, or at the first slot after a late one).
+	 */
+	mostLate: number;
 	/** Checks per task the grid needs for these renders: one at each whole Poll Interval up to the render's end. */
 	gridChecks: number;
+}
+
+/** How late each of a grid's checks of `task` came after the slot it was due at, the latest (ms). */
+function latestOf(task: TaskRecord, intervalMs: number): number {
+	let due = intervalMs;
+	let latest = 0;
+	for (const at of task.checks.map((check) => check - task.createdAt)) {
+		latest = Math.max(latest, at - due);
+		due = Math.max(due + intervalMs, (Math.floor(at / intervalMs) + 1) * intervalMs);
+	}
+	return latest;
 }
 
 /** The figures of `tasks`, in Poll Intervals of `intervalMs` (default the suite's, INTERVAL_S). */
@@ -114,6 +130,7 @@ export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigur
 					task.checks.map((at, index) => at - (index ? task.checks[index - 1] : task.createdAt)),
 				),
 			) / intervalMs,
+		mostLate: Math.max(0, ...tasks.map((task) => latestOf(task, intervalMs))) / intervalMs,
 		gridChecks:
 			tasks.reduce((sum, task) => sum + Math.ceil((task.doneAt - task.createdAt) / intervalMs), 0) /
 			Math.max(1, tasks.length),
