@@ -11,7 +11,7 @@
  * which made two runs side by side differ by up to an interval (`npm run bench` and `npm run test:learning` run
  * Fixed Interval itself beside the learned runs).
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runNode } from '../../harness';
 import { INFO_PATH, betav4Parameters, loopStalls, useSimulator } from '../../support';
@@ -215,6 +215,36 @@ describe('never later than the grid, never more checks', () => {
 			expect(checks(faster)).toBeLessThanOrEqual(gridChecks(faster));
 			expectBatchOnTime(faster, I);
 			expectWithinCount(faster);
+		}
+	});
+
+	it('a check a stalled process held to just before the next slot stands for it: no burst, either Poll Schedule', async () => {
+		for (const pollSchedule of ['fixed', 'learned'] as const) {
+			LEARNED.clear();
+			const startedAt = Date.now();
+			// The process stalls from 0.8 s to 1.95 s: the check due at 1 s goes out just before the slot at 2 s.
+			const stall = new Promise<void>((resolve) =>
+				setTimeout(() => {
+					while (Date.now() < startedAt + 1950);
+					resolve();
+				}, 800),
+			);
+			const { output, error } = await runNode({
+				parameters: betav4Parameters({ pollInterval: 1, downloadResults: false, pollSchedule }),
+				items: [{ json: { idea: '[sim:seconds=3.5] a stalled check' } }],
+				credentials: context.credentials(),
+				learned: 'fresh',
+			});
+			await stall;
+			expect(error).toBeUndefined();
+			const taskid = String(output[0].json.taskid);
+			const checks = context.sim.record
+				.filter((request) => request.path.endsWith(INFO_PATH) && (request.json as IDataObject).taskid === taskid)
+				.map((request) => request.at - startedAt);
+			expect(checks[0]).toBeGreaterThanOrEqual(1900);
+			// Without the rule the slot's own check followed at once (1.95 s, then 2.0 s).
+			const gaps = checks.slice(1).map((at, index) => at - checks[index]);
+			expect(Math.min(...gaps)).toBeGreaterThanOrEqual(100);
 		}
 	});
 });
