@@ -300,7 +300,7 @@ class Engine {
 		const final = ticket.dueAt >= entry.deadline;
 		this.schedule.started(ticket, now);
 		if (final) entry.finalStarted = true;
-		else this.schedule.onGrid(entry, now, true);
+		else this.schedule.onGrid(entry, now, ticket.dueAt);
 		if (!final && entry.inFlight >= MAX_POLLS_PER_TASK) return; // this slot is skipped
 		void this.poll(entry, final);
 	}

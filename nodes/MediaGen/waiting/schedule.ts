@@ -201,14 +201,16 @@ export class PollSchedule {
 	/**
 	 * The task's next slot on its own grid after `now`, capped at the deadline. A task placed from history is checked
 	 * there as late as rule 3 allows (policy.ts): a check placed just before the slot is answered by then, instead of
-	 * a second check of the same task going out before that answer. A check going out at `now` (`checking`) less
-	 * than policy.ts's shortest gap before the next slot (a stalled process held it) stands for that slot, as in
-	 * `backOnGrid`.
+	 * a second check of the same task going out before that answer. A check going out at `now` that was due an
+	 * interval or more before the next slot (`dueAt`: a stalled process held it), less than policy.ts's shortest gap
+	 * before that slot, stands for it, as in `backOnGrid` (a check placed just before a slot does not: its answer
+	 * places the next).
 	 */
-	onGrid(entry: Waiting, now: number, checking = false): void {
+	onGrid(entry: Waiting, now: number, dueAt = Infinity): void {
 		const interval = this.options.pollIntervalMs;
 		entry.pollNumber = Math.max(entry.pollNumber + 1, Math.floor((now - entry.anchor) / interval) + 1);
-		if (checking && entry.anchor + entry.pollNumber * interval - now < minGap(interval)) entry.pollNumber++;
+		const slotAt = entry.anchor + entry.pollNumber * interval;
+		if (slotAt - dueAt >= interval - 1 && slotAt - now < minGap(interval)) entry.pollNumber++;
 		const slot = entry.pollNumber * interval;
 		const late = entry.placed && this.learned;
 		this.queue(entry, entry.anchor + (late ? reach(slot - 1, this.learned!.grid) : slot));
