@@ -5,6 +5,7 @@
  */
 import { evaluate } from '../../scripts/lib/learning-expect';
 import { figures, type TaskRecord } from '../../scripts/lib/learning-measure';
+import { measured } from '../../scripts/lib/learning-rows';
 
 const RENDERS = [2300, 2500, 2700, 2900, 2100, 2600, 2400, 2800, 2200, 2500];
 
@@ -79,14 +80,22 @@ describe("the learning suite's comparison with Fixed Interval", () => {
 		expect(late.some(([line]) => /stall/.test(line))).toBe(false);
 		expect(held(late, /after the floor per task/)).toBe(false);
 
-		// One wait of 1.5 I (slot 2's check 0.5 I late): a stall of 0.1 I, no slot skipped, so Fixed Interval's own
-		// checks count.
+		// Slot 2's check 0.52 I after its slot (a wait of 1.5 I): a stall of 0.12 I, no slot skipped, so Fixed
+		// Interval's own checks count.
 		const lateOnce = judged(
 			records((render) => [1000, 2000, 2900, render + 100].filter((at) => at <= render + 100)),
 			records((render) => [1020, 2520, 3020].filter((at, index) => index < 2 || render > 2520)),
 		);
-		expect(said(lateOnce, /after the floor per task/)?.[0]).toMatch(/a stall of 0\.10 I/);
+		expect(said(lateOnce, /after the floor per task/)?.[0]).toMatch(/a stall of 0\.12 I/);
 		expect(said(lateOnce, /checks per task/)?.[0]).not.toMatch(/skipped/);
+
+		// Slow for a while: checks 0.46 and then 0.95 I after their slots, no wait over 1.49 I. The stall is what the
+		// latest check was held beyond a late timer (0.55 I), not what the longest wait shows (0.09 I).
+		const slow = judged(
+			records((render) => [1000, 2000, 3000, 4410].filter((at, index) => index < 2 || at <= render + 2000)),
+			records((render) => [1010, 2460, 3950].filter((at, index) => index < 2 || render > 2460)),
+		);
+		expect(said(slow, /after the floor per task/)?.[0]).toMatch(/a stall of 0\.55 I/);
 
 		// Nothing sent until 2.9 s: Fixed Interval skipped slots 1 and 2 (a wait of 2.9 I: a stall of 1.5 I), and
 		// every render had ended by then.
@@ -110,5 +119,19 @@ describe("the learning suite's comparison with Fixed Interval", () => {
 			records(stalled),
 		);
 		expect(held(checkedMore, /checks per task/)).toBe(false);
+	});
+
+	it('counts a task’s checks up to the one that found it done: one that reached the API after it left before', () => {
+		// A 2.46 s render (the grid's count 3, and one): a stall held its third check to 4.41 s, and the next slot's,
+		// sent before that answer came, reached the API at 4.53 s.
+		const withinCount = (checks: number[]) => {
+			const lines: string[] = [];
+			const task = { taskid: 't', prompt: '', createdAt: 0, doneAt: 2460, seenAt: 4410, checks };
+			const rows = [{ label: 'run 1, learned', ...measured([task]) }];
+			evaluate([{ version: 'v', mode: 'queue', name: 'other', rows }], (line) => lines.push(line));
+			return lines.find((line) => /checked more than the grid's count/.test(line));
+		};
+		expect(withinCount([1160, 1260, 2070, 4410, 4530])).toMatch(/^ok/);
+		expect(withinCount([1160, 1260, 1360, 2070, 4410])).toMatch(/^FAIL .*1 were: 5 checks for 2460 ms/);
 	});
 });
