@@ -175,8 +175,9 @@ const find = (rows: Row[], pattern: RegExp) => rows.find((row) => pattern.test(r
  * 0.78 I per task against Fixed Interval's 0.37, its last result within the grid's).
  */
 function batchNeverWorse(learned: Row | undefined, fixed: Row | undefined): Statement[] {
-	const [time, checks, last] = neverWorse(learned, fixed);
-	return checks === undefined ? [time] : [checks, last];
+	if (!learned || !fixed) return neverWorse(learned, fixed);
+	const [, checks, last] = neverWorse(learned, fixed);
+	return [checks, last];
 }
 
 /**

@@ -6,6 +6,7 @@
  * whether every check fell on the Poll Interval grid (creation + k × Poll Interval), which is what Poll Schedule
  * "Fixed Interval" does and what "Learned" does when it knows nothing.
  */
+import { minGap } from '../../nodes/MediaGen/learning/policy';
 import { INTERVAL_S } from './learning-workflows';
 import { simulatorRecord, simulatorTasks } from './simulator';
 
@@ -95,13 +96,18 @@ export interface RunFigures {
 	gridChecks: number;
 }
 
-/** How late each of a grid's checks of `task` came after the slot it was due at, the latest (ms). */
+/**
+ * How late each of a grid's checks of `task` came after the slot it was due at, the latest (ms). The slots follow
+ * waiting/schedule.ts `onGrid`: a check held to less than the shortest gap before the next slot stands for it.
+ */
 function latestOf(task: TaskRecord, intervalMs: number): number {
 	let due = intervalMs;
 	let latest = 0;
 	for (const at of task.checks.map((check) => check - task.createdAt)) {
 		latest = Math.max(latest, at - due);
-		due = Math.max(due + intervalMs, (Math.floor(at / intervalMs) + 1) * intervalMs);
+		let next = Math.max(due + intervalMs, (Math.floor(at / intervalMs) + 1) * intervalMs);
+		if (next - due >= intervalMs - 1 && next - at < minGap(intervalMs)) next += intervalMs;
+		due = next;
 	}
 	return latest;
 }
