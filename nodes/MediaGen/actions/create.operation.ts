@@ -1,8 +1,6 @@
 /**
- * The image and video resources' operations: one "Create With <model>" per model spec, whose spec yields both its
- * parameters and its behaviour (adding a model means adding its spec in models/). `read` prepares and checks one
- * item; `run` hands the creations to the waiting engine (waiting/engine.ts), and a creation is repeated only when it
- * provably created nothing (it could charge twice).
+ * The image and video resources: one "Create With <model>" operation per model spec (models/), whose spec yields its
+ * parameters and its behaviour. A creation is repeated only when it provably created nothing (it could charge twice).
  */
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
@@ -36,7 +34,6 @@ function creationOperation(spec: ModelSpec): OperationModule<PreparedRequest> {
 	};
 }
 
-/** The Operation selector and every operation of a resource, one per model spec. */
 function creationOperations(resource: string, models: ModelSpec[]) {
 	const operations = Object.fromEntries(models.map((spec) => [spec.operation, creationOperation(spec)]));
 	return {

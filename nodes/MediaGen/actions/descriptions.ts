@@ -191,16 +191,24 @@ export function operationProperty(resource: string, models: ModelSpec[]): INodeP
 	};
 }
 
+/** Options that apply with and without waiting; the others show only once Wait for Completion is on. */
+const UNCONDITIONAL = ['maxConcurrency', 'requestTimeout', 'repeatUncertainCreations'];
+
 /**
- * The Options collection of every creation operation and of Task → Wait and Task → Get. `whenWaiting` hides the
- * waiting options until Wait for Completion is on (creation operations only); `only` keeps the named options.
+ * Options of creation operations only: Task → Wait does not know when its tasks were created (Poll Schedule), and
+ * only a creation can be uncertain.
+ */
+const CREATION_ONLY = ['pollSchedule', 'repeatUncertainCreations'];
+
+/**
+ * The Options collection of every creation operation and of Task → Wait and Task → Get. `whenWaiting` marks a
+ * creation operation (its waiting options wait for Wait for Completion); `only` keeps the named options.
  */
 export function optionsProperty(
 	taskTypes: readonly TaskType[],
 	whenWaiting: boolean,
 	only?: readonly string[],
 ): INodeProperties {
-	const waiting = whenWaiting ? { displayOptions: { show: { '/waitForCompletion': [true] } } } : {};
 	const defaults = waitDefaults(taskTypes);
 	const { pollInterval, maxWait, requestTimeout } = defaults;
 	// Several task types (Task Type "From Input Item"): say what an unset option means for each.
@@ -208,157 +216,141 @@ export function optionsProperty(
 		taskTypes.length > 1
 			? ` When not set: ${taskTypes.map((taskType) => `${waitDefaults([taskType])[option]} s for ${taskType} tasks`).join(', ')}.`
 			: '';
-	const downloading = { show: { ...waiting.displayOptions?.show, downloadResults: [true] } };
-	const property: INodeProperties = {
+	const all: INodeProperties[] = [
+		{
+			displayName: 'Binary Property Prefix',
+			name: 'binaryPropertyPrefix',
+			type: 'string',
+			default: 'data',
+			description: 'Name of the binary property for the first file; further files get _1, _2, … appended',
+			displayOptions: { show: { downloadResults: [true] } },
+		},
+		{
+			displayName: 'Download Results',
+			name: 'downloadResults',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to download the result files into binary data; the result URLs are in the JSON either way',
+		},
+		{
+			displayName: 'Failed Status Codes',
+			name: 'failedStatusCodes',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. 3, 4',
+			description:
+				'Comma-separated status values that mean the task failed (the API does not document them). Empty: only result URLs end the wait.',
+		},
+		{
+			displayName: 'Max Concurrent Requests',
+			name: 'maxConcurrency',
+			type: 'number',
+			typeOptions: { minValue: 1, numberPrecision: 0 },
+			default: DEFAULT_MAX_CONCURRENCY,
+			description:
+				'Most API requests in flight at once across all items. A run starts with up to 256 and doubles while the API keeps up; halved automatically while the API answers HTTP 429.',
+		},
+		{
+			displayName: 'Max Wait (Seconds)',
+			name: 'maxWait',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: maxWait,
+			description: `How long to wait for each task before On Timeout applies.${perType('maxWait')}`,
+		},
+		{
+			displayName: 'On Timeout',
+			name: 'onTimeout',
+			type: 'options',
+			options: [
+				{ name: 'Error', value: 'error', description: 'Fail the item; the error names the task ID' },
+				{
+					name: 'Return Pending Task',
+					value: 'returnPending',
+					description: 'Output the task ID and its last status, to resume later with Task → Wait',
+				},
+			],
+			default: 'error',
+			description: 'What to do with a task that has not finished within Max Wait (it keeps running on the server)',
+		},
+		{
+			displayName: 'Poll Interval (Seconds)',
+			name: 'pollInterval',
+			type: 'number',
+			typeOptions: { minValue: 0.1 },
+			default: pollInterval,
+			description: `Time between two status checks of a task, counted from its creation.${perType('pollInterval')}`,
+		},
+		{
+			displayName: 'Poll Schedule',
+			name: 'pollSchedule',
+			type: 'options',
+			options: [
+				{
+					name: 'Fixed Interval',
+					value: 'fixed',
+					description: 'Check each task every Poll Interval from its creation',
+				},
+				{
+					name: 'Learned From Finished Renders',
+					value: 'learned',
+					description:
+						'Check each task where renders of its model and size have been seen to finish, in this run and in earlier runs of this n8n process (kept in its memory, not in the workflow: a restart starts again from Poll Interval); Poll Interval until enough are known, and never later than it once a task has been checked',
+				},
+			],
+			default: 'learned',
+			description: 'When to check whether a task is done',
+		},
+		{
+			displayName: 'Request Timeout (Seconds)',
+			name: 'requestTimeout',
+			type: 'number',
+			// Timers take at most 2^31 - 1 ms; a larger value from an expression counts as this (waiting/options.ts).
+			typeOptions: { minValue: 1, maxValue: Math.floor(MAX_REQUEST_TIMEOUT_MS / 1000) },
+			default: requestTimeout,
+			description: `How long one request may take before it is abandoned (at most about 24.8 days).${perType('requestTimeout')}`,
+		},
+		{
+			displayName: 'Repeat Uncertain Creations',
+			name: 'repeatUncertainCreations',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether a later try (Retry On Fail, Retry execution) may create an item again whose creation got no clear answer (HTTP 5xx, a dropped connection, no answer in time): a task may have been created and charged then, and creating again may charge twice. Off: that item ends with an error instead.',
+		},
+		{
+			displayName: 'Split Into Items',
+			name: 'splitIntoItems',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to output one item per result URL instead of one item per task',
+		},
+		{
+			displayName: 'Succeeded Status Codes',
+			name: 'succeededStatusCodes',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. 2',
+			description:
+				'Comma-separated status values that mean the task is done (the API does not document them). Empty: result URLs end the wait.',
+		},
+	];
+	const options = all
+		.filter(({ name }) => (whenWaiting || !CREATION_ONLY.includes(name)) && (!only || only.includes(name)))
+		.map((option) =>
+			whenWaiting && !UNCONDITIONAL.includes(option.name)
+				? { ...option, displayOptions: { show: { '/waitForCompletion': [true], ...option.displayOptions?.show } } }
+				: option,
+		);
+	return {
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
-		placeholder: 'Add Option',
+		// n8n shows a collection of one option as a single button labelled with the placeholder: name the option.
+		placeholder: options.length === 1 ? `Add ${options[0].displayName}` : 'Add Option',
 		default: {},
-		options: [
-			{
-				displayName: 'Binary Property Prefix',
-				name: 'binaryPropertyPrefix',
-				type: 'string',
-				default: 'data',
-				description: 'Name of the binary property for the first file; further files get _1, _2, … appended',
-				displayOptions: downloading,
-			},
-			{
-				displayName: 'Download Results',
-				name: 'downloadResults',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to download the result files into binary data; the result URLs are in the JSON either way',
-				...waiting,
-			},
-			{
-				displayName: 'Failed Status Codes',
-				name: 'failedStatusCodes',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 3, 4',
-				description:
-					'Comma-separated status values that mean the task failed (the API does not document them). Empty: only result URLs end the wait.',
-				...waiting,
-			},
-			{
-				displayName: 'Max Concurrent Requests',
-				name: 'maxConcurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, numberPrecision: 0 },
-				default: DEFAULT_MAX_CONCURRENCY,
-				description:
-					'Most API requests in flight at once across all items. A run starts with up to 256 and doubles while the API keeps up; halved automatically while the API answers HTTP 429.',
-			},
-			{
-				displayName: 'Max Wait (Seconds)',
-				name: 'maxWait',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: maxWait,
-				description: `How long to wait for each task before On Timeout applies.${perType('maxWait')}`,
-				...waiting,
-			},
-			{
-				displayName: 'On Timeout',
-				name: 'onTimeout',
-				type: 'options',
-				options: [
-					{ name: 'Error', value: 'error', description: 'Fail the item; the error names the task ID' },
-					{
-						name: 'Return Pending Task',
-						value: 'returnPending',
-						description: 'Output the task ID and its last status, to resume later with Task → Wait',
-					},
-				],
-				default: 'error',
-				description: 'What to do with a task that has not finished within Max Wait (it keeps running on the server)',
-				...waiting,
-			},
-			{
-				displayName: 'Poll Interval (Seconds)',
-				name: 'pollInterval',
-				type: 'number',
-				typeOptions: { minValue: 0.1 },
-				default: pollInterval,
-				description: `Time between two status checks of a task, counted from its creation.${perType('pollInterval')}`,
-				...waiting,
-			},
-			// Creation operations only: Task → Wait does not know when its tasks were created.
-			...(whenWaiting
-				? [
-						{
-							displayName: 'Poll Schedule',
-							name: 'pollSchedule',
-							type: 'options' as const,
-							options: [
-								{
-									name: 'Fixed Interval',
-									value: 'fixed',
-									description: 'Check each task every Poll Interval from its creation',
-								},
-								{
-									name: 'Learned From Finished Renders',
-									value: 'learned',
-									description:
-										'Check each task where renders of its model and size have been seen to finish, in this run and in earlier runs of this n8n process (kept in its memory, not in the workflow: a restart starts again from Poll Interval); Poll Interval until enough are known, and never later than it once a task has been checked',
-								},
-							],
-							default: 'learned',
-							description: 'When to check whether a task is done',
-							...waiting,
-						},
-					]
-				: []),
-			{
-				displayName: 'Request Timeout (Seconds)',
-				name: 'requestTimeout',
-				type: 'number',
-				// Timers take at most 2^31 - 1 ms; a larger value from an expression counts as this (waiting/options.ts).
-				typeOptions: { minValue: 1, maxValue: Math.floor(MAX_REQUEST_TIMEOUT_MS / 1000) },
-				default: requestTimeout,
-				description: `How long one request may take before it is abandoned (at most about 24.8 days).${perType('requestTimeout')}`,
-			},
-			// Creation operations only (they alone pass whenWaiting): it applies with and without waiting.
-			...(whenWaiting
-				? [
-						{
-							displayName: 'Repeat Uncertain Creations',
-							name: 'repeatUncertainCreations',
-							type: 'boolean' as const,
-							default: false,
-							description:
-								'Whether a later try (Retry On Fail, Retry execution) may create an item again whose creation got no clear answer (HTTP 5xx, a dropped connection, no answer in time): a task may have been created and charged then, and creating again may charge twice. Off: that item ends with an error instead.',
-						},
-					]
-				: []),
-			{
-				displayName: 'Split Into Items',
-				name: 'splitIntoItems',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to output one item per result URL instead of one item per task',
-				...waiting,
-			},
-			{
-				displayName: 'Succeeded Status Codes',
-				name: 'succeededStatusCodes',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 2',
-				description:
-					'Comma-separated status values that mean the task is done (the API does not document them). Empty: result URLs end the wait.',
-				...waiting,
-			},
-		],
+		options,
 	};
-	if (only) property.options = property.options!.filter((option) => only.includes(option.name));
-	// n8n shows a collection of one option as a single button labelled with the placeholder: name the option.
-	if (property.options!.length === 1)
-		property.placeholder = `Add ${(property.options![0] as INodeProperties).displayName}`;
-	return property;
 }
 
 /** A Task operation's Options collections, one per Task Type, so that the editor shows that type's defaults. */

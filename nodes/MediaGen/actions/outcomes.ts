@@ -1,10 +1,7 @@
 /**
- * No item is lost (docs/errors-and-n8n-settings.md): whatever an operation's run does, every item it was given
- * comes out of the router, as output or as an error that names its item and task. An exception that ends the whole
- * run becomes the error of every item without an outcome, and an item the run reported nothing for gets an error
- * that says so; any other exception becomes the item's NodeOperationError (output/itemFailure.ts); an output n8n
- * could not save (JSON.stringify throws on it) is replaced by an error that keeps the task's id, since n8n would
- * otherwise fail the whole execution when it saves it.
+ * No item is lost (docs/errors-and-n8n-settings.md): every item an operation's run was given comes out, as output or
+ * as an error that names its item and task, also when the run throws, forgets an item, or returns an output n8n
+ * could not save (n8n would fail the whole execution when it saves it).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -30,7 +27,6 @@ function pairedWith(outcome: ItemOutcome): number[] {
 	);
 }
 
-/** The task id an outcome names, if any. */
 function taskIdOf(json: IDataObject | undefined): string | undefined {
 	return typeof json?.taskid === 'string' && json.taskid ? json.taskid : undefined;
 }
@@ -64,7 +60,6 @@ function written(this: IExecuteFunctions, outcome: ItemOutcome): ItemOutcome {
 	return { itemIndex, error, json };
 }
 
-/** What the router knows of the run beside its outcomes. */
 export interface RunContext {
 	/** A creation operation: an item whose run failed as a whole may have created a task. */
 	creates: boolean;
@@ -72,7 +67,6 @@ export interface RunContext {
 	knownTasks: (itemIndex: number) => string[];
 }
 
-/** Runs the operation on the items read: see the top of this file. */
 export async function runContained(
 	this: IExecuteFunctions,
 	module: OperationModule,

@@ -27,10 +27,8 @@ const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
 };
 
 /**
- * Dispatches to the operation and owns error handling, as docs/errors-and-n8n-settings.md promises: every item is
- * read and checked before anything is sent; with Continue On Fail a failed item becomes an error item that keeps its
- * task id (output/items.ts), otherwise the first failure stops the node and its error names every task this run
- * created; after Stop, n8n's cancellation error lists them; no item is lost (outcomes.ts).
+ * Dispatches to the operation and owns error handling as docs/errors-and-n8n-settings.md promises: every item is
+ * read and checked before anything is sent, and no paid task goes unnamed whichever way the node ends.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const { resource, operation, module } = operationOf.call(this);
@@ -117,7 +115,7 @@ async function readItems(this: IExecuteFunctions, module: OperationModule) {
 	return { read, outcomes };
 }
 
-/** The ids of an item's entries of a "<taskid> (item <n>)" list. */
+/** The ids of an item's entries of a "<taskid> (item <n>)" list (createdTasks). */
 function tasksOfItem(created: string[], itemIndex: number): string[] {
 	const suffix = ` (item ${itemIndex})`;
 	return created.filter((entry) => entry.endsWith(suffix)).map((entry) => entry.slice(0, -suffix.length));
@@ -137,10 +135,7 @@ function createdNote(created: string[]): string {
 	return `Tasks created by this run keep running on the server: ${created.join(', ')}. Use Task → Get or Task → Wait with these ids to fetch their results.`;
 }
 
-/**
- * A stopping error of a creation operation must not hide tasks that were paid for: list them all in its
- * description, the failing item's own task included. (Task operations create nothing: they list no tasks.)
- */
+/** A stopping error must not hide tasks that were paid for: its description lists them all. */
 function withCreatedTasks(error: NodeApiError | NodeOperationError, created: string[]) {
 	if (created.length) {
 		const note = createdNote(created);
@@ -150,9 +145,8 @@ function withCreatedTasks(error: NodeApiError | NodeOperationError, created: str
 }
 
 /**
- * Stop: n8n saves the execution as canceled and keeps none of what the node returns, so the ids of the tasks
- * this run created are in this error's message (and in n8n's log, one line per task as it was created). The
- * error is n8n's own cancellation error, which n8n recognises by its name.
+ * Stop: n8n keeps none of what the node returns, so the ids of the tasks this run created are in the message of
+ * n8n's own cancellation error (which n8n recognises by its name).
  */
 function cancelledError(this: IExecuteFunctions, created: string[]): ExecutionCancelledError {
 	// Declared abstract in n8n-workflow 2.x's types, yet constructible in 1.x and 2.x (its subclasses only fix the

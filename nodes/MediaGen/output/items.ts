@@ -1,10 +1,8 @@
 /**
- * The shape of every output item (docs/waiting-and-output.md, "Output"): a task's (creation with or without
- * waiting, Task → Get, Task → Wait, and the error items of created tasks), a failure's (in the shape n8n routes for
- * the On Error mode), Task → Delete's, and what an AI Agent's model reads. One shape per kind, so that expressions
- * keep working when a user swaps one operation for another. The node's own fields always win over same-named fields
- * of an API answer: an answer that names another task, or sends a numeric taskid, never replaces the id of the task
- * this item paid for.
+ * The shape of every output item, one per kind so that expressions keep working when a user swaps one operation for
+ * another (docs/waiting-and-output.md, "Output"): a task's, a failure's, Task → Delete's, and what an AI Agent's
+ * model reads. The node's own fields always win over an API answer's: an answer that names another task, or sends a
+ * numeric taskid, never replaces the id of the task this item paid for.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -14,11 +12,9 @@ import type { ItemError } from './itemFailure';
 /** What a workflow's IF node can test: finished with results, still running, or failed. */
 export type TaskStatus = 'completed' | 'pending' | 'failed';
 
-/** What the output says about the creation request: the model and what was sent (no file bytes). */
+/** What the output says about the creation request (request/body.ts, requestSummary). */
 export interface RequestSummary {
-	/** The model as the node names it (the operation value, e.g. `betav45`). */
 	model?: string;
-	/** The fields that were sent, numbers as numbers, plus the uploaded files' names and types. */
 	request?: IDataObject;
 	/** Something about the item's tries that must stay visible, e.g. an earlier try's paid task. */
 	warning?: string;
@@ -34,7 +30,7 @@ export interface OutputTask {
 	creation?: IDataObject;
 }
 
-/** The operation an output item came from: a failure names its task type and model from it. */
+/** A failure names its task type and model from the operation. */
 export interface Operation {
 	resource: string;
 	operation: string;
@@ -60,10 +56,7 @@ export function resultUrls(data: IDataObject | undefined): string[] {
 	return list.filter((url): url is string => typeof url === 'string' && url.trim() !== '');
 }
 
-/**
- * A task's JSON. `info` is the API's answer (creation data or task info), its own taskid/status/url fields
- * dropped; `lastStatus` the last raw status value the API reported, for tasks that are not completed.
- */
+/** A task's JSON: `info` is the API's answer less the node's fields; `lastStatus` is on unfinished tasks. */
 export function taskJson(
 	task: OutputTask,
 	status: TaskStatus,
@@ -169,11 +162,10 @@ export function checkedOutcome(task: OutputTask, info: IDataObject): ItemOutcome
 }
 
 /**
- * The error item of a failed item (Continue On Fail), with its task's fields (`taskid: null` when none was created)
- * and the error, in the shape n8n routes for the On Error mode: one flat item on the regular output; on the error
- * output the task's fields go inside `error` (`$json.error.taskid`), since n8n moves an item there only when its json
- * holds nothing but `error` and `message` (n8n-core's WorkflowExecute, handleNodeErrorOutput). `item.error` is
- * never set: n8n replaces the json of such an item with `{ error: message }` in every mode, losing the task id.
+ * The error item of a failed item, in the shape n8n routes for the On Error mode (docs/errors-and-n8n-settings.md):
+ * on the error output the task's fields go inside `error`, since n8n moves an item there only when its json holds
+ * nothing but `error` and `message` (n8n-core's handleNodeErrorOutput). `item.error` is never set: n8n replaces the
+ * json of such an item with `{ error: message }`, losing the task id.
  */
 export function errorItem(
 	outcome: Extract<ItemOutcome, { error: unknown }>,
@@ -258,63 +250,4 @@ export function deleteJson(result: DeleteResult): IDataObject {
 		...ids,
 		...(result.warning ? { warning: result.warning } : {}),
 	};
-}
-
-/**
- * The fields of a task an AI Agent's model reads: taskid, status, urls, taskType, model and the result's size; not
- * the request (a prompt of up to 32,000 characters would come back into the model's context), not raw status
- * values or timestamps.
- */
-const TOOL_TASK_FIELDS = [
-	'taskid',
-	'status',
-	'urls',
-	'url',
-	'resultIndex',
-	'taskType',
-	'model',
-	'width',
-	'height',
-	'duration',
-	'resolution',
-	'ratio',
-	'warning',
-];
-
-/** What the model needs to come back for a failed item's task; `warning` names its other paid tasks. */
-const TOOL_FAILURE_FIELDS = ['taskid', 'taskType', 'model', 'warning'];
-
-function pick(json: IDataObject, keys: readonly string[]): IDataObject {
-	const picked: IDataObject = {};
-	for (const key of keys) {
-		const value = json[key];
-		if (value === undefined || value === null || value === '') continue;
-		if (Array.isArray(value) && !value.length && key !== 'urls') continue;
-		picked[key] = value;
-	}
-	return picked;
-}
-
-/** A task's item as the model reads it (a pending one gets its hint from the caller). */
-export function toolTaskJson(json: IDataObject): IDataObject {
-	return pick(json, TOOL_TASK_FIELDS);
-}
-
-/**
- * A failure as the model reads it, never a thrown error: `status: "failed"`, what is known of its task, `message`
- * (what happened) and `hint` (what to do). No top-level `error` key: with Retry On Fail, n8n runs a node again
- * when its first item has one.
- */
-export function toolFailureJson(
-	json: IDataObject,
-	message: string,
-	hint?: string,
-	fields: readonly string[] = TOOL_FAILURE_FIELDS,
-): IDataObject {
-	return { ...pick(json, fields), status: 'failed', message, ...(hint !== undefined ? { hint } : {}) };
-}
-
-/** A finished task whose files could not be downloaded (Download Results on): its URLs are the result. */
-export function toolUndownloadedJson(json: IDataObject, urls: string[], message: string): IDataObject {
-	return { ...pick(json, TOOL_FAILURE_FIELDS), status: 'completed', urls, message };
 }

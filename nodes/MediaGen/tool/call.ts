@@ -1,12 +1,6 @@
 /**
  * Tool mode: whether the node runs as a tool of n8n's AI Agent (or of an MCP client), and what a tool call changes
  * before anything is sent: every failure is a result, one call has its own Max Wait, and it carries no files.
- *
- * n8n offers every `usableAsTool` node to the agent under a second node type, `<package>.<name>Tool` (here
- * `n8n-nodes-mediagen.mediaGenTool`), and runs that node's own `execute` with it; the node type is the one signal
- * that holds in every n8n version and every way a tool is called (the agent's engine requests, sub-agents, the MCP
- * Server Trigger). n8n's own Airtop node tells tool calls apart the same way; `isToolExecution()` is missing in
- * n8n 1.x and false on the agent's main path in 2.x.
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
@@ -14,15 +8,18 @@ import { invalidInput } from '../helpers/badInput';
 import { REFERENCE_INPUT } from '../models/parameterNames';
 import type { ModelSpec } from '../models/types';
 
+/**
+ * n8n offers a `usableAsTool` node to the agent as `<package>.<name>Tool` and runs its own `execute`: the node type
+ * is the one signal that holds in every n8n version and every way a tool is called (as n8n's Airtop node reads it);
+ * `isToolExecution()` is missing in n8n 1.x and false on the agent's main path in 2.x.
+ */
 export function isToolCall(context: { getNode(): INode }): boolean {
 	return context.getNode().type.endsWith('Tool');
 }
 
 /**
- * Whether a tool call comes from an MCP client, through n8n's MCP Server Trigger (`@n8n/n8n-nodes-langchain.
- * mcpTrigger`). n8n runs a tool with the execution data of the node that consumes it (n8n-core's
- * getInputConnectionData builds the tool's context from its consumer's), so the consumer is the trigger itself;
- * under an AI Agent it is the agent, or the tool node on the agent's engine-request path.
+ * Whether a tool call comes through n8n's MCP Server Trigger: n8n runs a tool with the execution data of the node
+ * that consumes it (n8n-core's getInputConnectionData), here the trigger itself (docs/ai-agent.md).
  */
 export function isMcpCall(context: IExecuteFunctions): boolean {
 	if (!isToolCall(context)) return false;
@@ -43,10 +40,8 @@ export function failuresContinue(context: IExecuteFunctions): boolean {
 }
 
 /**
- * Max Wait of a tool call, for images and videos alike: how long the whole call may take, from its start to its
- * answer. MCP clients give up after 60 s by default (the MCP SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`), chat proxies
- * after about a minute of silence; the margin covers n8n's work around the call (docs/ai-agent.md). A longer render
- * comes back pending, with its task id: the caller always learns the id of the task it paid for.
+ * Max Wait of a whole tool call: MCP clients give up after 60 s by default, chat proxies after about a minute of
+ * silence (docs/ai-agent.md); a longer render comes back pending, with the id of the task the caller paid for.
  */
 export const TOOL_MAX_WAIT_SECONDS = 45;
 

@@ -1,10 +1,8 @@
 /**
- * What an AI Agent's model is told about the MediaGen tool, and the tool's own defaults in the editor.
- *
- * n8n's default tool description ("<the operation's action> in MediaGen") says nothing about what comes back or
- * the limits, so each operation brings its own `toolDescription`, built from the model specs and shown only on the
- * tool (`@tool` in displayOptions, n8n's own switch for tool-only parameters); the user can edit it. The tool's
- * own defaults fit a call that must answer within a minute and carries no files.
+ * What an AI Agent's model is told about the MediaGen tool, and the tool's own defaults in the editor (shown only on
+ * the tool: `@tool` in displayOptions). n8n's default tool description says nothing about what comes back or the
+ * limits, so each operation brings its own, built from the model specs; the defaults fit a call that must answer
+ * within a minute and carries no files.
  */
 import type { INodeProperties } from 'n8n-workflow';
 

@@ -1,24 +1,60 @@
 /**
  * What an AI Agent's model, or an MCP client, reads when it calls MediaGen as a tool (docs/ai-agent.md). n8n hands
  * the model the JSON of the tool's output items as text and drops their binary data, so each outcome is rewritten
- * for a model, in the shapes of output/items.ts: a failure is an item, never a thrown error (n8n 1.x fails the whole
+ * for a model: a failure is an item, never a thrown error (n8n 1.x fails the whole
  * workflow on a thrown tool error, 2.x passes on the bare message only), and bad input names the model's argument.
  */
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
-import {
-	failureJson,
-	toolFailureJson,
-	toolTaskJson,
-	toolUndownloadedJson,
-	type ItemOutcome,
-	type Operation,
-} from '../output/items';
+import { failureJson, type ItemOutcome, type Operation } from '../output/items';
 import { problemEntry, problemsMessage, problemsOf, type InputProblem } from '../helpers/badInput';
 import { itemFailure } from '../output/itemFailure';
 import { isMcpCall } from './call';
 import { toolArguments, type ToolArguments } from './arguments';
+
+/**
+ * The fields of a task the model reads: not the request (a prompt of up to 32,000 characters would come back into
+ * the model's context), not raw status values or timestamps.
+ */
+const TASK_FIELDS = [
+	'taskid',
+	'status',
+	'urls',
+	'url',
+	'resultIndex',
+	'taskType',
+	'model',
+	'width',
+	'height',
+	'duration',
+	'resolution',
+	'ratio',
+	'warning',
+];
+
+/** What the model needs to come back for a failed item's task; `warning` names its other paid tasks. */
+const FAILURE_FIELDS = ['taskid', 'taskType', 'model', 'warning'];
+
+/** The named fields that hold something (`urls` even when empty). */
+function pick(json: IDataObject, keys: readonly string[]): IDataObject {
+	const picked: IDataObject = {};
+	for (const key of keys) {
+		const value = json[key];
+		if (value === undefined || value === null || value === '') continue;
+		if (Array.isArray(value) && !value.length && key !== 'urls') continue;
+		picked[key] = value;
+	}
+	return picked;
+}
+
+/**
+ * A failure as the model reads it: `status: "failed"`, what is known of its task, `message` (what happened) and
+ * `hint` (what to do). No top-level `error` key: with Retry On Fail, n8n runs a node again when its first item has one.
+ */
+function failedJson(json: IDataObject, message: string, hint?: string, fields = FAILURE_FIELDS): IDataObject {
+	return { ...pick(json, fields), status: 'failed', message, ...(hint !== undefined ? { hint } : {}) };
+}
 
 /** n8n's item markers mean nothing to a model: "… [item 0]" and "Item 0: …". */
 export function forModel(text: string): string {
@@ -29,11 +65,7 @@ export function forModel(text: string): string {
 		.trim();
 }
 
-/**
- * What failed, in the model's words. A bad-input error keeps the fields it names on itself (request/validation.ts):
- * each field whose parameter the model filled leads with the argument's name, then the field's name, the rule and
- * the value. The node's own message (shown outside a tool) is left as it is.
- */
+/** What failed, in the model's words: a field the model filled is named by its argument first. */
 function failureMessage(error: Error, args: ToolArguments): string {
 	const problems = problemsOf(error);
 	const argumentsOf = (problem: InputProblem) => (problem.parameter ? args.get(problem.parameter) : undefined);
@@ -65,15 +97,9 @@ export function pendingHint(json: IDataObject): string {
 function taskResult(json: IDataObject, operation: Operation): IDataObject {
 	// Task → Delete answers {status: "deleted", message, taskids, taskType}: already what a model needs.
 	if (operation.resource === 'task' && operation.operation === 'delete') return json;
-	const result = toolTaskJson(json);
+	const result = pick(json, TASK_FIELDS);
 	if (result.status === 'pending') result.hint = pendingHint(json);
 	return result;
-}
-
-function failureHint(error: NodeApiError | NodeOperationError, json: IDataObject, taskid: string | undefined) {
-	const advice = error.description ? [forModel(error.description)] : [];
-	if (taskid) advice.push(taskAdvice(error, json, taskid));
-	return advice.join(' ');
 }
 
 /** What to do with the task of a failed item. */
@@ -86,8 +112,7 @@ function taskAdvice(error: NodeApiError | NodeOperationError, json: IDataObject,
 			: '';
 		return `Checking task ${taskid} failed; the task itself was not reported failed and may be running or done. ${checkAgain}${otherTool} Do not create it again: it exists and may be charged.`;
 	}
-	// A task that failed on the server has a last status (a poll said so). A failed creation whose error answer
-	// named a task (output/items.ts, failedCreationJson) has none: that task exists, in a state nobody knows.
+	// A task that failed on the server has a last status; a failed creation that named a task has none.
 	if (json.status === 'failed' && 'lastStatus' in json)
 		return `Task ${taskid} failed on the server and will not produce a result. Tell the user; a new creation (for example with a changed prompt) is charged again.`;
 	return `Task ${taskid} exists on the server and may have been charged. ${checkAgain} Do not create it again unless the user asks: every new creation is charged.`;
@@ -103,8 +128,10 @@ function failureResult(
 	const urls = Array.isArray(json.urls) ? (json.urls as string[]) : [];
 	// A finished task whose files could not be downloaded (Download Results on): its URLs are the result.
 	if (json.status === 'completed' && urls.length)
-		return toolUndownloadedJson(json, urls, forModel(outcome.error.message));
-	return toolFailureJson(json, failureMessage(outcome.error, args), failureHint(outcome.error, json, taskid));
+		return { ...pick(json, FAILURE_FIELDS), status: 'completed', urls, message: forModel(outcome.error.message) };
+	const { error } = outcome;
+	const hint = [error.description && forModel(error.description), taskid && taskAdvice(error, json, taskid)];
+	return failedJson(json, failureMessage(error, args), hint.filter(Boolean).join(' '));
 }
 
 /** The items the model reads, one per output item (or failure), each paired with the item it came from. */
@@ -122,7 +149,7 @@ export function toolResultItems(
 			// Writing the result failed (hostile data, a bug): the model still reads a failure, with the task's id.
 			const failure = itemFailure(this.getNode(), error, outcome.itemIndex, { step: 'writing its tool result' });
 			const json = ('items' in outcome ? outcome.items[0]?.json : outcome.json) ?? {};
-			const result = toolFailureJson(json, forModel(failure.message), undefined, ['taskid', 'taskType']);
+			const result = failedJson(json, forModel(failure.message), undefined, ['taskid', 'taskType']);
 			items.push({ json: result, pairedItem: { item: outcome.itemIndex } });
 		}
 	}
@@ -158,7 +185,7 @@ export async function runAsTool(
 		// n8n recognises its cancellation error by its name: it must reach n8n as it is.
 		if (this.getExecutionCancelSignal()?.aborted || /Cancel/.test(String(error?.name))) throw error;
 		const hint = error.description ? forModel(error.description) : undefined;
-		const json = toolFailureJson({}, failureMessage(error, toolArguments(this.getNode())), hint || undefined);
+		const json = failedJson({}, failureMessage(error, toolArguments(this.getNode())), hint || undefined);
 		items = [{ json, pairedItem: { item: 0 } }];
 	}
 	// n8n runs a tool that throws again when its Retry On Fail is on, each try as a new run that remembers no task

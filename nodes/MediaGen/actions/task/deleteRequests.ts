@@ -1,9 +1,7 @@
 /**
- * Task → Delete through the waiting engine's creations' lane (engine.ts, creationQueue.ts): the same bound on requests
- * in flight, holds and retry queue. Each request group (an item, or with Combine All Items every item of one Task Type
- * and User ID) goes out in chunks of DELETE_CHUNK_SIZE distinct ids, and what became of every id (deleted, already
- * gone, uncertain, failed) is kept, read by the rules of transport/wording.ts: docs/known-unknowns.md says when each
- * applies. Ids the API does not know count as already gone, so that a delete is safe to repeat.
+ * Task → Delete through the waiting engine's creations' lane: the same bound on requests in flight, holds and retry
+ * queue. Each request group goes out in chunks of distinct ids, and what became of every id is kept
+ * (docs/errors-and-n8n-settings.md, "Task → Delete: repeated safely"; the rules: docs/known-unknowns.md).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -24,10 +22,7 @@ import {
 import { runEngine, type RequestJob } from '../../waiting/engine';
 import type { WaitingOptions } from '../../waiting/options';
 
-/**
- * Ids per delete request. The API documents no maximum; 100 keeps a body at a few kilobytes, which APIs with batch
- * deletes accept (docs/known-unknowns.md), and 300,000 ids are 3,000 requests that go out side by side.
- */
+/** Ids per delete request: the API documents no maximum; 100 keeps a body at a few kilobytes (docs/known-unknowns.md). */
 export const DELETE_CHUNK_SIZE = 100;
 
 /** The ids one item asks to delete, with their type and (image tasks) User ID. */
@@ -131,10 +126,7 @@ function chunkJob(this: IExecuteFunctions, group: DeleteGroup, ids: string[]): R
 	};
 }
 
-/**
- * A code-1000 answer whose status text does not read as success: it reports a failure, or the node cannot read it
- * (transport/wording.ts). Either way the API did not say the ids were deleted.
- */
+/** A code-1000 answer whose status text reports a failure or cannot be read: the ids are not confirmed deleted. */
 function notConfirmed(
 	this: IExecuteFunctions,
 	path: string,
@@ -143,13 +135,10 @@ function notConfirmed(
 	ids: string[],
 	itemIndex: number,
 ) {
-	const quoted = text === undefined ? undefined : shorten(text, SHOWN.echo, { sayLength: true });
-	const shown = quoted === undefined ? 'no status text' : `"${quoted}"`;
-	const message =
-		reading === 'failure'
-			? `The MediaGen API did not delete the tasks: ${shown} [item ${itemIndex}]`
-			: `The MediaGen API did not confirm that it deleted the tasks: ${shown} [item ${itemIndex}]`;
-	const answered = `POST ${path} answered code 1000 with ${quoted === undefined ? 'no status text' : `the status text ${shown}`}`;
+	const shown = text === undefined ? undefined : `"${shorten(text, SHOWN.echo, { sayLength: true })}"`;
+	const did = reading === 'failure' ? 'did not delete' : 'did not confirm that it deleted';
+	const message = `The MediaGen API ${did} the tasks: ${shown ?? 'no status text'} [item ${itemIndex}]`;
+	const answered = `POST ${path} answered code 1000 with ${shown ? `the status text ${shown}` : 'no status text'}`;
 	const description =
 		reading === 'failure'
 			? `${answered}, which reports a failure: the ${ids.length} task ID(s) of this request count as not deleted.`
