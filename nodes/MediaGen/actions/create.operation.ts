@@ -133,10 +133,7 @@ function remembered(memory: TaskMemory, key: (itemIndex: number) => string) {
 	};
 }
 
-/**
- * The summary of an item whose earlier try created a task for another request (an expression gave other values,
- * e.g. `$now`): that paid task is named in every output of the item, not only in the log.
- */
+/** An earlier try's task for another request (an expression gave other values) is named in every output of the item. */
 function withEarlierTasks(summary: RequestSummary, earlier: string[]): RequestSummary {
 	if (!earlier.length) return summary;
 	const ids = earlier.join(', ');
@@ -146,10 +143,7 @@ function withEarlierTasks(summary: RequestSummary, earlier: string[]): RequestSu
 	};
 }
 
-/**
- * The summary of an item whose creation's answer named other tasks besides the one it follows (a `taskid` given
- * twice): each may exist and be charged, so every output of the item names them.
- */
+/** Other tasks the creation's answer named (a `taskid` given twice) may be charged: every output names them. */
 function withAlsoNamed(summary: RequestSummary, alsoNamed: string[] | undefined): RequestSummary {
 	if (!alsoNamed?.length) return summary;
 	const ids = alsoNamed.join(', ');
@@ -157,10 +151,7 @@ function withAlsoNamed(summary: RequestSummary, alsoNamed: string[] | undefined)
 	return { ...summary, warning: summary.warning ? `${summary.warning} ${note}` : note };
 }
 
-/**
- * An item whose earlier try got an answer that may have created a task: not created again unasked. The error says
- * so, that a task may have been created, and how to allow creating it again.
- */
+/** An item whose earlier try got an answer that may have created a task: not created again unasked. */
 function uncertainBefore(
 	this: IExecuteFunctions,
 	itemIndex: number,

@@ -10,11 +10,9 @@ export interface ReadItem {
 }
 
 /**
- * An operation in two phases, so that the router can hold the product promise "bad input anywhere, nothing
- * sent" for every operation in one place: `read` runs for every item before `run` sends anything.
- *
- * Unlike n8n's per-item `execute(i)` convention, `run` gets all items at once: creations, polls and
- * downloads of all items share one schedule and one bound on requests in flight (see waiting/engine.ts).
+ * An operation in two phases, so that the router holds "bad input anywhere, nothing sent" in one place: `read` runs
+ * for every item before `run` sends anything. `run` gets all items at once (unlike n8n's per-item `execute(i)`):
+ * they share one schedule and one bound on requests in flight (waiting/engine.ts).
  */
 export interface OperationModule<T extends ReadItem = ReadItem> {
 	description: INodeProperties[];

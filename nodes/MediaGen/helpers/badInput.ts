@@ -1,7 +1,6 @@
 /**
- * The bad-input error, at the bottom of the node so that every layer that refuses input (reading an item, the
- * credential's Base URL, the options, a tool call's files) raises the same one: it names the field, the value, the
- * rule and the item, and says that nothing was sent.
+ * The bad-input error, at the bottom of the node so that every layer that refuses input (an item, the credential's
+ * Base URL, the options, a tool call's files) raises the same one.
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -33,10 +32,7 @@ export interface InputProblem {
 	hint?: string;
 }
 
-/**
- * A field as a bad-input error names it: its display name, or that and the node parameter it was read from, so
- * that a reader of the error (the tool layer, for an AI Agent's model) can tell where the value came from.
- */
+/** A field by its display name, and the node parameter it was read from where the tool layer needs that. */
 type InputField = string | { name: string; parameter: string };
 
 /**
@@ -76,10 +72,7 @@ export function inputError(node: INode, itemIndex: number, problems: InputProble
 	return error;
 }
 
-/**
- * The one shape of every bad-input error: it names the field, the value, the rule and the item,
- * and says that nothing was sent for that item.
- */
+/** The one shape of every bad-input error: the field, the value, the rule, the item, and that nothing was sent. */
 export function invalidInput(
 	this: IExecuteFunctions,
 	itemIndex: number,

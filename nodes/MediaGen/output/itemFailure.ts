@@ -1,12 +1,11 @@
 /**
- * Any exception as the error of the item it happened to. The node's own errors name their item and say what to do;
- * anything else (a RangeError from hostile data, a bug, a thrown non-Error) would reach n8n without its item and
- * task, or end an item without a word: it becomes a NodeOperationError naming the step, the item and the task.
+ * Any exception as the error of the item it happened to: anything but the node's own errors (a RangeError from
+ * hostile data, a bug) would reach n8n without its item and task (docs/errors-and-n8n-settings.md, "No item is lost").
  */
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 import { shorten, SHOWN } from '../helpers/shorten';
 
-/** The errors an item can end with: each names its item, and the task when there is one. */
+/** The errors an item can end with: each names its item, and its task when there is one. */
 export type ItemError = NodeApiError | NodeOperationError;
 
 function isItemError(error: unknown): error is ItemError {
@@ -16,7 +15,6 @@ function isItemError(error: unknown): error is ItemError {
 export interface FailureStep {
 	/** What the node was doing, for the message: "checking its task", "writing its output". */
 	step: string;
-	/** The task the item concerns, when it has one. */
 	taskId?: string | null;
 	/** A creation whose request may have reached the server: a task may exist and be charged. */
 	mayHaveCreated?: boolean;
@@ -42,7 +40,7 @@ function advice(about: FailureStep): string {
 	return '';
 }
 
-/** The error an item ends with: the node's own as it is, anything else as a NodeOperationError of the item. */
+/** The error an item ends with: the node's own as it is, anything else as a NodeOperationError naming it. */
 export function itemFailure(node: INode, error: unknown, itemIndex: number, about: FailureStep): ItemError {
 	if (isItemError(error)) return error;
 	const cause = causeOf(error);

@@ -1,8 +1,8 @@
 /**
  * The shape of every output item, one per kind so that expressions keep working when a user swaps one operation for
- * another (docs/waiting-and-output.md, "Output"): a task's, a failure's, Task → Delete's, and what an AI Agent's
- * model reads. The node's own fields always win over an API answer's: an answer that names another task, or sends a
- * numeric taskid, never replaces the id of the task this item paid for.
+ * another (docs/waiting-and-output.md, "Output"): a task's, a failure's, Task → Delete's. The node's own fields always
+ * win over an API answer's: an answer that names another task, or sends a numeric taskid, never replaces the id of
+ * the task this item paid for.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -124,10 +124,7 @@ export function failedCreationJson(job: { summary: RequestSummary; taskType: Tas
 	};
 }
 
-/**
- * The output of a finished task: one item, or one item per result URL with Split Into Items. With Download
- * Results, `binaries` holds each URL's stored file.
- */
+/** A finished task's items: one, or one per result URL (Split Into Items); `binaries` are each URL's stored file. */
 export function completedOutcome(
 	task: OutputTask,
 	info: IDataObject,
@@ -215,7 +212,7 @@ export interface DeleteResult {
 	warning?: string;
 }
 
-/** Distinct status texts a message quotes; the rest are counted. */
+/** Distinct status texts a delete's message quotes; the rest are counted. */
 const MAX_TEXTS = 3;
 
 function deleteMessage(texts: ReadonlySet<string>): string | null {

@@ -22,10 +22,8 @@ function storedBytes(binary: IBinaryData): number | undefined {
 }
 
 /**
- * Stores one downloaded result file as binary data: `prefix`, `prefix_1`, … on one item (n is the file's index in
- * `urls`), or `prefix` on each item when results are split. A body that breaks off or a file that is not whole is a
- * transient error naming the task; an empty file, or text in place of an image or a video, names the task and the URL
- * (docs/waiting-and-output.md, "What a result file may be").
+ * Stores one downloaded result file as binary data: `prefix`, `prefix_1`, … on one item, or `prefix` on each item
+ * when results are split; what may be refused: docs/waiting-and-output.md, "What a result file may be".
  */
 export async function storeResultFile(
 	this: IExecuteFunctions,

@@ -1,10 +1,7 @@
 /**
- * Reads one item's parameters for a model, validates every documented limit, and only then builds the
- * multipart body. Every broken field of the item is reported at once (one error that lists them all).
- * Preparation touches no network; the form is built right before sending so that file bytes are held for one
- * request at a time.
+ * Reads one item's parameters for a model and checks every documented limit, all broken fields reported at once,
+ * without touching the network (request/body.ts builds the form right before sending).
  */
-
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import {
@@ -36,7 +33,6 @@ export interface PreparedRequest {
 
 const HTTP_URL = /^https?:\/\/\S+$/i;
 
-/** Tells the user which binary properties the item does have. */
 function availableHint(item: INodeExecutionData): string {
 	const available = binaryPropertiesOf(item);
 	return available.length ? `The item has: ${available.join(', ')}.` : 'The item has no binary data.';
@@ -49,9 +45,8 @@ function isSet(value: unknown): boolean {
 const UNSAFE_INTEGER_HINT = `A number beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1) cannot be held exactly in a workflow and would change on the way (1e21 would be sent as "1e+21"). Give a larger value as a string of digits from an expression, e.g. {{ "12345678901234567890" }}: it is sent exactly.`;
 
 /**
- * The exact decimal text of an integer: a string of digits is kept as it is (any length, sent exactly);
- * a number must be a safe integer, since beyond 2^53 it has already lost digits. `unsafe` marks such a
- * number (or "1e21"), undefined anything that is not an integer.
+ * The exact decimal text of an integer: a string of digits is sent exactly, a number must be safe (beyond 2^53 it
+ * has already lost digits: `unsafe`, as "1e21" is); undefined for anything that is not an integer.
  */
 function exactInteger(raw: unknown): string | undefined | 'unsafe' {
 	const text = typeof raw === 'string' ? raw.trim() : undefined;
@@ -118,17 +113,17 @@ function fieldValue(
 	}
 }
 
-/** The references of an item; `complete` is false when some of them could not be read as given (bad input). */
 interface References {
 	files: PreparedFile[];
 	fields: Array<[string, string]>;
 	count: number;
+	/** False when some could not be read as given (bad input): their total is unknown. */
 	complete: boolean;
 	/** Fields given wrongly: not sent now, but once corrected (an extra field may not take their names). */
 	broken: string[];
 }
 
-/** The binary properties whose files an item sends as references, by the input mode chosen. */
+/** The binary properties whose files an item sends as references. */
 function referenceNames(
 	this: IExecuteFunctions,
 	problems: ItemProblems,
@@ -153,7 +148,7 @@ function referenceNames(
 	return names.filter((name) => available.includes(name));
 }
 
-/** The reference files of an item, each of a type the model accepts. */
+/** The reference files of an item; a type the model does not accept is noted. */
 function referenceFiles(
 	this: IExecuteFunctions,
 	problems: ItemProblems,
@@ -232,7 +227,6 @@ async function readReferences(
 		}
 		if (isSet(raw) && counts) count += 1;
 	}
-	// The total is known only when every reference could be read as given.
 	const complete = problems.count === before;
 	const tooFew = references.minTotal !== undefined && count < references.minTotal;
 	const tooMany = references.maxTotal !== undefined && count > references.maxTotal;
@@ -336,7 +330,7 @@ export async function prepareRequest(
 		: { files: [], fields: [], count: 0, complete: true, broken: [] };
 
 	const fields: Array<[string, string]> = Object.entries(spec.constants ?? {});
-	// Names this operation sends, the broken fields included (they are sent once corrected).
+	// Names this operation sends, the broken fields included (extra fields may not take them).
 	const taken = new Set<string>();
 	for (const field of spec.fields) {
 		const name = parameterName(field.wire);

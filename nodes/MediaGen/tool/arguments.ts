@@ -1,16 +1,11 @@
 /**
- * The names an AI Agent's model knows the tool's fields by. n8n offers the model one argument per `$fromAI` call
- * in the tool node's parameters (Batch Size set to `{{ $fromAI('count', …) }}` is the argument `count`), and
- * those expressions stay in the node's parameters as the workflow holds them while the node runs: they are the
- * one record of which argument fills which field, whoever wrote them (the editor's "let the model define this
- * parameter" button or the builder by hand).
+ * The names an AI Agent's model knows the tool's fields by: n8n offers it one argument per `$fromAI` call in the
+ * node's parameters (Batch Size set to `{{ $fromAI('count', …) }}` is `count`), and those expressions stay in the
+ * parameters while the node runs, the one record of which argument fills which field.
  */
 import type { INode } from 'n8n-workflow';
 
-/**
- * The argument names of each node parameter whose value comes from the model, keyed by the parameter's path as
- * n8n addresses it (`prompt`, `additionalFields.batchsize`; list entries as `[0]`).
- */
+/** The argument names of each parameter the model fills, by its path (`additionalFields.batchsize`, `[0]`). */
 export type ToolArguments = ReadonlyMap<string, readonly string[]>;
 
 /** The keys of the `$fromAI` calls of one expression, in order, each once. */

@@ -31,10 +31,7 @@ export function isMcpCall(context: IExecuteFunctions): boolean {
 	}
 }
 
-/**
- * Whether an item's failure lets the other items go on: with Continue On Fail, and always as a tool, where every
- * failure is a result the model reads (tool/reply.ts) and one failed task must not end its siblings' waits.
- */
+/** Whether an item's failure lets the others go on: with Continue On Fail, and always as a tool (tool/reply.ts). */
 export function failuresContinue(context: IExecuteFunctions): boolean {
 	return isToolCall(context) || context.continueOnFail();
 }
@@ -47,7 +44,7 @@ export const TOOL_MAX_WAIT_SECONDS = 45;
 
 /**
  * A tool call carries no files (n8n hands the tool only the model's arguments): a tool set up to send files is
- * refused before anything is sent, with a message the model can act on and that tells the builder what to change.
+ * refused before anything is sent, in words the model can act on and the builder can fix.
  */
 export function refuseFilesInTool(
 	this: IExecuteFunctions,

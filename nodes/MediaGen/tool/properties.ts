@@ -127,7 +127,7 @@ export function withOptionDefaults(
 	return { ...property, options };
 }
 
-/** The Options collection as the tool shows it: its own defaults, which waiting/options.ts applies at run time. */
+/** The tool's own defaults of the Options collection, which waiting/options.ts applies at run time. */
 const TOOL_OPTIONS = {
 	downloadResults: {
 		default: false,
@@ -145,10 +145,7 @@ const TOOL_OPTIONS = {
 	},
 };
 
-/**
- * The node's properties with the tool's own: a Description per operation, and tool twins of the Options
- * collections and the binary reference input (each original shown only outside the tool).
- */
+/** The node's properties with the tool's: a Description per operation, tool twins of Options and the file input. */
 export function withToolProperties(properties: INodeProperties[]): INodeProperties[] {
 	const descriptions = [
 		...[...IMAGE_MODELS, ...VIDEO_MODELS].map((spec) =>

@@ -12,13 +12,9 @@ import { taskOptionsProperties } from '../descriptions';
 
 const showFor = { resource: ['task'], operation: ['delete'] };
 
-/** How long a delete request is repeated while the API rate-limits it or fails, for both task types. */
+/** Delete's Max Wait is how long a failing request is repeated, not how long a task is waited on: its own default. */
 const DELETE_MAX_WAIT_S = 300;
 
-/**
- * Delete's Max Wait is how long its requests are repeated, not how long a task is waited on: its own default and
- * description.
- */
 const DELETE_MAX_WAIT = {
 	maxWait: {
 		default: DELETE_MAX_WAIT_S,
@@ -63,7 +59,6 @@ export const description: INodeProperties[] = [
 ];
 
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): DeleteItem {
-	// Task Type and Task IDs are checked, and reported together when both are wrong.
 	const problems = new ItemProblems(this, itemIndex);
 	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
 	const field = { name: 'Task IDs', parameter: 'taskIds' };

@@ -9,22 +9,18 @@ import { taskOptionsProperties } from '../descriptions';
 
 export const description: INodeProperties[] = taskOptionsProperties('wait');
 
-/** The task an item names, keeping the model and request of a MediaGen item of the same task. */
 export function read(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): CreatedTask {
 	const task = readTaskRef.call(this, itemIndex, item);
 	return { ...task, creation: {}, summary: carriedSummary(item, task.taskId) };
 }
 
-/**
- * Waits on existing task IDs (e.g. to resume after On Timeout), with the same options as creation.
- * Items from a creation or from an earlier Wait work as they are: their model and request stay on the item.
- */
+/** Waits on existing task IDs (e.g. to resume after On Timeout), with the same options as creation. */
 export async function run(this: IExecuteFunctions, tasks: CreatedTask[]): Promise<ItemOutcome[]> {
 	const options = readWaitingOptions.call(this, tasks.length ? tasks.map((task) => task.taskType) : ['image'], true);
 	return await waitForTasks.call(this, tasks, options);
 }
 
-/** A MediaGen item of the same task keeps its model and request through a durable waiting loop. */
+/** A MediaGen item of the same task keeps its model and request, so that a waiting loop can carry them. */
 function carriedSummary(item: INodeExecutionData, taskId: string): CreatedTask['summary'] {
 	const json = item.json ?? {};
 	if (String(json.taskid ?? '') !== taskId) return {};
