@@ -1,14 +1,17 @@
 /** Fields that several models declare alike, on the wire and in the editor. */
-import type { FieldSpec, ReferenceSpec, StringField } from './types';
+import type { FieldSpec, IntegerField, ReferenceSpec, StringField } from './types';
 
-export const SEED: FieldSpec = {
-	kind: 'integer',
-	wire: 'seed',
-	displayName: 'Seed',
-	description: 'Random seed, for repeatable results',
-	placement: 'additional',
-	default: 0,
-};
+/** An Additional Field of whole numbers. */
+export function integer(
+	wire: string,
+	displayName: string,
+	description: string,
+	limits: Pick<IntegerField, 'min' | 'max' | 'default' | 'renderTime'>,
+): FieldSpec {
+	return { kind: 'integer', wire, displayName, description, placement: 'additional', ...limits };
+}
+
+export const SEED = integer('seed', 'Seed', 'Random seed, for repeatable results', { default: 0 });
 
 export function prompt(description: string, limits: Pick<StringField, 'required' | 'maxLength'> = {}): StringField {
 	return { kind: 'string', wire: 'prompt', displayName: 'Prompt', description, placement: 'main', rows: 4, ...limits };

@@ -1,6 +1,6 @@
 /** The API's five image models: each model's fields and limits, once. */
-import { choice, prompt, SEED, sourceImageText } from './fields';
-import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
+import { choice, integer, prompt, SEED, sourceImageText } from './fields';
+import type { ModelSpec, ReferenceSpec } from './types';
 
 const PROIMAGE_RATIOS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9', '5:4', '4:5'];
 const BETAV45_RATIOS = ['9:16', '16:9', '3:4', '4:3', '1:1', '2:3', '3:2'];
@@ -14,17 +14,13 @@ const lowerCaseX = (value: string) => (WXH.test(value) ? value.toLowerCase() : v
 
 const PROMPT = 'What to generate, or how to edit the reference images';
 
-const batchsize = (max?: number): FieldSpec => ({
-	kind: 'integer',
-	wire: 'batchsize',
-	displayName: 'Batch Size',
-	description: max ? `Number of images to generate, 1 to ${max}` : 'Number of images to generate',
-	placement: 'additional',
-	min: 1,
-	max,
-	default: 1,
-	renderTime: true,
-});
+const batchsize = (max?: number) =>
+	integer(
+		'batchsize',
+		'Batch Size',
+		max ? `Number of images to generate, 1 to ${max}` : 'Number of images to generate',
+		{ min: 1, max, default: 1, renderTime: true },
+	);
 
 const sourceReferences = (model: string): ReferenceSpec => ({
 	fileField: 'sourceImage.items',
@@ -81,17 +77,12 @@ export const PROIMAGE: ModelSpec = {
 				return `must be auto, one of ${PROIMAGE_RATIOS.join(', ')}, or a WxH pixel size`;
 			},
 		},
-		{
-			kind: 'integer',
-			wire: 'n',
-			displayName: 'Number of Images',
-			description: 'How many images to generate, 1 to 10',
-			placement: 'additional',
+		integer('n', 'Number of Images', 'How many images to generate, 1 to 10', {
 			min: 1,
 			max: 10,
 			default: 1,
 			renderTime: true,
-		},
+		}),
 	],
 	references: {
 		fileField: 'image',

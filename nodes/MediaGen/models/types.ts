@@ -13,10 +13,7 @@ interface FieldBase {
 	placement: 'main' | 'additional';
 	required?: boolean;
 	placeholder?: string;
-	/**
-	 * Renders take longer or shorter with this field's value (a tier, a duration, a size or ratio, a count): the
-	 * learned Poll Schedule keeps render times apart per value (learning/history.ts).
-	 */
+	/** Renders take longer or shorter with this field's value: the learned Poll Schedule keeps them apart per value. */
 	renderTime?: true;
 }
 

@@ -1,18 +1,10 @@
 /** The API's two video models: each model's fields and limits, once. */
-import { choice, prompt, SEED, sourceImageText } from './fields';
+import { choice, integer, prompt, SEED, sourceImageText } from './fields';
 import type { FieldSpec, ModelSpec, ReferenceSpec } from './types';
 
 const VIDEO_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
 
-const FPS: FieldSpec = {
-	kind: 'integer',
-	wire: 'fps',
-	displayName: 'FPS',
-	description: 'Frame rate; the API documents no allowed values',
-	placement: 'additional',
-	min: 1,
-	default: 24,
-};
+const FPS = integer('fps', 'FPS', 'Frame rate; the API documents no allowed values', { min: 1, default: 24 });
 
 const ratio = choice('ratio', 'Ratio', 'Aspect ratio of the video', VIDEO_RATIOS, 'adaptive');
 const duration = (values: number[]) =>
@@ -61,16 +53,12 @@ export const ALPHAV2MINI: ModelSpec = {
 		SEED,
 		resolution(['480p', '720p']),
 		FPS,
-		{
-			kind: 'integer',
-			wire: 'execution_expires_after',
-			displayName: 'Execution Expires After (Seconds)',
-			description: 'How long the task may wait to run, 3600 to 259200 seconds',
-			placement: 'additional',
-			min: 3600,
-			max: 259200,
-			default: 86400,
-		},
+		integer(
+			'execution_expires_after',
+			'Execution Expires After (Seconds)',
+			'How long the task may wait to run, 3600 to 259200 seconds',
+			{ min: 3600, max: 259200, default: 86400 },
+		),
 		generateAudio,
 		returnLastFrame,
 		switchField('web_search', 'Web Search', 'let the model use web search'),

@@ -8,9 +8,8 @@ import { filePart } from './inputFiles';
 import type { PreparedRequest } from './prepare';
 
 /**
- * The multipart body: text fields first, then one part per file with its name and MIME type. File bytes are
- * read from binary storage while the body is sent (see transport/multipart.ts). Built per attempt: a body
- * can be sent once.
+ * The multipart body: text fields, then one part per file, its bytes read from binary storage while the body is sent
+ * (transport/multipart.ts). Built per attempt: a body can be sent once.
  */
 export async function buildForm(this: IExecuteFunctions, request: PreparedRequest): Promise<StreamingForm> {
 	const form = new StreamingForm();

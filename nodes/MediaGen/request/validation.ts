@@ -15,7 +15,6 @@ export class ItemProblems {
 		readonly itemIndex: number,
 	) {}
 
-	/** How many problems are noted so far. */
 	get count(): number {
 		return this.problems.length;
 	}

@@ -35,10 +35,7 @@ export interface DeleteItem {
 }
 
 /** One request group and what became of its ids. */
-interface DeleteGroup {
-	taskType: TaskType;
-	uid: string;
-	notFoundHint: string;
+interface DeleteGroup extends Pick<DeleteItem, 'taskType' | 'uid' | 'notFoundHint'> {
 	/** Its items, each with its own distinct ids. */
 	members: Array<{ itemIndex: number; taskIds: string[] }>;
 	/** Every distinct id of the group, in the order given. */

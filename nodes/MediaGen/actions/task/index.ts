@@ -2,9 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../node.type';
 import * as del from './delete.operation';
-import * as get from './get.operation';
+import { get, wait } from './query.operation';
 import { TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
-import * as wait from './wait.operation';
 
 export const operations: Record<string, OperationModule> = { get, delete: del, wait };
 
