@@ -50,11 +50,8 @@ async function createTasks(
 	prepared: PreparedRequest[],
 	spec: ModelSpec,
 ): Promise<ItemOutcome[]> {
-	const options = readWaitingOptions.call(
-		this,
-		spec.taskType,
-		this.getNodeParameter('waitForCompletion', 0, true) as boolean,
-	);
+	const wait = this.getNodeParameter('waitForCompletion', 0, true) as boolean;
+	const options = readWaitingOptions.call(this, spec.taskType, wait);
 	// Retry On Fail runs this again on the same items: tasks already created for an item's request are resumed.
 	const memory = TaskMemory.open(this);
 	const fingerprints = new Map<number, string>();

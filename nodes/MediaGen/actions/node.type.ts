@@ -2,8 +2,6 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import type { ItemOutcome } from '../output/items';
 
-export type MediaGenResource = 'image' | 'video' | 'task';
-
 /** What an operation read from one item: at least the item it came from. */
 export interface ReadItem {
 	itemIndex: number;

@@ -10,7 +10,7 @@ import {
 import { itemFailure } from '../output/itemFailure';
 import { errorItem, type ItemOutcome } from '../output/items';
 import { image, video } from './create.operation';
-import type { MediaGenResource, OperationModule, ReadItem } from './node.type';
+import type { OperationModule, ReadItem } from './node.type';
 import { runContained } from './outcomes';
 import * as task from './task';
 import { failuresContinue, isToolCall } from '../tool/call';
@@ -20,7 +20,7 @@ import { TaskMemory } from '../waiting/memory';
 /** The value n8n gives resource and operation when a user picks "Custom API Call" (added by the editor). */
 const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
 
-const RESOURCES: Record<MediaGenResource, Record<string, OperationModule>> = {
+const RESOURCES: Record<string, Record<string, OperationModule>> = {
 	image: image.operations,
 	video: video.operations,
 	task: task.operations,
@@ -75,10 +75,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 /** The operation the node is set to, or the error that says it cannot run. */
 function operationOf(this: IExecuteFunctions) {
-	const resource = this.getNodeParameter('resource', 0) as MediaGenResource;
+	const resource = this.getNodeParameter('resource', 0) as string;
 	// With resource "Custom API Call" no operation parameter is shown, so it may be missing.
 	const operation = this.getNodeParameter('operation', 0, '') as string;
-	if ((resource as string) === CUSTOM_API_CALL || operation === CUSTOM_API_CALL) {
+	if (resource === CUSTOM_API_CALL || operation === CUSTOM_API_CALL) {
 		// n8n offers "Custom API Call" for every node whose credential can authenticate other requests; like
 		// n8n's own nodes, this one leaves such calls to the HTTP Request node, which can use this credential.
 		throw new NodeOperationError(
@@ -91,12 +91,8 @@ function operationOf(this: IExecuteFunctions) {
 		);
 	}
 	const module = RESOURCES[resource]?.[operation];
-	if (!module) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The operation "${operation}" of resource "${resource}" is not supported`,
-		);
-	}
+	const unsupported = `The operation "${operation}" of resource "${resource}" is not supported`;
+	if (!module) throw new NodeOperationError(this.getNode(), unsupported);
 	return { resource, operation, module };
 }
 

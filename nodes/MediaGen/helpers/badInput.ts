@@ -11,7 +11,6 @@ import { shorten, SHOWN } from './shorten';
 function show(value: unknown): string {
 	if (typeof value === 'string') return JSON.stringify(shorten(value, SHOWN.value, { sayLength: true }));
 	if (value === undefined) return 'nothing';
-	if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
 	// JSON has no NaN or Infinity (it writes null): they are shown as themselves, inside lists and objects too.
 	const marker = '\u0000';
 	const text = (

@@ -64,10 +64,6 @@ export async function filePart(
 	if (!binary.id) return new Blob([Buffer.from(binary.data, 'base64')], { type: file.mimeType });
 	const id = binary.id;
 	const { fileSize } = await this.helpers.getBinaryMetadata(id);
-	return streamedFile(
-		file.fileName,
-		file.mimeType,
-		fileSize,
-		async () => await this.helpers.getBinaryStream(id, UPLOAD_CHUNK_BYTES),
-	);
+	const open = async () => await this.helpers.getBinaryStream(id, UPLOAD_CHUNK_BYTES);
+	return streamedFile(file.fileName, file.mimeType, fileSize, open);
 }

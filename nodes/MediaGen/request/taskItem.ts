@@ -62,12 +62,7 @@ export function readTaskType(this: IExecuteFunctions, itemIndex: number, item: I
 	if (chosen === 'image' || chosen === 'video') return chosen;
 	const fromItem = item.json?.taskType;
 	if (fromItem === 'image' || fromItem === 'video') return fromItem;
-	throw invalidInput.call(
-		this,
-		itemIndex,
-		'Task Type',
-		fromItem,
-		'is "From Input Item", so the item needs a taskType field of "image" or "video"',
-		'Choose Image or Video as Task Type, or pass items that come from a MediaGen node.',
-	);
+	const rule = 'is "From Input Item", so the item needs a taskType field of "image" or "video"';
+	const hint = 'Choose Image or Video as Task Type, or pass items that come from a MediaGen node.';
+	throw invalidInput.call(this, itemIndex, 'Task Type', fromItem, rule, hint);
 }

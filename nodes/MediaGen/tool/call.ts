@@ -59,25 +59,15 @@ export function refuseFilesInTool(
 		: references.valueField
 			? `This model takes images only as files or as "${references.valueField.displayName}": use that field.`
 			: '';
+	const inTool = 'when MediaGen runs as an AI Agent tool, since a tool call carries no files';
+	const field = `${references.label} From Binary`;
 	const mode = this.getNodeParameter('imageInput', itemIndex, REFERENCE_INPUT.none) as string;
 	if (mode !== REFERENCE_INPUT.none) {
-		throw invalidInput.call(
-			this,
-			itemIndex,
-			`${references.label} From Binary`,
-			mode,
-			'must be None when MediaGen runs as an AI Agent tool, since a tool call carries no files',
-			`${instead} (In the workflow: set "${references.label} From Binary" of this tool to None.)`,
-		);
+		const hint = `${instead} (In the workflow: set "${field}" of this tool to None.)`;
+		throw invalidInput.call(this, itemIndex, field, mode, `must be None ${inTool}`, hint);
 	}
 	if (maskProperty) {
-		throw invalidInput.call(
-			this,
-			itemIndex,
-			'Mask Binary Property',
-			maskProperty,
-			'cannot be used when MediaGen runs as an AI Agent tool, since a tool call carries no files',
-			'Call the tool without a mask. (In the workflow: remove Mask Binary Property from this tool.)',
-		);
+		const hint = 'Call the tool without a mask. (In the workflow: remove Mask Binary Property from this tool.)';
+		throw invalidInput.call(this, itemIndex, 'Mask Binary Property', maskProperty, `cannot be used ${inTool}`, hint);
 	}
 }

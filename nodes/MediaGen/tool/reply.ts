@@ -84,14 +84,11 @@ function kind(taskType: unknown): string {
 	return taskType === 'image' ? ' (an image task)' : taskType === 'video' ? ' (a video task)' : '';
 }
 
-function noun(taskType: unknown): string {
-	return taskType === 'video' ? 'video' : taskType === 'image' ? 'images' : 'result';
-}
-
 /** How to come back for a task that is not finished. */
 export function pendingHint(json: IDataObject): string {
 	const id = String(json.taskid);
-	return `Task ${id} is not finished yet. It keeps running on the server and is not charged again. To get the ${noun(json.taskType)}, call the MediaGen tool that waits for tasks with taskid "${id}"${kind(json.taskType)}: now (each call waits for it up to that tool's Max Wait), and again while it answers pending; or tell the user the taskid so they can ask for the result later. Do not create the task again.`;
+	const noun = json.taskType === 'video' ? 'video' : json.taskType === 'image' ? 'images' : 'result';
+	return `Task ${id} is not finished yet. It keeps running on the server and is not charged again. To get the ${noun}, call the MediaGen tool that waits for tasks with taskid "${id}"${kind(json.taskType)}: now (each call waits for it up to that tool's Max Wait), and again while it answers pending; or tell the user the taskid so they can ask for the result later. Do not create the task again.`;
 }
 
 function taskResult(json: IDataObject, operation: Operation): IDataObject {
