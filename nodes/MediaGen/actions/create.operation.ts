@@ -94,9 +94,10 @@ function creationJob(
 	summary: RequestSummary,
 ): CreationJob {
 	const { itemIndex } = request;
+	const { taskType } = spec;
 	return {
 		itemIndex,
-		taskType: spec.taskType,
+		taskType,
 		summary,
 		renderKey: renderKey(spec, summary.request),
 		send: async (session, timeout): Promise<CreatedTask> => {
@@ -104,14 +105,7 @@ function creationJob(
 			const context = { itemIndex, timeout, survivesCancel: true, session };
 			const { data, alsoNamed } = await apiMultipartRequest.call(this, spec.path, form, context);
 			const taskSummary = withAlsoNamed(summary, alsoNamed);
-			return {
-				itemIndex,
-				taskType: spec.taskType,
-				taskId: data.taskid,
-				creation: data,
-				summary: taskSummary,
-				alsoNamed,
-			};
+			return { itemIndex, taskType, taskId: data.taskid, creation: data, summary: taskSummary, alsoNamed };
 		},
 	};
 }

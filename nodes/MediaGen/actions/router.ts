@@ -43,7 +43,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const { read, outcomes } = await readItems.call(this, module);
 	let unreported = new Set<unknown>();
 	if (!outcomes.length || continueOnFail) {
-		// Every item read comes out of the run, whatever happens in it (outcomes.ts).
 		const knownTasks = (itemIndex: number) => (creates ? tasksOfItem(TaskMemory.createdTasks(this), itemIndex) : []);
 		const run = await runContained.call(this, module, read, { creates, knownTasks });
 		// No argument spread: a run may hold more outcomes than a call can take arguments.

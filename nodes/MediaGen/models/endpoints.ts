@@ -12,10 +12,6 @@ export const DELETE_PATH: Record<TaskType, string> = {
 };
 
 /** JSON body of an info request; only the video endpoint takes moreTaskInfo. */
-export function infoRequestBody(
-	taskType: TaskType,
-	taskId: string,
-	moreTaskInfo = false,
-): { taskid: string; moreTaskInfo?: boolean } {
+export function infoRequestBody(taskType: TaskType, taskId: string, moreTaskInfo = false) {
 	return taskType === 'video' ? { taskid: taskId, moreTaskInfo } : { taskid: taskId };
 }

@@ -1,8 +1,8 @@
 /**
  * What an AI Agent's model, or an MCP client, reads when it calls MediaGen as a tool (docs/ai-agent.md). n8n hands
  * the model the JSON of the tool's output items as text and drops their binary data, so each outcome is rewritten
- * for a model: a failure is an item, never a thrown error (n8n 1.x fails the whole
- * workflow on a thrown tool error, 2.x passes on the bare message only), and bad input names the model's argument.
+ * for a model: a failure is an item, never a thrown error (n8n 1.x fails the whole workflow on a thrown tool error,
+ * 2.x passes on the bare message only), and bad input names the model's argument.
  */
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
