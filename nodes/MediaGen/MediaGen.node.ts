@@ -1,3 +1,4 @@
+/** The node n8n loads: its description, built from the model specs, and `execute`, which the router runs. */
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 

@@ -1,3 +1,8 @@
+/**
+ * What every operation module is: its editor properties and two phases, so that the router holds "bad input anywhere,
+ * nothing sent" in one place: `read` runs for every item before `run` sends anything. `run` gets all items at once
+ * (unlike n8n's per-item `execute(i)`): they share one schedule and one bound on requests in flight (waiting/engine.ts).
+ */
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../output/items';
@@ -7,11 +12,6 @@ export interface ReadItem {
 	itemIndex: number;
 }
 
-/**
- * An operation in two phases, so that the router holds "bad input anywhere, nothing sent" in one place: `read` runs
- * for every item before `run` sends anything. `run` gets all items at once (unlike n8n's per-item `execute(i)`):
- * they share one schedule and one bound on requests in flight (waiting/engine.ts).
- */
 export interface OperationModule<T extends ReadItem = ReadItem> {
 	description: INodeProperties[];
 	/** Reads and checks one item's parameters; throws a NodeOperationError on bad input. Sends nothing. */

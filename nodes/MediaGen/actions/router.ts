@@ -1,3 +1,7 @@
+/**
+ * The node's dispatch to its operation, and its error handling as docs/errors-and-n8n-settings.md promises: every
+ * item is read and checked before anything is sent, and no paid task goes unnamed whichever way the node ends.
+ */
 import {
 	ExecutionCancelledError,
 	NodeOperationError,
@@ -26,10 +30,6 @@ const RESOURCES: Record<string, Record<string, OperationModule>> = {
 	task: task.operations,
 };
 
-/**
- * Dispatches to the operation and owns error handling as docs/errors-and-n8n-settings.md promises: every item is
- * read and checked before anything is sent, and no paid task goes unnamed whichever way the node ends.
- */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const { resource, operation, module } = operationOf.call(this);
 	// As an AI Agent's tool every failure is a result the model reads (tool/reply.ts), never a thrown error.

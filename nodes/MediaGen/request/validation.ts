@@ -1,3 +1,4 @@
+/** What every item reader shares: all of an item's broken fields in one error, and lists from text or expressions. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { inputError, problemsOf, type InputProblem } from '../helpers/badInput';

@@ -1,3 +1,4 @@
+/** Task → Delete: its parameters and each item's ids, read and checked (its requests: deleteRequests.ts). */
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { holdsObjects, ItemProblems, toList } from '../../request/validation';

@@ -1,3 +1,4 @@
+/** The Task resource: its Operation and Task Type selectors, and Get, Wait and Delete. */
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../node.type';
