@@ -56,6 +56,7 @@ export function modelProperties(spec: ModelSpec): INodeProperties[] {
 
 	const references = spec.references;
 	if (references) {
+		const defaultInput: string = references.filesByDefault ? REFERENCE_INPUT.properties : REFERENCE_INPUT.none;
 		main.push(
 			{
 				displayName: `${references.label} From Binary`,
@@ -74,7 +75,7 @@ export function modelProperties(spec: ModelSpec): INodeProperties[] {
 						description: 'Send every file of the input item (except the mask)',
 					},
 				],
-				default: references.filesByDefault ? REFERENCE_INPUT.properties : REFERENCE_INPUT.none,
+				default: defaultInput,
 				description: `Image files to send from the input item's binary data${references.acceptedTypesLabel ? ` (${references.acceptedTypesLabel})` : ''}`,
 				displayOptions: { show },
 			},
@@ -173,6 +174,7 @@ export function modelProperties(spec: ModelSpec): INodeProperties[] {
 
 /** The Operation selector of a resource, one entry per model. */
 export function operationProperty(resource: string, models: ModelSpec[]): INodeProperties {
+	const defaultOperation = models[0].operation;
 	return {
 		displayName: 'Operation',
 		name: 'operation',
@@ -185,7 +187,7 @@ export function operationProperty(resource: string, models: ModelSpec[]): INodeP
 			action: model.action,
 			description: model.description,
 		})),
-		default: models[0].operation,
+		default: defaultOperation,
 	};
 }
 
