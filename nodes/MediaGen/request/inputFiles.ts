@@ -51,9 +51,8 @@ export async function readFileHeader(
 }
 
 /**
- * A file of an input item as a multipart part. Files in n8n's binary storage (filesystem, S3, database) are
- * streamed from it while the request is sent, never held whole; a file kept inside the item (memory mode) is
- * already in memory and goes as a Blob.
+ * A file of an input item as a multipart part: streamed from n8n's binary storage while the request is sent, never
+ * held whole; a file kept inside the item (memory mode) is already in memory and goes as a Blob.
  */
 export async function filePart(
 	this: IExecuteFunctions,

@@ -4,9 +4,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { inputError, problemsOf, type InputProblem } from '../helpers/badInput';
 
 /**
- * Every broken field of one item, reported at once: each independent check runs, its bad-input error is noted,
- * and `throwIfAny` throws one error that lists them all (one broken field: the same error as on its own).
- * Any other error (a file that cannot be read) is thrown at once.
+ * Each independent check of an item runs and its bad-input error is noted; `throwIfAny` throws one error that lists
+ * them all. Any other error (a file that cannot be read) is thrown at once.
  */
 export class ItemProblems {
 	private readonly problems: InputProblem[] = [];
