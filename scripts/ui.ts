@@ -91,7 +91,8 @@ async function pageValue<T, Params extends unknown[]>(
 
 /** In the page: what `element` looks for, or what the elements `selector` matches show instead. */
 function findElement(selector: string, text: string | undefined, last: boolean): Element | string {
-	const firstLine = (found: HTMLElement) => found.innerText.split('\n')[0].trim();
+	// An SVG element (the canvas's plus handle) has no innerText.
+	const firstLine = (found: HTMLElement) => (found.innerText ?? '').split('\n')[0].trim();
 	const all = Array.from(document.querySelectorAll<HTMLInputElement>(selector));
 	const shown = (last ? all.reverse() : all).filter(
 		(candidate) => candidate.checkVisibility({ visibilityProperty: true }) && !candidate.disabled,
