@@ -14,15 +14,10 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { removeNow, removeOnExit, track } from './process';
 import { ensureDebianPackages } from './services';
 
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
-
 function installedChromium(): string | undefined {
 	const fromEnv = process.env.CHROMIUM_PATH;
-	if (fromEnv) {
-		if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist`);
-		return fromEnv;
-	}
-	return CANDIDATES.find((candidate) => existsSync(candidate));
+	if (fromEnv && !existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist`);
+	return fromEnv || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
 }
 
 /** The Chromium binary; installs Debian's `chromium` package first when there is none. */
@@ -65,11 +60,9 @@ export async function launchChromium(executablePath: string): Promise<BrowserSes
 	return {
 		browser,
 		async close() {
-			try {
-				await Promise.race([browser.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-			} catch {
-				// the process is killed below
-			}
+			// A close that fails or hangs still ends here: the process is killed below.
+			const closed = browser.close().catch(() => undefined);
+			await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
 			if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 			removeNow(profile);
 		},
