@@ -1,12 +1,7 @@
 /**
- * What Poll Schedule "Learned" remembers of a node's renders, and under which keys: the shape learning/store.ts keeps
- * in the n8n process, and the reading of the workflow's static data, where earlier versions kept it.
- *
- * Keys: render times differ with the model and with the fields its spec marks `renderTime` (tier, duration, size
- * or ratio, count): one key per model and values of those fields, e.g. `proimage|model=proimg-2-4k|size=|n=2`.
- *
- * The static data is read, never written (store.ts says why). What an earlier version left there, in any shape,
- * starts a node's history once per process, read without a throw and bounded: under STATIC_KEY,
+ * Render kinds (docs/waiting-and-output.md#poll-schedule) and the shape of what store.ts keeps of them; and the
+ * reading, never the writing (store.ts says why), of what earlier versions left in the workflow's static data, which
+ * starts a node's history once per process, read from any shape without a throw and bounded: under STATIC_KEY,
  * `{ n, nodes: { <node id>: { u, keys: { <key>: { u, o: [[lo, hi], …] } } } } }`, ages in whole ms, oldest first.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';

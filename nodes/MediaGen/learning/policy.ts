@@ -1,16 +1,8 @@
 /**
- * Poll Schedule "Learned": the policy, as named rules (for users: docs/waiting-and-output.md#poll-schedule; each
- * rule's test: test/node/polling/rules.test.ts). What a render took is known only through the checks that saw it
- * (an Observation, below). The rules, by the functions that define them:
- * 1. `backToGrid`, `confirms`, `waitsForScouts`: when a task's checks keep the grid (creation + k × Poll Interval).
- * 2. `planChecks` (a task on its own, or one of a few) and `batchPlacement` (a batch's): where checks go.
- * 3. `reach`, `guarded`: never later than the grid once checked.
- * 4. `pastRange`: past every render history knows.
- * 5. `isStale`, `unlikeHistory`: the server changed, what was remembered counts no more.
- * 6. `runEnd`: a batch's end, from its own renders.
- * Max Wait's last check is the engine's, wherever these rules put the others; and whatever they say, a task's n-th
- * check is never due before n − 1 Poll Intervals of its age, a task on its own's before n: the grid's envelope
- * (waiting/schedule.ts, `queue`), which rule 2's plan keeps to.
+ * Poll Schedule "Learned": the rules that place a task's checks, numbered as docs/waiting-and-output.md#poll-schedule
+ * tells them (each rule's test: test/node/polling/rules.test.ts): 1 `backToGrid`, `confirms`, `waitsForScouts`;
+ * 2 `planChecks`, `batchPlacement`; 3 `reach`, `guarded`; 4 `pastRange`; 5 `isStale`, `unlikeHistory`; 6 `runEnd`.
+ * The grid's envelope on the count of checks is waiting/schedule.ts's (`queue`); rule 2's plan keeps to it.
  */
 
 /**
@@ -68,25 +60,15 @@ function probeGap(probes: number, grid: GridShape): number {
 	return minGap(grid.intervalMs) * 2 ** Math.min(probes, 16);
 }
 
-/**
- * Rule 1: a task follows the grid while its kind has fewer than GRID_UNTIL observations the node may trust
- * (`confirms`), and when it is one of a batch's first SCOUTS tasks: a scout's checks are the grid's, so it tells
- * whether history still holds.
- */
+/** Rule 1: the grid, while too little is known to trust (`confirms`), and for a batch's scouts. */
 export function backToGrid(observations: number, scout: boolean): boolean {
 	return scout || observations < GRID_UNTIL;
 }
 
 /**
- * Rule 1: whether what the process learned of a kind elsewhere (another workflow, a copied node: `borrowed`) may
- * place this node's checks: once the node's own renders of the kind (`mine`, at least one) all agree with it, none
- * of them stale against it (rule 5), each near a remembered render, and the shortest of theirs (the 5 % point of
- * their middles) ending by the grid's slot at or after each of the node's own (its middle). Until then it is a hint,
- * and the grid holds: another workflow's renders of the kind may be longer than this one's, and a first check placed
- * by them would wait past the grid. The last test reads middles against slots: a batch teaches mostly tasks found
- * done at their first check (rule 5's low end then knows too few renders), a slow answer may stretch one of the
- * node's renders towards theirs (judgedLateBy), and on a busy machine either side's times are off by a fraction of
- * an interval, which only a render ending past the grid's slot turns into a later result.
+ * Rule 1: whether the node's own renders (`mine`) all agree with what the process learned elsewhere (`borrowed`).
+ * Middles are read against grid slots: rule 5's low end knows too few renders of a batch (found at first checks), a
+ * slow answer may stretch a render (judgedLateBy), and a busy machine is off by a fraction of an interval.
  */
 export function confirms(mine: readonly Observation[], borrowed: readonly Observation[], intervalMs: number): boolean {
 	if (backToGrid(borrowed.length, false) || !mine.length) return false;
@@ -95,22 +77,12 @@ export function confirms(mine: readonly Observation[], borrowed: readonly Observ
 	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen) && bySlot(seen));
 }
 
-/**
- * Rule 3 from the creation on, for a task on its own after one found done at its first check (`mine`: the node's
- * own renders, newest last): that check hides how much sooner the render was done, so history may be behind renders
- * that got faster. The next task is then checked no later than each grid slot (`strict`), and sees such a drop
- * where the grid would; a render found done at once is late at most once (rule 2's plan counts that cost: a first
- * check that finds the task done costs the next task the grid's slots before its first check).
- */
+/** Rule 3 from the creation on, after a render found done at its first check: history may be behind faster renders. */
 export function guarded(mine: readonly Observation[]): boolean {
 	return mine.length > 0 && mine[mine.length - 1].lo <= 0;
 }
 
-/**
- * Rule 1: whether a batch's task waits for its scouts (nothing known of its kind, no scout ended yet): renders of
- * one kind take similar times, so while the scouts run the others most likely do too, and the batch's output cannot
- * leave before its scouts are done anyway. Once a scout ended it joins the grid (waiting/schedule.ts).
- */
+/** Rule 1: whether a batch's task waits, unchecked, for its scouts: its output cannot leave before theirs anyway. */
 export function waitsForScouts(batch: boolean, known: boolean, scoutEnded: boolean): boolean {
 	return batch && !known && !scoutEnded;
 }
@@ -129,28 +101,20 @@ export function pointOf(observation: Observation): number {
 }
 
 /**
- * What a "done" proves: the render ended before the server judged the task, at some moment between the check's
- * start and its answer. Checks are measured from their start: an answer about as fast as the fastest is taken as
- * judged there, as every check of the kind is. One more than twice as slow as the fastest, and slower by more than
- * the shortest gap (a server that judged late, a busy process), may have been judged as late as its extra time:
- * returned here, for the render to be kept as done by then. Taken as done at the check's start, a render judged late
- * would be kept shorter than it was, and every later task of the kind on its own would spend an early check on it;
- * taken as proving nothing, a run on a loaded machine would lose its renders and stay on the grid.
+ * How late a "done" answered slowly may have been judged after its check started. Taken as done at the start, such a
+ * render would be kept too short (an early check for every later task on its own); taken as proving nothing, a run
+ * on a loaded machine would lose its renders and stay on the grid.
  */
 export function judgedLateBy(roundTripMs: number, grid: GridShape): number {
 	const extra = roundTripMs - grid.rttMs;
 	return extra <= Math.max(minGap(grid.intervalMs), grid.rttMs) ? 0 : extra;
 }
 
-/**
- * Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. After its first
- * check no check of a task comes later: only the first may skip slots, where history says the render cannot be done.
- */
+/** Rule 3: the latest age of a check that still stands for the task's next grid slot after age `age`. */
 export function reach(age: number, grid: GridShape): number {
 	return slotReach(nextSlot(age, grid), grid);
 }
 
-/** The age of the grid slot after age `age`. */
 export function nextSlot(age: number, grid: GridShape): number {
 	return (Math.floor(age / grid.intervalMs) + 1) * grid.intervalMs;
 }
@@ -160,11 +124,7 @@ function slotReach(slot: number, grid: GridShape): number {
 	return grid.strict ? slot : slot + LATE_SHARE * slot + grid.rttMs;
 }
 
-/**
- * Rule 4: the next check of a task older than every render history knows, the gap doubling with each of the
- * `probes` such checks before, from minGap up to `longest` (a batch's task: the interval × the share of the batch
- * still waited on); rule 3 still holds.
- */
+/** Rule 4: the gap doubling with each of the `probes` before, up to `longest`; rule 3 still holds. */
 export function pastRange(age: number, probes: number, grid: GridShape, longest = grid.intervalMs): number {
 	const gap = Math.min(probeGap(probes, grid), Math.max(minGap(grid.intervalMs), longest));
 	return Math.min(age + gap, reach(age, grid));
@@ -195,10 +155,8 @@ function spreadOver(from: number, to: number, latest: number): WeightedPoint[] {
 }
 
 /**
- * Rule 2's picture of render times: each observation spread over what its checks left open (and at least a
- * kernel's width, so that a few observations do not read as a few exact times); a task found done at its first
- * check over the four kernel widths before that check (it may have been done much sooner). Nothing lies beyond
- * the latest age at which a render was seen done: the first check never waits past every render history knows.
+ * Rule 2's picture of render times: each observation spread over what its checks left open, at least a kernel's width
+ * (a few observations are not a few exact times); one found at its first check over the four widths before it.
  */
 export function renderDistribution(observations: readonly Observation[]): WeightedPoint[] {
 	const middles = observations.filter((o) => o.lo > 0).map(pointOf);
@@ -215,13 +173,9 @@ export function renderDistribution(observations: readonly Observation[]): Weight
 }
 
 /**
- * Rule 2 for a task on its own: of the check times that minimise the expected wait after the render's end plus
- * CHECK_COST × Poll Interval per check, over `points` (renderDistribution), the next one after age `age` (0 for
- * the first check, which is not held to rule 3), or undefined when history knows no render longer than `age` (rule
- * 4 then). Planned again after every "not yet". `spent`: the grid slots the task's checks so far have used, when
- * its count is held to the grid's (waiting/schedule.ts, `queue`: the next check no sooner than `spent` + 1 Poll
- * Intervals, each after it a slot later); the plan spends its checks where they are allowed, instead of meeting
- * the envelope with a check it must then hold back. The first check's plan assumes the same of the checks after it.
+ * Rule 2 for a task on its own: the next check of the plan that minimises the expected wait plus CHECK_COST per
+ * check, or undefined past every known render (rule 4). `spent`: the grid slots used when the count is held to the
+ * grid's: the plan spends its checks where they are allowed, rather than meet a check the envelope holds back.
  */
 export function planChecks(
 	points: readonly WeightedPoint[],
@@ -272,9 +226,8 @@ export function planChecks(
 const SLACK_KEPT = 4;
 
 /**
- * Rule 2's dynamic programme over the candidates, the best first step. State: the last check (s - 1; 0: at `age`)
- * and, with a count held to the grid's, the grid slots it has in hand there (slots passed minus slots spent, at most
- * SLACK_KEPT): a check is allowed only with a slot in hand, each check spends one, each slot passed adds one.
+ * Rule 2's dynamic programme, the best first step. State: the last check (s - 1; 0: at `age`) and, with a count held
+ * to the grid's, the slots in hand (passed minus spent, at most SLACK_KEPT): a check spends one.
  */
 function bestFirstStep(
 	candidates: number[],
@@ -325,49 +278,28 @@ function bestFirstStep(
 	return best >= 0 ? candidates[best] : undefined;
 }
 
-/** Rule 5: the age at which 95 % of the renders `history` knows were still running (0 when it knows too few). */
-function lowEnd(history: readonly Observation[]): number {
+/** Rule 5, read by what the checks proved (`lo`, `hi`): a coarse grid must not make renders look shorter or longer. */
+export function isStale(history: readonly Observation[], seen: Observation): boolean {
+	if (history.length < GRID_UNTIL) return false;
+	const done = history.map((o) => o.hi).sort(byValue);
 	const running = history
 		.filter((o) => o.lo > 0)
 		.map((o) => o.lo)
 		.sort(byValue);
-	return running.length >= GRID_UNTIL ? quantile(running, 0.05) : 0;
-}
-
-/**
- * Rule 5: whether `seen` shows that `history` (oldest first) no longer describes the server's renders: done before
- * STALE_FASTER × the age at which 95 % of the renders history knows were still running, or still running after
- * STALE_SLOWER × the age by which 95 % were done. History is read by what its checks proved (`lo`, `hi`), so that
- * renders seen by a coarse grid do not look shorter or longer than they were.
- */
-export function isStale(history: readonly Observation[], seen: Observation): boolean {
-	if (history.length < GRID_UNTIL) return false;
-	const done = history.map((o) => o.hi).sort(byValue);
-	const low = lowEnd(history);
+	const low = running.length >= GRID_UNTIL ? quantile(running, 0.05) : 0;
 	return seen.lo > STALE_SLOWER * quantile(done, 0.95) || seen.hi < STALE_FASTER * low;
 }
 
 /**
- * Rule 5, a scout's render: whether no render history knows comes near `seen` (none seen running up to
- * STALE_SLOWER × its end, and done from STALE_FASTER × its last "not yet" on). A render found done at its first
- * check counts where it was found (pointOf), not as anywhere from 0 on: a batch's tasks that waited for its scouts
- * are found so, and would otherwise come near every faster render. Too little history says nothing.
+ * Rule 5, a scout's render: whether none of `history` comes near `seen`. One found at its first check counts where it
+ * was found, not from 0 on: a batch's tasks that waited for its scouts would otherwise come near every faster render.
  */
 export function unlikeHistory(history: readonly Observation[], seen: Observation): boolean {
 	if (history.length < GRID_UNTIL) return false;
 	return !history.some((o) => (o.lo || o.hi) <= STALE_SLOWER * seen.hi && o.hi >= STALE_FASTER * seen.lo);
 }
 
-/**
- * Rule 6: the age at which a batch's task still running at age `age` is next checked, from the batch's own renders
- * seen in this run (`points`, sorted: pointOf of each) and its tasks still waited on (`waiting`, this one included),
- * or undefined for the grid's. `probes`: checks of the task placed past the learned range or by this rule so far.
- * Once more than half of the batch was seen done, a task older than the renders ranked just before the ones still
- * waited on is checked as long after `age` as those renders took to end before it, when that comes a round trip or
- * more before its next grid slot: the batch's output leaves with its last task, and this sees it near its end
- * instead of up to a whole interval later. It applies to the scouts, and to a batch's other tasks whenever what is
- * remembered does not place them (renderTimes.ts, nextCheck).
- */
+/** Rule 6, from this run's renders (`points`, sorted) and the kind's tasks still waited on (this one included). */
 export function runEnd(
 	points: readonly number[],
 	waiting: number,
@@ -386,9 +318,7 @@ export function runEnd(
 
 /**
  * A batch's render time estimate, on the early side: a placement that errs early meets a "not yet" that makes the
- * next estimate exact, while estimates that err late would put every check late and never learn otherwise. The
- * midpoint of what the checks left open, at most MIN_GAP after the "not yet"; found at its first check, MIN_GAP
- * before it.
+ * next estimate exact, while estimates that err late would put every check late and never learn otherwise.
  */
 export function earlyEstimate(observation: Observation, intervalMs: number): number {
 	const gap = minGap(intervalMs);
@@ -428,16 +358,10 @@ export interface BatchView {
 }
 
 /**
- * Rule 2 for a batch: the age of the next check, `pastRange` when the task outlived every known render, or
- * undefined for the grid. The first check goes where the batch's last render is likely to end (where all but two of
- * its N renders would have ended, and at least BATCH_SHARE of them: its output leaves when its last task is done, so
- * its early tasks need not be seen at once), each next one where BATCH_SHARE of the longer renders had ended.
- * Stragglers (tasks older than every known render) that are many, against what is known and against the tasks
- * waited on, mean that what is known is still behind most tasks (a batch created at once, its renders still
- * finishing): the grid until the renders catch up (rule 6 may check them sooner). Times remembered from earlier
- * runs cover whole runs (the scouts check that they still hold): with them, stragglers are probed. Without them, a
- * check after the first never comes after the task's next grid slot (rule 6): what this run has seen of its renders
- * so far is no reason to see a render later than Fixed Interval would.
+ * Rule 2 for a batch, or undefined for the grid. Many stragglers (older than every known render) mean what is known
+ * is still behind most tasks (a batch created at once): the grid until the renders catch up, unless remembered times,
+ * which cover whole runs, place them. Without those no check after the first comes after the task's next grid slot:
+ * what this run saw so far is no reason to be later than Fixed Interval.
  */
 export function batchPlacement(
 	view: BatchView,

@@ -1,7 +1,6 @@
 /**
- * What one run knows of render times, per render kind (history.ts's keys): what earlier runs in this process saw
- * (store.ts) and what this run's finished tasks show. The rules that turn it into check times are policy.ts's; this
- * keeps the run's state they read and hands back what the next runs should remember.
+ * What one run knows of render times per render kind (history.ts's keys), from earlier runs (store.ts) and its own
+ * finished tasks: the state policy.ts's rules read, and what the next runs should remember.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -13,10 +12,7 @@ import { LEARNED, LearnedStore, type KeptKind, type Learned } from './store';
 /** How a task's checks are placed: one of a few tasks of its kind (the planner), a batch's scout, or a batch's. */
 export type Role = 'planned' | 'scout' | 'batch';
 
-/**
- * A check placed by what was learned: its time, whether the task had outlived every known render, and whether it
- * comes before the task's next grid slot by this run's renders (rule 6: the grid's next check is not delayed for it).
- */
+/** A check placed by what was learned; `pastRange`: rule 4, `runEnd`: rule 6 (the grid's next check stays on time). */
 export interface Placement {
 	at: number;
 	pastRange: boolean;
@@ -28,23 +24,21 @@ class Track {
 	/** This run's observations, in the order the tasks finished. */
 	readonly fresh: Observation[] = [];
 
-	/** This run's renders as points (policy.ts's pointOf), sorted: where its batch likely ends (rule 6). */
+	/** This run's renders by pointOf, sorted (rule 6). */
 	readonly points: number[] = [];
 
 	/** Creation times of the kind's tasks still waited on, sorted. */
 	readonly active: number[] = [];
 
-	/** Tasks of the kind that started waiting in this run, and how many the run creates. */
 	started = 0;
 	planned = 0;
 
-	/** One of the kind's scouts has ended (policy.ts, rule 1: the batch's other tasks stop waiting for them). */
 	scoutEnded = false;
 
 	/** Rule 5 found the server changed: what earlier runs saw counts no more, here and in what the run keeps. */
 	forgot = false;
 
-	/** Early estimates of what placements trust, sorted, and what they were computed from. */
+	/** A cache of `samples`. */
 	private estimates?: { from: Observation[]; fresh: number; samples: number[] };
 
 	constructor(
@@ -55,16 +49,12 @@ class Track {
 		private readonly intervalMs: number,
 	) {}
 
-	/** This node's own renders of the kind, newest last: earlier runs', then this run's. */
+	/** Newest last. */
 	get mine(): Observation[] {
 		return [...this.own, ...this.fresh];
 	}
 
-	/**
-	 * What placements trust (rule 1), or undefined while the kind keeps the grid: what earlier runs saw (the node's
-	 * own once it knows enough renders of the kind; else what the process learned of it elsewhere on the API, once
-	 * policy.ts's `confirms`), and with it this run's renders.
-	 */
+	/** Rule 1: what earlier runs saw that placements trust, with this run's renders; undefined: the grid. */
 	trusted(): { remembered: Observation[]; observations: Observation[] } | undefined {
 		const remembered = !rules.backToGrid(this.own.length + this.fresh.length, false)
 			? this.own
@@ -97,7 +87,7 @@ class Track {
 		this.forgot = true;
 	}
 
-	/** What the next runs add to what they remember: this run's (at most KEPT, spread over its range). */
+	/** This run's observations, at most KEPT_OBSERVATIONS spread over its range. */
 	keep(): KeptKind {
 		let fresh = this.fresh;
 		if (fresh.length > KEPT_OBSERVATIONS) {
@@ -125,11 +115,7 @@ export class RenderTimes {
 
 	private rttMs = 0;
 
-	/**
-	 * `learned`: what earlier runs saw (store.ts): the node's own, and what the process learned of each kind on the
-	 * same API; `planned`: how many tasks of each kind this run creates (a kind with more than SCOUTS of them is a
-	 * batch).
-	 */
+	/** `planned`: how many tasks of each kind this run creates (more than SCOUTS: a batch). */
 	constructor(
 		private readonly intervalMs: number,
 		learned: Learned,
@@ -144,7 +130,6 @@ export class RenderTimes {
 		for (const [key, count] of planned) this.track(key).planned = count;
 	}
 
-	/** The run's grid: what policy.ts's rules 3 and judgedLateBy read. */
 	get grid(): GridShape {
 		return { intervalMs: this.intervalMs, rttMs: this.rttMs };
 	}
@@ -155,12 +140,11 @@ export class RenderTimes {
 		return track;
 	}
 
-	/** The shortest round trip of a check: rule 3 allows a check one round trip late. */
+	/** Rule 3 allows a check one round trip late: the shortest seen. */
 	sawRoundTrip(ms: number): void {
 		if (ms > 0 && (!this.rttMs || ms < this.rttMs)) this.rttMs = ms;
 	}
 
-	/** A task of `kind` starts waiting: how its checks are placed. */
 	start(kind: RenderKey, anchor: number): Role {
 		const track = this.track(kind.key);
 		rules.insertSorted(track.active, anchor);
@@ -174,16 +158,13 @@ export class RenderTimes {
 		return rules.waitsForScouts(role === 'batch', track.trusted() !== undefined, track.scoutEnded);
 	}
 
-	/**
-	 * Whether a task on its own is guarded (policy.ts, guarded): checked no later than each grid slot, because the
-	 * node's last render of the kind was found done at its first check.
-	 */
+	/** Whether a task on its own is guarded (policy.ts, `guarded`). */
 	guards(kind: RenderKey, role: Role): boolean {
 		const track = this.track(kind.key);
 		return role === 'planned' && track.trusted() !== undefined && rules.guarded(track.mine);
 	}
 
-	/** A task of `kind` is no longer waited on. Returns true when it was the first scout to end: tasks held stop waiting. */
+	/** A task is no longer waited on: true when it was the kind's first scout to end (tasks held stop waiting). */
 	ended(kind: RenderKey, anchor: number, role: Role | undefined): boolean {
 		const track = this.track(kind.key);
 		const index = rules.upperBound(track.active, anchor) - 1;
@@ -203,14 +184,11 @@ export class RenderTimes {
 			const placed = rules.batchPlacement(this.batchView(track, trusted.remembered, anchor), 0, 0, this.grid);
 			return placed && anchor + placed.age;
 		}
-		// No check yet: the slots spent are -1, as waiting/schedule.ts counts them (the first may go before the first slot).
+		// No check yet: -1 slots spent, as waiting/schedule.ts counts them (the first may go before the first slot).
 		return this.planned(trusted.observations, { anchor, age: 0, spent: -1 }, { ...this.grid, strict }, !strict);
 	}
 
-	/**
-	 * Rule 2 for a task on its own: its next check after age `age`, at least the shortest gap after it, within the
-	 * grid slots its checks have not `spent` (waiting/schedule.ts).
-	 */
+	/** Rule 2 for a task on its own: its next check, at least the shortest gap after age `age`. */
 	private planned(
 		observations: Observation[],
 		task: { anchor: number; age: number; spent: number },
@@ -221,10 +199,7 @@ export class RenderTimes {
 		return at === undefined ? undefined : task.anchor + Math.max(at, task.age + rules.minGap(this.intervalMs));
 	}
 
-	/**
-	 * The next check of a task whose last "not yet" check started at age `age`, or undefined for the grid.
-	 * `probes`: checks of the task placed past every known render so far; `strict`: a guarded task.
-	 */
+	/** The next check of a task whose last "not yet" check started at age `age`, or undefined for the grid. */
 	nextCheck(
 		kind: RenderKey,
 		role: Role,
@@ -251,7 +226,6 @@ export class RenderTimes {
 		return { at: anchor + rules.pastRange(age, probes, grid), pastRange: true };
 	}
 
-	/** Rule 6: the next check of a scout's or a batch's task still running at age `age`, by this run's renders. */
 	private runEnd(track: Track, anchor: number, age: number, probes: number): Placement | undefined {
 		const at = rules.runEnd(track.points, track.active.length, age, this.grid, probes);
 		return at === undefined ? undefined : { at: anchor + at, pastRange: false, runEnd: true };
@@ -267,15 +241,11 @@ export class RenderTimes {
 		};
 	}
 
-	/**
-	 * A task of `kind` finished, as `seen`. Returns true when a scout showed that history is stale (rule 5): the
-	 * engine then puts the kind's other tasks back on the grid.
-	 */
+	/** A task of `kind` finished, as `seen`: true when a scout showed history stale (rule 5), for the grid. */
 	finished(kind: RenderKey, role: Role, seen: Observation): boolean {
 		const track = this.track(kind.key);
 		const trusted = role === 'batch' ? undefined : track.trusted();
-		// Against what earlier runs saw alone too: this run's tasks that ended first (a batch's, not scouts) must not
-		// make a scout's slower render look like history.
+		// Against earlier runs alone too: this run's first renders (a batch's) must not make a scout's look like history.
 		const remembered = trusted?.remembered ?? [];
 		const stale =
 			trusted !== undefined &&
@@ -287,7 +257,6 @@ export class RenderTimes {
 		return stale && role === 'scout';
 	}
 
-	/** What the next runs should add to what they remember, per kind this run saw end. */
 	keep(): Map<string, KeptKind> {
 		const kept = new Map<string, KeptKind>();
 		for (const [key, track] of this.tracks) {
@@ -298,7 +267,6 @@ export class RenderTimes {
 	}
 }
 
-/** What a run learns with: where it keeps it (store.ts) and its placements. */
 export interface Learning {
 	times: RenderTimes;
 	node: string;
@@ -306,19 +274,15 @@ export interface Learning {
 }
 
 /**
- * What Poll Schedule "Learned" places a run's tasks by: what this process learned of the node's render kinds (and,
- * for a kind the node knows too little of, of the same kind on the API `api`: a fingerprint of the Base URL), and
- * how many tasks of each kind the run creates. Undefined, for the grid, unless the run creates tasks and learns.
+ * What Poll Schedule "Learned" places a run's tasks by (`api`: a fingerprint of the Base URL, whose pool a kind the
+ * node knows too little of may borrow from); undefined, for the grid, unless the run creates tasks and learns.
  */
 export function learnedTimes(
 	context: IExecuteFunctions,
-	run: {
-		options: { pollSchedule: 'learned' | 'fixed'; pollIntervalMs: number };
-		creations: ReadonlyArray<{ renderKey?: RenderKey }>;
-	},
+	options: { pollSchedule: 'learned' | 'fixed'; pollIntervalMs: number },
+	creations: ReadonlyArray<{ renderKey?: RenderKey }>,
 	api: string | undefined,
 ): Learning | undefined {
-	const { options, creations } = run;
 	if (options.pollSchedule !== 'learned' || !creations.length) return undefined;
 	const planned = new Map<string, number>();
 	for (const { renderKey } of creations)

@@ -1,14 +1,8 @@
 /**
- * Where Poll Schedule "Learned" keeps what it learned between executions: the memory of the n8n process that runs
- * the node, never the workflow's static data (docs/waiting-and-output.md#where-what-is-learned-is-kept says why).
- * This is the node's one piece of module-level mutable state (`LEARNED`), allowed (CONTRIBUTING) because it is:
- * - bounded: at most MAX_SLOTS slots and MAX_OBSERVATIONS render ages in all, the least recently used slot going
- *   first; a slot holds at most its MAX_KEYS kinds × KEPT_OBSERVATIONS ages;
- * - keyed: a node's slot by workflow id and node id; an API's by a fingerprint of the credential's Base URL,
- *   pooling every node's times per render kind (policy.ts, rule 1: `confirms`);
- * - safe with many executions in one process: every method is synchronous, so executions running at once never see
- *   half an update; each run reads a copy and adds what it saw when it ends;
- * - free of secrets and data: ids, render-kind keys and ages in ms; no item, prompt, URL, task id or key.
+ * Where Poll Schedule "Learned" keeps what it learned between executions: the n8n process's memory, never the
+ * workflow's static data (docs/waiting-and-output.md#where-what-is-learned-is-kept says why). The node's one piece of
+ * module-level mutable state (`LEARNED`), bounded, keyed and free of data as CONTRIBUTING.md's rules say; every
+ * method is synchronous, so executions running at once never see half an update.
  */
 import { bounded, KEPT_OBSERVATIONS, MAX_KEYS, type KeyHistory, type NodeHistory } from './history';
 import type { Observation } from './policy';
@@ -32,7 +26,6 @@ export interface KeptKind {
 
 /** What a run starts from. */
 export interface Learned {
-	/** The node's own history. */
 	own: NodeHistory;
 	/** What this process learned of each render kind on the same API, from every node. */
 	api: NodeHistory;
@@ -50,24 +43,18 @@ const whole = ({ lo, hi }: Observation): Observation => ({
 	hi: Math.max(Math.round(hi), Math.max(0, Math.round(lo)) + 1),
 });
 
-const countOf = (history: NodeHistory) =>
-	[...history.values()].reduce((sum, entry) => sum + entry.observations.length, 0);
-
-/** A slot's history and how many ages it holds. */
-interface Slot {
-	history: NodeHistory;
-	count: number;
-}
+const countOf = (history: NodeHistory | undefined) =>
+	[...(history?.values() ?? [])].reduce((sum, entry) => sum + entry.observations.length, 0);
 
 export class LearnedStore {
 	/** Slots by name, least recently used first (a Map keeps insertion order; a used slot is put back at the end). */
-	private readonly slots = new Map<string, Slot>();
+	private readonly slots = new Map<string, NodeHistory>();
 
+	/** Render ages in all slots. */
 	private held = 0;
 
 	private clock = 0;
 
-	/** The slot names of a node and of an API. */
 	static nodeSlot(workflowId: string, nodeId: string): string {
 		return `node:${workflowId}\u0000${nodeId}`;
 	}
@@ -81,13 +68,13 @@ export class LearnedStore {
 	 * the process knows nothing of the node: what an earlier version left in the workflow's static data.
 	 */
 	read(node: string, api: string | undefined, seed: () => NodeHistory, wanted: Iterable<string> = []): Learned {
-		let own = this.touch(node)?.history;
+		let own = this.touch(node);
 		if (!own) {
 			own = bounded(seed());
 			for (const entry of own.values()) entry.used = 0;
 			if (own.size) this.put(node, own);
 		}
-		const shared = api === undefined ? undefined : this.touch(LearnedStore.apiSlot(api))?.history;
+		const shared = api === undefined ? undefined : this.touch(LearnedStore.apiSlot(api));
 		const ofApi: NodeHistory = new Map();
 		for (const key of wanted) {
 			const entry = shared?.get(key);
@@ -108,7 +95,7 @@ export class LearnedStore {
 	/** Forgets these slots (tests whose runs must not teach the runs beside them). */
 	forget(...names: string[]): void {
 		for (const name of names) {
-			this.held -= this.slots.get(name)?.count ?? 0;
+			this.held -= countOf(this.slots.get(name));
 			this.slots.delete(name);
 		}
 	}
@@ -124,51 +111,44 @@ export class LearnedStore {
 		return { slots: this.slots.size, observations: this.held };
 	}
 
-	private touch(name: string): Slot | undefined {
-		const slot = this.slots.get(name);
-		if (slot) {
+	private touch(name: string): NodeHistory | undefined {
+		const history = this.slots.get(name);
+		if (history) {
 			this.slots.delete(name);
-			this.slots.set(name, slot);
+			this.slots.set(name, history);
 		}
-		return slot;
+		return history;
 	}
 
-	private put(name: string, history: NodeHistory): Slot {
-		const slot = { history, count: countOf(history) };
-		this.held += slot.count;
-		this.slots.set(name, slot);
-		return slot;
+	private put(name: string, history: NodeHistory): NodeHistory {
+		this.held += countOf(history);
+		this.slots.set(name, history);
+		return history;
 	}
 
 	/** Adds a run's ages to a slot (its own history, not a copy: reads hand out copies). */
 	private merge(name: string, kept: ReadonlyMap<string, KeptKind>, used: number, maxKeys: number): void {
-		const slot = this.touch(name) ?? this.put(name, new Map());
-		const { history } = slot;
+		const history = this.touch(name) ?? this.put(name, new Map());
 		for (const [key, { observations, replaces }] of kept) {
 			if (!observations.length) continue;
 			const before = history.get(key)?.observations ?? [];
 			const earlier = replaces ? [] : before;
 			const after = [...earlier, ...observations.map(whole)].slice(-KEPT_OBSERVATIONS);
 			history.set(key, { used, observations: after });
-			slot.count += after.length - before.length;
 			this.held += after.length - before.length;
 		}
 		while (history.size > maxKeys) {
-			let oldest: string | undefined;
-			for (const [key, entry] of history)
-				if (oldest === undefined || entry.used < history.get(oldest)!.used) oldest = key;
-			const dropped = history.get(oldest!)!.observations.length;
-			history.delete(oldest!);
-			slot.count -= dropped;
-			this.held -= dropped;
+			const [oldest, entry] = [...history].reduce((a, b) => (b[1].used < a[1].used ? b : a));
+			history.delete(oldest);
+			this.held -= entry.observations.length;
 		}
 	}
 
 	/** The least recently used slots go until both bounds hold. */
 	private evict(): void {
-		for (const [name, slot] of this.slots) {
+		for (const [name, history] of this.slots) {
 			if (this.slots.size <= MAX_SLOTS && this.held <= MAX_OBSERVATIONS) return;
-			this.held -= slot.count;
+			this.held -= countOf(history);
 			this.slots.delete(name);
 		}
 	}

@@ -1,9 +1,7 @@
 /**
- * The adaptive bound on API requests in flight. It starts at INITIAL_BOUND (or a lower Max Concurrent Requests) and
- * grows by one per success (doubling per round trip: slow start) up to Max Concurrent Requests. The first HTTP 429
- * ends the slow start: from then on (AIMD) it halves on HTTP 429 (at most once per generation of requests: requests
- * started before the last cut do not cut again) and grows back by about one per bound's worth of successes. At a
- * bound of 1, a 429 holds every API request (`holdUntil`) but a task's last check at Max Wait (engine.ts).
+ * The adaptive bound on API requests in flight: slow start (one more per success) up to Max Concurrent Requests until
+ * the first HTTP 429, then AIMD: halved on a 429 (once per generation of requests), grown back by about one per
+ * bound's worth of successes. At a bound of 1, a 429 holds every API request but a task's last check (engine.ts).
  */
 import { DEFAULT_MAX_CONCURRENCY } from './options';
 
@@ -17,10 +15,7 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  */
 const INITIAL_BOUND = DEFAULT_MAX_CONCURRENCY;
 
-/**
- * The hold after the first refusal at a bound of 1, or the server's Retry-After if longer; it doubles with each
- * further refusal in a row: a server that answers Retry-After: 0 again and again is not asked again at once.
- */
+/** The hold after a refusal at a bound of 1, doubling per refusal in a row (Retry-After: 0 is not "at once"). */
 const FIRST_HOLD_MS = 250;
 
 export class AdaptiveConcurrency {
@@ -42,7 +37,6 @@ export class AdaptiveConcurrency {
 		this.limit = Math.min(max, INITIAL_BOUND);
 	}
 
-	/** Requests that may be in flight now. */
 	get slots(): number {
 		return Math.max(1, Math.floor(this.limit));
 	}

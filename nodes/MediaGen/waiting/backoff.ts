@@ -6,7 +6,7 @@ import type { WaitingOptions } from './options';
 export const MAX_POLL_BACKOFF_MS = 60_000;
 
 /** Pauses before repeating a job of the creations' lane: 0.5 s, doubling per attempt, at most 30 s. */
-export const CREATE_BACKOFF = { firstMs: 500, maxMs: 30_000 };
+const CREATE_BACKOFF = { firstMs: 500, maxMs: 30_000 };
 
 /** A creation that keeps being refused (429, connection refused) gives up after this long, or after Max Wait. */
 const CREATE_RETRY_WINDOW_MS = 300_000;
@@ -30,11 +30,17 @@ export function creationRetryWindow(options: WaitingOptions): number {
 }
 
 /**
- * Whether a request first tried at `firstAttemptAt` may go out again at `at`: within `window` of its first attempt,
- * and before a tool call must answer.
+ * When a failed job of the creations' lane may go again after its backoff: within `window` of its first attempt and
+ * before a tool call answers; else undefined.
  */
-export function mayRepeatAt(options: WaitingOptions, firstAttemptAt: number, at: number, window: number): boolean {
-	return at - firstAttemptAt <= window && at < (options.answerBy ?? Infinity);
+export function repeatAt(
+	options: WaitingOptions,
+	job: { attempts: number; firstAttemptAt: number },
+	retryAfter: number | undefined,
+	window: number,
+): number | undefined {
+	const at = Date.now() + retryDelay(job.attempts, retryAfter, CREATE_BACKOFF);
+	return at - job.firstAttemptAt <= window && at < (options.answerBy ?? Infinity) ? at : undefined;
 }
 
 /** The pause before the next poll of a task whose last `failures` polls failed. */

@@ -1,7 +1,6 @@
 /**
- * The creations' lane of the waiting engine (engine.ts): what goes out in it, and in which order. A creation is
- * repeated only when it provably created nothing; a request that is safe to repeat (Task → Delete's) after any
- * failure that may pass. Both share the engine's bound on API requests in flight with the polls.
+ * The creations' lane of the waiting engine (engine.ts), in order: creations, repeated only when they provably created
+ * nothing, and requests that are safe to repeat (Task → Delete's), repeated after any failure that may pass.
  */
 import type { ItemError } from '../output/itemFailure';
 import type { TaskType } from '../models/endpoints';
@@ -16,17 +15,14 @@ export interface CreationJob {
 	itemIndex: number;
 	taskType: TaskType;
 	summary: RequestSummary;
-	/** One attempt, through the run's session, with the attempt's timeout. */
 	send: (session: ApiSession, timeoutMs: number) => Promise<CreatedTask>;
 	/** Its render kind, for Poll Schedule "Learned" (learning/history.ts). */
 	renderKey?: RenderKey;
 }
 
 /**
- * A request that creates nothing and is safe to repeat (Task → Delete: an id deleted twice is deleted once): a
- * failure that may pass (HTTP 429 after its Retry-After, 408, 5xx, no answer, an answer that is not the API's) is
- * repeated until Max Wait from its first attempt. `send` makes one attempt and keeps what it learned itself; it
- * returns the requests it leaves to make.
+ * A request that creates nothing and is safe to repeat (Task → Delete: an id deleted twice is deleted once), until Max
+ * Wait from its first attempt. `send` makes one attempt and returns the requests it leaves to make.
  */
 export interface RequestJob {
 	itemIndex: number;
@@ -56,7 +52,6 @@ export class CreationQueue {
 		this.fresh.push({ job, attempts: 0, firstAttemptAt: 0, notBefore: now });
 	}
 
-	/** The job goes out again at `at`. */
 	repeat(entry: QueuedJob, at: number): void {
 		entry.notBefore = at;
 		this.repeats.push(entry);
@@ -74,7 +69,6 @@ export class CreationQueue {
 		else this.nextFresh++;
 	}
 
-	/** When the next repeat falls due. */
 	get nextRepeatAt(): number | undefined {
 		return this.repeats.peek()?.notBefore;
 	}

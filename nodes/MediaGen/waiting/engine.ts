@@ -1,11 +1,8 @@
 /**
- * The waiting engine: one continuous schedule for the creations, status checks and downloads of a node execution.
- * No rounds: each task's checks fall due on its own schedule (schedule.ts), at most MAX_POLLS_PER_TASK in flight,
- * so a slow answer holds back no other task; at Max Wait a task gets one last check. Creations (creationQueue.ts)
- * and checks share one adaptive bound on API requests in flight (adaptiveConcurrency.ts), each lane getting at least
- * half of it; result files download beside them (resultDownloads.ts). No item is lost: an exception that is not the
- * node's own (hostile data, a bug) ends its item with an error that names the task (output/itemFailure.ts),
- * wherever it is raised. No timers: the loop sleeps until the next due time or a request's end (wakeableSleep.ts).
+ * The waiting engine: one loop, without rounds or timers of its own, for a run's creations (creationQueue.ts), status
+ * checks (schedule.ts) and result downloads (resultDownloads.ts), as docs/waiting-and-output.md tells it. No item is
+ * lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error that names the
+ * task (output/itemFailure.ts), wherever it is raised.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -23,15 +20,8 @@ import {
 	timedOutOutcome,
 	type CreatedTask,
 } from './taskState';
-import { WakeableSleep } from './wakeableSleep';
-import {
-	CREATE_BACKOFF,
-	creationRetryWindow,
-	mayRepeatAt,
-	MAX_POLL_BACKOFF_MS,
-	pollRetryDelay,
-	retryDelay,
-} from './backoff';
+import { earliest, WakeableSleep } from './wakeableSleep';
+import { creationRetryWindow, MAX_POLL_BACKOFF_MS, pollRetryDelay, repeatAt } from './backoff';
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { CreationQueue, type CreationJob, type QueuedJob, type RequestJob } from './creationQueue';
 import { PaidTasks, type PaidTasksMemory } from './paidTasks';
@@ -41,6 +31,13 @@ import { ResultDownloads } from './resultDownloads';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
 export type { CreationJob, RequestJob } from './creationQueue';
+
+/** What an item's error says the node was doing (output/itemFailure.ts). */
+const CREATING: FailureStep = { step: 'creating its task', mayHaveCreated: true };
+const SENDING: FailureStep = { step: 'sending its request' };
+function checking(task: CreatedTask): FailureStep {
+	return { step: 'checking its task', taskId: task.taskId, advised: true };
+}
 
 /** Polls of one task in flight at once: the next one goes out on time while a slow answer is still out. */
 const MAX_POLLS_PER_TASK = 2;
@@ -56,7 +53,7 @@ export interface EngineInput {
 	continueOnFail: boolean;
 	/** Task → Get: one answer per task (retried when it fails), then the task is reported as it is. */
 	checkOnly?: boolean;
-	/** Told about every task that may be paid for, so that Retry On Fail resumes it, or creates anew (paidTasks.ts). */
+	/** Retry On Fail's memory of the tasks that may be paid for (paidTasks.ts). */
 	memory?: PaidTasksMemory;
 }
 
@@ -69,7 +66,6 @@ class Engine {
 
 	private readonly creations = new CreationQueue();
 
-	/** Where each task's next poll goes, and the tasks still waited on. */
 	private readonly schedule: PollSchedule;
 
 	private readonly results: ResultDownloads;
@@ -78,10 +74,9 @@ class Engine {
 
 	private readonly concurrency: AdaptiveConcurrency;
 
-	/** Set without Continue On Fail once an item failed: nothing new starts and polls and downloads end. */
+	/** Set, and `halted` aborted, when a failure ends the run (`halt`). */
 	private stopped = false;
 
-	/** Aborted with `stopped`: ends the downloads in flight. */
 	private readonly halted = new AbortController();
 
 	private readonly sleeper = new WakeableSleep();
@@ -104,7 +99,7 @@ class Engine {
 			continueOnFail: input.continueOnFail,
 			halted: this.halted.signal,
 			report: (outcome) => ('items' in outcome ? void this.outcomes.push(outcome) : this.fail(outcome)),
-			wake: () => this.wake(),
+			wake: () => this.sleeper.wake(),
 		});
 		this.schedule = new PollSchedule(input.options, learned);
 		const now = Date.now();
@@ -117,7 +112,7 @@ class Engine {
 	}
 
 	async run(): Promise<ItemOutcome[]> {
-		const onCancel = () => this.wake();
+		const onCancel = () => this.sleeper.wake();
 		this.cancel?.addEventListener('abort', onCancel);
 		try {
 			for (;;) {
@@ -141,14 +136,12 @@ class Engine {
 		return this.inFlight.create + this.inFlight.poll;
 	}
 
-	/** True when nothing is running and nothing more will start. */
 	private idle(): boolean {
 		if (this.apiInFlight || this.results.inFlight) return false;
 		if (this.cancelled || this.stopped) return true;
 		return this.creations.empty && !this.schedule.active.size && !this.results.queued;
 	}
 
-	/** Starts every job that may start now. */
 	private dispatch(now: number): void {
 		if (this.cancelled) return;
 		if (!this.stopped) this.results.dispatch(now);
@@ -178,33 +171,22 @@ class Engine {
 
 	/** When the loop must look again even if no request ends (`now`: the time `dispatch` decided by). */
 	private nextWakeAt(now: number): number | undefined {
-		let at: number | undefined;
-		const consider = (time: number | undefined) => {
-			if (time !== undefined && (at === undefined || time < at)) at = time;
-		};
 		if (this.stopped || this.cancelled) return undefined;
 		const apiFull = this.apiInFlight >= this.concurrency.slots;
-		if (!apiFull) {
-			consider(this.schedule.next()?.dueAt);
-			consider(this.creations.nextRepeatAt);
-		}
-		if (this.concurrency.holdUntil > now) consider(this.concurrency.holdUntil); // the hold dispatch saw, even if it ended since
-		consider(this.results.nextDueAt());
-		return at;
+		return earliest(
+			apiFull ? undefined : this.schedule.next()?.dueAt,
+			apiFull ? undefined : this.creations.nextRepeatAt,
+			// The hold dispatch saw, even if it ended since.
+			this.concurrency.holdUntil > now ? this.concurrency.holdUntil : undefined,
+			this.results.nextDueAt(),
+		);
 	}
 
-	/**
-	 * Sleeps until the next due time, or until a request ends or the execution is cancelled. A timer is set
-	 * only when something falls due at a time; otherwise the end of a request in flight wakes the loop.
-	 */
+	/** Sleeps until the next due time, a request's end or a cancel; a timer only when something falls due at a time. */
 	private async pause(now: number): Promise<void> {
 		const wakeAt = this.nextWakeAt(now);
 		const nothingRunning = !this.apiInFlight && !this.results.inFlight;
 		await this.sleeper.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
-	}
-
-	private wake(): void {
-		this.sleeper.wake();
 	}
 
 	/** Starts a job of the creations' lane. */
@@ -217,14 +199,14 @@ class Engine {
 		const attempt =
 			'summary' in job
 				? this.create(entry, job, startedAt).catch((error: unknown) =>
-						this.lost(job.itemIndex, error, { step: 'creating its task', mayHaveCreated: true, job }),
+						this.lost(job.itemIndex, error, { ...CREATING, job }),
 					)
 				: this.request(entry, job, startedAt).catch((error: unknown) =>
-						job.failed(itemFailure(this.context.getNode(), error, job.itemIndex, { step: 'sending its request' })),
+						job.failed(itemFailure(this.context.getNode(), error, job.itemIndex, SENDING)),
 					);
 		void attempt.finally(() => {
 			this.inFlight.create--;
-			this.wake();
+			this.sleeper.wake();
 		});
 	}
 
@@ -238,22 +220,14 @@ class Engine {
 				// The creation's round trip stands for a check's until one is answered (policy.ts, rule 3).
 				this.schedule.sawRoundTrip(now - startedAt);
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
-				this.schedule.add(
-					task,
-					now,
-					now + this.options.pollIntervalMs,
-					waitEndsAt(this.options, entry.firstAttemptAt),
-					job.renderKey,
-				);
+				const deadline = waitEndsAt(this.options, entry.firstAttemptAt);
+				this.schedule.add(task, now, now + this.options.pollIntervalMs, deadline, job.renderKey);
 			} else {
 				this.outcomes.push(createdOutcome(task));
 			}
 		} catch (raw) {
 			// Anything but the transport's own errors (hostile data, a bug) may follow a request that reached the server.
-			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, {
-				step: 'creating its task',
-				mayHaveCreated: true,
-			});
+			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, CREATING);
 			const facts = factsOf(error);
 			if (this.repeated(entry, error, startedAt, facts.nothingSent, creationRetryWindow(this.options))) return;
 			const json = failedCreationJson(job, error);
@@ -270,7 +244,7 @@ class Engine {
 			this.concurrency.onSuccess();
 			for (const next of more) this.creations.add(next, Date.now());
 		} catch (raw) {
-			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, { step: 'sending its request' });
+			const error = itemFailure(this.context.getNode(), raw, job.itemIndex, SENDING);
 			const passing = factsOf(error).retryable;
 			if (this.repeated(entry, error, startedAt, passing, this.options.maxWaitMs)) return;
 			// After a stop a request that could have passed did not fail on its own: it is left undone.
@@ -280,16 +254,12 @@ class Engine {
 		}
 	}
 
-	/**
-	 * After a failed attempt of a job of the creations' lane: it goes again after its backoff (and Retry-After) when
-	 * the failure may pass and the attempt still falls within `window` of its first; true when it does.
-	 */
+	/** Whether a failed job of the creations' lane goes again: the failure may pass, within `window` of its first. */
 	private repeated(entry: QueuedJob, error: ItemError, startedAt: number, passing: boolean, window: number): boolean {
 		const { rateLimited, retryAfterMs } = factsOf(error);
 		if (rateLimited) this.concurrency.onRateLimited(startedAt, retryAfterMs);
-		const at = Date.now() + retryDelay(entry.attempts, retryAfterMs, CREATE_BACKOFF);
-		if (!passing || this.cancelled || this.stopped) return false;
-		if (!mayRepeatAt(this.options, entry.firstAttemptAt, at, window)) return false;
+		const at = repeatAt(this.options, entry, retryAfterMs, window);
+		if (!passing || this.cancelled || this.stopped || at === undefined) return false;
 		this.creations.repeat(entry, at);
 		return true;
 	}
@@ -319,7 +289,7 @@ class Engine {
 
 	private timedOut(entry: Waiting): void {
 		this.end(entry);
-		this.fail(timedOutOutcome.call(this.context, entry.task, this.options, entry.lastStatus, entry.lastError));
+		this.fail(timedOutOutcome.call(this.context, entry, this.options));
 	}
 
 	private async poll(entry: Waiting, final: boolean): Promise<void> {
@@ -330,20 +300,11 @@ class Engine {
 		try {
 			let info: IDataObject;
 			try {
-				info =
-					(await apiJsonRequest.call(
-						this.context,
-						INFO_PATH[task.taskType],
-						infoRequestBody(task.taskType, task.taskId, task.moreTaskInfo),
-						{
-							itemIndex: task.itemIndex,
-							taskId: task.taskId,
-							timeout: requestTimeoutAt(this.options, startedAt),
-							signal: entry.done.signal,
-							notFoundHint: task.notFoundHint,
-							session: this.session,
-						},
-					)) ?? {};
+				const { itemIndex, taskId, notFoundHint } = task;
+				const body = infoRequestBody(task.taskType, taskId, task.moreTaskInfo);
+				const timeout = requestTimeoutAt(this.options, startedAt);
+				const request = { itemIndex, taskId, timeout, signal: entry.done.signal, notFoundHint, session: this.session };
+				info = (await apiJsonRequest.call(this.context, INFO_PATH[task.taskType], body, request)) ?? {};
 			} catch (error) {
 				this.pollFailed(entry, final, error, startedAt);
 				return;
@@ -352,11 +313,11 @@ class Engine {
 			if (entry.ended || this.stopped) return; // another answer settled the task already, or the run stopped
 			this.answered(entry, final, info, startedAt);
 		} catch (error) {
-			this.lost(task.itemIndex, error, { step: 'checking its task', taskId: task.taskId, advised: true, entry });
+			this.lost(task.itemIndex, error, { ...checking(task), entry });
 		} finally {
 			this.inFlight.poll--;
 			entry.inFlight--;
-			this.wake();
+			this.sleeper.wake();
 		}
 	}
 
@@ -391,11 +352,7 @@ class Engine {
 	private pollFailed(entry: Waiting, final: boolean, raw: unknown, startedAt: number): void {
 		const { task } = entry;
 		if (entry.ended || this.cancelled || this.stopped) return; // settled by another answer, or a leftover
-		const error = itemFailure(this.context.getNode(), raw, task.itemIndex, {
-			step: 'checking its task',
-			taskId: task.taskId,
-			advised: true,
-		});
+		const error = itemFailure(this.context.getNode(), raw, task.itemIndex, checking(task));
 		const facts = factsOf(error);
 		if (facts.retryable) {
 			entry.failures++;
@@ -414,11 +371,10 @@ class Engine {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
 			this.failed(entry, { itemIndex: task.itemIndex, error, json: failedJson(task, entry.lastStatus) });
 		} else {
-			// The status check failed (not found, a proxy's 4xx, a redirect, an answer the node could not read): the
-			// API did not say that the task failed, so it stays remembered and Retry On Fail checks it again instead of
-			// paying for it again.
+			// Not found, a proxy's 4xx, a redirect, an unreadable answer: not a verdict on the task, which stays
+			// remembered, so that Retry On Fail checks it again instead of paying for it again.
 			this.end(entry);
-			this.fail(statusCheckFailed(task, error, entry.lastStatus, this.paidTasks.remembers));
+			this.fail(statusCheckFailed(entry, error, this.paidTasks.remembers));
 		}
 	}
 
@@ -428,22 +384,20 @@ class Engine {
 		if (entry && !entry.ended) this.end(entry);
 		if (this.cancelled || this.outcomes.some((outcome) => outcome.itemIndex === itemIndex)) return;
 		const failure = itemFailure(this.context.getNode(), error, itemIndex, about);
-		if (entry) return this.fail(statusCheckFailed(entry.task, failure, entry.lastStatus, this.paidTasks.remembers));
+		if (entry) return this.fail(statusCheckFailed(entry, failure, this.paidTasks.remembers));
 		if (job) this.paidTasks.uncertain(job, failure);
 		this.fail({ itemIndex, error: failure, json: job ? failedCreationJson(job, failure) : undefined });
 	}
 
-	/**
-	 * An item failed. Without Continue On Fail that ends the run now: nothing new starts, polls and downloads in
-	 * flight are abandoned (their tasks are reported as leftovers), creations in flight are let answer so that
-	 * their paid ids are listed in the stopping error.
-	 */
 	private fail(outcome: ItemOutcome): void {
 		this.outcomes.push(outcome);
 		if (!('items' in outcome)) this.halt();
 	}
 
-	/** Without Continue On Fail, a failure ends the run (see fail). */
+	/**
+	 * Without Continue On Fail a failure ends the run now: polls and downloads in flight are abandoned (their tasks are
+	 * leftovers); creations in flight may answer, so that their paid ids are listed in the stopping error.
+	 */
 	private halt(): void {
 		if (this.input.continueOnFail || this.stopped) return;
 		this.stopped = true;
@@ -453,9 +407,8 @@ class Engine {
 
 	/** After Stop or a stopping error: every task still waited on is reported with its id. */
 	private settleLeftovers(): void {
-		for (const { task, lastStatus } of this.schedule.active) {
-			this.outcomes.push(this.cancelled ? cancelledOutcome.call(this.context, task, lastStatus) : createdOutcome(task));
-		}
+		for (const entry of this.schedule.active)
+			this.outcomes.push(this.cancelled ? cancelledOutcome.call(this.context, entry) : createdOutcome(entry.task));
 		this.schedule.active.clear();
 		for (const outcome of this.results.leftovers()) this.outcomes.push(outcome);
 	}
@@ -464,8 +417,8 @@ class Engine {
 /** Creates (optionally) and waits on tasks; one outcome per item that was started, in any order. */
 export async function runEngine(this: IExecuteFunctions, input: EngineInput): Promise<ItemOutcome[]> {
 	const session = new ApiSession(this);
-	// Poll Schedule "Learned": what the process learned places the run's checks, and keeps what the run saw.
-	const learning = learnedTimes(this, input, input.creations.length ? await session.apiId() : undefined);
+	const api = input.creations.length ? await session.apiId() : undefined;
+	const learning = learnedTimes(this, input.options, input.creations, api);
 	const outcomes = await new Engine(this, input, session, learning?.times).run();
 	if (learning) keepLearned(learning);
 	return outcomes;

@@ -1,17 +1,13 @@
 /**
- * Never pay twice for one item (for users: docs/errors-and-n8n-settings.md, Retry On Fail): n8n's Retry On Fail and
- * "Retry execution" run the failed node again on the same items, with the same run index and the same
- * execution-scoped node context (n8n-core's WorkflowExecute makes a new context object per try over the same
- * `contextData`). The tasks a run creates are remembered there, per item and request, so that such a try resumes
- * them instead of creating them again. The memory is saved with the execution (n8n keeps the node context in its
- * execution data), so it holds only what resuming needs, as short strings, and `settle` drops it when n8n will not
- * run the node again.
+ * Never pay twice for one item (docs/errors-and-n8n-settings.md, Retry On Fail): Retry On Fail and "Retry execution"
+ * run the node again with the same run index and execution-scoped node context (n8n-core's WorkflowExecute), where
+ * the tasks a run creates are remembered per item and request, for such a try to resume them. n8n saves that context
+ * with the execution: it holds only what resuming needs, as short strings, and `settle` drops it when it is done.
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { TaskType } from '../models/endpoints';
 
-/** The key of this node's memory in its execution-scoped context. */
 const MEMORY_KEY = 'mediaGenCreatedTasks';
 
 /**
@@ -50,6 +46,13 @@ function parse(entry: string): Entry {
 	};
 }
 
+function entriesOf(request: string, remembered: Remembered): string[] {
+	if (remembered === 'uncertain') return [`${request}||`];
+	const type = remembered.taskType === 'video' ? 'v' : 'i';
+	const also = (remembered.alsoNamed ?? []).map((taskId) => `${request}|${type}+|${taskId}`);
+	return [`${request}|${type}|${remembered.taskId}`, ...also];
+}
+
 export class TaskMemory {
 	private constructor(
 		private readonly context: IExecuteFunctions,
@@ -68,10 +71,9 @@ export class TaskMemory {
 	}
 
 	/**
-	 * The end of a run: the memory stays only when n8n may run the node again on the same items (Retry On Fail,
-	 * "Retry execution"): after a thrown error or Stop, or when the first output item is an error item (n8n-core's
-	 * WorkflowExecute retries a node whose first item's json has `error`). Otherwise it is dropped, so that a
-	 * finished execution saves none of it.
+	 * The end of a run: the memory stays only when n8n may run the node again on the same items: after a thrown error
+	 * or Stop, or when the first output item is an error item (WorkflowExecute retries a node whose first item's json
+	 * has `error`).
 	 */
 	static settle(context: IExecuteFunctions, output: INodeExecutionData[] | undefined): void {
 		if (output && output[0]?.json?.error === undefined) delete context.getContext('node')[MEMORY_KEY];
@@ -107,20 +109,13 @@ export class TaskMemory {
 	}
 
 	remember(itemIndex: number, request: string, remembered: Remembered): void {
-		if (remembered === 'uncertain') {
-			this.write(itemIndex, [...this.othersThan(itemIndex, request), `${request}||`]);
-			return;
-		}
-		const type = remembered.taskType === 'video' ? 'v' : 'i';
-		const also = (remembered.alsoNamed ?? []).map((taskId) => `${request}|${type}+|${taskId}`);
-		this.write(itemIndex, [...this.othersThan(itemIndex, request), `${request}|${type}|${remembered.taskId}`, ...also]);
+		this.write(itemIndex, [...this.othersThan(itemIndex, request), ...entriesOf(request, remembered)]);
 	}
 
 	forget(itemIndex: number, request: string): void {
 		this.write(itemIndex, this.othersThan(itemIndex, request));
 	}
 
-	/** The item's entries for other requests than `request`. */
 	private othersThan(itemIndex: number, request: string): string[] {
 		return this.entries(itemIndex).filter((existing) => parse(existing).request !== request);
 	}

@@ -8,10 +8,9 @@ import { isToolCall, TOOL_MAX_WAIT_SECONDS } from '../tool/call';
 import { clampRequestTimeout, DEFAULT_REQUEST_TIMEOUT_MS } from '../transport';
 
 /**
- * Default cap on API requests in flight at once, per node execution, where a run starts (adaptiveConcurrency.ts).
- * Chosen with `npm run bench` at 150 ms round trip: a cap of 64 made 500 creations wait for each other (500 x 150 ms
- * / 64 = 1.2 s, several seconds on a loaded machine, where every round trip grows) and starved polls (500 tasks
- * polled every 2 s need 250 answers a second), while n8n's HTTP Request node sends every item at once.
+ * Default Max Concurrent Requests, chosen with `npm run bench` at 150 ms round trip: a cap of 64 made 500 creations
+ * wait for each other (500 x 150 ms / 64 = 1.2 s, more on a loaded machine) and starved polls (500 tasks polled every
+ * 2 s need 250 answers a second), while n8n's HTTP Request node sends every item at once.
  */
 export const DEFAULT_MAX_CONCURRENCY = 256;
 
@@ -31,17 +30,11 @@ export interface WaitingOptions {
 	split: boolean;
 	/** Create again, on a later try, an item whose creation may have created a task (Repeat Uncertain Creations). */
 	repeatUncertain: boolean;
-	/**
-	 * As a tool: when the call must have answered (its start + Max Wait). Every request, every wait and every
-	 * download of the call ends by then, so that the caller gets the task ids before it gives up.
-	 */
+	/** As a tool: when the call must have answered (its start + Max Wait), for the caller to get the task ids. */
 	answerBy?: number;
 }
 
-/**
- * Time a tool call keeps for the last status check of a task, at most: the check starts this long before the call
- * must answer (or a quarter of Max Wait, or Request Timeout, if shorter), so that its answer comes in time.
- */
+/** As a tool, a task's last check starts this long before the call must answer (at most), to be answered in time. */
 const LAST_CHECK_MS = 3000;
 
 /** A request's timeout when it starts at `now`: Request Timeout, cut to the time left before a tool call answers. */
@@ -50,10 +43,7 @@ export function requestTimeoutAt(options: WaitingOptions, now: number): number {
 	return Math.max(1, Math.min(options.requestTimeoutMs, options.answerBy - now));
 }
 
-/**
- * When the wait for a task whose creation was first tried at `firstAttemptAt` ends with its last check: Max Wait
- * later, and, as a tool, early enough that the last check answers before the call must.
- */
+/** When a task's wait ends with its last check: Max Wait after its creation's first try, as a tool maybe sooner. */
 export function waitEndsAt(options: WaitingOptions, firstAttemptAt: number): number {
 	const end = firstAttemptAt + options.maxWaitMs;
 	if (options.answerBy === undefined) return end;

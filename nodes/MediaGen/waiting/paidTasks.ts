@@ -1,7 +1,6 @@
 /**
- * What the node keeps of every task that may be paid for, whatever happens next (Stop, a stopping error, Retry
- * On Fail): a line in n8n's log (after Stop n8n keeps none of the node's output, so the log keeps every paid id),
- * and Retry On Fail's memory (memory.ts), so that a later try resumes the task, or refuses to pay again.
+ * What the node keeps of every task that may be paid for, whatever happens next: a line in n8n's log (after Stop n8n
+ * keeps none of the node's output), and Retry On Fail's memory (memory.ts), for a later try to resume, not pay again.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -18,10 +17,7 @@ export interface PaidTasksMemory {
 	failed(task: CreatedTask): void;
 }
 
-/**
- * "(execution 1042)" for the node's log lines. A tool call of n8n's MCP Server Trigger runs before n8n has given its
- * execution an id: the line then says so rather than "undefined".
- */
+/** "(execution 1042)"; an MCP Server Trigger's tool call runs before n8n gives it an id: then it says so. */
 export function executionNote(context: IExecuteFunctions): string {
 	const id = context.getExecutionId();
 	return id ? `(execution ${id})` : '(a tool call, before n8n gave its execution an id)';
@@ -47,20 +43,14 @@ export class PaidTasks {
 		);
 	}
 
-	/**
-	 * A failed creation whose answer named a task (an HTTP 5xx or 429, or a cut-off body, with a taskid): the task
-	 * exists and may be charged, so Retry On Fail follows it instead of paying again.
-	 */
+	/** A failed creation whose answer named a task (a 5xx or 429, a cut-off body): it exists and may be charged. */
 	named(job: CreationRef, taskId: string, alsoNamed: string[] = []): void {
 		const { itemIndex, taskType, summary } = job;
 		const task = { itemIndex, taskType, summary, taskId, alsoNamed, creation: { taskid: taskId } };
 		this.created(task, 'got an error answer that names');
 	}
 
-	/**
-	 * A creation whose answer left open whether it created a task: Retry On Fail does not pay again unasked, and the
-	 * log keeps the item's warning (after Stop, or when another item's error stops the run, nothing else does).
-	 */
+	/** A creation that may have created a task: the log keeps the warning (after a stop nothing else does). */
 	uncertain(job: CreationRef, error: unknown): void {
 		this.memory?.uncertain(job);
 		this.context.logger.warn(

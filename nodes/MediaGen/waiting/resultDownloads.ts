@@ -1,14 +1,10 @@
 /**
- * Result downloads: finished tasks' files into n8n's binary storage, beside the API's requests and outside their
- * bound (file hosts are not the API); for users: docs/waiting-and-output.md#downloads.
- * - Every file is a job of its own; a task's outcome is built when its last file has settled (in `urls` order).
- * - Each file is asked for once: result hosts are CDNs that bill every byte they send, limit requests and may sign a
- *   URL for one use, so a GET that was answered is read to its end (or fails), never dropped and asked again for
- *   lack of room. Room is by weight, not a fixed count (`mayAsk`, `mayRead`): an answered file that has none waits
- *   unread (a waiting connection costs the host nothing, a second GET would).
- * - Transient failures are retried with backoff inside Request Timeout from the first attempt (`retry`).
- * - n8n builds a new HTTP agent for every request (transport/download.ts), so connections are not reused; parallel
- *   streams make up for the round trips. No timers: a retry waits in the queue and the engine wakes for it.
+ * Result downloads: finished tasks' files into n8n's binary storage, each file a job of its own, beside the API's
+ * requests and outside their bound (file hosts are not the API); for users: docs/waiting-and-output.md#downloads.
+ * Each file is asked for once: result hosts bill every byte, limit requests and may sign a URL for one use, so an
+ * answered GET is read to its end, never dropped for lack of room: it waits unread (a waiting connection costs the
+ * host nothing, a second GET would). n8n builds a new HTTP agent per request (transport/download.ts): parallel
+ * streams make up for the round trips.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -20,6 +16,7 @@ import { downloadResultFile, factsOf } from '../transport';
 import { cancelledOutcome, type CreatedTask } from './taskState';
 import { retryDelay } from './backoff';
 import { MinHeap } from './heap';
+import { earliest } from './wakeableSleep';
 import { insertSorted } from '../learning/policy';
 import { requestTimeoutAt, type WaitingOptions } from './options';
 
@@ -60,7 +57,7 @@ function storedSize(binary: INodeExecutionData['binary']): number | undefined {
 	return typeof bytes === 'number' ? bytes : undefined;
 }
 
-/** A file answered and waiting, unread, for room to be read (`room` tells it: true to read, false when halted). */
+/** A file answered and waiting, unread, for room (`room(false)`: the run halted). */
 interface Parked {
 	size: number;
 	until: number;
@@ -74,9 +71,7 @@ interface TaskFiles {
 	urls: string[];
 	binaries: Array<INodeExecutionData['binary']>;
 	errors: unknown[];
-	/** Files not settled yet. */
-	remaining: number;
-	/** Its outcome has been reported. */
+	unsettled: number;
 	reported: boolean;
 }
 
@@ -101,23 +96,20 @@ interface ResultDownloadsInput {
 	halted: AbortSignal;
 	/** A task's outcome, when every file of it is in (or the first failure without Continue On Fail). */
 	report: (outcome: ItemOutcome) => void;
-	/** A download ended: the engine's loop looks again. */
 	wake: () => void;
 }
 
 export class ResultDownloads {
 	private readonly queue = new MinHeap<FileJob>((job) => job.notBefore);
 
-	/** Tasks whose outcome is not reported yet. */
-	private readonly open = new Set<TaskFiles>();
+	private readonly unreported = new Set<TaskFiles>();
 
 	/** Files asked for and not answered yet. */
 	private asked = 0;
 
-	/** Files answered and waiting for room to be read, in the order they were answered. */
-	private readonly waiting: Parked[] = [];
+	/** In the order they were answered. */
+	private readonly parked: Parked[] = [];
 
-	/** Files being read, and their sizes together. */
 	private reading = 0;
 	private bytesReading = 0;
 
@@ -135,7 +127,7 @@ export class ResultDownloads {
 
 	/** Files being downloaded now (asked for, waiting for room, or being read). */
 	get inFlight(): number {
-		return this.asked + this.waiting.length + this.reading;
+		return this.asked + this.parked.length + this.reading;
 	}
 
 	/** Files waiting to start (now or after a retry pause). */
@@ -148,14 +140,13 @@ export class ResultDownloads {
 	}
 
 	add(task: CreatedTask, info: IDataObject, urls: string[]): void {
-		const files: TaskFiles = { task, info, urls, binaries: [], errors: [], remaining: urls.length, reported: false };
-		this.open.add(files);
+		const files: TaskFiles = { task, info, urls, binaries: [], errors: [], unsettled: urls.length, reported: false };
+		this.unreported.add(files);
 		if (!urls.length) return this.settle(files);
 		const now = Date.now();
 		urls.forEach((_, index) => this.queue.push({ files, index, notBefore: now, attempts: 0 }));
 	}
 
-	/** Lets every answered file that now has room be read, and starts every file that may start now. */
 	dispatch(now: number): void {
 		if (this.halted) return;
 		this.makeRoom(now);
@@ -171,38 +162,28 @@ export class ResultDownloads {
 		}
 	}
 
-	/**
-	 * When the loop must look again for a file: a retry's time (one that fell due since the last dispatch, on a busy
-	 * machine, now if it may start; one that may not waits for a download in flight to end, which wakes the loop).
-	 */
+	/** When the loop must look again for a file (a retry that may not start yet waits for a download's end instead). */
 	nextDueAt(): number | undefined {
 		if (this.halted) return undefined;
 		const job = this.queue.peek();
 		const next = job && (job.notBefore > Date.now() || this.mayAsk(job)) ? job.notBefore : undefined;
 		// A file waiting for room is read at its hold's end whatever is in flight.
-		const held = this.waiting.length ? Math.min(...this.waiting.map((file) => file.until)) : undefined;
-		return next === undefined ? held : held === undefined ? next : Math.min(next, held);
+		return earliest(next, ...this.parked.map((file) => file.until));
 	}
 
-	/**
-	 * Tasks not reported because the run stopped or was cancelled, each with its task id: completed (their files
-	 * were not all stored), or cancelled.
-	 */
+	/** Tasks not reported because the run stopped (completed, their files not all stored) or was cancelled. */
 	leftovers(): ItemOutcome[] {
 		const cancelled = this.context.getExecutionCancelSignal()?.aborted === true;
-		const outcomes = [...this.open].map(({ task, info, urls }) =>
+		const outcomes = [...this.unreported].map(({ task, info, urls }) =>
 			cancelled
-				? cancelledOutcome.call(this.context, task, undefined)
+				? cancelledOutcome.call(this.context, { task })
 				: { itemIndex: task.itemIndex, items: [{ json: completedJson(task, info, urls) }] },
 		);
-		this.open.clear();
+		this.unreported.clear();
 		return outcomes;
 	}
 
-	/**
-	 * What a file not answered yet, or answered without a size, weighs: the middle size of its task type's files seen
-	 * so far (one large file among many small ones does not make the next small ones wait), else a first guess.
-	 */
+	/** A file's size, else the middle size of its type's seen so far: one large file does not hold up small ones. */
 	private weight(job: FileJob): number {
 		const type = job.files.task.taskType;
 		const seen = this.sizes.get(type);
@@ -214,33 +195,29 @@ export class ResultDownloads {
 		if (size !== undefined) this.sizes.set(type, insertSorted(this.sizes.get(type) ?? [], size));
 	}
 
-	/**
-	 * Whether a file may be asked for now: a retry of a known size when it may be read at once; another while what is
-	 * asked for and not yet read stays within the budget, or is less than MIN_STREAMS files.
-	 */
+	/** Whether a file may be asked for now: a retry of a known size only when it may be read at once. */
 	private mayAsk(job: FileJob): boolean {
 		if (this.inFlight >= this.maxStreams) return false;
 		if (job.size !== undefined) return this.mayRead(job.size);
-		if (this.asked + this.waiting.length < MIN_STREAMS) return true;
+		if (this.asked + this.parked.length < MIN_STREAMS) return true;
 		const typical = this.weight(job);
-		const waitingBytes = this.waiting.reduce((sum, file) => sum + file.size, 0);
+		const waitingBytes = this.parked.reduce((sum, file) => sum + file.size, 0);
 		return (this.asked + 1) * typical + waitingBytes <= BYTE_BUDGET;
 	}
 
-	/** Whether a file of `size` bytes may be read now: a small one always, else beside fewer than MIN_STREAMS or in budget. */
 	private mayRead(size: number): boolean {
 		return size <= SMALL_FILE || this.reading < MIN_STREAMS || this.bytesReading + size <= BYTE_BUDGET;
 	}
 
-	/** Answered files that now have room, or whose wait is over, are read, in the order they were answered. */
+	/** Answered files that now have room, or whose wait is over, are read in the order they were answered. */
 	private makeRoom(now: number): void {
-		for (let index = 0; index < this.waiting.length; ) {
-			const file = this.waiting[index];
+		for (let index = 0; index < this.parked.length; ) {
+			const file = this.parked[index];
 			if (!this.mayRead(file.size) && now < file.until) {
 				index++;
 				continue;
 			}
-			this.waiting.splice(index, 1);
+			this.parked.splice(index, 1);
 			this.startReading(file.size);
 			file.room(true);
 		}
@@ -251,10 +228,7 @@ export class ResultDownloads {
 		this.bytesReading += size;
 	}
 
-	/**
-	 * Waits, the file's body unread, until it has room to be read (true), at most HOLD_SHARE of its Request Timeout,
-	 * or until the run stops (false). When it resolves true, the file counts as being read.
-	 */
+	/** Waits, unread, for room (true: it counts as being read), at most HOLD_SHARE of its time, or a stop (false). */
 	private async roomFor(size: number, job: FileJob, startedAt: number): Promise<boolean> {
 		if (this.mayRead(size)) {
 			this.startReading(size);
@@ -265,8 +239,8 @@ export class ResultDownloads {
 		return await new Promise<boolean>((resolve) => {
 			const file: Parked = { size, until, room: (read) => done(read) };
 			const onAbort = () => {
-				const index = this.waiting.indexOf(file);
-				if (index >= 0) this.waiting.splice(index, 1);
+				const index = this.parked.indexOf(file);
+				if (index >= 0) this.parked.splice(index, 1);
 				done(false);
 			};
 			const done = (read: boolean) => {
@@ -274,7 +248,7 @@ export class ResultDownloads {
 				resolve(read);
 			};
 			for (const signal of signals) signal.addEventListener('abort', onAbort);
-			this.waiting.push(file);
+			this.parked.push(file);
 			this.input.wake();
 		});
 	}
@@ -288,12 +262,8 @@ export class ResultDownloads {
 		const startedAt = Date.now();
 		job.deadline ??= startedAt + requestTimeoutAt(this.input.options, startedAt);
 		job.attempts++;
-		const context = {
-			itemIndex: files.task.itemIndex,
-			taskId: files.task.taskId,
-			timeout: Math.max(1, job.deadline - startedAt),
-			signal: this.input.halted,
-		};
+		const { itemIndex, taskId } = files.task;
+		const context = { itemIndex, taskId, timeout: Math.max(1, job.deadline - startedAt), signal: this.input.halted };
 		try {
 			const file = await downloadResultFile.call(this.context, url, context);
 			this.asked--;
@@ -326,10 +296,7 @@ export class ResultDownloads {
 		}
 	}
 
-	/**
-	 * Puts a transient failure (transport's `transient`) back in the queue after a backoff, when an attempt can still
-	 * start in time; not a file broken exactly as before (the host has nothing else to send).
-	 */
+	/** Queues a transient failure again after a backoff, in time; not a file broken as before (the host has no other). */
 	private retry(job: FileJob, error: unknown): boolean {
 		const { transient, fault, retryAfterMs } = factsOf(error);
 		if (this.halted || !transient || job.attempts >= MAX_ATTEMPTS) return false;
@@ -343,19 +310,18 @@ export class ResultDownloads {
 	}
 
 	private settleFile(files: TaskFiles): void {
-		files.remaining--;
+		files.unsettled--;
 		// Stopped or cancelled: the engine lists the task with its leftovers.
 		if (files.reported || this.halted) return;
 		// Without Continue On Fail the first failure ends the run at once: the other files are not awaited.
-		const failed = files.errors.findIndex((error) => error !== undefined);
-		if (failed >= 0 && !this.input.continueOnFail) return this.settle(files);
-		if (!files.remaining) this.settle(files);
+		const failed = files.errors.some((error) => error !== undefined);
+		if (!files.unsettled || (failed && !this.input.continueOnFail)) this.settle(files);
 	}
 
 	/** Reports a task's outcome: its items, or an error per failed file (split) or for the item. */
 	private settle(files: TaskFiles): void {
 		files.reported = true;
-		this.open.delete(files);
+		this.unreported.delete(files);
 		const { task, urls } = files;
 		try {
 			this.report(files);

@@ -1,25 +1,22 @@
 /**
- * Where each task's status checks go: the engine's queue of checks by due time, one entry per task waited on.
- * Poll Schedule "Fixed": check k of a task falls due at its creation + k × Poll Interval (slots already past are
- * skipped, not bunched). "Learned" keeps that grid as the fallback and places the first check, and the next one after
- * each "not yet", by learning/policy.ts's rules. Max Wait's check is the last one, wherever the others went.
+ * Where each task's status checks go: the engine's queue of checks by due time. "Fixed": check k at the creation + k ×
+ * Poll Interval (slots already past are skipped, not bunched); "Learned" keeps that grid as its fallback and places
+ * the first check, and the next after each "not yet", by learning/policy.ts's rules. Max Wait's check is the last.
  */
-import type { CreatedTask } from './taskState';
+import type { CreatedTask, Waited } from './taskState';
 import type { RenderKey } from '../learning/history';
 import { MinHeap } from './heap';
 import type { WaitingOptions } from './options';
 import { judgedLateBy, minGap, reach } from '../learning/policy';
 import type { RenderTimes, Role } from '../learning/renderTimes';
 
-export interface Waiting {
-	task: CreatedTask;
+export interface Waiting extends Waited {
 	/** When the task was created (its creation's answer): ages count from here. */
 	anchor: number;
 	/** The last grid slot handed out. */
 	pollNumber: number;
 	deadline: number;
 	failures: number;
-	/** Checks of this task in flight; a slow answer does not hold the next one back (up to the engine's cap). */
 	inFlight: number;
 	/** Bumped whenever the task's schedule changes: tickets of older generations are void. */
 	generation: number;
@@ -28,45 +25,31 @@ export interface Waiting {
 	ended: boolean;
 	/** Aborts the task's checks still in flight once it has ended. */
 	done: AbortController;
-	lastStatus?: number;
-	lastError?: Error;
-	/** The task's render kind in what is learned; unset when its checks stay on the grid (Task → Wait, "Fixed"). */
+	/** Unset when its checks stay on the grid (Task → Wait, "Fixed"). */
 	kind?: RenderKey;
-	/** How its checks are placed (learning/renderTimes.ts): a scout's follow the grid. */
 	role?: Role;
 	/** When its last check started (its creation before the first). */
 	lastCheckAt: number;
 	/** Placed from history: a check may stand for a grid slot up to rule 3's allowance after it (policy.ts). */
 	placed: boolean;
-	/** Waits, unchecked, for one of its kind's scouts to end (policy.ts, rule 1). */
+	/** Waits, unchecked, for its kind's scouts (policy.ts, rule 1). */
 	held: boolean;
 	/** Age at which the last check that said "not yet" started. */
 	notYetAge?: number;
-	/** When the first check was due: a busy or rate-limited API may let it start later. */
+	/** When the first check was due. */
 	firstCheckAt: number;
-	/**
-	 * Whether the engine held the first check past its due time (no free request slot, or the API's hold), set when
-	 * it starts: a batch's first checks wait behind its creations, and what they see counts as seen when due.
-	 */
+	/** The engine held the first check past its due time (every request slot taken, or the API's hold). */
 	firstCheckHeld?: boolean;
-	/** Checks of this task placed past the learned range or by rule 6 (each doubles the next gap: policy.ts). */
+	/** Checks placed past the learned range or by rule 6 (each doubles the next gap: policy.ts). */
 	probes: number;
-	/** Checks of this task that have started: the next one is due no sooner than that many Poll Intervals of its age. */
 	checks: number;
 	/** Guarded (policy.ts): no check later than the task's grid slots, from its creation on. */
 	strict: boolean;
-	/**
-	 * A task on its own whose first check started at the grid's first slot or later: no more checks than the grid's.
-	 * A guarded one (`strict`) is checked at each of the grid's slots after a task found done at once, which spent one
-	 * check where the grid spends several: it keeps the grid's count and one.
-	 */
+	/** A task on its own, not guarded, first checked at the grid's first slot or later: no more checks than the grid's. */
 	gridCount?: boolean;
 }
 
-/**
- * The grid slots the task's checks have used: its next check is due no sooner than one Poll Interval after them
- * (`queue`), and learning/policy.ts's plan spends its checks within that.
- */
+/** The grid slots the task's checks have used: its next check is due no sooner than one Poll Interval after them. */
 const slotsSpent = (entry: Waiting) => entry.checks - 1 + (entry.gridCount ? 1 : 0);
 
 /** No check of the task has started yet (`lastCheckAt` is its creation until the first does). */
@@ -90,10 +73,7 @@ export class PollSchedule {
 		private readonly learned: RenderTimes | undefined,
 	) {}
 
-	/**
-	 * A task to wait on, first checked at `firstDueAt` or where what is learned places it. `kind`: the task was
-	 * created in this run (its age is its render time so far), and this is its render kind.
-	 */
+	/** A task to wait on, first checked at `firstDueAt` or where what is learned places it (`kind`: created in this run). */
 	add(task: CreatedTask, anchor: number, firstDueAt: number, deadline: number, kind?: RenderKey): Waiting {
 		if (!this.learned || !kind) return this.enqueue({ task, anchor, firstDueAt, deadline });
 		const role = this.learned.start(kind, anchor);
@@ -110,49 +90,40 @@ export class PollSchedule {
 		start: Pick<Waiting, 'task' | 'anchor' | 'deadline'> &
 			Partial<Pick<Waiting, 'kind' | 'role' | 'held' | 'placed' | 'strict'>> & { firstDueAt: number },
 	) {
-		const { task, anchor, firstDueAt, deadline } = start;
+		const { firstDueAt, ...given } = start;
 		const entry: Waiting = {
-			task,
-			anchor,
+			placed: false,
+			held: false,
+			strict: false,
+			...given,
 			// The grid slot at or before the first check: the grid resumes after it.
-			pollNumber: Math.floor((firstDueAt - anchor) / this.options.pollIntervalMs + 1e-9),
-			deadline,
+			pollNumber: Math.floor((firstDueAt - given.anchor) / this.options.pollIntervalMs + 1e-9),
 			failures: 0,
 			inFlight: 0,
 			generation: 0,
 			finalStarted: false,
 			ended: false,
 			done: new AbortController(),
-			kind: start.kind,
-			role: start.role,
-			lastCheckAt: anchor,
-			placed: start.placed ?? false,
-			held: start.held ?? false,
+			lastCheckAt: given.anchor,
 			probes: 0,
 			checks: 0,
-			strict: start.strict ?? false,
-			firstCheckAt: Math.min(firstDueAt, deadline),
+			firstCheckAt: Math.min(firstDueAt, given.deadline),
 		};
 		this.active.add(entry);
-		this.tickets.push({ entry, dueAt: entry.firstCheckAt, generation: 0 });
+		this.push(entry, entry.firstCheckAt);
 		return entry;
 	}
 
 	/**
-	 * Queues the task's next check at `dueAt`, never before as many Poll Intervals of its age as it has had checks (a
-	 * task is checked no more often than a grid that also checks at its creation: at most one check more than the
-	 * grid's for its render, wherever learning puts them), and never after its deadline (Max Wait's check). A task
-	 * on its own (`gridCount`: one of at most SCOUTS of its kind, policy.ts, not guarded, first checked at the grid's
-	 * first slot or later) has its k-th check no sooner than k Poll Intervals: each "not yet" then proves a grid slot
-	 * the render outlived, so it never gets more checks than the grid's (an AI Agent's or a chat's call is this shape).
+	 * Queues the task's next check at `dueAt`, within the grid's envelope on the count of checks
+	 * (docs/waiting-and-output.md#the-envelope-what-learning-may-cost), and never after its deadline (Max Wait's check).
 	 */
 	private queue(entry: Waiting, dueAt: number): void {
-		const earliest = entry.anchor + (slotsSpent(entry) + 1) * this.options.pollIntervalMs;
-		this.tickets.push({
-			entry,
-			dueAt: Math.min(Math.max(dueAt, earliest), entry.deadline),
-			generation: entry.generation,
-		});
+		this.push(entry, Math.max(dueAt, entry.anchor + (slotsSpent(entry) + 1) * this.options.pollIntervalMs));
+	}
+
+	private push(entry: Waiting, dueAt: number): void {
+		this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
 	}
 
 	/** The last time a check was due while every request slot was taken (`firstCheckHeld`). */
@@ -199,12 +170,9 @@ export class PollSchedule {
 	}
 
 	/**
-	 * The task's next slot on its own grid after `now`, capped at the deadline. A task placed from history is checked
-	 * there as late as rule 3 allows (policy.ts): a check placed just before the slot is answered by then, instead of
-	 * a second check of the same task going out before that answer. A check going out at `now` that was due an
-	 * interval or more before the next slot (`dueAt`: a stalled process held it), less than policy.ts's shortest gap
-	 * before that slot, stands for it, as in `backOnGrid` (a check placed just before a slot does not: its answer
-	 * places the next).
+	 * The task's next slot after `now`; a task placed from history is checked as late as rule 3 allows, for a check
+	 * placed just before the slot to be answered first. A check a stalled process held (`dueAt`, an interval or more
+	 * before the slot) to less than the shortest gap before the slot stands for it.
 	 */
 	onGrid(entry: Waiting, now: number, dueAt = Infinity): void {
 		const interval = this.options.pollIntervalMs;
@@ -216,14 +184,11 @@ export class PollSchedule {
 		this.queue(entry, entry.anchor + (late ? reach(slot - 1, this.learned!.grid) : slot));
 	}
 
-	/**
-	 * Replaces the task's next check by one at `dueAt` (capped at the deadline); the grid resumes after it. A check
-	 * after a failed one (`retry`) is not a schedule's check: it goes when the backoff says.
-	 */
+	/** Replaces the task's next check by one at `dueAt`; a `retry` of a failed check goes when the backoff says. */
 	moveTo(entry: Waiting, dueAt: number, retry = false): void {
 		entry.generation++;
 		entry.pollNumber = Math.floor((dueAt - entry.anchor) / this.options.pollIntervalMs);
-		if (retry) this.tickets.push({ entry, dueAt: Math.min(dueAt, entry.deadline), generation: entry.generation });
+		if (retry) this.push(entry, dueAt);
 		else this.queue(entry, dueAt);
 	}
 
@@ -272,24 +237,18 @@ export class PollSchedule {
 		this.moveTo(entry, Math.max(placed.at, now));
 	}
 
-	/**
-	 * The check that started at `startedAt` found the task done (answered at `now`): its render time is learned. A
-	 * scout that shows the server changed puts its kind back on the grid.
-	 */
+	/** The check that started at `startedAt` found the task done: its render time is learned (rule 5 may end it). */
 	finished(entry: Waiting, startedAt: number, now: number): void {
 		const { kind, role } = entry;
 		if (!kind || !role || !this.learned) return;
 		const roundTrip = now - startedAt;
 		this.learned.sawRoundTrip(roundTrip);
-		// A first check the engine held is taken as seen when it was due (an early estimate, which a batch's next
-		// check corrects). One that started late because the process was busy proves only its start: taken as seen
-		// when due, a stall would teach a render shorter than it was, and every later task of its kind on its own
-		// would spend early checks on it.
+		// A first check the engine held counts as seen when due (a batch's next check corrects it); one a busy process
+		// started late, where it went out: a stall must not teach a render shorter than it was.
 		const held = entry.notYetAge === undefined && entry.firstCheckHeld === true;
 		const checked = held ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
-		// judgedLateBy only for a task waited on alone after a "not yet": nothing of the run slows its answers. One
-		// found done at its first check already counts as done by then or much sooner; a batch's answers vary with its
-		// own requests in flight, and its placements err early by design (earlyEstimate).
+		// judgedLateBy only for a task waited on alone after a "not yet": a batch's answers vary with its own requests
+		// in flight, and its placements err early by design (earlyEstimate).
 		const lo = entry.notYetAge ?? 0;
 		const late = this.active.size === 1 && lo > 0 ? judgedLateBy(roundTrip, this.learned.grid) : 0;
 		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };

@@ -18,6 +18,13 @@ export interface CreatedTask extends TaskRef {
 	alsoNamed?: string[];
 }
 
+/** A task as its wait left it. */
+export interface Waited {
+	task: CreatedTask;
+	lastStatus?: number;
+	lastError?: Error;
+}
+
 export function statusOf(taskType: TaskType, data: IDataObject): number | undefined {
 	const value = taskType === 'image' ? data.image_status : data.task_status;
 	if (typeof value === 'number') return value;
@@ -29,14 +36,12 @@ function resumeHint(task: CreatedTask): string {
 }
 
 /**
- * A status check that failed for a reason other than time (the API refused it, a proxy answered 4xx, a redirect):
- * not a verdict on the task, which may be running or done. The item ends with the error, the task pending with
- * its id; the error says what to try, never to create the task again.
+ * A status check that failed for a reason other than time: not a verdict on the task, which may be running or done.
+ * The item ends pending with its task id; the error says what to try, never to create the task again.
  */
 export function statusCheckFailed(
-	task: CreatedTask,
+	{ task, lastStatus }: Waited,
 	error: NodeApiError | NodeOperationError,
-	lastStatus: number | undefined,
 	remembered: boolean,
 ): ItemOutcome {
 	const resume = remembered ? ' Retry On Fail checks it again rather than creating it again.' : '';
@@ -58,10 +63,7 @@ export type TaskState =
 	| { state: 'done'; urls: string[] }
 	| { state: 'ended'; outcome: ItemOutcome };
 
-/**
- * Reads one info answer. When the user declared Succeeded Status Codes, only those (or a failed code) end the
- * wait: a partial url list while the task is still processing does not. Without them, result URLs do.
- */
+/** With Succeeded Status Codes only those (or a failed code) end the wait, not a partial url list; else URLs do. */
 export function decideTaskState(
 	this: IExecuteFunctions,
 	task: CreatedTask,
@@ -113,45 +115,27 @@ function failedVerdict(
 	};
 }
 
-export function timedOutOutcome(
-	this: IExecuteFunctions,
-	task: CreatedTask,
-	options: WaitingOptions,
-	lastStatus: number | undefined,
-	lastError: Error | undefined,
-): ItemOutcome {
+export function timedOutOutcome(this: IExecuteFunctions, waited: Waited, options: WaitingOptions): ItemOutcome {
+	const { task, lastStatus, lastError } = waited;
 	if (options.onTimeout === 'returnPending') {
 		return { itemIndex: task.itemIndex, items: [{ json: pendingJson(task, lastStatus) }] };
 	}
 	const seconds = Number((options.maxWaitMs / 1000).toFixed(1));
 	const lastErrorNote = lastError ? ` Last poll error: ${lastError.message}.` : '';
-	return stillPending.call(
-		this,
-		task,
-		lastStatus,
-		`Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`,
-		`Last status: ${lastStatus ?? 'unknown'}.${lastErrorNote} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`,
-	);
+	const message = `Task ${task.taskId} did not finish within ${seconds} s [item ${task.itemIndex}]`;
+	const description = `Last status: ${lastStatus ?? 'unknown'}.${lastErrorNote} ${resumeHint(task)} Raise Max Wait, or set On Timeout to "Return Pending Task".`;
+	return stillPending.call(this, waited, message, description);
 }
 
-export function cancelledOutcome(
-	this: IExecuteFunctions,
-	task: CreatedTask,
-	lastStatus: number | undefined,
-): ItemOutcome {
+export function cancelledOutcome(this: IExecuteFunctions, waited: Waited): ItemOutcome {
+	const { task } = waited;
 	const message = `Stopped waiting for task ${task.taskId}: the execution was cancelled [item ${task.itemIndex}]`;
-	return stillPending.call(this, task, lastStatus, message, resumeHint(task));
+	return stillPending.call(this, waited, message, resumeHint(task));
 }
 
 /** An item that ends with an error while its task may still be running: the output keeps the task pending. */
-function stillPending(
-	this: IExecuteFunctions,
-	task: CreatedTask,
-	lastStatus: number | undefined,
-	message: string,
-	description: string,
-): ItemOutcome {
-	const { itemIndex } = task;
+function stillPending(this: IExecuteFunctions, waited: Waited, message: string, description: string): ItemOutcome {
+	const { itemIndex } = waited.task;
 	const error = new NodeOperationError(this.getNode(), message, { itemIndex, description });
-	return { itemIndex, error, json: pendingJson(task, lastStatus) };
+	return { itemIndex, error, json: pendingJson(waited.task, waited.lastStatus) };
 }

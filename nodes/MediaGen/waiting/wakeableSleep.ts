@@ -1,3 +1,7 @@
+/**
+ * How the engine's loop sleeps without timers of its own: until a time, or `wake()` (a request ended, a cancel). A
+ * wake while the loop is not sleeping makes the next sleep return at once, so no event is missed.
+ */
 import * as workflow from 'n8n-workflow';
 
 /**
@@ -11,9 +15,8 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Longest single sleep: timers take at most 2^31 - 1 ms (about 24.8 days); a longer one fires after 1 ms, which
- * would turn a long Poll Interval or Max Wait into a busy loop. A longer wait is several sleeps: the loop wakes,
- * finds nothing due, and sleeps again.
+ * Timers take at most 2^31 - 1 ms (about 24.8 days); a longer one fires after 1 ms, which would turn a long Poll
+ * Interval or Max Wait into a busy loop. A longer wait is several sleeps.
  */
 const MAX_SLEEP_MS = 2 ** 31 - 1;
 
@@ -24,16 +27,16 @@ function sleepMs(at: number, now: number): number {
 	return Math.min(MAX_SLEEP_MS, Math.max(0, Math.ceil(ms)));
 }
 
-/**
- * How the engine's loop sleeps without timers of its own: until a time, or until `wake()` (a request ended,
- * the execution was cancelled). A wake that comes while the loop is not sleeping makes the next sleep return
- * at once, so no event is missed.
- */
+/** The earliest of some times, if any. */
+export function earliest(...times: Array<number | undefined>): number | undefined {
+	const known = times.filter((time): time is number => time !== undefined);
+	return known.length ? Math.min(...known) : undefined;
+}
+
 export class WakeableSleep {
 	/** Resolves the current sleep; set while the loop sleeps. */
 	private wakeUp: (() => void) | undefined;
 
-	/** A wake came while the loop was not sleeping: the next sleep returns at once. */
 	private woken = false;
 
 	wake(): void {
