@@ -1,9 +1,7 @@
 /**
- * Walkers of the formats whose end is the file's end (imageWalkers.ts walks the others; the rules in words:
- * docs/waiting-and-output.md#what-whole-means): ISO base media boxes (MP4, QuickTime, HEIF, HEIC, AVIF) and EBML
- * elements (WebM, Matroska). Their sizes must add up to the file: a box or element that runs past the end is a file
- * cut inside it, and bytes after the last one are read as a box or element too, so that a file with anything
- * appended is not whole either.
+ * Walkers of ISO boxes (MP4, QuickTime, HEIF, AVIF) and EBML elements (WebM, Matroska), whose end is the file's: bytes
+ * after the last one are read as one more, so a file with anything appended is not whole. The rules in words:
+ * docs/waiting-and-output.md#what-whole-means.
  */
 import {
 	fault,
@@ -37,7 +35,6 @@ interface Box {
 
 interface IsoState {
 	kind: 'video' | 'image';
-	/** Top-level boxes in file order. */
 	top: string[];
 	/** The furthest byte the file's index says it holds (HEIF's iloc extents), and what lies there. */
 	needed: { end: number; what: string };
@@ -53,13 +50,12 @@ function* boxHeader(c: Cursor, orEnd: boolean, inside: string): Walk<Box | null>
 		throw fault(at, `the bytes at byte ${figure(at)} are not a box: ${showBytes(head)}`);
 	const size = head.readUInt32BE(0);
 	if (size === 0) return { type, at };
-	if (size === 1) {
-		const large = Number((yield* read(8, what)).readBigUInt64BE(0));
-		if (large < 16) throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(large)} bytes`);
-		return { type, at, size: large };
+	// Size 1: a 64-bit size follows the type.
+	const claimed = size === 1 ? Number((yield* read(8, what)).readBigUInt64BE(0)) : size;
+	if (claimed < (size === 1 ? 16 : 8)) {
+		throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(claimed)} bytes`);
 	}
-	if (size < 8) throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(size)} bytes`);
-	return { type, at, size };
+	return { type, at, size: claimed };
 }
 
 /** An unsigned big-endian field of 0, 4 or 8 bytes (iloc's sizes). */
@@ -192,7 +188,7 @@ function elementName(id: number): string {
 	return `the element ${id.toString(16).toUpperCase()}${name ? ` (${name})` : ''}`;
 }
 
-/** One variable-length integer: its length from the first byte's leading zeros, at most `most` bytes. */
+/** Its length from the first byte's leading zeros, at most `most` bytes. */
 function* vint(c: Cursor, orEnd: boolean, most: number, at: number, what: string): Walk<Buffer | null> {
 	const first = orEnd ? yield* readOrEnd(1, what) : yield* read(1, what);
 	if (!first) return null;

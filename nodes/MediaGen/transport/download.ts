@@ -1,7 +1,6 @@
 /**
- * Result downloads: plain HTTP without the credential, redirects followed hop by hop, one deadline per attempt.
- * Each error says whether it is transient (worth another GET: a GET changes nothing on the server) and, for HTTP
- * 429 and 503, how long the server asked to wait; the result downloads (waiting/resultDownloads.ts) decides about retries.
+ * Result downloads: plain HTTP without the credential (the key never reaches a file host), redirects followed hop by
+ * hop, one deadline per attempt. Each error says whether another GET may cure it; waiting/resultDownloads.ts retries.
  */
 import type { IExecuteFunctions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -14,14 +13,13 @@ export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
 	/** The Content-Type the host sent, without its parameters: only quoted in errors (the bytes tell the type). */
 	mimeType?: string;
-	/** The size the answer announced (Content-Length), when it announced one. */
+	/** Content-Length, when announced. */
 	size?: number;
 	/** The download's total deadline (and the cancel signal): aborted when reading `body` was cut off. */
 	signal: AbortSignal;
 	/**
-	 * Closes the connection of a file that is not read to its end. Destroying `body` would not: the HTTP client
-	 * hands out a wrapper of the response (n8n sets no size limit, so axios wraps the stream), and destroying the
-	 * wrapper leaves the response and its socket open until the host ends it, which a stalled host never does.
+	 * Closes the connection of a file not read to its end. Destroying `body` would not: it is axios's wrapper of the
+	 * response, and the socket stays open until the host ends it, which a stalled host never does.
 	 */
 	release(): void;
 }
@@ -32,7 +30,6 @@ const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 
 /** File system failures of n8n's binary storage (disk full, no permission, too many open files, …). */
 const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'EMFILE', 'ENFILE', 'EIO']);
 
-/** Content-Length as a number of bytes, when it is one. */
 function announcedSize(header: unknown): number | undefined {
 	const text = Array.isArray(header) ? header[0] : header;
 	if (typeof text !== 'string' || !/^\s*\d+\s*$/.test(text)) return undefined;
@@ -40,10 +37,8 @@ function announcedSize(header: unknown): number | undefined {
 	return Number.isSafeInteger(size) ? size : undefined;
 }
 
-/** Redirects a result download may take (each hop is checked, see below). */
 const MAX_DOWNLOAD_REDIRECTS = 5;
 
-/** Whether a URL is one the node downloads: http and https only (never file:, data:, …). */
 const downloadable = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
 
 export function downloadError(
@@ -64,27 +59,20 @@ export function downloadError(
 	return withFacts(error, facts ?? {});
 }
 
-/** Refuses a result URL that is not http or https (data:, file:, ftp:, …) or not a URL at all. */
 function refuseScheme(this: IExecuteFunctions, url: string, context: RequestContext): void {
-	let scheme: string | undefined;
-	try {
-		const parsed = new URL(url);
-		if (downloadable(parsed)) return;
-		scheme = parsed.protocol;
-	} catch {
-		scheme = undefined;
-	}
+	const parsed = URL.canParse(url) ? new URL(url) : undefined;
+	if (parsed && downloadable(parsed)) return;
 	throw downloadError.call(
 		this,
 		context,
-		scheme
-			? `Could not download a result file: its URL ${shorten(url, SHOWN.url)} uses the scheme ${scheme}, and only http and https URLs are downloaded`
+		parsed
+			? `Could not download a result file: its URL ${shorten(url, SHOWN.url)} uses the scheme ${parsed.protocol}, and only http and https URLs are downloaded`
 			: `Could not download a result file: ${shorten(url, SHOWN.url)} is not a URL`,
 		'The API answered a result URL that the node does not download.',
 	);
 }
 
-/** GET one hop, without following its redirect; a request that got no answer is an error that says why. */
+/** One hop, its redirect not followed. */
 async function getHop(
 	this: IExecuteFunctions,
 	target: string,
@@ -120,10 +108,7 @@ async function getHop(
 	}
 }
 
-/**
- * Where a redirect answer sends the download next, or undefined when the answer is not a redirect. Only http and
- * https targets are taken, at most MAX_DOWNLOAD_REDIRECTS of them.
- */
+/** Where a redirect sends the download next (http or https only); undefined when the answer is not a redirect. */
 function redirectOf(
 	this: IExecuteFunctions,
 	response: IN8nHttpFullResponse,
@@ -135,12 +120,10 @@ function redirectOf(
 	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) return undefined;
 	const refuse = (message: string, description = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`) =>
 		downloadError.call(this, context, `Could not download a result file: ${message}`, description, String(status));
-	let next: URL;
-	try {
-		next = new URL(location, hops.target);
-	} catch {
+	if (!URL.canParse(location, hops.target)) {
 		throw refuse(`it redirects to ${shorten(location, SHOWN.url)}, which is not a URL`);
 	}
+	const next = new URL(location, hops.target);
 	if (!downloadable(next)) {
 		throw refuse(`it redirects to ${shorten(next.href, SHOWN.url)}, and only http and https URLs are downloaded`);
 	}
@@ -153,7 +136,7 @@ function redirectOf(
 	return next.href;
 }
 
-/** An answer that is not a file (4xx, 5xx, a 3xx without a Location): transient or not, with Retry-After. */
+/** A 4xx, 5xx, or a 3xx without a Location. */
 function refuseStatus(
 	this: IExecuteFunctions,
 	response: IN8nHttpFullResponse,
@@ -176,11 +159,7 @@ function refuseStatus(
 	);
 }
 
-/**
- * Streams one result file. It uses plain `httpRequest`, never the credential: result files may live on
- * other hosts, and the API key must not travel there. Redirects are followed here, hop by hop, so that
- * each target is checked.
- */
+/** Plain `httpRequest`, never the credential: result files may live on other hosts. Each redirect is checked. */
 export async function downloadResultFile(
 	this: IExecuteFunctions,
 	url: string,
@@ -234,10 +213,7 @@ export async function downloadResultFile(
 	}
 }
 
-/**
- * The error for a download that broke while its body was being stored (connection closed mid-file,
- * storage failure, …): it names the task and the item like every other download error.
- */
+/** A download that broke while its body was being stored (connection closed mid-file, storage failure, …). */
 export function downloadInterrupted(
 	this: IExecuteFunctions,
 	url: string,
@@ -269,10 +245,7 @@ export function downloadInterrupted(
 	);
 }
 
-/**
- * A result file that arrived with no bytes at all. The task completed on the server, but its result is not
- * usable: an error that names the task and the URL, never a "completed" item with an empty file.
- */
+/** Never a "completed" item with an empty file. */
 export function emptyResultFile(this: IExecuteFunctions, url: string, context: RequestContext): NodeApiError {
 	return downloadError.call(
 		this,

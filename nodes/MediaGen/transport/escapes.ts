@@ -1,32 +1,25 @@
 /**
- * The escapes a server may write a text with (percent-encoding, UTF-8 runs else Latin-1; HTML character references;
- * JSON and JavaScript escapes: docs/errors-and-n8n-settings.md, "The key in answers"), undone one layer at a time,
- * each character of the result knowing where it came from. A text escaped several times over, or in a mix, reads
- * plain after as many layers; redaction.ts looks for the key in every layer and replaces what it came from.
+ * The escapes a server may write a text with (listed in docs/errors-and-n8n-settings.md, "The key in answers"),
+ * undone one layer at a time, each character knowing where it came from, so that redaction.ts can replace the
+ * original text wherever the key reads whole in a layer.
  */
 
-/**
- * A reading of a text: its characters, and where each came from. A reading with a layer undone is made of segments,
- * each a run of characters copied from the reading before it or one character an escape of it decoded to; a
- * character's place in the original text is found through them, one layer at a time.
- */
 export interface Reading {
 	text: string;
 	/** Absent for the original text itself. */
 	segments?: Segments;
 }
 
+/** Each segment is a run copied from the previous reading, or one character an escape in it decoded to. */
 interface Segments {
-	/** The reading this one undid a layer of. */
 	previous: Reading;
 	/** Where each segment starts in this reading's text (ascending), and where it came from in the previous one. */
 	at: number[];
 	from: number[];
-	/** Whether the segment is a run copied as it was (else one decoded character: all of it came from `from`). */
 	copied: boolean[];
 }
 
-/** HTML's names of the Latin-1 characters U+00A0 to U+00FF, in code point order, sixteen a row. */
+/** HTML's names of U+00A0 to U+00FF, sixteen a row. */
 const LATIN1_NAMES = [
 	'nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr',
 	'deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest',
@@ -37,8 +30,8 @@ const LATIN1_NAMES = [
 ].flatMap((row) => row.split(' '));
 
 /**
- * Named character references of HTML for the characters a key or a URL may hold: tab, line feed and ASCII
- * punctuation (each character, then its names), and Latin-1. A Map: a name such as `constructor` is no reference.
+ * HTML's named references for what a key or a URL may hold: tab, line feed and ASCII punctuation (each character,
+ * then its names), and Latin-1. A Map: a name such as `constructor` is no reference.
  */
 const NAMED = new Map<string, number>(LATIN1_NAMES.map((name, index) => [name, 0xa0 + index]));
 let named = 0;
@@ -57,7 +50,6 @@ const LEGACY = new Set(['amp', 'AMP', 'lt', 'LT', 'gt', 'GT', 'quot', 'QUOT']);
 /** Single-character escapes of JSON and JavaScript; a quote, a backslash or a slash stands for itself. */
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v' };
 
-/** The value of a hex digit's character code, or -1. */
 function hexDigit(code: number): number {
 	if (code >= 0x30 && code <= 0x39) return code - 0x30;
 	const lower = code | 0x20;
@@ -78,7 +70,6 @@ function hexAt(text: string, at: number, length: number): number {
 
 const isCodePoint = (value: number) => value > 0 && value <= 0x10ffff && !(value >= 0xd800 && value <= 0xdfff);
 
-/** Where one layer is written: its text in parts, and its segments. */
 class Output {
 	readonly parts: string[] = [];
 	readonly segments: Segments;
@@ -94,7 +85,6 @@ class Output {
 		this.segments.copied.push(copied);
 	}
 
-	/** Characters `from` to `to` of the reading, as they are. */
 	copy(from: number, to: number): void {
 		if (to <= from) return;
 		this.segment(from, true);
@@ -102,7 +92,6 @@ class Output {
 		this.length += to - from;
 	}
 
-	/** A code point decoded from the escape at character `at` of the reading. */
 	push(codePoint: number, at: number): void {
 		this.segment(at, false);
 		const char = String.fromCodePoint(codePoint);
@@ -117,14 +106,13 @@ class Output {
 	}
 }
 
-/** The length of a UTF-8 sequence its lead byte announces (1 for a byte that leads none). */
 function sequenceLength(lead: number): number {
 	return lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 1;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The code point of whole, shortest UTF-8 bytes of one character, or -1. */
+/** -1 unless the bytes are one character's whole, shortest UTF-8. */
 function utf8CodePoint(bytes: number[]): number {
 	try {
 		return utf8.decode(Uint8Array.from(bytes)).codePointAt(0) ?? -1;
@@ -133,7 +121,7 @@ function utf8CodePoint(bytes: number[]): number {
 	}
 }
 
-/** A run of `%XX` bytes at `at`: written as UTF-8 sequences where they are whole, else each byte as Latin-1. */
+/** `%XX` bytes: UTF-8 sequences where they are whole, else each byte as Latin-1. */
 function percentRun(text: string, at: number, out: Output): number {
 	let end = at;
 	const bytes: number[] = [];
@@ -159,7 +147,6 @@ function percentRun(text: string, at: number, out: Output): number {
 	return end - at;
 }
 
-/** An HTML character reference at `at` (which holds `&`). */
 function characterReference(text: string, at: number, out: Output): number {
 	if (text.charCodeAt(at + 1) === 0x23) {
 		const hex = (text.charCodeAt(at + 2) | 0x20) === 0x78;
@@ -198,7 +185,6 @@ function characterReference(text: string, at: number, out: Output): number {
 	return 0;
 }
 
-/** A JSON or JavaScript escape at `at` (which holds `\`). */
 function backslashEscape(text: string, at: number, out: Output): number {
 	const kind = text[at + 1];
 	if (kind === 'u' && text[at + 2] === '{') {
@@ -221,7 +207,7 @@ function backslashEscape(text: string, at: number, out: Output): number {
 	return 2;
 }
 
-/** Where character `index` of a reading starts in the original text (its length maps to the original's). */
+/** Where character `index` of a reading came from in the original text. */
 export function startOf(reading: Reading, index: number): number {
 	let current = reading;
 	let position = index;
@@ -241,7 +227,7 @@ export function startOf(reading: Reading, index: number): number {
 	return position;
 }
 
-/** The reading with one layer of escapes undone, or undefined when it holds none. */
+/** Undefined when the reading holds no escape. */
 export function undoOneLayer(reading: Reading): Reading | undefined {
 	const { text } = reading;
 	const out = new Output(reading);
@@ -269,7 +255,6 @@ export function undoOneLayer(reading: Reading): Reading | undefined {
 /** Decoding stops after this many layers: real texts are escaped two or three times at most. */
 export const MAX_LAYERS = 8;
 
-/** The text and every reading of it with one more layer undone, up to MAX_LAYERS or until nothing changes. */
 export function readingsOf(text: string): Reading[] {
 	const readings: Reading[] = [{ text }];
 	// Without `%`, `&` or `\` a text holds no escape this file undoes.

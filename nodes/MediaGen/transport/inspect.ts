@@ -1,8 +1,6 @@
 /**
- * What a result file is, by its first bytes (media/formats.ts), whatever the host's Content-Type says: text in its
- * place is refused, an unknown binary stored as such, and a file of the table checked whole as n8n stores it
- * (media/structure.ts), failing the stream so that n8n keeps nothing. The rules: docs/waiting-and-output.md,
- * "What a result file may be" and "What whole means".
+ * What a result file is, by its first bytes, and whether it is whole as n8n stores it (a broken one fails the stream,
+ * so that n8n keeps nothing). The rules: docs/waiting-and-output.md, "What a result file may be", "What whole means".
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
@@ -18,17 +16,14 @@ export type StoredStream = Exclude<Parameters<IExecuteFunctions['helpers']['prep
 
 type ReadableFrom = (iterable: AsyncIterable<Buffer>, options: { objectMode: boolean }) => StoredStream;
 
-/** A stream's state, as Node's readable streams expose it. */
 type StreamState = NodeJS.ReadableStream & { destroyed?: boolean; errored?: Error | null; readableEnded?: boolean };
 
 const cutOff = () => new Error('premature close: the file ended before its first bytes');
 
 /**
- * Reads the first `count` bytes of a stream (all of it, when it is shorter) and puts them back, so that the stream
- * is still whole. `read(count)` takes nothing until that many bytes are buffered or the stream has ended, and the
- * bytes go back in the same tick, before the stream can announce its end. The listeners stay for the whole read: a
- * 'readable' listener added while bytes are buffered fires at once, so adding one per wait would spin. A stream
- * that broke off before the read started has no event left to wait for: its state says so at once.
+ * The first `count` bytes (or all, when fewer), put back in the same tick, before the stream can announce its end.
+ * The listeners stay for the whole read: a 'readable' listener added while bytes are buffered fires at once, so one
+ * per wait would spin. A stream that broke off before the read has no event left: its state says so.
  */
 async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSignal): Promise<Buffer> {
 	const state = body as StreamState;
@@ -72,10 +67,7 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 
 type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
-/**
- * The start of a refused text, quoted; control characters (a byte order mark before bytes that are not text) are
- * shown as U+FFFD, not as JSON's six-character escapes.
- */
+/** Control characters (a byte order mark before bytes that are not text) as U+FFFD, not JSON's `\u` escapes. */
 function quote(text: string): string {
 	const shown = [...text].map((char) => (/\p{Cc}/u.test(char) && !/\s/.test(char) ? '\ufffd' : char)).join('');
 	return JSON.stringify(shorten(shown, SHOWN.body, { fold: true, codePoints: true }));
@@ -134,10 +126,7 @@ function notWhole(
 	);
 }
 
-/**
- * The file's bytes on their way to n8n's storage, checked against its format: the stream fails with an error that
- * names the task and the URL as soon as they break the format, or at their end when the file is cut.
- */
+/** Fails the stream as soon as the bytes break the format, or at their end when the file is cut. */
 function checkedBody(
 	this: IExecuteFunctions,
 	file: DownloadedFile,
@@ -164,17 +153,13 @@ function checkedBody(
 	return readableFrom(file.body)(chunks(), { objectMode: false });
 }
 
-/** What a result file is and the stream to store: its bytes checked whole, for a format of the table. */
-export interface InspectedFile {
+interface InspectedFile {
 	/** Undefined: a binary the table does not know (stored as it came). */
 	format?: MediaFormat;
 	body: StoredStream;
 }
 
-/**
- * Checks a result file before it is stored and returns its format, or undefined for a binary the table does not
- * know, with the stream to store; throws for an empty body and for text of any kind.
- */
+/** Throws for an empty body and for text of any kind. */
 export async function inspectResultFile(
 	this: IExecuteFunctions,
 	file: DownloadedFile,
