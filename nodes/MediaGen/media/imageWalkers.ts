@@ -155,9 +155,9 @@ const TILE_COUNTS = 325;
 const ARRAY_TAGS = [STRIP_OFFSETS, STRIP_COUNTS, TILE_OFFSETS, TILE_COUNTS];
 const MAX_ENTRIES = 4096;
 
+/** An IFD, or (with `array`) the values of its strip or tile array. */
 interface TiffTarget {
 	at: number;
-	/** An IFD, or the values of a strip or tile array (`ifd` names the IFD, `tag` the array). */
 	ifd: number;
 	array?: { tag: number; count: number; type: number };
 }
@@ -167,13 +167,12 @@ interface Tiff {
 	big: boolean;
 	/** Bytes of an offset, and at most of the values an entry holds itself. */
 	word: number;
-	/** An unsigned number of 1, 2, 4 or 8 bytes. */
 	uint(bytes: Buffer, at: number, size: number): number;
 	/** The furthest byte the file must hold (an IFD, values, strips, tiles), and what lies there. */
 	needed: { end: number; what: string };
 	/** IFDs and strip tables still to read. */
 	targets: TiffTarget[];
-	/** Strip and tile arrays read so far, by `ifd:tag`. */
+	/** By `ifd:tag`. */
 	arrays: Map<string, number[]>;
 }
 

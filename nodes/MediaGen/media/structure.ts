@@ -80,24 +80,16 @@ export function span(name: string, at: number, bytes: number): string {
 /** `announced` (Content-Length) fails a structure that claims more bytes than that at once, before the rest is read. */
 export class StructureCheck {
 	private readonly cursor: Cursor = { at: 0 };
-
 	private readonly walk: Walk;
-
 	/** What the walker waits for; undefined once it has returned. */
 	private step: WalkStep | undefined;
-
 	/** Parts of a read collected so far. */
 	private parts: Buffer[] = [];
-
 	private collected = 0;
-
-	/** Bytes a skip still passes over. */
-	private skipping = 0;
-
-	/** jpegScan: the last byte seen was 0xFF; gifBlocks: bytes of the current sub-block still to pass. */
+	/** Bytes a skip, or the current GIF sub-block, still passes over. */
+	private left = 0;
+	/** jpegScan: the last byte seen was 0xFF. */
 	private afterFf = false;
-
-	private blockLeft = 0;
 
 	constructor(
 		walker: Walker,
@@ -135,11 +127,10 @@ export class StructureCheck {
 		this.parts = [];
 		this.collected = 0;
 		this.afterFf = false;
-		this.blockLeft = 0;
+		this.left = step.op === 'skip' ? step.bytes : 0;
 		if (step.op === 'read' && (step.bytes < 0 || step.bytes > MAX_READ)) {
 			throw new StructureFault(this.cursor.at, `${step.what} claims ${figure(step.bytes)} bytes`);
 		}
-		if (step.op === 'skip') this.skipping = step.bytes;
 		if ((step.op === 'read' || step.op === 'skip') && this.announced !== undefined) {
 			const end = this.cursor.at + step.bytes;
 			if (end > this.announced && !(step.op === 'read' && step.orEnd && this.cursor.at === this.announced)) {
@@ -169,10 +160,10 @@ export class StructureCheck {
 				return offset + used;
 			}
 			case 'skip': {
-				const used = Math.min(this.skipping, available);
-				this.skipping -= used;
+				const used = Math.min(this.left, available);
+				this.left -= used;
 				this.cursor.at += used;
-				if (!this.skipping) this.resume(undefined);
+				if (!this.left) this.resume(undefined);
 				return offset + used;
 			}
 			case 'toEnd':
@@ -211,9 +202,9 @@ export class StructureCheck {
 	private passBlocks(chunk: Buffer, offset: number): number {
 		let at = offset;
 		while (at < chunk.length) {
-			if (this.blockLeft > 0) {
-				const used = Math.min(this.blockLeft, chunk.length - at);
-				this.blockLeft -= used;
+			if (this.left > 0) {
+				const used = Math.min(this.left, chunk.length - at);
+				this.left -= used;
 				at += used;
 				continue;
 			}
@@ -224,7 +215,7 @@ export class StructureCheck {
 				this.resume(undefined);
 				return at;
 			}
-			this.blockLeft = size;
+			this.left = size;
 		}
 		this.cursor.at += at - offset;
 		return at;

@@ -39,6 +39,8 @@ function announcedSize(header: unknown): number | undefined {
 
 const MAX_DOWNLOAD_REDIRECTS = 5;
 
+type DownloadFacts = Pick<ErrorFacts, 'transient' | 'retryAfterMs' | 'fault'>;
+
 const downloadable = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
 
 export function downloadError(
@@ -47,7 +49,7 @@ export function downloadError(
 	message: string,
 	description: string,
 	httpCode?: string,
-	facts?: Pick<ErrorFacts, 'transient' | 'retryAfterMs' | 'fault'>,
+	facts?: DownloadFacts,
 ): NodeApiError {
 	const error = new NodeApiError(this.getNode(), { message, description } as JsonObject, {
 		message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
@@ -108,18 +110,29 @@ async function getHop(
 	}
 }
 
-/** Where a redirect sends the download next (http or https only); undefined when the answer is not a redirect. */
-function redirectOf(
+/**
+ * Where a redirect sends the download next (http or https only); undefined for an answer with the file. Any other
+ * answer (a 4xx, a 5xx, a 3xx without a Location) is an error.
+ */
+function nextHop(
 	this: IExecuteFunctions,
 	response: IN8nHttpFullResponse,
 	hops: { url: string; target: string; redirects: number },
 	context: RequestContext,
 ): string | undefined {
 	const { statusCode: status, headers } = response;
+	if (status >= 200 && status < 300) return undefined;
+	const answered = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`;
+	const refuse = (why: string, description = answered, facts?: DownloadFacts) =>
+		downloadError.call(this, context, `Could not download a result file: ${why}`, description, String(status), facts);
 	const location = headers.location;
-	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) return undefined;
-	const refuse = (message: string, description = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`) =>
-		downloadError.call(this, context, `Could not download a result file: ${message}`, description, String(status));
+	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) {
+		throw refuse(`HTTP ${status}`, answered, {
+			// Answers that say "not now" rather than "no": the same GET later may succeed.
+			transient: status === 408 || status === 429 || status >= 500,
+			retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(headers['retry-after']) : undefined,
+		});
+	}
 	if (!URL.canParse(location, hops.target)) {
 		throw refuse(`it redirects to ${shorten(location, SHOWN.url)}, which is not a URL`);
 	}
@@ -134,29 +147,6 @@ function redirectOf(
 		);
 	}
 	return next.href;
-}
-
-/** A 4xx, 5xx, or a 3xx without a Location. */
-function refuseStatus(
-	this: IExecuteFunctions,
-	response: IN8nHttpFullResponse,
-	target: string,
-	context: RequestContext,
-): void {
-	const status = response.statusCode;
-	if (status >= 200 && status < 300) return;
-	throw downloadError.call(
-		this,
-		context,
-		`Could not download a result file: HTTP ${status}`,
-		`GET ${shorten(target, SHOWN.url)} answered HTTP ${status}.`,
-		String(status),
-		{
-			// Answers that say "not now" rather than "no": the same GET later may succeed.
-			transient: status === 408 || status === 429 || status >= 500,
-			retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined,
-		},
-	);
 }
 
 /** Plain `httpRequest`, never the credential: result files may live on other hosts. Each redirect is checked. */
@@ -185,8 +175,7 @@ export async function downloadResultFile(
 		let failed = true;
 		try {
 			const response = await getHop.call(this, target, hop.signal, deadline.signal, { ...context, timeout });
-			const next = redirectOf.call(this, response, { url, target, redirects }, context);
-			if (!next) refuseStatus.call(this, response, target, context);
+			const next = nextHop.call(this, response, { url, target, redirects }, context);
 			failed = false;
 			if (next) {
 				// The redirect's body is not read (it may never end): its connection is closed.

@@ -35,11 +35,8 @@ function envelopeOf(value: unknown): ApiEnvelope | undefined {
 function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, redactText: Redact): string {
 	const location = response.headers.location;
 	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
-	try {
-		return `a redirect to ${echo(new URL(location, requestUrl).href, redactText)}`;
-	} catch {
-		return `a redirect to ${echo(location, redactText)}`;
-	}
+	const target = URL.canParse(location, requestUrl) ? new URL(location, requestUrl).href : location;
+	return `a redirect to ${echo(target, redactText)}`;
 }
 
 /** Nothing in it invites a paid re-run. */

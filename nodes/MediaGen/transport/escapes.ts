@@ -147,42 +147,25 @@ function percentRun(text: string, at: number, out: Output): number {
 	return end - at;
 }
 
+/** `&#65;`, `&#x41;` (at most 9 digits), or `&name` of 2 to 31 letters and digits; the semicolon may be missing. */
+const REFERENCE = /&(?:#(?:[xX]([0-9a-fA-F]{1,9})|(\d{1,9}))|([A-Za-z0-9]{2,31})(?![A-Za-z0-9]))(;?)/y;
+
 function characterReference(text: string, at: number, out: Output): number {
-	if (text.charCodeAt(at + 1) === 0x23) {
-		const hex = (text.charCodeAt(at + 2) | 0x20) === 0x78;
-		let end = at + (hex ? 3 : 2);
-		let value = 0;
-		const first = end;
-		for (; end - first < 9; end++) {
-			const code = text.charCodeAt(end);
-			const digit = hex ? hexDigit(code) : code >= 0x30 && code <= 0x39 ? code - 0x30 : -1;
-			if (digit < 0) break;
-			value = value * (hex ? 16 : 10) + digit;
-		}
-		if (end === first || !isCodePoint(value)) return 0;
+	REFERENCE.lastIndex = at;
+	const match = REFERENCE.exec(text);
+	if (!match) return 0;
+	const [whole, hex, decimal, name, semicolon] = match;
+	if (name === undefined) {
+		const value = hex ? parseInt(hex, 16) : Number(decimal);
+		if (!isCodePoint(value)) return 0;
 		out.push(value, at);
-		return end - at + (text.charCodeAt(end) === 0x3b ? 1 : 0);
+		return whole.length;
 	}
-	let end = at + 1;
-	for (; end - at <= 32; end++) {
-		const code = text.charCodeAt(end);
-		const lower = code | 0x20;
-		if (!((lower >= 0x61 && lower <= 0x7a) || (code >= 0x30 && code <= 0x39))) break;
-	}
-	// A name of 2 to 32 characters (the longest the table holds is 16).
-	if (end - at < 3 || end - at > 32) return 0;
-	const name = text.slice(at + 1, end);
 	const value = NAMED.get(name);
-	if (value !== undefined && text.charCodeAt(end) === 0x3b) {
-		out.push(value, at);
-		return end - at + 1;
-	}
 	// Without a semicolon only the legacy references, and only as a whole word ("&amp" but not "&ampere").
-	if (LEGACY.has(name)) {
-		out.push(NAMED.get(name)!, at);
-		return end - at;
-	}
-	return 0;
+	if (value === undefined || !(semicolon || LEGACY.has(name))) return 0;
+	out.push(value, at);
+	return whole.length;
 }
 
 function backslashEscape(text: string, at: number, out: Output): number {

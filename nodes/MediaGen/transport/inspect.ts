@@ -38,10 +38,8 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 		failure ??= error;
 		wake();
 	};
-	body.on('readable', onEvent);
-	body.on('end', onEvent);
-	body.on('close', onClose);
-	body.on('error', onError);
+	const listeners = Object.entries({ readable: onEvent, end: onEvent, close: onClose, error: onError });
+	for (const [event, listener] of listeners) body.on(event, listener);
 	signal.addEventListener('abort', onClose);
 	try {
 		for (;;) {
@@ -57,10 +55,7 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 			await new Promise<void>((resolve) => (wake = resolve));
 		}
 	} finally {
-		body.removeListener('readable', onEvent);
-		body.removeListener('end', onEvent);
-		body.removeListener('close', onClose);
-		body.removeListener('error', onError);
+		for (const [event, listener] of listeners) body.removeListener(event, listener);
 		signal.removeEventListener('abort', onClose);
 	}
 }
