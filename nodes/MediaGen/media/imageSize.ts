@@ -28,12 +28,8 @@ function jpegSize(bytes: Buffer): ImageSize | undefined {
 	while (offset + 4 <= bytes.length) {
 		if (bytes[offset] !== 0xff) return undefined;
 		const marker = bytes[offset + 1];
-		if (marker === 0xff) {
-			offset += 1; // fill byte
-			continue;
-		}
-		if (marker === 0xd8 || standalone(marker)) {
-			offset += 2; // markers without a length
+		if (marker === 0xff || marker === 0xd8 || standalone(marker)) {
+			offset += marker === 0xff ? 1 : 2; // a fill byte, or a marker without a length
 			continue;
 		}
 		if (marker === 0xd9 || marker === 0xda) return undefined; // end of image, or scan data before any frame header

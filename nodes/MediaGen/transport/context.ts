@@ -64,10 +64,8 @@ export function requestSignal(
 	survivesCancel: boolean,
 	extra?: AbortSignal,
 ): RequestSignal {
-	const shared: AbortSignal[] = [];
-	const cancel = this.getExecutionCancelSignal();
-	if (cancel && !survivesCancel) shared.push(cancel);
-	if (extra) shared.push(extra);
+	const cancel = survivesCancel ? undefined : this.getExecutionCancelSignal();
+	const shared = [cancel, extra].filter((source) => source !== undefined);
 	return linkedSignal(AbortSignal.timeout(timeoutMs), shared);
 }
 

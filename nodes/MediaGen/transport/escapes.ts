@@ -50,24 +50,6 @@ const LEGACY = new Set(['amp', 'AMP', 'lt', 'LT', 'gt', 'GT', 'quot', 'QUOT']);
 /** Single-character escapes of JSON and JavaScript; a quote, a backslash or a slash stands for itself. */
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v' };
 
-function hexDigit(code: number): number {
-	if (code >= 0x30 && code <= 0x39) return code - 0x30;
-	const lower = code | 0x20;
-	return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
-}
-
-/** `length` hex digits at `at`, or -1. */
-function hexAt(text: string, at: number, length: number): number {
-	if (at + length > text.length) return -1;
-	let value = 0;
-	for (let index = at; index < at + length; index++) {
-		const digit = hexDigit(text.charCodeAt(index));
-		if (digit < 0) return -1;
-		value = value * 16 + digit;
-	}
-	return value;
-}
-
 const isCodePoint = (value: number) => value > 0 && value <= 0x10ffff && !(value >= 0xd800 && value <= 0xdfff);
 
 class Output {
@@ -121,30 +103,26 @@ function utf8CodePoint(bytes: number[]): number {
 	}
 }
 
-/** `%XX` bytes: UTF-8 sequences where they are whole, else each byte as Latin-1. */
+/** A run of `%XX` (UTF-8 sequences where they are whole, else each byte as Latin-1), or JavaScript's `%uXXXX`. */
+const PERCENT = /((?:%[0-9a-fA-F]{2})+)|%[uU]([0-9a-fA-F]{4})/y;
+
 function percentRun(text: string, at: number, out: Output): number {
-	let end = at;
-	const bytes: number[] = [];
-	while (text.charCodeAt(end) === 0x25) {
-		const byte = hexAt(text, end + 1, 2);
-		if (byte < 0) break;
-		bytes.push(byte);
-		end += 3;
+	PERCENT.lastIndex = at;
+	const match = PERCENT.exec(text);
+	if (!match) return 0;
+	const [whole, run, unit] = match;
+	if (unit) {
+		out.push(parseInt(unit, 16), at);
+		return whole.length;
 	}
-	if (!bytes.length) {
-		// JavaScript's escape(): %uXXXX.
-		const unit = (text.charCodeAt(at + 1) | 0x20) === 0x75 ? hexAt(text, at + 2, 4) : -1;
-		if (unit < 0) return 0;
-		out.push(unit, at);
-		return 6;
-	}
+	const bytes = [...Buffer.from(run.replace(/%/g, ''), 'hex')];
 	for (let index = 0; index < bytes.length; ) {
 		const size = sequenceLength(bytes[index]);
 		const codePoint = size > 1 ? utf8CodePoint(bytes.slice(index, index + size)) : -1;
 		out.push(codePoint >= 0 ? codePoint : bytes[index], at + index * 3);
 		index += codePoint >= 0 ? size : 1;
 	}
-	return end - at;
+	return whole.length;
 }
 
 /** `&#65;`, `&#x41;` (at most 9 digits), or `&name` of 2 to 31 letters and digits; the semicolon may be missing. */
@@ -168,26 +146,18 @@ function characterReference(text: string, at: number, out: Output): number {
 	return whole.length;
 }
 
+/** `\u{41}` (a code point), `\u0041`, `\x41`, or a single-character escape. */
+const BACKSLASH = /\\(?:u\{([0-9a-fA-F]{1,9})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["'\\/nrtbfv]))/y;
+
 function backslashEscape(text: string, at: number, out: Output): number {
-	const kind = text[at + 1];
-	if (kind === 'u' && text[at + 2] === '{') {
-		const close = text.indexOf('}', at + 3);
-		const value = close > at + 3 && close - at <= 12 ? hexAt(text, at + 3, close - at - 3) : -1;
-		if (!isCodePoint(value)) return 0;
-		out.push(value, at);
-		return close - at + 1;
-	}
-	if (kind === 'u' || kind === 'x') {
-		const width = kind === 'u' ? 4 : 2;
-		const value = hexAt(text, at + 2, width);
-		if (value < 0) return 0;
-		out.push(value, at);
-		return width + 2;
-	}
-	const short = kind === undefined ? undefined : `"'\\/`.includes(kind) ? kind : SHORT_ESCAPES[kind];
-	if (short === undefined) return 0;
-	out.push(short.charCodeAt(0), at);
-	return 2;
+	BACKSLASH.lastIndex = at;
+	const match = BACKSLASH.exec(text);
+	if (!match) return 0;
+	const [whole, codePoint, unit, byte, char] = match;
+	const value = char ? (SHORT_ESCAPES[char] ?? char).charCodeAt(0) : parseInt(codePoint ?? unit ?? byte, 16);
+	if (codePoint && !isCodePoint(value)) return 0;
+	out.push(value, at);
+	return whole.length;
 }
 
 /** Where character `index` of a reading came from in the original text. */
