@@ -61,29 +61,26 @@ class Output {
 		this.segments = { previous: reading, at: [], from: [], copied: [] };
 	}
 
-	private segment(from: number, copied: boolean): void {
+	/** A run copied from the reading as it was, or one character an escape at `from` decoded to. */
+	private add(text: string, from: number, copied: boolean): void {
 		this.segments.at.push(this.length);
 		this.segments.from.push(from);
 		this.segments.copied.push(copied);
+		this.parts.push(text);
+		this.length += text.length;
 	}
 
 	copy(from: number, to: number): void {
-		if (to <= from) return;
-		this.segment(from, true);
-		this.parts.push(this.reading.text.slice(from, to));
-		this.length += to - from;
+		if (to > from) this.add(this.reading.text.slice(from, to), from, true);
 	}
 
 	push(codePoint: number, at: number): void {
-		this.segment(at, false);
-		const char = String.fromCodePoint(codePoint);
-		this.parts.push(char);
-		this.length += char.length;
+		this.add(String.fromCodePoint(codePoint), at, false);
 	}
 
 	done(end: number): Reading {
 		// The end of the text maps to the end of the reading before it.
-		this.segment(end, true);
+		this.add('', end, true);
 		return { text: this.parts.join(''), segments: this.segments };
 	}
 }
@@ -181,6 +178,8 @@ export function startOf(reading: Reading, index: number): number {
 }
 
 /** Undefined when the reading holds no escape. */
+const DECODERS = { '%': percentRun, '&': characterReference, '\\': backslashEscape };
+
 export function undoOneLayer(reading: Reading): Reading | undefined {
 	const { text } = reading;
 	const out = new Output(reading);
@@ -188,15 +187,9 @@ export function undoOneLayer(reading: Reading): Reading | undefined {
 	const triggers = /[%&\\]/g;
 	for (let match = triggers.exec(text); match; match = triggers.exec(text)) {
 		const at = match.index;
-		const char = text.charCodeAt(at);
 		out.copy(plainFrom, at);
 		// Each decoder writes only when it read an escape; what is not one stays as it is.
-		const used =
-			char === 0x25
-				? percentRun(text, at, out)
-				: char === 0x26
-					? characterReference(text, at, out)
-					: backslashEscape(text, at, out);
+		const used = DECODERS[text[at] as keyof typeof DECODERS](text, at, out);
 		plainFrom = at + used;
 		triggers.lastIndex = Math.max(plainFrom, at + 1);
 	}

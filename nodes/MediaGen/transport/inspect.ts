@@ -62,19 +62,21 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 
 type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
+/** A result file being inspected: its download, its URL, and the item and task it is for. */
+interface Fetched {
+	file: DownloadedFile;
+	url: string;
+	context: RequestContext;
+}
+
 /** Control characters (a byte order mark before bytes that are not text) as U+FFFD, not JSON's `\u` escapes. */
 function quote(text: string): string {
 	const shown = [...text].map((char) => (/\p{Cc}/u.test(char) && !/\s/.test(char) ? '\ufffd' : char)).join('');
 	return JSON.stringify(shorten(shown, SHOWN.body, { fold: true, codePoints: true }));
 }
 
-function notAFile(
-	this: IExecuteFunctions,
-	url: string,
-	mimeType: string | undefined,
-	verdict: Refused,
-	context: RequestContext,
-): NodeApiError {
+function notAFile(this: IExecuteFunctions, { file, url, context }: Fetched, verdict: Refused): NodeApiError {
+	const { mimeType } = file;
 	const sent = mimeType ? `as ${shorten(mimeType, SHOWN.mimeType, { sayLength: true })}` : 'without a Content-Type';
 	const what =
 		verdict.kind === 'zeros'
@@ -100,14 +102,8 @@ function readableFrom(body: NodeJS.ReadableStream): ReadableFrom {
 	throw new TypeError('the download is not a Node.js stream');
 }
 
-function notWhole(
-	this: IExecuteFunctions,
-	url: string,
-	format: MediaFormat,
-	fault: StructureFault,
-	file: DownloadedFile,
-	context: RequestContext,
-): NodeApiError {
+function notWhole(this: IExecuteFunctions, got: Fetched, format: MediaFormat, fault: StructureFault): NodeApiError {
+	const { file, url, context } = got;
 	const sent = file.mimeType ? ` (sent as ${shorten(file.mimeType, SHOWN.mimeType, { sayLength: true })})` : '';
 	const how = fault.cut ? 'end before the file does' : 'break its structure';
 	return downloadError.call(
@@ -122,19 +118,14 @@ function notWhole(
 }
 
 /** Fails the stream as soon as the bytes break the format, or at their end when the file is cut. */
-function checkedBody(
-	this: IExecuteFunctions,
-	file: DownloadedFile,
-	format: MediaFormat,
-	url: string,
-	context: RequestContext,
-): StoredStream {
+function checkedBody(this: IExecuteFunctions, got: Fetched, format: MediaFormat): StoredStream {
+	const { file } = got;
 	const check = new StructureCheck(format.whole, file.size);
 	const checked = (step: () => void) => {
 		try {
 			step();
 		} catch (error) {
-			throw error instanceof StructureFault ? notWhole.call(this, url, format, error, file, context) : error;
+			throw error instanceof StructureFault ? notWhole.call(this, got, format, error) : error;
 		}
 	};
 	async function* chunks(): AsyncGenerator<Buffer> {
@@ -177,9 +168,9 @@ export async function inspectResultFile(
 	}
 	const verdict = classifyBody(head);
 	if (verdict.kind === 'media') {
-		return { format: verdict.format, body: checkedBody.call(this, file, verdict.format, url, context) };
+		return { format: verdict.format, body: checkedBody.call(this, { file, url, context }, verdict.format) };
 	}
 	if (verdict.kind === 'unknown') return { body: file.body as StoredStream };
 	file.release();
-	throw notAFile.call(this, url, file.mimeType, verdict, context);
+	throw notAFile.call(this, { file, url, context }, verdict);
 }
