@@ -189,7 +189,7 @@ function elementName(id: number): string {
 }
 
 /** Its length from the first byte's leading zeros, at most `most` bytes. */
-function* vint(c: Cursor, orEnd: boolean, most: number, at: number, what: string): Walk<Buffer | null> {
+function* vint(orEnd: boolean, most: number, at: number, what: string): Walk<Buffer | null> {
 	const first = orEnd ? yield* readOrEnd(1, what) : yield* read(1, what);
 	if (!first) return null;
 	const length = Math.clz32(first[0]) - 23;
@@ -200,9 +200,9 @@ function* vint(c: Cursor, orEnd: boolean, most: number, at: number, what: string
 function* element(c: Cursor, orEnd: boolean, inside = ''): Walk<Element | null> {
 	const at = c.at;
 	const what = `the element header at byte ${figure(at)}${inside}`;
-	const idBytes = yield* vint(c, orEnd, 4, at, what);
+	const idBytes = yield* vint(orEnd, 4, at, what);
 	if (!idBytes) return null;
-	const sizeBytes = (yield* vint(c, false, 8, at, what))!;
+	const sizeBytes = (yield* vint(false, 8, at, what))!;
 	const id = idBytes.reduce((value, byte) => value * 256 + byte, 0);
 	const mask = 0xff >> sizeBytes.length;
 	if ((sizeBytes[0] & mask) === mask && sizeBytes.subarray(1).every((byte) => byte === 0xff)) return { id, at };

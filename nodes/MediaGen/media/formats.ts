@@ -136,11 +136,8 @@ function partMatches(head: Buffer, at: number, part: Part): number | undefined {
 
 function startsWith(head: Buffer, pattern: readonly Part[]): boolean {
 	let at: number | undefined = 0;
-	for (const part of pattern) {
-		at = partMatches(head, at, part);
-		if (at === undefined) return false;
-	}
-	return true;
+	for (const part of pattern) at = at === undefined ? undefined : partMatches(head, at, part);
+	return at !== undefined;
 }
 
 /** The DocType of an EBML header (element 0x4282 with a one-byte size), within the header's first bytes. */

@@ -80,11 +80,9 @@ export class ApiSession {
 
 	/** The API as learning keys it, a fingerprint of the Base URL; undefined when the credential cannot be read. */
 	async apiId(): Promise<string | undefined> {
-		try {
-			return fingerprint((await this.credential()).baseUrl);
-		} catch {
-			return undefined;
-		}
+		return await this.credential()
+			.then(({ baseUrl }) => fingerprint(baseUrl))
+			.catch(() => undefined);
 	}
 }
 
@@ -133,9 +131,7 @@ function requestOptions(call: ApiCall, body: IDataObject | StreamingForm, timeou
 
 /** A request that got no answer at all: why, and whether a task may exist. */
 function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, deadline: RequestSignal): NodeApiError {
-	const failure = describeTransportFailure(error as { message?: string });
-	const reason = abortReason(deadline.signal) ?? failure.reason;
-	const code = failure.code;
+	const { reason, code } = describeTransportFailure(error);
 	const nothingSent = code !== undefined && NEVER_CONNECTED.has(code);
 	// A creation that got no answer may still have reached the server: it is never retried automatically.
 	const advice = !call.creation
@@ -144,7 +140,7 @@ function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, dea
 			? ' The connection never opened, so no task was created. Check the Base URL of the credential and that the service is up.'
 			: ` Check the Base URL of the credential and that the service is up. ${mayHaveCreated('If the request reached the server,')}`;
 	return apiError.call(this, call.redact, call.context, {
-		message: `Could not reach the MediaGen API: ${reason}`,
+		message: `Could not reach the MediaGen API: ${abortReason(deadline.signal) ?? reason}`,
 		description: `POST ${call.path} did not get an answer${code ? ` (${code})` : ''}.${advice}`,
 		facts: { retryable: true, nothingSent, mayHaveCreated: call.creation && !nothingSent },
 	});

@@ -97,7 +97,7 @@ async function getHop(
 			abortSignal: hop,
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
-		const { reason, code } = describeTransportFailure(error as { message?: string });
+		const { reason, code } = describeTransportFailure(error);
 		throw downloadError.call(
 			this,
 			context,

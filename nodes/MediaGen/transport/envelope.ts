@@ -27,11 +27,6 @@ interface ApiEnvelope {
 	data?: unknown;
 }
 
-function envelopeOf(value: unknown): ApiEnvelope | undefined {
-	const envelope = value as ApiEnvelope | null | undefined;
-	return typeof envelope?.code === 'number' ? envelope : undefined;
-}
-
 function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, redactText: Redact): string {
 	const location = response.headers.location;
 	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
@@ -90,7 +85,8 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 			: (abortReason(deadline.signal) ?? 'the connection was closed before the whole answer arrived');
 	const text = answerText(body.bytes);
 	const parsed = body.tooLarge || brokeOff ? {} : parseAnswer(text);
-	const envelope = envelopeOf(parsed.json);
+	const json = parsed.json as ApiEnvelope | null | undefined;
+	const envelope = typeof json?.code === 'number' ? json : undefined;
 	return {
 		response,
 		status: response.statusCode,

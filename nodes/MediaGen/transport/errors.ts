@@ -116,10 +116,7 @@ const NETWORK_MESSAGES: Record<string, string> = {
  * A plain-words reason for a request that got no HTTP answer. The system error code goes to the
  * description only: n8n rewrites messages that contain codes such as ECONNRESET into generic text.
  */
-export function describeTransportFailure(error: { message?: string; cause?: unknown }): {
-	reason: string;
-	code?: string;
-} {
+export function describeTransportFailure(error: unknown): { reason: string; code?: string } {
 	const seen = new Set<unknown>();
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {

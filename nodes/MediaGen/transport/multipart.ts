@@ -72,11 +72,8 @@ export function streamedFile(
  * creation, a tenth or more of its cost). Undefined for a form with a file part, which is streamed.
  */
 export function textFormBody(form: StreamingForm): { body: Buffer; contentType: string } | undefined {
-	const fields: Array<[string, string]> = [];
-	for (const [name, value] of form.entryList) {
-		if (typeof value !== 'string') return undefined;
-		fields.push([name, value]);
-	}
+	if (form.entryList.some(([, value]) => typeof value !== 'string')) return undefined;
+	const fields = form.entryList as Array<[string, string]>;
 	const boundary = `----MediaGenFormBoundary${randomBytes(16).toString('hex')}`;
 	// A value that holds the boundary would end its part early: such a form is streamed instead.
 	if (fields.some(([name, value]) => value.includes(boundary) || name.includes(boundary))) return undefined;

@@ -96,13 +96,9 @@ const TASK_ID_IN_TEXT = new RegExp(
  * body that is not JSON: cut off, past the cap, wrapped in a page).
  */
 export function namedTaskIds(text: string, json: unknown, redactText: Redact): string[] {
-	let followed: string | undefined;
-	if (json && typeof json === 'object') {
-		const data = (json as { data?: unknown }).data;
-		followed =
-			(data && typeof data === 'object' ? taskIdOf((data as IDataObject).taskid) : undefined) ??
-			taskIdOf((json as IDataObject).taskid);
-	}
+	const envelope = json && typeof json === 'object' ? (json as IDataObject) : {};
+	const data = envelope.data && typeof envelope.data === 'object' ? (envelope.data as IDataObject) : {};
+	const followed = taskIdOf(data.taskid) ?? taskIdOf(envelope.taskid);
 	const ids = new Set(followed === undefined ? [] : [followed]);
 	for (const match of text.matchAll(TASK_ID_IN_TEXT)) {
 		let id: unknown = match[2];
