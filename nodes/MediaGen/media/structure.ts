@@ -147,16 +147,13 @@ export class StructureCheck {
 		const available = chunk.length - offset;
 		switch (step.op) {
 			case 'read': {
-				const wanted = step.bytes - this.collected;
-				const used = Math.min(wanted, available);
+				const used = Math.min(step.bytes - this.collected, available);
 				this.cursor.at += used;
-				if (used === wanted && this.collected === 0) {
-					this.resume(chunk.subarray(offset, offset + used));
-				} else {
-					this.parts.push(chunk.subarray(offset, offset + used));
-					this.collected += used;
-					if (this.collected === step.bytes) this.resume(Buffer.concat(this.parts));
-				}
+				this.parts.push(chunk.subarray(offset, offset + used));
+				this.collected += used;
+				if (this.collected < step.bytes) return offset + used;
+				// A read that one chunk holds is answered without a copy.
+				this.resume(this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts));
 				return offset + used;
 			}
 			case 'skip': {
