@@ -58,7 +58,6 @@ function* boxHeader(c: Cursor, orEnd: boolean, inside: string): Walk<Box | null>
 	return { type, at, size: claimed };
 }
 
-/** An unsigned big-endian field of 0, 4 or 8 bytes (iloc's sizes). */
 function field(body: Buffer, at: number, bytes: number): number {
 	if (at + bytes > body.length) throw new RangeError('past the box');
 	if (bytes === 0) return 0;
@@ -146,8 +145,8 @@ function* iso(c: Cursor, kind: IsoState['kind']): Walk {
 	if (kind === 'video') {
 		// A media segment (styp, or a fragment first) carries its index in moof; a file carries it in moov.
 		const segment = has('styp') || opening === 'moof' || opening === 'sidx';
-		if (segment ? !has('moof') : !has('moov'))
-			throw missing(segment ? '"moof" box (its index)' : '"moov" box (its index)');
+		const index = segment ? 'moof' : 'moov';
+		if (!has(index)) throw missing(`"${index}" box (its index)`);
 		if (!has('mdat')) throw missing('"mdat" box (its media data)');
 		return;
 	}

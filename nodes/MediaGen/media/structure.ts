@@ -83,7 +83,6 @@ export class StructureCheck {
 	private readonly walk: Walk;
 	/** What the walker waits for; undefined once it has returned. */
 	private step: WalkStep | undefined;
-	/** Parts of a read collected so far. */
 	private parts: Buffer[] = [];
 	private collected = 0;
 	/** Bytes a skip, or the current GIF sub-block, still passes over. */

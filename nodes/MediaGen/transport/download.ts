@@ -13,7 +13,6 @@ export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
 	/** The Content-Type the host sent, without its parameters: only quoted in errors (the bytes tell the type). */
 	mimeType?: string;
-	/** Content-Length, when announced. */
 	size?: number;
 	/** The download's total deadline (and the cancel signal): aborted when reading `body` was cut off. */
 	signal: AbortSignal;
@@ -27,7 +26,7 @@ export interface DownloadedFile {
 /** Connection failures after which a new GET may well succeed (the host was busy, restarting or dropped us). */
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
-/** File system failures of n8n's binary storage (disk full, no permission, too many open files, …). */
+/** Failures of n8n's binary storage (disk full, no permission, too many open files, …). */
 const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'EMFILE', 'ENFILE', 'EIO']);
 
 function announcedSize(header: unknown): number | undefined {
@@ -74,7 +73,6 @@ function refuseScheme(this: IExecuteFunctions, url: string, context: RequestCont
 	);
 }
 
-/** One hop, its redirect not followed. */
 async function getHop(
 	this: IExecuteFunctions,
 	target: string,

@@ -30,14 +30,11 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 	let wake = () => {};
 	let failure: Error | undefined;
 	const onEvent = () => wake();
-	const onClose = () => {
-		failure ??= cutOff();
-		wake();
-	};
 	const onError = (error: Error) => {
 		failure ??= error;
 		wake();
 	};
+	const onClose = () => onError(cutOff());
 	const listeners = Object.entries({ readable: onEvent, end: onEvent, close: onClose, error: onError });
 	for (const [event, listener] of listeners) body.on(event, listener);
 	signal.addEventListener('abort', onClose);

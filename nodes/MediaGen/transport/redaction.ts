@@ -8,7 +8,6 @@ import { MAX_LAYERS, readingsOf, startOf, undoOneLayer } from './escapes';
 
 export type Redact = (text: string) => string;
 
-/** The characters of a text that `keep` keeps. */
 const filtered = (text: string, keep: (code: number) => boolean) =>
 	[...text].filter((char) => keep(char.codePointAt(0)!)).join('');
 
