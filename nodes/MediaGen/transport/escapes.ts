@@ -180,7 +180,7 @@ export function startOf(reading: Reading, index: number): number {
 /** Undefined when the reading holds no escape. */
 const DECODERS = { '%': percentRun, '&': characterReference, '\\': backslashEscape };
 
-export function undoOneLayer(reading: Reading): Reading | undefined {
+function undoOneLayer(reading: Reading): Reading | undefined {
 	const { text } = reading;
 	const out = new Output(reading);
 	let plainFrom = 0;

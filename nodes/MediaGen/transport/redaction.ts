@@ -4,7 +4,7 @@
  */
 import { shorten, SHOWN, type Shortening } from '../helpers/shorten';
 import { isControl } from '../media/text';
-import { MAX_LAYERS, readingsOf, startOf, undoOneLayer } from './escapes';
+import { readingsOf, startOf } from './escapes';
 
 export type Redact = (text: string) => string;
 
@@ -61,14 +61,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$
 export function keyRedactor(apiKey: string): Redact {
 	const forms = keyForms(apiKey);
 	if (!forms.length) return (text) => text;
-	const literal = new Set<string>();
-	for (const form of forms) {
-		for (let text: string | undefined = form, layer = 0; text && layer <= MAX_LAYERS; layer++) {
-			literal.add(text);
-			literal.add(text.replace(/ /g, '+'));
-			text = undoOneLayer({ text })?.text;
-		}
-	}
+	const literal = new Set(
+		forms.flatMap((form) => readingsOf(form).flatMap(({ text }) => [text, text.replace(/ /g, '+')])),
+	);
 	const cores = [...new Set(forms.flatMap(base64Forms))];
 	const alternatives = [
 		...[...literal].map((form) => ({ length: form.length, pattern: escapeRegExp(form) })),
