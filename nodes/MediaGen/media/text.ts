@@ -56,10 +56,7 @@ function decodeUtf32(bytes: Buffer, bigEndian: boolean, strict: boolean): string
 	return text + String.fromCodePoint(...points);
 }
 
-/**
- * `head`: a body's first bytes, which may cut a character in two (dropped), and are not text (undefined) when they
- * break the encoding; an answer is read leniently (U+FFFD).
- */
+/** `head`: first bytes, a cut last character dropped, undefined when not text; an answer is read leniently. */
 function decode(bytes: Buffer, encoding: string, head: boolean): string | undefined {
 	const bigEndian = encoding.endsWith('BE');
 	if (encoding.startsWith('UTF-32')) return decodeUtf32(bytes, bigEndian, head);

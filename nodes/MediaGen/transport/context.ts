@@ -54,10 +54,7 @@ export function linkedSignal(deadline: AbortSignal | undefined, shared: AbortSig
 	return { signal, abort: (reason) => controller.abort(reason), release };
 }
 
-/**
- * Request Timeout as a total deadline, first byte sent to last received (the HTTP client's timeout only limits idle
- * gaps, so a trickling answer would never end), plus Stop unless the request survives it.
- */
+/** Request Timeout counts first byte sent to last received: the HTTP client's own only limits idle gaps. */
 export function requestSignal(
 	this: IExecuteFunctions,
 	timeoutMs: number,
@@ -69,10 +66,7 @@ export function requestSignal(
 	return linkedSignal(AbortSignal.timeout(timeoutMs), shared);
 }
 
-/**
- * httpRequestWithAuthentication replaces the request's `abortSignal` with the context's cancel signal: a context
- * whose cancel signal is the request's own keeps the deadline, and creations in flight alive after Stop.
- */
+/** httpRequestWithAuthentication sends with its context's cancel signal: this context's is the request's own. */
 export function withRequestSignal(context: IExecuteFunctions, signal: AbortSignal): IExecuteFunctions {
 	return Object.create(context, { getExecutionCancelSignal: { value: () => signal } }) as IExecuteFunctions;
 }

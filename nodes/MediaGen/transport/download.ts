@@ -108,10 +108,7 @@ async function getHop(
 	}
 }
 
-/**
- * Where a redirect sends the download next (http or https only); undefined for an answer with the file. Any other
- * answer (a 4xx, a 5xx, a 3xx without a Location) is an error.
- */
+/** A redirect's target (http or https only), undefined for the file, or the error any other answer is. */
 function nextHop(
 	this: IExecuteFunctions,
 	response: IN8nHttpFullResponse,

@@ -13,10 +13,7 @@ export interface ErrorFacts {
 	nothingSent: boolean;
 	/** A creation whose answer leaves open whether a task was created, and names none: repeating it may pay twice. */
 	mayHaveCreated: boolean;
-	/**
-	 * A status check refused about the task itself (code 9999, a reason other than "not found"): the task failed. Any
-	 * other failed status check (a proxy's 4xx, a redirect, a page) says nothing about the task.
-	 */
+	/** A status check refused about the task itself (code 9999, not "not found"): the API says the task failed. */
 	refused: boolean;
 	/** HTTP 429. */
 	rateLimited: boolean;
@@ -112,10 +109,7 @@ const NETWORK_MESSAGES: Record<string, string> = {
 	UND_ERR_SOCKET: 'the connection was closed by the server before it answered',
 };
 
-/**
- * A plain-words reason for a request that got no HTTP answer. The system error code goes to the
- * description only: n8n rewrites messages that contain codes such as ECONNRESET into generic text.
- */
+/** The code goes to the description only: n8n rewrites messages that hold codes such as ECONNRESET. */
 export function describeTransportFailure(error: unknown): { reason: string; code?: string } {
 	const seen = new Set<unknown>();
 	let current: unknown = error;

@@ -67,10 +67,7 @@ export function streamedFile(
 	};
 }
 
-/**
- * A form of text fields only as one buffer: it skips the HTTP client's form streaming (0.1–0.2 ms of CPU per
- * creation, a tenth or more of its cost). Undefined for a form with a file part, which is streamed.
- */
+/** Text fields as one buffer skip the form streaming's 0.1–0.2 ms of CPU, a tenth or more of a creation's cost. */
 export function textFormBody(form: StreamingForm): { body: Buffer; contentType: string } | undefined {
 	if (form.entryList.some(([, value]) => typeof value !== 'string')) return undefined;
 	const fields = form.entryList as Array<[string, string]>;

@@ -54,10 +54,7 @@ function base64Forms(form: string): string[] {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/**
- * Built once per run: wherever a form of the key stands in any reading of the text (escapes.ts), what it came from is
- * replaced. A key that holds escapes itself (`%41`) is looked for with them undone too.
- */
+/** Built once per run. A key that holds escapes itself (`%41`) is looked for with them undone too. */
 export function keyRedactor(apiKey: string): Redact {
 	const forms = keyForms(apiKey);
 	if (!forms.length) return (text) => text;

@@ -23,10 +23,7 @@ export interface AnswerBody {
 	brokeOff?: unknown;
 }
 
-/**
- * n8n's request helper would read any body whole, and one that never ends would fill memory until Request Timeout:
- * past the cap `abort` closes the connection. Never throws: a body that breaks off is returned with what came.
- */
+/** n8n's helper would read any body whole, an endless one until Request Timeout. Never throws. */
 export async function readAnswerBody(body: unknown, abort: () => void): Promise<AnswerBody> {
 	if (Buffer.isBuffer(body)) return { bytes: body };
 	if (typeof body === 'string') return { bytes: Buffer.from(body) };

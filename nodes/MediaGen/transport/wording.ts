@@ -98,10 +98,7 @@ function withIdsMarked(message: string, ids: readonly string[]): { text: string;
 	return { text: replaceSpans(message, spans, ID), named };
 }
 
-/**
- * Whether a refusal (code 9999) says, of tasks and for no other reason, that the request's tasks are not known, and
- * which of `ids` it names; undefined when it does not.
- */
+/** Whether a refusal (9999) says of tasks, and for no other reason, that they are not known; which `ids` it names. */
 export function notKnownIn(message: string, ids: readonly string[]): { named: string[] } | undefined {
 	if (!message || message.length > MAX_READ_MESSAGE) return undefined;
 	const { text, named } = withIdsMarked(message, ids);
