@@ -1,7 +1,6 @@
 /**
- * The media formats a result file may be, as one table, each recognised by its first bytes (never by what a host or a
- * file name says); a stored file's MIME type and extension come from its row. The table in words:
- * docs/waiting-and-output.md, "What a result file may be".
+ * The formats a result file may be, one table, each known by its first bytes (never by a host's or a file name's word);
+ * a stored file's MIME type and extension come from its row (docs/waiting-and-output.md, "What a result file may be").
  */
 import { byteOrderMark, readAsText, type BodyText } from './text';
 import { ebml, ISO_PADDING, isoImage, isoVideo } from './containerWalkers';
@@ -201,10 +200,7 @@ export type BodyClass =
 	| { kind: 'zeros' }
 	| { kind: 'unknown' };
 
-/**
- * Fixed signatures first (no text starts like them), then text, then ISO boxes: a box is named by four letters that a
- * sentence may hold ("Try free trial"), and a real ISO file's head is never text.
- */
+/** Signatures (no text starts like them), then text, then ISO boxes, whose names a sentence may hold ("free"). */
 export function classifyBody(head: Buffer): BodyClass {
 	const signed = signatureFormat(head);
 	if (signed) return { kind: 'media', format: signed };

@@ -1,8 +1,7 @@
 /**
- * Whether a file is whole, checked as it streams past without holding it: each format is a walker (imageWalkers.ts,
- * containerWalkers.ts), a generator that asks this driver for bytes ("read 8", "skip 1,336", "to the end") and throws
- * a StructureFault where they break the format. A stream that ends while a walker waits is cut; after a walker returns
- * nothing is judged (JPEG Motion Photos append a video after EOI).
+ * Whether a file is whole, checked as it streams past: each format's walker (imageWalkers.ts, containerWalkers.ts)
+ * asks this driver for bytes ("read 8", "skip 1,336") and throws a StructureFault where they break the format.
+ * After a walker returns nothing is judged (JPEG Motion Photos append a video after EOI).
  */
 
 export class StructureFault extends Error {

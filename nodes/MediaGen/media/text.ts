@@ -74,10 +74,7 @@ function decode(bytes: Buffer, encoding: string, head: boolean): string | undefi
 	return head && last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
 }
 
-/**
- * In a byte order mark's encoding; without one, JSON's first character is ASCII, so the zero bytes around it tell
- * UTF-16 and UTF-32 in either byte order (RFC 4627, section 3); anything else is UTF-8.
- */
+/** Without a byte order mark, JSON's first character is ASCII: its zero bytes tell UTF-16 and UTF-32 (RFC 4627, 3). */
 export function answerText(bytes: Buffer): string {
 	const mark = bomOf(bytes);
 	if (mark) return decode(bytes.subarray(mark[1].length), mark[0], false)!;
@@ -134,18 +131,14 @@ function inScripts(text: string): boolean {
 const asciiUnits = (text: string) => [...text].filter((char) => char >= '\t' && char <= '~').length;
 
 /**
- * In whichever byte order reads as text (the one with more ASCII, if both do). A message holds some ASCII (a space,
- * punctuation): 0x01 0x01 reads as "ā". A binary file's UTF-32 units almost always exceed 0x10FFFF; the script rule
- * keeps out arrays of small integers.
+ * The byte order that reads as text (with more ASCII, if both do): a message holds some (0x01 0x01 reads as "ā"), a
+ * binary file's UTF-32 units almost always exceed 0x10FFFF, and the script rule keeps out arrays of small integers.
  */
 function withoutMark(head: Buffer, unicode: 'UTF-32' | 'UTF-16'): BodyText | undefined {
 	const readings = ['LE', 'BE']
 		.map((order) => ({ encoding: `${unicode} ${order}`, text: decode(head, `${unicode} ${order}`, true) }))
-		.filter((reading): reading is BodyText => {
-			const { text } = reading;
-			return text !== undefined && asciiUnits(text) > 0 && isText(text) && inScripts(text);
-		});
-	return readings.sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
+		.filter(({ text }) => text !== undefined && asciiUnits(text) > 0 && isText(text) && inScripts(text));
+	return (readings as BodyText[]).sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
 }
 
 /** Single-byte text (Latin-1, Windows-125x, …): no control byte at all. Shown as Latin-1. */
@@ -155,15 +148,13 @@ function eightBit(head: Buffer): BodyText | undefined {
 		: undefined;
 }
 
-function withMark(head: Buffer, [encoding, bytes]: (typeof BOMS)[number]): BodyText | undefined {
-	const text = decode(head.subarray(bytes.length), encoding, true);
-	return text !== undefined && isText(text) ? { encoding: `${encoding} with a byte order mark`, text } : undefined;
-}
-
 /** Undefined for bytes that are not text in any encoding. */
 export function readAsText(head: Buffer): BodyText | undefined {
 	const mark = bomOf(head);
-	if (mark) return withMark(head, mark);
+	if (mark) {
+		const text = decode(head.subarray(mark[1].length), mark[0], true);
+		return text !== undefined && isText(text) ? { encoding: `${mark[0]} with a byte order mark`, text } : undefined;
+	}
 	const utf8 = decode(head, 'UTF-8', true);
 	if (utf8 !== undefined && utf8.length > 0 && isText(utf8)) return { encoding: 'UTF-8', text: utf8 };
 	return withoutMark(head, 'UTF-32') ?? withoutMark(head, 'UTF-16') ?? eightBit(head);
@@ -173,11 +164,8 @@ export function readAsText(head: Buffer): BodyText | undefined {
 export function byteOrderMark(head: Buffer): BodyText | undefined {
 	const mark = bomOf(head);
 	if (!mark) return undefined;
-	const rest = head.subarray(mark[1].length);
-	return {
-		encoding: `${mark[0]} with a byte order mark`,
-		text: rest.toString(mark[0] === 'UTF-8' ? 'utf8' : 'latin1'),
-	};
+	const text = head.subarray(mark[1].length).toString(mark[0] === 'UTF-8' ? 'utf8' : 'latin1');
+	return { encoding: `${mark[0]} with a byte order mark`, text };
 }
 
 export function kindOfText(text: string): string {

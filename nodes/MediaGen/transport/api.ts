@@ -53,9 +53,8 @@ interface RunCredential {
 }
 
 /**
- * The credential, read once per node run: every `getCredentials` is a database read and a decryption (and
- * `httpRequestWithAuthentication` makes its own unless handed one), and a run of 500 items sends thousands of
- * requests. It keeps the run's key redactor too, which costs more to build than most requests. Never kept past a run.
+ * The credential, read once per node run (never kept past it): each `getCredentials` is a database read and a
+ * decryption, a run of 500 items sends thousands of requests, and a key redactor costs more than most requests.
  */
 export class ApiSession {
 	private loaded?: Promise<RunCredential>;

@@ -33,10 +33,9 @@ export interface RequestSignal {
 }
 
 /**
- * Aborts at the deadline, when a shared source (Stop, the end of a run) aborts, or on `abort()`. `AbortSignal.any`
- * listens weakly, so thousands of requests add no listeners to the shared sources; but on Node 20 a timeout signal
- * only it refers to is collected, timer and all, and never fires (nodejs/node issue 57736): the deadline is listened
- * to strongly here until release.
+ * `AbortSignal.any` listens weakly, so thousands of requests add no listeners to the shared sources (Stop, the end of a
+ * run); but on Node 20 a timeout signal only it refers to is collected and never fires (nodejs/node issue 57736): the
+ * deadline is listened to strongly here until release.
  */
 export function linkedSignal(deadline: AbortSignal | undefined, shared: AbortSignal[]): RequestSignal {
 	const controller = new AbortController();

@@ -49,8 +49,7 @@ function namesTask(taskIds: string[], path: string): string {
 
 /** The tasks a failed answer names, or, for a creation that may have reached the server, that one may exist. */
 function taskAdvice(taskIds: string[], path: string, creation: boolean, reason: string): string {
-	if (taskIds.length) return namesTask(taskIds, path);
-	return creation ? mayHaveCreated(reason) : '';
+	return taskIds.length ? namesTask(taskIds, path) : creation ? mayHaveCreated(reason) : '';
 }
 
 class AnswerTooLarge extends Error {}
@@ -180,10 +179,9 @@ function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): 
 /** Code 9000: nothing was created, unless the answer names a task. */
 function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { taskIds, serverMessage, envelope } = answer;
-	const quoted = serverMessage ? ` ("${serverMessage}")` : '';
 	return apiError.call(this, call.redact, call.context, {
 		message: 'Insufficient credits',
-		description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
+		description: `The API answered code 9000${serverMessage ? ` ("${serverMessage}")` : ''}: the account behind this API key has no credits left for this request. ${
 			taskIds.length
 				? namesTask(taskIds, call.path)
 				: call.creation

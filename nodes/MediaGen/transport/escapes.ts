@@ -1,7 +1,6 @@
 /**
- * The escapes a server may write a text with (listed in docs/errors-and-n8n-settings.md, "The key in answers"),
- * undone one layer at a time, each character knowing where it came from, so that redaction.ts can replace the
- * original text wherever the key reads whole in a layer.
+ * The escapes a server may write a text with (docs/errors-and-n8n-settings.md, "The key in answers"), undone a layer at
+ * a time; each character knows where it came from, so that redaction.ts replaces the original text.
  */
 
 export interface Reading {

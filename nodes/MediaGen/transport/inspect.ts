@@ -21,9 +21,8 @@ type StreamState = NodeJS.ReadableStream & { destroyed?: boolean; errored?: Erro
 const cutOff = () => new Error('premature close: the file ended before its first bytes');
 
 /**
- * The first `count` bytes (or all, when fewer), put back in the same tick, before the stream can announce its end.
- * The listeners stay for the whole read: a 'readable' listener added while bytes are buffered fires at once, so one
- * per wait would spin. A stream that broke off before the read has no event left: its state says so.
+ * The first `count` bytes, put back in the same tick, before the stream can announce its end. The listeners stay for
+ * the whole read: one added while bytes are buffered fires at once, so one per wait would spin.
  */
 async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSignal): Promise<Buffer> {
 	const state = body as StreamState;
@@ -46,6 +45,7 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 				body.unshift(head);
 				return head;
 			}
+			// A stream that broke off before the read has no event left to wait for: its state says so.
 			if (state.errored) throw state.errored;
 			if (state.readableEnded) return Buffer.alloc(0);
 			if (failure || state.destroyed || signal.aborted) throw failure ?? cutOff();
@@ -87,10 +87,7 @@ function notAFile(this: IExecuteFunctions, { file, url, context }: Fetched, verd
 	);
 }
 
-/**
- * `Readable.from` of the body's own class: the Cloud rules let no community node import node:stream, and every
- * Node stream class inherits it (axios hands out `Readable.from`'s wrapper, or the response itself).
- */
+/** `Readable.from` of the body's class: community nodes may not import node:stream; every stream inherits it. */
 function readableFrom(body: NodeJS.ReadableStream): ReadableFrom {
 	for (let type: unknown = body.constructor; typeof type === 'function'; type = Object.getPrototypeOf(type)) {
 		const from = (type as { from?: unknown }).from;

@@ -88,9 +88,8 @@ const TASK_ID_IN_TEXT = new RegExp(
 );
 
 /**
- * Every task a creation answer names, whatever its status (each exists and may be charged), redacted: first the one
- * its JSON gives (`data.taskid`, else `taskid`), then every other `taskid` value in the text (names given twice, a
- * body that is not JSON: cut off, past the cap, wrapped in a page).
+ * Every task a creation answer names, whatever its status (each exists and may be charged): the one its JSON gives
+ * first, then every other `taskid` in the text (given twice, or in a body cut off, past the cap, wrapped in a page).
  */
 export function namedTaskIds(text: string, json: unknown, redactText: Redact): string[] {
 	const envelope = json && typeof json === 'object' ? (json as IDataObject) : {};
