@@ -1,6 +1,6 @@
 /**
- * What the API's words say about tasks (it has no code for it): a delete's status text, and whether a refusal says tasks
- * are not known, each read to err where a mistake costs less (docs/known-unknowns.md, "What a delete's answer says").
+ * What the API's words say about tasks (it has no code for it): a delete's status text, whether a refusal says tasks
+ * are not known; each read to err where a mistake costs less (docs/known-unknowns.md, "What a delete's answer says").
  */
 import { replaceSpans } from './redaction';
 
