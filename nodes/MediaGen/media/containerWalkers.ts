@@ -1,7 +1,6 @@
 /**
  * Walkers of ISO boxes (MP4, QuickTime, HEIF, AVIF) and EBML elements (WebM, Matroska), whose end is the file's: bytes
- * after the last one are read as one more, so a file with anything appended is not whole. The rules in words:
- * docs/waiting-and-output.md#what-whole-means.
+ * after the last one are read as one more, so nothing may be appended (docs/waiting-and-output.md#what-whole-means).
  */
 import {
 	fault,

@@ -170,7 +170,6 @@ interface Tiff {
 	uint(bytes: Buffer, at: number, size: number): number;
 	/** The furthest byte the file must hold (an IFD, values, strips, tiles), and what lies there. */
 	needed: { end: number; what: string };
-	/** IFDs and strip tables still to read. */
 	targets: TiffTarget[];
 	/** By `ifd:tag`. */
 	arrays: Map<string, number[]>;

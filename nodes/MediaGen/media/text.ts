@@ -1,7 +1,6 @@
 /**
- * Text in any Unicode encoding, for API answers and result bodies alike: an answer's body as text (answerText), and
- * whether a result body's first bytes are text (hosts send sign-in pages and error messages where a file should be,
- * under any Content-Type), in which encoding, and of what kind.
+ * Text in any Unicode encoding: an API answer's body (answerText), and whether a result body's first bytes are text
+ * (hosts send sign-in and error pages in a file's place, under any Content-Type), in which encoding, of what kind.
  */
 
 export interface BodyText {

@@ -1,7 +1,6 @@
 /**
- * An API answer's body, bounded whatever a server sends: at most MAX_ANSWER_BYTES, JSON at most MAX_ANSWER_DEPTH
- * deep (so that redaction, n8n's copies of items and JSON.stringify never recurse without a bound). A body cut short
- * keeps the bytes that came: a creation's task id may be in them.
+ * An API answer's body, bounded whatever a server sends (so that redaction, n8n's copies of items and JSON.stringify
+ * never recurse without a bound). A body cut short keeps the bytes that came: a creation's task id may be in them.
  */
 import type { IDataObject } from 'n8n-workflow';
 
