@@ -1,9 +1,6 @@
 /**
- * Walkers of the formats whose end is the file's end (imageWalkers.ts walks the others; the rules in words:
- * docs/waiting-and-output.md#what-whole-means): ISO base media boxes (MP4, QuickTime, HEIF, HEIC, AVIF) and EBML
- * elements (WebM, Matroska). Their sizes must add up to the file: a box or element that runs past the end is a file
- * cut inside it, and bytes after the last one are read as a box or element too, so that a file with anything
- * appended is not whole either.
+ * Walkers of ISO boxes (MP4, QuickTime, HEIF, AVIF) and EBML elements (WebM, Matroska), whose end is the file's: bytes
+ * after the last one are read as one more, so nothing may be appended (docs/waiting-and-output.md#what-whole-means).
  */
 import {
 	fault,
@@ -37,7 +34,6 @@ interface Box {
 
 interface IsoState {
 	kind: 'video' | 'image';
-	/** Top-level boxes in file order. */
 	top: string[];
 	/** The furthest byte the file's index says it holds (HEIF's iloc extents), and what lies there. */
 	needed: { end: number; what: string };
@@ -53,16 +49,14 @@ function* boxHeader(c: Cursor, orEnd: boolean, inside: string): Walk<Box | null>
 		throw fault(at, `the bytes at byte ${figure(at)} are not a box: ${showBytes(head)}`);
 	const size = head.readUInt32BE(0);
 	if (size === 0) return { type, at };
-	if (size === 1) {
-		const large = Number((yield* read(8, what)).readBigUInt64BE(0));
-		if (large < 16) throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(large)} bytes`);
-		return { type, at, size: large };
+	// Size 1: a 64-bit size follows the type.
+	const claimed = size === 1 ? Number((yield* read(8, what)).readBigUInt64BE(0)) : size;
+	if (claimed < (size === 1 ? 16 : 8)) {
+		throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(claimed)} bytes`);
 	}
-	if (size < 8) throw fault(at, `the box "${type}" at byte ${figure(at)} claims ${figure(size)} bytes`);
-	return { type, at, size };
+	return { type, at, size: claimed };
 }
 
-/** An unsigned big-endian field of 0, 4 or 8 bytes (iloc's sizes). */
 function field(body: Buffer, at: number, bytes: number): number {
 	if (at + bytes > body.length) throw new RangeError('past the box');
 	if (bytes === 0) return 0;
@@ -150,8 +144,8 @@ function* iso(c: Cursor, kind: IsoState['kind']): Walk {
 	if (kind === 'video') {
 		// A media segment (styp, or a fragment first) carries its index in moof; a file carries it in moov.
 		const segment = has('styp') || opening === 'moof' || opening === 'sidx';
-		if (segment ? !has('moof') : !has('moov'))
-			throw missing(segment ? '"moof" box (its index)' : '"moov" box (its index)');
+		const index = segment ? 'moof' : 'moov';
+		if (!has(index)) throw missing(`"${index}" box (its index)`);
 		if (!has('mdat')) throw missing('"mdat" box (its media data)');
 		return;
 	}
@@ -192,8 +186,8 @@ function elementName(id: number): string {
 	return `the element ${id.toString(16).toUpperCase()}${name ? ` (${name})` : ''}`;
 }
 
-/** One variable-length integer: its length from the first byte's leading zeros, at most `most` bytes. */
-function* vint(c: Cursor, orEnd: boolean, most: number, at: number, what: string): Walk<Buffer | null> {
+/** Its length from the first byte's leading zeros, at most `most` bytes. */
+function* vint(orEnd: boolean, most: number, at: number, what: string): Walk<Buffer | null> {
 	const first = orEnd ? yield* readOrEnd(1, what) : yield* read(1, what);
 	if (!first) return null;
 	const length = Math.clz32(first[0]) - 23;
@@ -204,9 +198,9 @@ function* vint(c: Cursor, orEnd: boolean, most: number, at: number, what: string
 function* element(c: Cursor, orEnd: boolean, inside = ''): Walk<Element | null> {
 	const at = c.at;
 	const what = `the element header at byte ${figure(at)}${inside}`;
-	const idBytes = yield* vint(c, orEnd, 4, at, what);
+	const idBytes = yield* vint(orEnd, 4, at, what);
 	if (!idBytes) return null;
-	const sizeBytes = (yield* vint(c, false, 8, at, what))!;
+	const sizeBytes = (yield* vint(false, 8, at, what))!;
 	const id = idBytes.reduce((value, byte) => value * 256 + byte, 0);
 	const mask = 0xff >> sizeBytes.length;
 	if ((sizeBytes[0] & mask) === mask && sizeBytes.subarray(1).every((byte) => byte === 0xff)) return { id, at };

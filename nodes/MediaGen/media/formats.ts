@@ -1,7 +1,6 @@
 /**
- * The media formats the node takes a result file for, as one table: each recognised by its first bytes, never by
- * what a host or a file name says. It gives a stored file its MIME type and extension (so that both always say
- * what the bytes are) and an input file without a type its MIME type by extension.
+ * The formats a result file may be, one table, each known by its first bytes (never by a host's or a file name's word);
+ * a stored file's MIME type and extension come from its row (docs/waiting-and-output.md, "What a result file may be").
  */
 import { byteOrderMark, readAsText, type BodyText } from './text';
 import { ebml, ISO_PADDING, isoImage, isoVideo } from './containerWalkers';
@@ -13,11 +12,7 @@ type Part = string | number | { skip: number } | { from: number; to: number } | 
 
 /** ISO base media files (MP4, QuickTime, HEIF, AVIF) are told apart by their boxes, not by fixed bytes. */
 interface IsoRule {
-	/**
-	 * Brands of the ftyp (or styp) box, major or compatible, that make a file this format. A file whose major brand
-	 * no row lists is none of them, whatever it claims to be compatible with (a Canon raw still is `crx ` and
-	 * `isom`).
-	 */
+	/** Brands of the ftyp (or styp) box, major or compatible, that make a file this format. */
 	brands: readonly string[];
 	/** Boxes a file of this format may open with when it has no ftyp at all (QuickTime before ISO, segments). */
 	firstBoxes?: readonly string[];
@@ -28,12 +23,11 @@ export interface MediaFormat {
 	mimeType: string;
 	/** The extension a stored file gets, then other extensions files of the format go by. */
 	extensions: readonly [string, ...string[]];
-	/** Byte patterns from the first byte: any one of them is enough. */
+	/** Any one of them is enough. */
 	starts?: ReadonlyArray<readonly Part[]>;
-	/** Matroska and WebM: the EBML header's DocType. */
+	/** The EBML header's DocType. */
 	docType?: string;
 	iso?: IsoRule;
-	/** What "whole" means for the format: its structure, checked as the file streams in (imageWalkers.ts, containerWalkers.ts). */
 	whole: Walker;
 }
 
@@ -43,10 +37,8 @@ const ISO_FIRST_BOXES = ['ftyp', 'styp', ...ISO_PADDING, 'moov', 'mdat', 'moof',
 const EBML = [0x1a, 0x45, 0xdf, 0xa3];
 
 /**
- * The accepted formats. ISO rows are tried in this order on a file's brands (an AVIF also lists mif1); an ISO file
- * whose major brand no row lists is stored as what it is, a binary the table does not know. SVG is not here: it is
- * markup, which can carry scripts, and is refused as text. BMP and TIFF stay: image tools export them, and their
- * headers (zero fields, a fixed DIB size, a byte-order mark of their own) cannot be mistaken for text.
+ * ISO rows are tried in this order on a file's brands (an AVIF also lists mif1). SVG is not here: it is markup, which
+ * can carry scripts. BMP and TIFF are: image tools export them, and their headers cannot be mistaken for text.
  */
 export const MEDIA_FORMATS: readonly MediaFormat[] = [
 	{ name: 'PNG', mimeType: 'image/png', extensions: ['png'], starts: [['\x89PNG\r\n\x1a\n']], whole: png },
@@ -143,11 +135,8 @@ function partMatches(head: Buffer, at: number, part: Part): number | undefined {
 
 function startsWith(head: Buffer, pattern: readonly Part[]): boolean {
 	let at: number | undefined = 0;
-	for (const part of pattern) {
-		at = partMatches(head, at, part);
-		if (at === undefined) return false;
-	}
-	return true;
+	for (const part of pattern) at = at === undefined ? undefined : partMatches(head, at, part);
+	return at !== undefined;
 }
 
 /** The DocType of an EBML header (element 0x4282 with a one-byte size), within the header's first bytes. */
@@ -158,7 +147,6 @@ function ebmlDocType(head: Buffer): string | undefined {
 	return head.toString('latin1', at + 3, at + 3 + size);
 }
 
-/** What an ISO file's boxes say: the brands of its ftyp/styp box, or the box it opens with when it has none. */
 interface IsoHead {
 	brands?: string[];
 	firstBox: string;
@@ -185,8 +173,8 @@ function isoHead(head: Buffer): IsoHead | undefined {
 }
 
 /**
- * The row of an ISO file: by its brands when its major brand is one a row lists (the first row that lists any of
- * its brands: an AVIF also claims mif1), else none; by its first box when it has no ftyp.
+ * By its brands when a row lists its major brand, else none: whatever else it claims to be compatible with (a Canon
+ * raw still is `crx ` and `isom`), it is none of them. By its first box when it has no ftyp.
  */
 function isoFormat(iso: IsoHead): MediaFormat | undefined {
 	const rows = MEDIA_FORMATS.filter((format) => format.iso);
@@ -198,7 +186,6 @@ function isoFormat(iso: IsoHead): MediaFormat | undefined {
 	return rows.find(({ iso: rule }) => rule!.firstBoxes?.includes(iso.firstBox));
 }
 
-/** The format of the table that fixed bytes at a file's start announce (every row but the ISO ones). */
 function signatureFormat(head: Buffer): MediaFormat | undefined {
 	return MEDIA_FORMATS.find(
 		(format) =>
@@ -207,20 +194,13 @@ function signatureFormat(head: Buffer): MediaFormat | undefined {
 	);
 }
 
-/** What a body's first bytes are: a format of the table, text of some kind, only zero bytes, or something else. */
 export type BodyClass =
 	| { kind: 'media'; format: MediaFormat }
 	| { kind: 'text'; text: BodyText }
 	| { kind: 'zeros' }
 	| { kind: 'unknown' };
 
-/**
- * Judges a body by its first bytes (up to MEDIA_HEAD_BYTES of them), in this order: fixed signatures (no text
- * starts like them); text in any encoding, with or without a byte order mark; ISO boxes (after text, because a
- * box is named by four letters that a sentence may hold: "Try free trial"; a real ISO file's head is never text);
- * a byte order mark before anything else; only zero bytes. What is left is a binary of a format the table does
- * not know.
- */
+/** Signatures (no text starts like them), then text, then ISO boxes, whose names a sentence may hold ("free"). */
 export function classifyBody(head: Buffer): BodyClass {
 	const signed = signatureFormat(head);
 	if (signed) return { kind: 'media', format: signed };
@@ -235,7 +215,7 @@ export function classifyBody(head: Buffer): BodyClass {
 	return { kind: 'unknown' };
 }
 
-/** The MIME type of a file name's extension, for the formats of the table. */
+/** For an input file without a type. */
 export function mimeFromFileName(fileName: string | undefined): string | undefined {
 	const extension = /\.([a-z0-9]+)$/i.exec(fileName ?? '')?.[1]?.toLowerCase();
 	return extension ? MEDIA_FORMATS.find((format) => format.extensions.includes(extension))?.mimeType : undefined;

@@ -1,7 +1,4 @@
-/**
- * Width and height of the reference image formats the API takes (PNG, JPEG, WebP), read from the file's
- * first bytes, without decoding it (a mask's, a reference image's).
- */
+/** Width and height of a PNG, JPEG or WebP (a mask, a reference image) from its first bytes, without decoding it. */
 import { isFrame, standalone } from './imageWalkers';
 
 export interface ImageSize {
@@ -16,28 +13,23 @@ export function isJpeg(header: Buffer): boolean {
 	return header.length >= 3 && header[0] === 0xff && header[1] === 0xd8 && header[2] === 0xff;
 }
 
-/** Bytes needed to read a PNG's size: signature, IHDR length and type, width and height. */
+/** Signature, IHDR length and type, width and height. */
 export const PNG_HEADER_BYTES = 24;
 
-/** Width and height from the IHDR chunk, or undefined when the bytes are not a PNG. */
 export function pngSize(header: Buffer): ImageSize | undefined {
 	if (header.length < PNG_HEADER_BYTES || header.toString('latin1', 0, 8) !== '\x89PNG\r\n\x1a\n') return undefined;
 	if (header.toString('ascii', 12, 16) !== 'IHDR') return undefined;
 	return { width: header.readUInt32BE(16), height: header.readUInt32BE(20) };
 }
 
-/** Walks the JPEG segments to the first start-of-frame; undefined when it is not within `bytes`. */
+/** Undefined when the first frame header is not within `bytes`. */
 function jpegSize(bytes: Buffer): ImageSize | undefined {
 	let offset = 2;
 	while (offset + 4 <= bytes.length) {
 		if (bytes[offset] !== 0xff) return undefined;
 		const marker = bytes[offset + 1];
-		if (marker === 0xff) {
-			offset += 1; // fill byte
-			continue;
-		}
-		if (marker === 0xd8 || standalone(marker)) {
-			offset += 2; // markers without a length
+		if (marker === 0xff || marker === 0xd8 || standalone(marker)) {
+			offset += marker === 0xff ? 1 : 2; // a fill byte, or a marker without a length
 			continue;
 		}
 		if (marker === 0xd9 || marker === 0xda) return undefined; // end of image, or scan data before any frame header
@@ -69,7 +61,6 @@ function webpSize(bytes: Buffer): ImageSize | undefined {
 	return undefined;
 }
 
-/** The size of a PNG, JPEG or WebP from its leading bytes; undefined for other formats or when not within them. */
 export function imageSize(bytes: Buffer): ImageSize | undefined {
 	if (isJpeg(bytes)) return jpegSize(bytes);
 	return pngSize(bytes) ?? webpSize(bytes);

@@ -1,7 +1,6 @@
 /**
- * What "whole" means for the image formats of the media table (formats.ts names each row's walker), walked by the
- * driver of structure.ts as the bytes stream past; containerWalkers.ts holds the formats whose end is the file's.
- * The rules in words, format by format: docs/waiting-and-output.md#what-whole-means.
+ * What "whole" means for the image formats of the media table, walked by structure.ts's driver (containerWalkers.ts
+ * holds the formats whose end is the file's). The rules in words: docs/waiting-and-output.md#what-whole-means.
  */
 import { fault, figure, holds, MAX_READ, read, showBytes, skip, span, type Cursor, type Walk } from './structure';
 
@@ -113,17 +112,10 @@ export function* webp(c: Cursor): Walk {
 		const type = header.toString('latin1', 0, 4);
 		const length = header.readUInt32LE(4);
 		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${showBytes(header)}`);
-		if (at + 8 + length > end) {
-			throw fault(
-				at,
-				`${span(`the chunk ${JSON.stringify(type)}`, at, length + 8)} runs past the RIFF data's end, byte ${figure(end)}`,
-			);
-		}
+		const chunk = span(`the chunk ${JSON.stringify(type)}`, at, length + 8);
+		if (at + 8 + length > end) throw fault(at, `${chunk} runs past the RIFF data's end, byte ${figure(end)}`);
 		// Odd chunks are padded to an even size; the padding of the last one may be missing.
-		yield* skip(
-			Math.min(length + (length & 1), end - at - 8),
-			span(`the chunk ${JSON.stringify(type)}`, at, length + 8),
-		);
+		yield* skip(Math.min(length + (length & 1), end - at - 8), chunk);
 		if (IMAGE_CHUNKS.includes(type)) images++;
 	}
 	if (!images) throw fault(12, 'it holds no image chunk (VP8, VP8L or ANMF)');
@@ -163,9 +155,9 @@ const TILE_COUNTS = 325;
 const ARRAY_TAGS = [STRIP_OFFSETS, STRIP_COUNTS, TILE_OFFSETS, TILE_COUNTS];
 const MAX_ENTRIES = 4096;
 
+/** An IFD, or (with `array`) the values of its strip or tile array. */
 interface TiffTarget {
 	at: number;
-	/** An IFD, or the values of a strip or tile array (`ifd` names the IFD, `tag` the array). */
 	ifd: number;
 	array?: { tag: number; count: number; type: number };
 }
@@ -175,13 +167,11 @@ interface Tiff {
 	big: boolean;
 	/** Bytes of an offset, and at most of the values an entry holds itself. */
 	word: number;
-	/** An unsigned number of 1, 2, 4 or 8 bytes. */
 	uint(bytes: Buffer, at: number, size: number): number;
 	/** The furthest byte the file must hold (an IFD, values, strips, tiles), and what lies there. */
 	needed: { end: number; what: string };
-	/** IFDs and strip tables still to read. */
 	targets: TiffTarget[];
-	/** Strip and tile arrays read so far, by `ifd:tag`. */
+	/** By `ifd:tag`. */
 	arrays: Map<string, number[]>;
 }
 

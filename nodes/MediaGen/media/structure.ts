@@ -1,18 +1,11 @@
 /**
- * Whether a file is whole: its bytes checked against the structure of its format as they stream past, without
- * holding the file (a 1 GB video is walked a chunk at a time; only headers are read, payloads are skipped).
- *
- * Each format is a walker (imageWalkers.ts, containerWalkers.ts): a generator that asks the driver below for the next bytes it
- * needs ("read 8", "skip 1,336", "read to the end") and throws a StructureFault where the bytes break the format.
- * The driver answers from the chunks as they arrive; when the stream ends while a walker still waits for bytes, the
- * file is cut. A walker that returns has found the format's end: what follows is not judged (JPEG Motion Photos
- * append a video after EOI). Formats whose end is the file's end (ISO boxes, EBML elements) read on to it.
+ * Whether a file is whole, checked as it streams past: each format's walker (imageWalkers.ts, containerWalkers.ts)
+ * asks this driver for bytes ("read 8", "skip 1,336") and throws a StructureFault where they break the format.
+ * After a walker returns nothing is judged (JPEG Motion Photos append a video after EOI).
  */
 
-/** Where and how a file breaks its format. */
 export class StructureFault extends Error {
 	constructor(
-		/** Byte offset the fault is about. */
 		readonly at: number,
 		message: string,
 		/** The file ended (or is announced to end) inside a structure, rather than holding wrong bytes. */
@@ -26,16 +19,14 @@ export class StructureFault extends Error {
 type WalkStep =
 	/** Exactly `bytes` bytes (at most MAX_READ); with `orEnd`, null when the file ends right here. */
 	| { op: 'read'; bytes: number; orEnd?: boolean; what: string }
-	/** Passes over `bytes` bytes (any number) without keeping them. */
 	| { op: 'skip'; bytes: number; what: string }
-	/** Passes over everything up to the end; answers the file's length. */
+	/** Answers the file's length. */
 	| { op: 'toEnd' }
 	/** JPEG entropy-coded data: passes over it to the next marker that is not a restart; answers that marker. */
 	| { op: 'jpegScan'; what: string }
 	/** GIF data sub-blocks, up to and including the empty one that ends them. */
 	| { op: 'gifBlocks'; what: string };
 
-/** A walker's position in the file, kept up to date by the driver. */
 export interface Cursor {
 	at: number;
 }
@@ -44,10 +35,7 @@ export type Walk<T = void> = Generator<WalkStep, T, unknown>;
 
 export type Walker = (cursor: Cursor) => Walk;
 
-/**
- * The longest single read a walker may ask for (headers, an index box, a strip table): payloads are skipped, never
- * read, so that a check holds at most this much of a file however large it is.
- */
+/** The longest read (a header, an index box, a strip table): a check holds at most this much of any file. */
 export const MAX_READ = 256 * 1024;
 
 export function* read(bytes: number, what: string): Walk<Buffer> {
@@ -66,10 +54,7 @@ export function* toEnd(): Walk<number> {
 	return (yield { op: 'toEnd' }) as number;
 }
 
-/**
- * Passes over the rest of the file, which must hold the furthest byte its own index says it holds (TIFF's strips,
- * HEIF's iloc extents: they may lie before or after the index, so they are judged at the file's end).
- */
+/** The rest of the file must hold what its index locates (TIFF's strips, HEIF's extents: on either side of it). */
 export function* holds(needed: { end: number; what: string }): Walk {
 	const length = yield* toEnd();
 	if (needed.end > length) {
@@ -77,47 +62,32 @@ export function* holds(needed: { end: number; what: string }): Walk {
 	}
 }
 
-/** A count or an offset in a message: 1,008,813,135. */
 export const figure = (value: number) => value.toLocaleString('en-US');
 
 export const fault = (at: number, text: string) => new StructureFault(at, text);
 
-/** Bytes shown in a message: as text when they are printable, else in hex. */
 export function showBytes(bytes: Buffer): string {
 	const text = bytes.toString('latin1');
 	return /^[\x20-\x7e]+$/.test(text) ? JSON.stringify(text) : bytes.toString('hex').replace(/(..)(?!$)/g, '$1 ');
 }
 
-/** "the chunk "IDAT" at byte 33 (1,234 bytes)" and the like, for messages. */
+/** "the chunk "IDAT" at byte 33 (1,234 bytes)". */
 export function span(name: string, at: number, bytes: number): string {
 	return `${name} at byte ${figure(at)} (${figure(bytes)} bytes)`;
 }
 
-/**
- * Feeds a walker the bytes of one file as they arrive. `push` and `end` throw the StructureFault that ends the
- * check; after `end` returns, the file is whole. `announced` (Content-Length) lets a structure that claims more
- * bytes than the file will have fail at once, before the rest is read.
- */
+/** `announced` (Content-Length) fails a structure that claims more bytes than that at once, before the rest is read. */
 export class StructureCheck {
 	private readonly cursor: Cursor = { at: 0 };
-
 	private readonly walk: Walk;
-
 	/** What the walker waits for; undefined once it has returned. */
 	private step: WalkStep | undefined;
-
-	/** Parts of a read collected so far. */
 	private parts: Buffer[] = [];
-
 	private collected = 0;
-
-	/** Bytes a skip still passes over. */
-	private skipping = 0;
-
-	/** jpegScan: the last byte seen was 0xFF; gifBlocks: bytes of the current sub-block still to pass. */
+	/** Bytes a skip, or the current GIF sub-block, still passes over. */
+	private left = 0;
+	/** jpegScan: the last byte seen was 0xFF. */
 	private afterFf = false;
-
-	private blockLeft = 0;
 
 	constructor(
 		walker: Walker,
@@ -133,7 +103,6 @@ export class StructureCheck {
 		if (!this.step) this.cursor.at += chunk.length - offset;
 	}
 
-	/** The file ended: whole, or a StructureFault. */
 	end(): void {
 		for (let step = this.step; step; step = this.step) {
 			if (step.op === 'toEnd') this.resume(this.cursor.at);
@@ -147,7 +116,7 @@ export class StructureCheck {
 		return new StructureFault(fileEnd, `the file ends at byte ${figure(fileEnd)}, inside ${what}`, true);
 	}
 
-	/** Starts the walker's next step with `answer` to its last one; checks the step against Content-Length. */
+	/** Starts the walker's next step with `answer` to its last one. */
 	private resume(answer: unknown): void {
 		const next = this.walk.next(answer);
 		const step = next.done ? undefined : next.value;
@@ -156,11 +125,10 @@ export class StructureCheck {
 		this.parts = [];
 		this.collected = 0;
 		this.afterFf = false;
-		this.blockLeft = 0;
+		this.left = step.op === 'skip' ? step.bytes : 0;
 		if (step.op === 'read' && (step.bytes < 0 || step.bytes > MAX_READ)) {
 			throw new StructureFault(this.cursor.at, `${step.what} claims ${figure(step.bytes)} bytes`);
 		}
-		if (step.op === 'skip') this.skipping = step.bytes;
 		if ((step.op === 'read' || step.op === 'skip') && this.announced !== undefined) {
 			const end = this.cursor.at + step.bytes;
 			if (end > this.announced && !(step.op === 'read' && step.orEnd && this.cursor.at === this.announced)) {
@@ -171,29 +139,26 @@ export class StructureCheck {
 		if (step.op === 'read' && step.bytes === 0) this.resume(Buffer.alloc(0));
 	}
 
-	/** Serves the current step from `chunk` at `offset`; returns where the next step starts. */
+	/** Returns where the next step starts in `chunk`. */
 	private take(chunk: Buffer, offset: number): number {
 		const step = this.step!;
 		const available = chunk.length - offset;
 		switch (step.op) {
 			case 'read': {
-				const wanted = step.bytes - this.collected;
-				const used = Math.min(wanted, available);
+				const used = Math.min(step.bytes - this.collected, available);
 				this.cursor.at += used;
-				if (used === wanted && this.collected === 0) {
-					this.resume(chunk.subarray(offset, offset + used));
-				} else {
-					this.parts.push(chunk.subarray(offset, offset + used));
-					this.collected += used;
-					if (this.collected === step.bytes) this.resume(Buffer.concat(this.parts));
-				}
+				this.parts.push(chunk.subarray(offset, offset + used));
+				this.collected += used;
+				if (this.collected < step.bytes) return offset + used;
+				// A read that one chunk holds is answered without a copy.
+				this.resume(this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts));
 				return offset + used;
 			}
 			case 'skip': {
-				const used = Math.min(this.skipping, available);
-				this.skipping -= used;
+				const used = Math.min(this.left, available);
+				this.left -= used;
 				this.cursor.at += used;
-				if (!this.skipping) this.resume(undefined);
+				if (!this.left) this.resume(undefined);
 				return offset + used;
 			}
 			case 'toEnd':
@@ -221,12 +186,8 @@ export class StructureCheck {
 				return at;
 			}
 			const ff = chunk.indexOf(0xff, at);
-			if (ff < 0) {
-				at = chunk.length;
-				break;
-			}
-			this.afterFf = true;
-			at = ff + 1;
+			this.afterFf = ff >= 0;
+			at = ff < 0 ? chunk.length : ff + 1;
 		}
 		this.cursor.at += at - offset;
 		return at;
@@ -236,9 +197,9 @@ export class StructureCheck {
 	private passBlocks(chunk: Buffer, offset: number): number {
 		let at = offset;
 		while (at < chunk.length) {
-			if (this.blockLeft > 0) {
-				const used = Math.min(this.blockLeft, chunk.length - at);
-				this.blockLeft -= used;
+			if (this.left > 0) {
+				const used = Math.min(this.left, chunk.length - at);
+				this.left -= used;
 				at += used;
 				continue;
 			}
@@ -249,7 +210,7 @@ export class StructureCheck {
 				this.resume(undefined);
 				return at;
 			}
-			this.blockLeft = size;
+			this.left = size;
 		}
 		this.cursor.at += at - offset;
 		return at;

@@ -1,15 +1,12 @@
 /**
- * Text in any Unicode encoding, decoded in one place for API answers and result bodies alike: an answer's whole
- * body as the text it is (answerText), and whether the first bytes of a result body are text, in which encoding, and
- * what kind of text (a sign-in page, an SVG, an error message). Hosts send such text where a file should be, under
- * any Content-Type; the table of media (formats.ts) decides what a file is, this file what a body that is not one
- * says.
+ * Text in any Unicode encoding: an API answer's body (answerText), and whether a result body's first bytes are text
+ * (hosts send sign-in and error pages in a file's place, under any Content-Type), in which encoding, of what kind.
  */
 
 export interface BodyText {
 	/** "UTF-8", "UTF-16 LE with a byte order mark", "an 8-bit encoding", … */
 	encoding: string;
-	/** The text, decoded, without its byte order mark. */
+	/** Without its byte order mark. */
 	text: string;
 }
 
@@ -43,10 +40,7 @@ function wholeUtf8(bytes: Buffer): Buffer {
 	return bytes;
 }
 
-/**
- * UTF-32 code units as text, an incomplete last one dropped. A unit that is no code point reads as U+FFFD in an
- * answer (`strict` false); in a body's first bytes it means the bytes are not UTF-32 (undefined).
- */
+/** An incomplete last unit is dropped; one that is no code point is U+FFFD, or with `strict` makes it not UTF-32. */
 function decodeUtf32(bytes: Buffer, bigEndian: boolean, strict: boolean): string | undefined {
 	const points: number[] = [];
 	let text = '';
@@ -61,11 +55,7 @@ function decodeUtf32(bytes: Buffer, bigEndian: boolean, strict: boolean): string
 	return text + String.fromCodePoint(...points);
 }
 
-/**
- * Bytes in a Unicode encoding as text. `head`: they are a body's first bytes, which may cut a character in two (a cut
- * one is dropped) and are not text when they break the encoding (undefined); an answer reads them leniently
- * (U+FFFD). UTF-16: an odd last byte, cut off, is dropped.
- */
+/** `head`: first bytes, a cut last character dropped, undefined when not text; an answer is read leniently. */
 function decode(bytes: Buffer, encoding: string, head: boolean): string | undefined {
 	const bigEndian = encoding.endsWith('BE');
 	if (encoding.startsWith('UTF-32')) return decodeUtf32(bytes, bigEndian, head);
@@ -83,11 +73,7 @@ function decode(bytes: Buffer, encoding: string, head: boolean): string | undefi
 	return head && last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
 }
 
-/**
- * An API answer's body as text, in whichever Unicode encoding the server wrote it: after a byte order mark, in the
- * mark's encoding (UTF-8, UTF-16 or UTF-32, either byte order); without one, JSON's first character is ASCII, so the
- * zero bytes around it tell UTF-16 and UTF-32 in either byte order (RFC 4627, section 3); anything else is UTF-8.
- */
+/** Without a byte order mark, JSON's first character is ASCII: its zero bytes tell UTF-16 and UTF-32 (RFC 4627, 3). */
 export function answerText(bytes: Buffer): string {
 	const mark = bomOf(bytes);
 	if (mark) return decode(bytes.subarray(mark[1].length), mark[0], false)!;
@@ -99,7 +85,7 @@ export function answerText(bytes: Buffer): string {
 	return bytes.toString('utf8');
 }
 
-/** Text holds no control character and no lone surrogate (UTF-16 of something that is not text does). */
+/** No control character and no lone surrogate (UTF-16 of something that is not text has them). */
 function isText(text: string): boolean {
 	for (let index = 0; index < text.length; index++) {
 		const code = text.charCodeAt(index);
@@ -114,9 +100,8 @@ function isText(text: string): boolean {
 }
 
 /**
- * Code units of the scripts and punctuation that messages are written in. UTF-16 without a byte order mark is
- * taken for text only when every unit is one of them: units of a binary file fall outside them about every
- * third unit, so a head of a few hundred units never passes by chance.
+ * The scripts and punctuation of messages. UTF-16 without a byte order mark is text only when every unit is in them:
+ * a binary file's units fall outside about every third unit, so a head of a few hundred never passes by chance.
  */
 const SCRIPT_RANGES: ReadonlyArray<readonly [number, number]> = [
 	[0x09, 0x0d],
@@ -142,23 +127,17 @@ function inScripts(text: string): boolean {
 	return true;
 }
 
-/** ASCII characters (whitespace included): the spaces, punctuation and markup of a message. */
 const asciiUnits = (text: string) => [...text].filter((char) => char >= '\t' && char <= '~').length;
 
 /**
- * UTF-32 or UTF-16 without a byte order mark, in whichever byte order reads as text (the one with more ASCII, if
- * both do). A message holds at least one ASCII character (a space, punctuation, markup): a run of one repeated byte
- * (0x01 0x01 reads as "ā") is not a message. A UTF-32 unit of text is at most 0x10FFFF, which the four bytes of a
- * binary file's units exceed almost always; the script rule keeps out arrays of small integers (a table of lengths).
+ * The byte order that reads as text (with more ASCII, if both do): a message holds some (0x01 0x01 reads as "ā"), a
+ * binary file's UTF-32 units almost always exceed 0x10FFFF, and the script rule keeps out arrays of small integers.
  */
 function withoutMark(head: Buffer, unicode: 'UTF-32' | 'UTF-16'): BodyText | undefined {
 	const readings = ['LE', 'BE']
 		.map((order) => ({ encoding: `${unicode} ${order}`, text: decode(head, `${unicode} ${order}`, true) }))
-		.filter((reading): reading is BodyText => {
-			const { text } = reading;
-			return text !== undefined && asciiUnits(text) > 0 && isText(text) && inScripts(text);
-		});
-	return readings.sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
+		.filter(({ text }) => text !== undefined && asciiUnits(text) > 0 && isText(text) && inScripts(text));
+	return (readings as BodyText[]).sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
 }
 
 /** Single-byte text (Latin-1, Windows-125x, …): no control byte at all. Shown as Latin-1. */
@@ -168,38 +147,26 @@ function eightBit(head: Buffer): BodyText | undefined {
 		: undefined;
 }
 
-function withMark(head: Buffer, [encoding, bytes]: (typeof BOMS)[number]): BodyText | undefined {
-	const text = decode(head.subarray(bytes.length), encoding, true);
-	return text !== undefined && isText(text) ? { encoding: `${encoding} with a byte order mark`, text } : undefined;
-}
-
-/**
- * The body as text, when it is text: after a byte order mark, in its encoding; else UTF-8, UTF-32 or UTF-16 in
- * either byte order, or a single-byte encoding. Undefined for bytes that are not text in any of them.
- */
+/** Undefined for bytes that are not text in any encoding. */
 export function readAsText(head: Buffer): BodyText | undefined {
 	const mark = bomOf(head);
-	if (mark) return withMark(head, mark);
+	if (mark) {
+		const text = decode(head.subarray(mark[1].length), mark[0], true);
+		return text !== undefined && isText(text) ? { encoding: `${mark[0]} with a byte order mark`, text } : undefined;
+	}
 	const utf8 = decode(head, 'UTF-8', true);
 	if (utf8 !== undefined && utf8.length > 0 && isText(utf8)) return { encoding: 'UTF-8', text: utf8 };
 	return withoutMark(head, 'UTF-32') ?? withoutMark(head, 'UTF-16') ?? eightBit(head);
 }
 
-/**
- * A byte order mark before bytes that are not text in its encoding: still text by its own account, never a file
- * (no format of the media table starts with one). What follows is shown as far as it decodes.
- */
+/** A byte order mark before bytes that are not text: still text by its own account (no format starts with one). */
 export function byteOrderMark(head: Buffer): BodyText | undefined {
 	const mark = bomOf(head);
 	if (!mark) return undefined;
-	const rest = head.subarray(mark[1].length);
-	return {
-		encoding: `${mark[0]} with a byte order mark`,
-		text: rest.toString(mark[0] === 'UTF-8' ? 'utf8' : 'latin1'),
-	};
+	const text = head.subarray(mark[1].length).toString(mark[0] === 'UTF-8' ? 'utf8' : 'latin1');
+	return { encoding: `${mark[0]} with a byte order mark`, text };
 }
 
-/** What kind of text it is, for a message: "an HTML page", "an SVG image", "XML", "JSON" or "text". */
 export function kindOfText(text: string): string {
 	const start = text.trimStart().slice(0, 2048).toLowerCase();
 	if (/^<!doctype html|^<html/.test(start)) return 'an HTML page';

@@ -1,6 +1,6 @@
 /**
- * The API call, the only code that talks to the API: the credential (read once per run), the request under its total
- * deadline, and its answer, read by responseBody.ts and judged by envelope.ts.
+ * The only code that talks to the API: the credential (read once per run), the request under its total deadline, and
+ * its answer (read by responseBody.ts, judged by envelope.ts).
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -30,18 +30,12 @@ import { envelopeData, mayHaveCreated, receive, RESPONSE_CODE, type Answer, type
 
 const CREDENTIAL_TYPE = 'mediaGenApi';
 
-/**
- * The API root without trailing slashes or a trailing `/v1` (every path starts with /v1, and users often
- * paste the versioned address). The credential's test request applies the same rule.
- */
+/** Without a trailing `/v1` (every path starts with it; users paste it): the credential's test does the same. */
 export function normalizeBaseUrl(baseUrl: string): string {
 	return baseUrl.trim().replace(/\/+$/, '').replace(/\/v1$/i, '');
 }
 
-/**
- * What is wrong with a (normalised) Base URL, if anything: the paths are appended to it, so it must be an
- * absolute http(s) address, and a query string or fragment would swallow them (the request would go to the root).
- */
+/** The paths are appended to the Base URL: it must be an absolute http(s) address, with no query or fragment. */
 export function baseUrlProblem(baseUrl: string): string | undefined {
 	if (!baseUrl) return 'is required';
 	if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) {
@@ -52,7 +46,6 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
 	return undefined;
 }
 
-/** The credential as a run uses it: its data, its normalized Base URL, and the redactor of its key. */
 interface RunCredential {
 	data: ICredentialDataDecryptedObject;
 	baseUrl: string;
@@ -60,12 +53,8 @@ interface RunCredential {
 }
 
 /**
- * The credential as one node run reads it: once, for all its requests. In n8n every `getCredentials` is a
- * database read and a decryption, and `httpRequestWithAuthentication` makes one more of its own unless it is
- * handed the decrypted credential; a run of 500 items sends thousands of requests. Made per run by whoever
- * starts the run's requests (the waiting engine, Task → Delete), never kept beyond it. It also keeps the run's
- * redactor of the key: building one (every form of the key, the pattern for its escapes) costs more than most
- * requests.
+ * The credential, read once per node run (never kept past it): each `getCredentials` is a database read and a
+ * decryption, a run of 500 items sends thousands of requests, and a key redactor costs more than most requests.
  */
 export class ApiSession {
 	private loaded?: Promise<RunCredential>;
@@ -88,20 +77,14 @@ export class ApiSession {
 		return await this.loaded;
 	}
 
-	/**
-	 * Which API the run talks to, as learning keys it: a fingerprint of the normalized Base URL (never the URL), or
-	 * undefined when the credential cannot be read (the run's requests then say why).
-	 */
+	/** The API as learning keys it, a fingerprint of the Base URL; undefined when the credential cannot be read. */
 	async apiId(): Promise<string | undefined> {
-		try {
-			return fingerprint((await this.credential()).baseUrl);
-		} catch {
-			return undefined;
-		}
+		return await this.credential()
+			.then(({ baseUrl }) => fingerprint(baseUrl))
+			.catch(() => undefined);
 	}
 }
 
-/** What an API call needs besides its request context: the run's session. */
 export interface ApiRequestContext extends RequestContext {
 	session: ApiSession;
 }
@@ -123,7 +106,6 @@ async function loadCredentials(this: IExecuteFunctions, context: ApiRequestConte
 	return credential;
 }
 
-/** The request: the body as JSON or multipart, the answer read here as a stream (readAnswerBody), no redirect. */
 function requestOptions(call: ApiCall, body: IDataObject | StreamingForm, timeout: number): IHttpRequestOptions {
 	const multipart = body instanceof StreamingForm;
 	const text = multipart ? textFormBody(body) : undefined;
@@ -146,11 +128,9 @@ function requestOptions(call: ApiCall, body: IDataObject | StreamingForm, timeou
 	};
 }
 
-/** A request that got no answer at all: why, and whether a task may exist (a creation that may have arrived). */
+/** A request that got no answer at all: why, and whether a task may exist. */
 function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, deadline: RequestSignal): NodeApiError {
-	const failure = describeTransportFailure(error as { message?: string });
-	const reason = abortReason(deadline.signal) ?? failure.reason;
-	const code = failure.code;
+	const { reason, code } = describeTransportFailure(error);
 	const nothingSent = code !== undefined && NEVER_CONNECTED.has(code);
 	// A creation that got no answer may still have reached the server: it is never retried automatically.
 	const advice = !call.creation
@@ -159,16 +139,13 @@ function unreachable(this: IExecuteFunctions, call: ApiCall, error: unknown, dea
 			? ' The connection never opened, so no task was created. Check the Base URL of the credential and that the service is up.'
 			: ` Check the Base URL of the credential and that the service is up. ${mayHaveCreated('If the request reached the server,')}`;
 	return apiError.call(this, call.redact, call.context, {
-		message: `Could not reach the MediaGen API: ${reason}`,
+		message: `Could not reach the MediaGen API: ${abortReason(deadline.signal) ?? reason}`,
 		description: `POST ${call.path} did not get an answer${code ? ` (${code})` : ''}.${advice}`,
 		facts: { retryable: true, nothingSent, mayHaveCreated: call.creation && !nothingSent },
 	});
 }
 
-/**
- * One API call: the credential, the request under its total deadline, the answer read up to the cap, and what the
- * answer means (envelopeData). Every multipart request is a creation: any answer but a refusal may mean a task exists.
- */
+/** Every multipart request is a creation: any answer but a refusal may mean a task exists. */
 async function send(
 	this: IExecuteFunctions,
 	path: string,
@@ -195,13 +172,12 @@ async function send(
 			})) as IN8nHttpFullResponse;
 		answer = await receive(call, response, deadline);
 	} finally {
-		// The whole answer is in: nothing needs the deadline any more.
 		deadline.release();
 	}
 	return { data: envelopeData.call(this, call, answer), taskIds: answer.taskIds };
 }
 
-/** POST a JSON body (query and delete endpoints) and return the envelope's `data` (an object, as the API documents it). */
+/** Query and delete endpoints: the envelope's `data`, an object as the API documents it. */
 export async function apiJsonRequest(
 	this: IExecuteFunctions,
 	path: string,
@@ -211,27 +187,19 @@ export async function apiJsonRequest(
 	return (await send.call(this, path, body, context)).data as IDataObject | undefined;
 }
 
-/** A creation's answer: its data, with the task the item follows, and the other tasks the answer names. */
-export interface CreationAnswer {
+interface CreationAnswer {
 	data: IDataObject & { taskid: string };
-	/**
-	 * Tasks the answer names besides `data.taskid` (a `taskid` given twice, or elsewhere in it): each may exist and
-	 * be charged, so each is named wherever the item's task is.
-	 */
+	/** Other tasks the answer names: each may exist and be charged, so each is named wherever the item's task is. */
 	alsoNamed: string[];
 }
 
-/**
- * POST multipart/form-data (creation endpoints) and return the envelope's `data`, whose `taskid` is
- * always a non-empty string: a success answer without one is an error, never a task "".
- */
+/** Creation endpoints: `data.taskid` is never empty (a success answer without one is an error, never a task ""). */
 export async function apiMultipartRequest(
 	this: IExecuteFunctions,
 	path: string,
 	form: StreamingForm,
 	context: ApiRequestContext,
 ): Promise<CreationAnswer> {
-	// The body is typed as n8n's FormData option; axios streams any spec-compliant form (see multipart.ts).
 	const { data, taskIds } = await send.call(this, path, form, context);
 	const isObject = data !== null && typeof data === 'object' && !Array.isArray(data);
 	const taskId = isObject ? taskIdOf((data as IDataObject).taskid) : undefined;

@@ -3,13 +3,10 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
-/**
- * Longest Request Timeout a request can have: 2^31 - 1 ms (about 24.8 days). The HTTP client's socket timeout
- * overflows above it (and then fires at once), and `AbortSignal.timeout` takes only an integer number of ms.
- */
+/** 2^31 - 1 ms (24.8 days): the HTTP client's socket timeout overflows above it and then fires at once. */
 export const MAX_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** A timeout as the timers take it: a whole number of ms from 1 to MAX_REQUEST_TIMEOUT_MS. */
+/** `AbortSignal.timeout` takes only a whole number of ms. */
 export function clampRequestTimeout(ms: number): number {
 	if (Number.isNaN(ms)) return DEFAULT_REQUEST_TIMEOUT_MS;
 	return Math.min(MAX_REQUEST_TIMEOUT_MS, Math.max(1, Math.round(ms)));
@@ -17,40 +14,28 @@ export function clampRequestTimeout(ms: number): number {
 
 export interface RequestContext {
 	itemIndex: number;
-	/** Milliseconds before the request is abandoned. */
 	timeout?: number;
 	/** Shown with every error so that a paid task is never lost. */
 	taskId?: string;
-	/**
-	 * Not aborted when the execution is stopped (creations: the server may already have created and charged
-	 * the task, so the answer with its id is awaited, bounded by the timeout).
-	 */
+	/** Creations: Stop does not abort them, as the server may already have created (and charged) the task. */
 	survivesCancel?: boolean;
-	/**
-	 * Added to the error when the API answers that the task does not exist, for requests whose Task Type came from
-	 * the user or the item (an image task queried as a video, or the reverse, is not found).
-	 */
+	/** Added to a "task not found" error: an image task queried as a video, or the reverse, is not found. */
 	notFoundHint?: string;
-	/** Ends the request early when the caller no longer needs its answer. */
 	signal?: AbortSignal;
 }
 
-/** A signal that ends a request, and the means to let go of it once the request is over. */
 export interface RequestSignal {
 	readonly signal: AbortSignal;
-	/** Aborts now: the HTTP client closes the connection, also of an answer whose body is not read. */
+	/** The HTTP client then closes the connection, also of an answer whose body is not read. */
 	abort(reason?: unknown): void;
-	/** The request is over: stop listening to the sources (Stop, the deadline), so that none of them is kept. */
+	/** The request is over: stop listening to Stop and the deadline, so that neither is kept alive. */
 	release(): void;
 }
 
 /**
- * A signal that aborts when its deadline passes, when any shared source aborts (Stop, the end of a run), or on
- * `abort()`. The shared sources are joined with `AbortSignal.any`, which listens to them weakly: their owners (n8n,
- * the waiting engine) keep them alive, and thousands of requests add no listener count to them. The deadline's
- * timeout signal is owned by nobody else: on Node 20 one that only `AbortSignal.any` refers to is collected by the
- * next garbage collection, timer and all, and never fires (nodejs/node issue 57736). It is listened to here,
- * strongly, which keeps it and its timer alive until the request is released.
+ * `AbortSignal.any` listens weakly, so thousands of requests add no listeners to the shared sources (Stop, the end of a
+ * run); but on Node 20 a timeout signal only it refers to is collected and never fires (nodejs/node issue 57736): the
+ * deadline is listened to strongly here until release.
  */
 export function linkedSignal(deadline: AbortSignal | undefined, shared: AbortSignal[]): RequestSignal {
 	const controller = new AbortController();
@@ -68,29 +53,19 @@ export function linkedSignal(deadline: AbortSignal | undefined, shared: AbortSig
 	return { signal, abort: (reason) => controller.abort(reason), release };
 }
 
-/**
- * The signal that bounds one request: its total deadline (Request Timeout counts from the first byte sent to
- * the last byte received; the HTTP client's own timeout only limits idle gaps, so a trickling answer would
- * never end), plus the execution's cancel signal unless the request must survive Stop.
- */
+/** Request Timeout counts first byte sent to last received: the HTTP client's own only limits idle gaps. */
 export function requestSignal(
 	this: IExecuteFunctions,
 	timeoutMs: number,
 	survivesCancel: boolean,
 	extra?: AbortSignal,
 ): RequestSignal {
-	const shared: AbortSignal[] = [];
-	const cancel = this.getExecutionCancelSignal();
-	if (cancel && !survivesCancel) shared.push(cancel);
-	if (extra) shared.push(extra);
+	const cancel = survivesCancel ? undefined : this.getExecutionCancelSignal();
+	const shared = [cancel, extra].filter((source) => source !== undefined);
 	return linkedSignal(AbortSignal.timeout(timeoutMs), shared);
 }
 
-/**
- * n8n's httpRequestWithAuthentication replaces the request's `abortSignal` with the calling context's
- * execution cancel signal. Calling it on a context whose cancel signal is this request's own signal keeps
- * the total deadline, and keeps creations in flight alive after Stop.
- */
+/** httpRequestWithAuthentication sends with its context's cancel signal: this context's is the request's own. */
 export function withRequestSignal(context: IExecuteFunctions, signal: AbortSignal): IExecuteFunctions {
 	return Object.create(context, { getExecutionCancelSignal: { value: () => signal } }) as IExecuteFunctions;
 }

@@ -1,7 +1,6 @@
 /**
- * Result downloads: plain HTTP without the credential, redirects followed hop by hop, one deadline per attempt.
- * Each error says whether it is transient (worth another GET: a GET changes nothing on the server) and, for HTTP
- * 429 and 503, how long the server asked to wait; the result downloads (waiting/resultDownloads.ts) decides about retries.
+ * Result downloads: plain HTTP without the credential (the key never reaches a file host), redirects followed hop by
+ * hop, one deadline per attempt. Each error says whether another GET may cure it; waiting/resultDownloads.ts retries.
  */
 import type { IExecuteFunctions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -14,14 +13,12 @@ export interface DownloadedFile {
 	body: NodeJS.ReadableStream;
 	/** The Content-Type the host sent, without its parameters: only quoted in errors (the bytes tell the type). */
 	mimeType?: string;
-	/** The size the answer announced (Content-Length), when it announced one. */
 	size?: number;
 	/** The download's total deadline (and the cancel signal): aborted when reading `body` was cut off. */
 	signal: AbortSignal;
 	/**
-	 * Closes the connection of a file that is not read to its end. Destroying `body` would not: the HTTP client
-	 * hands out a wrapper of the response (n8n sets no size limit, so axios wraps the stream), and destroying the
-	 * wrapper leaves the response and its socket open until the host ends it, which a stalled host never does.
+	 * Closes the connection of a file not read to its end. Destroying `body` would not: it is axios's wrapper of the
+	 * response, and the socket stays open until the host ends it, which a stalled host never does.
 	 */
 	release(): void;
 }
@@ -29,10 +26,9 @@ export interface DownloadedFile {
 /** Connection failures after which a new GET may well succeed (the host was busy, restarting or dropped us). */
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
-/** File system failures of n8n's binary storage (disk full, no permission, too many open files, …). */
+/** Failures of n8n's binary storage (disk full, no permission, too many open files, …). */
 const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'EMFILE', 'ENFILE', 'EIO']);
 
-/** Content-Length as a number of bytes, when it is one. */
 function announcedSize(header: unknown): number | undefined {
 	const text = Array.isArray(header) ? header[0] : header;
 	if (typeof text !== 'string' || !/^\s*\d+\s*$/.test(text)) return undefined;
@@ -40,10 +36,10 @@ function announcedSize(header: unknown): number | undefined {
 	return Number.isSafeInteger(size) ? size : undefined;
 }
 
-/** Redirects a result download may take (each hop is checked, see below). */
 const MAX_DOWNLOAD_REDIRECTS = 5;
 
-/** Whether a URL is one the node downloads: http and https only (never file:, data:, …). */
+type DownloadFacts = Pick<ErrorFacts, 'transient' | 'retryAfterMs' | 'fault'>;
+
 const downloadable = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
 
 export function downloadError(
@@ -52,7 +48,7 @@ export function downloadError(
 	message: string,
 	description: string,
 	httpCode?: string,
-	facts?: Pick<ErrorFacts, 'transient' | 'retryAfterMs' | 'fault'>,
+	facts?: DownloadFacts,
 ): NodeApiError {
 	const error = new NodeApiError(this.getNode(), { message, description } as JsonObject, {
 		message: `${message} (task ${context.taskId}) [item ${context.itemIndex}]`,
@@ -64,27 +60,19 @@ export function downloadError(
 	return withFacts(error, facts ?? {});
 }
 
-/** Refuses a result URL that is not http or https (data:, file:, ftp:, …) or not a URL at all. */
 function refuseScheme(this: IExecuteFunctions, url: string, context: RequestContext): void {
-	let scheme: string | undefined;
-	try {
-		const parsed = new URL(url);
-		if (downloadable(parsed)) return;
-		scheme = parsed.protocol;
-	} catch {
-		scheme = undefined;
-	}
+	const parsed = URL.canParse(url) ? new URL(url) : undefined;
+	if (parsed && downloadable(parsed)) return;
 	throw downloadError.call(
 		this,
 		context,
-		scheme
-			? `Could not download a result file: its URL ${shorten(url, SHOWN.url)} uses the scheme ${scheme}, and only http and https URLs are downloaded`
+		parsed
+			? `Could not download a result file: its URL ${shorten(url, SHOWN.url)} uses the scheme ${parsed.protocol}, and only http and https URLs are downloaded`
 			: `Could not download a result file: ${shorten(url, SHOWN.url)} is not a URL`,
 		'The API answered a result URL that the node does not download.',
 	);
 }
 
-/** GET one hop, without following its redirect; a request that got no answer is an error that says why. */
 async function getHop(
 	this: IExecuteFunctions,
 	target: string,
@@ -107,7 +95,7 @@ async function getHop(
 			abortSignal: hop,
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
-		const { reason, code } = describeTransportFailure(error as { message?: string });
+		const { reason, code } = describeTransportFailure(error);
 		throw downloadError.call(
 			this,
 			context,
@@ -120,27 +108,30 @@ async function getHop(
 	}
 }
 
-/**
- * Where a redirect answer sends the download next, or undefined when the answer is not a redirect. Only http and
- * https targets are taken, at most MAX_DOWNLOAD_REDIRECTS of them.
- */
-function redirectOf(
+/** A redirect's target (http or https only), undefined for the file, or the error any other answer is. */
+function nextHop(
 	this: IExecuteFunctions,
 	response: IN8nHttpFullResponse,
 	hops: { url: string; target: string; redirects: number },
 	context: RequestContext,
 ): string | undefined {
 	const { statusCode: status, headers } = response;
+	if (status >= 200 && status < 300) return undefined;
+	const answered = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`;
+	const refuse = (why: string, description = answered, facts?: DownloadFacts) =>
+		downloadError.call(this, context, `Could not download a result file: ${why}`, description, String(status), facts);
 	const location = headers.location;
-	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) return undefined;
-	const refuse = (message: string, description = `GET ${shorten(hops.target, SHOWN.url)} answered HTTP ${status}.`) =>
-		downloadError.call(this, context, `Could not download a result file: ${message}`, description, String(status));
-	let next: URL;
-	try {
-		next = new URL(location, hops.target);
-	} catch {
+	if (status < 300 || status >= 400 || typeof location !== 'string' || !location) {
+		throw refuse(`HTTP ${status}`, answered, {
+			// Answers that say "not now" rather than "no": the same GET later may succeed.
+			transient: status === 408 || status === 429 || status >= 500,
+			retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(headers['retry-after']) : undefined,
+		});
+	}
+	if (!URL.canParse(location, hops.target)) {
 		throw refuse(`it redirects to ${shorten(location, SHOWN.url)}, which is not a URL`);
 	}
+	const next = new URL(location, hops.target);
 	if (!downloadable(next)) {
 		throw refuse(`it redirects to ${shorten(next.href, SHOWN.url)}, and only http and https URLs are downloaded`);
 	}
@@ -153,34 +144,7 @@ function redirectOf(
 	return next.href;
 }
 
-/** An answer that is not a file (4xx, 5xx, a 3xx without a Location): transient or not, with Retry-After. */
-function refuseStatus(
-	this: IExecuteFunctions,
-	response: IN8nHttpFullResponse,
-	target: string,
-	context: RequestContext,
-): void {
-	const status = response.statusCode;
-	if (status >= 200 && status < 300) return;
-	throw downloadError.call(
-		this,
-		context,
-		`Could not download a result file: HTTP ${status}`,
-		`GET ${shorten(target, SHOWN.url)} answered HTTP ${status}.`,
-		String(status),
-		{
-			// Answers that say "not now" rather than "no": the same GET later may succeed.
-			transient: status === 408 || status === 429 || status >= 500,
-			retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined,
-		},
-	);
-}
-
-/**
- * Streams one result file. It uses plain `httpRequest`, never the credential: result files may live on
- * other hosts, and the API key must not travel there. Redirects are followed here, hop by hop, so that
- * each target is checked.
- */
+/** Plain `httpRequest`, never the credential: result files may live on other hosts. Each redirect is checked. */
 export async function downloadResultFile(
 	this: IExecuteFunctions,
 	url: string,
@@ -206,8 +170,7 @@ export async function downloadResultFile(
 		let failed = true;
 		try {
 			const response = await getHop.call(this, target, hop.signal, deadline.signal, { ...context, timeout });
-			const next = redirectOf.call(this, response, { url, target, redirects }, context);
-			if (!next) refuseStatus.call(this, response, target, context);
+			const next = nextHop.call(this, response, { url, target, redirects }, context);
 			failed = false;
 			if (next) {
 				// The redirect's body is not read (it may never end): its connection is closed.
@@ -234,10 +197,7 @@ export async function downloadResultFile(
 	}
 }
 
-/**
- * The error for a download that broke while its body was being stored (connection closed mid-file,
- * storage failure, …): it names the task and the item like every other download error.
- */
+/** A download that broke while its body was being stored (connection closed mid-file, storage failure, …). */
 export function downloadInterrupted(
 	this: IExecuteFunctions,
 	url: string,
@@ -269,10 +229,7 @@ export function downloadInterrupted(
 	);
 }
 
-/**
- * A result file that arrived with no bytes at all. The task completed on the server, but its result is not
- * usable: an error that names the task and the URL, never a "completed" item with an empty file.
- */
+/** Never a "completed" item with an empty file. */
 export function emptyResultFile(this: IExecuteFunctions, url: string, context: RequestContext): NodeApiError {
 	return downloadError.call(
 		this,

@@ -1,7 +1,6 @@
 /**
- * What an API answer means: the envelope's data, or the error it is (a redirect, an HTTP failure, a body that cannot
- * be read whole, a body that is not the envelope, no credits, a refusal). Each error says that the API answered and
- * what was wrong with the answer, and keeps the task a creation answer names (it exists and may be charged).
+ * What an API answer means: the envelope's data, or the error it is. Each error says that the API answered and what
+ * was wrong, and keeps the tasks a creation answer names (they exist and may be charged).
  */
 import type { IExecuteFunctions, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
 
@@ -20,7 +19,6 @@ import { SHOWN } from '../helpers/shorten';
 import { echo, type Redact } from './redaction';
 import { mayMeanNotFound, notKnownIn } from './wording';
 
-/** Envelope codes of the API: 1000 success, 9999 failure, 9000 insufficient credits. */
 export const RESPONSE_CODE = { success: 1000, failure: 9999, insufficientCredits: 9000 } as const;
 
 interface ApiEnvelope {
@@ -29,31 +27,19 @@ interface ApiEnvelope {
 	data?: unknown;
 }
 
-function envelopeOf(value: unknown): ApiEnvelope | undefined {
-	const envelope = value as ApiEnvelope | null | undefined;
-	return typeof envelope?.code === 'number' ? envelope : undefined;
-}
-
-/** "a redirect to <location>" for messages (the location resolved against the request URL). */
 function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, redactText: Redact): string {
 	const location = response.headers.location;
 	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
-	try {
-		return `a redirect to ${echo(new URL(location, requestUrl).href, redactText)}`;
-	} catch {
-		return `a redirect to ${echo(location, redactText)}`;
-	}
+	const target = URL.canParse(location, requestUrl) ? new URL(location, requestUrl).href : location;
+	return `a redirect to ${echo(target, redactText)}`;
 }
 
-/** The advice of an answer to a creation that may have created a task; nothing in it invites a paid re-run. */
+/** Nothing in it invites a paid re-run. */
 export function mayHaveCreated(reason: string): string {
 	return `${reason} a task may have been created (and charged) anyway: check your tasks before running the node again.`;
 }
 
-/**
- * The advice of an answer to a creation that names tasks (one, or more when the answer names several): each exists,
- * and is followed rather than paid for again.
- */
+/** Each task a creation answer names exists: it is followed rather than paid for again. */
 function namesTask(taskIds: string[], path: string): string {
 	const taskType = path.startsWith('/v1/tlvideo/') ? 'video' : 'image';
 	const ids = taskIds.join(', ');
@@ -61,44 +47,35 @@ function namesTask(taskIds: string[], path: string): string {
 	return `The answer names ${many ? `${taskIds.length} tasks, ${ids}: each was` : `task ${ids}: it was`} created and may be charged. Follow ${many ? 'them' : 'it'} with Task → Get or Task → Wait (Task Type ${taskType}, Task ID${many ? 's' : ''} ${ids}) instead of running the node again.`;
 }
 
-/**
- * What a failed answer means for a task: the tasks it names, or, for a creation that may have reached the server
- * (`reason` says why), that one may exist; else nothing.
- */
+/** The tasks a failed answer names, or, for a creation that may have reached the server, that one may exist. */
 function taskAdvice(taskIds: string[], path: string, creation: boolean, reason: string): string {
-	if (taskIds.length) return namesTask(taskIds, path);
-	return creation ? mayHaveCreated(reason) : '';
+	return taskIds.length ? namesTask(taskIds, path) : creation ? mayHaveCreated(reason) : '';
 }
 
-/** An answer cut off at MAX_ANSWER_BYTES. */
 class AnswerTooLarge extends Error {}
 
-/** One API call: where it goes, whether it creates (and may charge) a task, the key to keep out of its messages. */
 export interface ApiCall {
 	path: string;
+	/** May create (and charge) a task. */
 	creation: boolean;
-	/** Redacts the key from a text (built once per run: ApiSession). */
 	redact: Redact;
 	baseUrl: string;
 	context: RequestContext;
 }
 
-/** An answer as it is judged: its status and headers, its body and its text, the JSON and the tasks it names. */
 export interface Answer {
 	response: IN8nHttpFullResponse;
 	status: number;
 	body: AnswerBody;
-	/** The body's bytes as text, in whichever Unicode encoding they came (answerText). */
 	text: string;
 	/** Why the body broke off, in words. */
 	brokeOff?: string;
 	envelope?: ApiEnvelope;
-	/** A creation's answer: every task it names, the one its JSON gives first (namedTaskIds). */
+	/** A creation's answer: every task it names (namedTaskIds). */
 	taskIds: string[];
 	serverMessage?: string;
 }
 
-/** Reads the body (up to the cap) and what it says: its JSON, its envelope, the task it names, its message. */
 export async function receive(call: ApiCall, response: IN8nHttpFullResponse, deadline: RequestSignal): Promise<Answer> {
 	const body = await readAnswerBody(response.body, () => deadline.abort(new AnswerTooLarge()));
 	const brokeOff =
@@ -107,7 +84,8 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 			: (abortReason(deadline.signal) ?? 'the connection was closed before the whole answer arrived');
 	const text = answerText(body.bytes);
 	const parsed = body.tooLarge || brokeOff ? {} : parseAnswer(text);
-	const envelope = envelopeOf(parsed.json);
+	const json = parsed.json as ApiEnvelope | null | undefined;
+	const envelope = typeof json?.code === 'number' ? json : undefined;
 	return {
 		response,
 		status: response.statusCode,
@@ -121,7 +99,7 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 	};
 }
 
-/** A 3xx: API calls follow no redirect, so that the key goes nowhere but the Base URL. */
+/** API calls follow no redirect, so that the key goes nowhere but the Base URL. */
 function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
 	const target = redirectTarget(answer.response, `${call.baseUrl}${path}`, redact);
@@ -135,7 +113,6 @@ function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): Nod
 	});
 }
 
-/** A 4xx or 5xx: a refusal, a rate limit, or a failing service (which may have created a task). */
 function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
 	const { status, taskIds, serverMessage, envelope } = answer;
@@ -173,10 +150,7 @@ function failedStatus(this: IExecuteFunctions, call: ApiCall, answer: Answer): N
 	});
 }
 
-/**
- * A success status whose body is not the API's envelope: past the cap, broken off, or something else (a page, text,
- * JSON of another shape). The API did answer. The advice comes first: the body's start follows, and may end anywhere.
- */
+/** A 2xx whose body is not an envelope. The advice comes first: the body's start follows, and may end anywhere. */
 function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
 	const { status, body, taskIds } = answer;
@@ -202,13 +176,12 @@ function notAnEnvelope(this: IExecuteFunctions, call: ApiCall, answer: Answer): 
 	});
 }
 
-/** Code 9000: the account has no credits; nothing was created, unless the answer names a task. */
+/** Code 9000: nothing was created, unless the answer names a task. */
 function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { taskIds, serverMessage, envelope } = answer;
-	const quoted = serverMessage ? ` ("${serverMessage}")` : '';
 	return apiError.call(this, call.redact, call.context, {
 		message: 'Insufficient credits',
-		description: `The API answered code 9000${quoted}: the account behind this API key has no credits left for this request. ${
+		description: `The API answered code 9000${serverMessage ? ` ("${serverMessage}")` : ''}: the account behind this API key has no credits left for this request. ${
 			taskIds.length
 				? namesTask(taskIds, call.path)
 				: call.creation
@@ -221,7 +194,6 @@ function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): Node
 	});
 }
 
-/** Any other code: the API refused the request; about a task, a refusal other than "not found" is its verdict. */
 function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, context } = call;
 	const { taskIds, serverMessage, envelope } = answer;
@@ -246,7 +218,7 @@ function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeAp
 	});
 }
 
-/** What an answer means: the envelope's data (redacted, and kept down to MAX_ANSWER_DEPTH), or the error it is. */
+/** The envelope's data (redacted, kept down to MAX_ANSWER_DEPTH), or the error the answer is. */
 export function envelopeData(this: IExecuteFunctions, call: ApiCall, answer: Answer): unknown {
 	const { status, envelope } = answer;
 	if (status >= 300 && status < 400) throw redirected.call(this, call, answer);

@@ -1,41 +1,25 @@
-/**
- * The API's errors: what failed, in plain words, and what the error knows (ErrorFacts, one record read by factsOf):
- * whether it is safe to repeat (polls), provably created nothing (creations), was refused, rate limited, ….
- */
+/** The API's errors: what failed, in plain words, and what the error knows (ErrorFacts, read by factsOf). */
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { RequestContext } from './context';
 import type { Redact } from './redaction';
 
-/**
- * What a failed request knows about itself, for whoever decides what follows (the waiting engine, the result lane,
- * Task → Delete). Kept on the error as one record, off its context, which n8n saves with the execution.
- */
+/** For whoever decides what follows (the waiting engine, result lane, Task → Delete); off the saved context. */
 export interface ErrorFacts {
-	/** An API call that is safe to repeat (a status check) may pass when it is repeated. */
+	/** A call safe to repeat (a status check) may pass when repeated. */
 	retryable: boolean;
 	/** The request provably created nothing (HTTP 429, a connection that never opened): a creation may be repeated. */
 	nothingSent: boolean;
-	/**
-	 * A creation whose answer leaves open whether a task was created (HTTP 5xx or 408, a redirect, a body that is not
-	 * the API's, a dropped connection, no answer in time) and names none: repeating it may pay twice.
-	 */
+	/** A creation whose answer leaves open whether a task was created, and names none: repeating it may pay twice. */
 	mayHaveCreated: boolean;
-	/**
-	 * A status check the API answered with a refusal about the task itself (code 9999 with a reason such as a
-	 * moderation refusal, not "not found"): the API says the task failed. Every other failed status check (not
-	 * found, a proxy's 4xx, a redirect, a page that is not the API's) says nothing about the task.
-	 */
+	/** A status check refused about the task itself (code 9999, not "not found"): the API says the task failed. */
 	refused: boolean;
-	/** HTTP 429: the API is limiting the rate of requests. */
+	/** HTTP 429. */
 	rateLimited: boolean;
 	/** The server's Retry-After, in milliseconds, when it sent one (an API call's 429, a download's 429 or 503). */
 	retryAfterMs?: number;
-	/**
-	 * An envelope that refused the request: its code and whole message (redacted), which can be megabytes long.
-	 * Task → Delete reads the message for the ids it names.
-	 */
+	/** A refusing envelope's code and whole message (redacted): Task → Delete reads it for the ids it names. */
 	refusal?: { code: number; message: string };
 	/** A download that another GET may cure (a 5xx, a 429, a reset or refused connection, a body cut off). */
 	transient: boolean;
@@ -54,13 +38,12 @@ const NO_FACTS: ErrorFacts = {
 	transient: false,
 };
 
-/** What an error knows: the record the transport kept on it, or nothing for any other error. */
 export function factsOf(error: unknown): ErrorFacts {
 	const facts = error instanceof NodeApiError ? (error as unknown as Record<symbol, ErrorFacts>)[FACTS] : undefined;
 	return facts ?? NO_FACTS;
 }
 
-/** Keeps `facts` on `error`, not enumerable (so not in what n8n saves with the execution). */
+/** Not enumerable: not in what n8n saves with the execution. */
 export function withFacts(error: NodeApiError, facts: Partial<ErrorFacts>): NodeApiError {
 	Object.defineProperty(error, FACTS, { value: { ...NO_FACTS, ...facts }, enumerable: false });
 	return error;
@@ -88,10 +71,7 @@ export function apiError(
 		httpCode?: string;
 		apiCode?: number;
 		facts: Partial<ErrorFacts> & Pick<ErrorFacts, 'retryable'>;
-		/**
-		 * The tasks the answer names (a creation answer that failed): kept in the message, the first in
-		 * `context.taskId` (the task the item follows), the others in `context.alsoNamed`.
-		 */
+		/** Tasks a failed creation answer names: in the message; the first in `context.taskId`, others `alsoNamed`. */
 		taskIds?: string[];
 	},
 ): NodeApiError {
@@ -129,14 +109,8 @@ const NETWORK_MESSAGES: Record<string, string> = {
 	UND_ERR_SOCKET: 'the connection was closed by the server before it answered',
 };
 
-/**
- * A plain-words reason for a request that got no HTTP answer. The system error code goes to the
- * description only: n8n rewrites messages that contain codes such as ECONNRESET into generic text.
- */
-export function describeTransportFailure(error: { message?: string; cause?: unknown }): {
-	reason: string;
-	code?: string;
-} {
+/** The code goes to the description only: n8n rewrites messages that hold codes such as ECONNRESET. */
+export function describeTransportFailure(error: unknown): { reason: string; code?: string } {
 	const seen = new Set<unknown>();
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {

@@ -1,32 +1,24 @@
 /**
- * The escapes a server may write a text with (percent-encoding, UTF-8 runs else Latin-1; HTML character references;
- * JSON and JavaScript escapes: docs/errors-and-n8n-settings.md, "The key in answers"), undone one layer at a time,
- * each character of the result knowing where it came from. A text escaped several times over, or in a mix, reads
- * plain after as many layers; redaction.ts looks for the key in every layer and replaces what it came from.
+ * The escapes a server may write a text with (docs/errors-and-n8n-settings.md, "The key in answers"), undone a layer at
+ * a time; each character knows where it came from, so that redaction.ts replaces the original text.
  */
 
-/**
- * A reading of a text: its characters, and where each came from. A reading with a layer undone is made of segments,
- * each a run of characters copied from the reading before it or one character an escape of it decoded to; a
- * character's place in the original text is found through them, one layer at a time.
- */
 export interface Reading {
 	text: string;
 	/** Absent for the original text itself. */
 	segments?: Segments;
 }
 
+/** Each segment is a run copied from the previous reading, or one character an escape in it decoded to. */
 interface Segments {
-	/** The reading this one undid a layer of. */
 	previous: Reading;
 	/** Where each segment starts in this reading's text (ascending), and where it came from in the previous one. */
 	at: number[];
 	from: number[];
-	/** Whether the segment is a run copied as it was (else one decoded character: all of it came from `from`). */
 	copied: boolean[];
 }
 
-/** HTML's names of the Latin-1 characters U+00A0 to U+00FF, in code point order, sixteen a row. */
+/** HTML's names of U+00A0 to U+00FF, sixteen a row. */
 const LATIN1_NAMES = [
 	'nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr',
 	'deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest',
@@ -37,8 +29,8 @@ const LATIN1_NAMES = [
 ].flatMap((row) => row.split(' '));
 
 /**
- * Named character references of HTML for the characters a key or a URL may hold: tab, line feed and ASCII
- * punctuation (each character, then its names), and Latin-1. A Map: a name such as `constructor` is no reference.
+ * HTML's named references for what a key or a URL may hold: tab, line feed and ASCII punctuation (each character,
+ * then its names), and Latin-1. A Map: a name such as `constructor` is no reference.
  */
 const NAMED = new Map<string, number>(LATIN1_NAMES.map((name, index) => [name, 0xa0 + index]));
 let named = 0;
@@ -57,28 +49,8 @@ const LEGACY = new Set(['amp', 'AMP', 'lt', 'LT', 'gt', 'GT', 'quot', 'QUOT']);
 /** Single-character escapes of JSON and JavaScript; a quote, a backslash or a slash stands for itself. */
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v' };
 
-/** The value of a hex digit's character code, or -1. */
-function hexDigit(code: number): number {
-	if (code >= 0x30 && code <= 0x39) return code - 0x30;
-	const lower = code | 0x20;
-	return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
-}
-
-/** `length` hex digits at `at`, or -1. */
-function hexAt(text: string, at: number, length: number): number {
-	if (at + length > text.length) return -1;
-	let value = 0;
-	for (let index = at; index < at + length; index++) {
-		const digit = hexDigit(text.charCodeAt(index));
-		if (digit < 0) return -1;
-		value = value * 16 + digit;
-	}
-	return value;
-}
-
 const isCodePoint = (value: number) => value > 0 && value <= 0x10ffff && !(value >= 0xd800 && value <= 0xdfff);
 
-/** Where one layer is written: its text in parts, and its segments. */
 class Output {
 	readonly parts: string[] = [];
 	readonly segments: Segments;
@@ -88,43 +60,37 @@ class Output {
 		this.segments = { previous: reading, at: [], from: [], copied: [] };
 	}
 
-	private segment(from: number, copied: boolean): void {
+	/** A run copied from the reading as it was, or one character an escape at `from` decoded to. */
+	private add(text: string, from: number, copied: boolean): void {
 		this.segments.at.push(this.length);
 		this.segments.from.push(from);
 		this.segments.copied.push(copied);
+		this.parts.push(text);
+		this.length += text.length;
 	}
 
-	/** Characters `from` to `to` of the reading, as they are. */
 	copy(from: number, to: number): void {
-		if (to <= from) return;
-		this.segment(from, true);
-		this.parts.push(this.reading.text.slice(from, to));
-		this.length += to - from;
+		if (to > from) this.add(this.reading.text.slice(from, to), from, true);
 	}
 
-	/** A code point decoded from the escape at character `at` of the reading. */
 	push(codePoint: number, at: number): void {
-		this.segment(at, false);
-		const char = String.fromCodePoint(codePoint);
-		this.parts.push(char);
-		this.length += char.length;
+		this.add(String.fromCodePoint(codePoint), at, false);
 	}
 
 	done(end: number): Reading {
 		// The end of the text maps to the end of the reading before it.
-		this.segment(end, true);
+		this.add('', end, true);
 		return { text: this.parts.join(''), segments: this.segments };
 	}
 }
 
-/** The length of a UTF-8 sequence its lead byte announces (1 for a byte that leads none). */
 function sequenceLength(lead: number): number {
 	return lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 1;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The code point of whole, shortest UTF-8 bytes of one character, or -1. */
+/** -1 unless the bytes are one character's whole, shortest UTF-8. */
 function utf8CodePoint(bytes: number[]): number {
 	try {
 		return utf8.decode(Uint8Array.from(bytes)).codePointAt(0) ?? -1;
@@ -133,95 +99,64 @@ function utf8CodePoint(bytes: number[]): number {
 	}
 }
 
-/** A run of `%XX` bytes at `at`: written as UTF-8 sequences where they are whole, else each byte as Latin-1. */
+/** A run of `%XX` (UTF-8 sequences where they are whole, else each byte as Latin-1), or JavaScript's `%uXXXX`. */
+const PERCENT = /((?:%[0-9a-fA-F]{2})+)|%[uU]([0-9a-fA-F]{4})/y;
+
 function percentRun(text: string, at: number, out: Output): number {
-	let end = at;
-	const bytes: number[] = [];
-	while (text.charCodeAt(end) === 0x25) {
-		const byte = hexAt(text, end + 1, 2);
-		if (byte < 0) break;
-		bytes.push(byte);
-		end += 3;
+	PERCENT.lastIndex = at;
+	const match = PERCENT.exec(text);
+	if (!match) return 0;
+	const [whole, run, unit] = match;
+	if (unit) {
+		out.push(parseInt(unit, 16), at);
+		return whole.length;
 	}
-	if (!bytes.length) {
-		// JavaScript's escape(): %uXXXX.
-		const unit = (text.charCodeAt(at + 1) | 0x20) === 0x75 ? hexAt(text, at + 2, 4) : -1;
-		if (unit < 0) return 0;
-		out.push(unit, at);
-		return 6;
-	}
+	const bytes = [...Buffer.from(run.replace(/%/g, ''), 'hex')];
 	for (let index = 0; index < bytes.length; ) {
 		const size = sequenceLength(bytes[index]);
 		const codePoint = size > 1 ? utf8CodePoint(bytes.slice(index, index + size)) : -1;
 		out.push(codePoint >= 0 ? codePoint : bytes[index], at + index * 3);
 		index += codePoint >= 0 ? size : 1;
 	}
-	return end - at;
+	return whole.length;
 }
 
-/** An HTML character reference at `at` (which holds `&`). */
+/** `&#65;`, `&#x41;` (at most 9 digits), or `&name` of 2 to 31 letters and digits; the semicolon may be missing. */
+const REFERENCE = /&(?:#(?:[xX]([0-9a-fA-F]{1,9})|(\d{1,9}))|([A-Za-z0-9]{2,31})(?![A-Za-z0-9]))(;?)/y;
+
 function characterReference(text: string, at: number, out: Output): number {
-	if (text.charCodeAt(at + 1) === 0x23) {
-		const hex = (text.charCodeAt(at + 2) | 0x20) === 0x78;
-		let end = at + (hex ? 3 : 2);
-		let value = 0;
-		const first = end;
-		for (; end - first < 9; end++) {
-			const code = text.charCodeAt(end);
-			const digit = hex ? hexDigit(code) : code >= 0x30 && code <= 0x39 ? code - 0x30 : -1;
-			if (digit < 0) break;
-			value = value * (hex ? 16 : 10) + digit;
-		}
-		if (end === first || !isCodePoint(value)) return 0;
-		out.push(value, at);
-		return end - at + (text.charCodeAt(end) === 0x3b ? 1 : 0);
-	}
-	let end = at + 1;
-	for (; end - at <= 32; end++) {
-		const code = text.charCodeAt(end);
-		const lower = code | 0x20;
-		if (!((lower >= 0x61 && lower <= 0x7a) || (code >= 0x30 && code <= 0x39))) break;
-	}
-	// A name of 2 to 32 characters (the longest the table holds is 16).
-	if (end - at < 3 || end - at > 32) return 0;
-	const name = text.slice(at + 1, end);
-	const value = NAMED.get(name);
-	if (value !== undefined && text.charCodeAt(end) === 0x3b) {
-		out.push(value, at);
-		return end - at + 1;
-	}
-	// Without a semicolon only the legacy references, and only as a whole word ("&amp" but not "&ampere").
-	if (LEGACY.has(name)) {
-		out.push(NAMED.get(name)!, at);
-		return end - at;
-	}
-	return 0;
-}
-
-/** A JSON or JavaScript escape at `at` (which holds `\`). */
-function backslashEscape(text: string, at: number, out: Output): number {
-	const kind = text[at + 1];
-	if (kind === 'u' && text[at + 2] === '{') {
-		const close = text.indexOf('}', at + 3);
-		const value = close > at + 3 && close - at <= 12 ? hexAt(text, at + 3, close - at - 3) : -1;
+	REFERENCE.lastIndex = at;
+	const match = REFERENCE.exec(text);
+	if (!match) return 0;
+	const [whole, hex, decimal, name, semicolon] = match;
+	if (name === undefined) {
+		const value = hex ? parseInt(hex, 16) : Number(decimal);
 		if (!isCodePoint(value)) return 0;
 		out.push(value, at);
-		return close - at + 1;
+		return whole.length;
 	}
-	if (kind === 'u' || kind === 'x') {
-		const width = kind === 'u' ? 4 : 2;
-		const value = hexAt(text, at + 2, width);
-		if (value < 0) return 0;
-		out.push(value, at);
-		return width + 2;
-	}
-	const short = kind === undefined ? undefined : `"'\\/`.includes(kind) ? kind : SHORT_ESCAPES[kind];
-	if (short === undefined) return 0;
-	out.push(short.charCodeAt(0), at);
-	return 2;
+	const value = NAMED.get(name);
+	// Without a semicolon only the legacy references, and only as a whole word ("&amp" but not "&ampere").
+	if (value === undefined || !(semicolon || LEGACY.has(name))) return 0;
+	out.push(value, at);
+	return whole.length;
 }
 
-/** Where character `index` of a reading starts in the original text (its length maps to the original's). */
+/** `\u{41}` (a code point), `\u0041`, `\x41`, or a single-character escape. */
+const BACKSLASH = /\\(?:u\{([0-9a-fA-F]{1,9})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["'\\/nrtbfv]))/y;
+
+function backslashEscape(text: string, at: number, out: Output): number {
+	BACKSLASH.lastIndex = at;
+	const match = BACKSLASH.exec(text);
+	if (!match) return 0;
+	const [whole, codePoint, unit, byte, char] = match;
+	const value = char ? (SHORT_ESCAPES[char] ?? char).charCodeAt(0) : parseInt(codePoint ?? unit ?? byte, 16);
+	if (codePoint && !isCodePoint(value)) return 0;
+	out.push(value, at);
+	return whole.length;
+}
+
+/** Where character `index` of a reading came from in the original text. */
 export function startOf(reading: Reading, index: number): number {
 	let current = reading;
 	let position = index;
@@ -241,23 +176,19 @@ export function startOf(reading: Reading, index: number): number {
 	return position;
 }
 
-/** The reading with one layer of escapes undone, or undefined when it holds none. */
-export function undoOneLayer(reading: Reading): Reading | undefined {
+/** Undefined when the reading holds no escape. */
+const DECODERS = { '%': percentRun, '&': characterReference, '\\': backslashEscape };
+
+function undoOneLayer(reading: Reading): Reading | undefined {
 	const { text } = reading;
 	const out = new Output(reading);
 	let plainFrom = 0;
 	const triggers = /[%&\\]/g;
 	for (let match = triggers.exec(text); match; match = triggers.exec(text)) {
 		const at = match.index;
-		const char = text.charCodeAt(at);
 		out.copy(plainFrom, at);
 		// Each decoder writes only when it read an escape; what is not one stays as it is.
-		const used =
-			char === 0x25
-				? percentRun(text, at, out)
-				: char === 0x26
-					? characterReference(text, at, out)
-					: backslashEscape(text, at, out);
+		const used = DECODERS[text[at] as keyof typeof DECODERS](text, at, out);
 		plainFrom = at + used;
 		triggers.lastIndex = Math.max(plainFrom, at + 1);
 	}
@@ -269,7 +200,6 @@ export function undoOneLayer(reading: Reading): Reading | undefined {
 /** Decoding stops after this many layers: real texts are escaped two or three times at most. */
 export const MAX_LAYERS = 8;
 
-/** The text and every reading of it with one more layer undone, up to MAX_LAYERS or until nothing changes. */
 export function readingsOf(text: string): Reading[] {
 	const readings: Reading[] = [{ text }];
 	// Without `%`, `&` or `\` a text holds no escape this file undoes.

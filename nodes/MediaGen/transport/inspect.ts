@@ -1,8 +1,6 @@
 /**
- * What a result file is, by its first bytes (media/formats.ts), whatever the host's Content-Type says: text in its
- * place is refused, an unknown binary stored as such, and a file of the table checked whole as n8n stores it
- * (media/structure.ts), failing the stream so that n8n keeps nothing. The rules: docs/waiting-and-output.md,
- * "What a result file may be" and "What whole means".
+ * What a result file is, by its first bytes, and whether it is whole as n8n stores it (a broken one fails the stream,
+ * so that n8n keeps nothing). The rules: docs/waiting-and-output.md, "What a result file may be", "What whole means".
  */
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
@@ -18,35 +16,26 @@ export type StoredStream = Exclude<Parameters<IExecuteFunctions['helpers']['prep
 
 type ReadableFrom = (iterable: AsyncIterable<Buffer>, options: { objectMode: boolean }) => StoredStream;
 
-/** A stream's state, as Node's readable streams expose it. */
 type StreamState = NodeJS.ReadableStream & { destroyed?: boolean; errored?: Error | null; readableEnded?: boolean };
 
 const cutOff = () => new Error('premature close: the file ended before its first bytes');
 
 /**
- * Reads the first `count` bytes of a stream (all of it, when it is shorter) and puts them back, so that the stream
- * is still whole. `read(count)` takes nothing until that many bytes are buffered or the stream has ended, and the
- * bytes go back in the same tick, before the stream can announce its end. The listeners stay for the whole read: a
- * 'readable' listener added while bytes are buffered fires at once, so adding one per wait would spin. A stream
- * that broke off before the read started has no event left to wait for: its state says so at once.
+ * The first `count` bytes, put back in the same tick, before the stream can announce its end. The listeners stay for
+ * the whole read: one added while bytes are buffered fires at once, so one per wait would spin.
  */
 async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSignal): Promise<Buffer> {
 	const state = body as StreamState;
 	let wake = () => {};
 	let failure: Error | undefined;
 	const onEvent = () => wake();
-	const onClose = () => {
-		failure ??= cutOff();
-		wake();
-	};
 	const onError = (error: Error) => {
 		failure ??= error;
 		wake();
 	};
-	body.on('readable', onEvent);
-	body.on('end', onEvent);
-	body.on('close', onClose);
-	body.on('error', onError);
+	const onClose = () => onError(cutOff());
+	const listeners = Object.entries({ readable: onEvent, end: onEvent, close: onClose, error: onError });
+	for (const [event, listener] of listeners) body.on(event, listener);
 	signal.addEventListener('abort', onClose);
 	try {
 		for (;;) {
@@ -56,38 +45,35 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 				body.unshift(head);
 				return head;
 			}
+			// A stream that broke off before the read has no event left to wait for: its state says so.
 			if (state.errored) throw state.errored;
 			if (state.readableEnded) return Buffer.alloc(0);
 			if (failure || state.destroyed || signal.aborted) throw failure ?? cutOff();
 			await new Promise<void>((resolve) => (wake = resolve));
 		}
 	} finally {
-		body.removeListener('readable', onEvent);
-		body.removeListener('end', onEvent);
-		body.removeListener('close', onClose);
-		body.removeListener('error', onError);
+		for (const [event, listener] of listeners) body.removeListener(event, listener);
 		signal.removeEventListener('abort', onClose);
 	}
 }
 
 type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
-/**
- * The start of a refused text, quoted; control characters (a byte order mark before bytes that are not text) are
- * shown as U+FFFD, not as JSON's six-character escapes.
- */
+/** A result file being inspected: its download, its URL, and the item and task it is for. */
+interface Fetched {
+	file: DownloadedFile;
+	url: string;
+	context: RequestContext;
+}
+
+/** Control characters (a byte order mark before bytes that are not text) as U+FFFD, not JSON's `\u` escapes. */
 function quote(text: string): string {
 	const shown = [...text].map((char) => (/\p{Cc}/u.test(char) && !/\s/.test(char) ? '\ufffd' : char)).join('');
 	return JSON.stringify(shorten(shown, SHOWN.body, { fold: true, codePoints: true }));
 }
 
-function notAFile(
-	this: IExecuteFunctions,
-	url: string,
-	mimeType: string | undefined,
-	verdict: Refused,
-	context: RequestContext,
-): NodeApiError {
+function notAFile(this: IExecuteFunctions, { file, url, context }: Fetched, verdict: Refused): NodeApiError {
+	const { mimeType } = file;
 	const sent = mimeType ? `as ${shorten(mimeType, SHOWN.mimeType, { sayLength: true })}` : 'without a Content-Type';
 	const what =
 		verdict.kind === 'zeros'
@@ -101,10 +87,7 @@ function notAFile(
 	);
 }
 
-/**
- * `Readable.from` of the body's own class: the Cloud rules let no community node import node:stream, and every
- * Node stream class inherits it (axios hands out `Readable.from`'s wrapper, or the response itself).
- */
+/** `Readable.from` of the body's class: community nodes may not import node:stream; every stream inherits it. */
 function readableFrom(body: NodeJS.ReadableStream): ReadableFrom {
 	for (let type: unknown = body.constructor; typeof type === 'function'; type = Object.getPrototypeOf(type)) {
 		const from = (type as { from?: unknown }).from;
@@ -113,14 +96,8 @@ function readableFrom(body: NodeJS.ReadableStream): ReadableFrom {
 	throw new TypeError('the download is not a Node.js stream');
 }
 
-function notWhole(
-	this: IExecuteFunctions,
-	url: string,
-	format: MediaFormat,
-	fault: StructureFault,
-	file: DownloadedFile,
-	context: RequestContext,
-): NodeApiError {
+function notWhole(this: IExecuteFunctions, got: Fetched, format: MediaFormat, fault: StructureFault): NodeApiError {
+	const { file, url, context } = got;
 	const sent = file.mimeType ? ` (sent as ${shorten(file.mimeType, SHOWN.mimeType, { sayLength: true })})` : '';
 	const how = fault.cut ? 'end before the file does' : 'break its structure';
 	return downloadError.call(
@@ -134,23 +111,15 @@ function notWhole(
 	);
 }
 
-/**
- * The file's bytes on their way to n8n's storage, checked against its format: the stream fails with an error that
- * names the task and the URL as soon as they break the format, or at their end when the file is cut.
- */
-function checkedBody(
-	this: IExecuteFunctions,
-	file: DownloadedFile,
-	format: MediaFormat,
-	url: string,
-	context: RequestContext,
-): StoredStream {
+/** Fails the stream as soon as the bytes break the format, or at their end when the file is cut. */
+function checkedBody(this: IExecuteFunctions, got: Fetched, format: MediaFormat): StoredStream {
+	const { file } = got;
 	const check = new StructureCheck(format.whole, file.size);
 	const checked = (step: () => void) => {
 		try {
 			step();
 		} catch (error) {
-			throw error instanceof StructureFault ? notWhole.call(this, url, format, error, file, context) : error;
+			throw error instanceof StructureFault ? notWhole.call(this, got, format, error) : error;
 		}
 	};
 	async function* chunks(): AsyncGenerator<Buffer> {
@@ -164,17 +133,13 @@ function checkedBody(
 	return readableFrom(file.body)(chunks(), { objectMode: false });
 }
 
-/** What a result file is and the stream to store: its bytes checked whole, for a format of the table. */
-export interface InspectedFile {
+interface InspectedFile {
 	/** Undefined: a binary the table does not know (stored as it came). */
 	format?: MediaFormat;
 	body: StoredStream;
 }
 
-/**
- * Checks a result file before it is stored and returns its format, or undefined for a binary the table does not
- * know, with the stream to store; throws for an empty body and for text of any kind.
- */
+/** Throws for an empty body and for text of any kind. */
 export async function inspectResultFile(
 	this: IExecuteFunctions,
 	file: DownloadedFile,
@@ -197,9 +162,9 @@ export async function inspectResultFile(
 	}
 	const verdict = classifyBody(head);
 	if (verdict.kind === 'media') {
-		return { format: verdict.format, body: checkedBody.call(this, file, verdict.format, url, context) };
+		return { format: verdict.format, body: checkedBody.call(this, { file, url, context }, verdict.format) };
 	}
 	if (verdict.kind === 'unknown') return { body: file.body as StoredStream };
 	file.release();
-	throw notAFile.call(this, url, file.mimeType, verdict, context);
+	throw notAFile.call(this, { file, url, context }, verdict);
 }

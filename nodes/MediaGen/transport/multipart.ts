@@ -1,16 +1,11 @@
 /**
- * A multipart/form-data body whose file parts are read from n8n's binary storage only while they are sent.
- *
- * The platform FormData accepts only real Blobs, and a Blob holds its bytes in memory: sixteen 32 MB
- * references would be read whole and then copied. n8n's HTTP client (axios) streams any spec-compliant form
- * (an object with `append`, an entry iterator and the FormData tag), reading each file part through its
- * `stream()` and taking the Content-Length from the parts' `size`. This class is such a form, so a file is
- * pulled from storage chunk by chunk as the socket drains and at most a few chunks are in memory.
+ * A multipart/form-data body whose file parts are read from n8n's binary storage only while they are sent. The
+ * platform FormData takes only Blobs, held in memory (sixteen 32 MB references would be read whole); axios streams
+ * any spec-compliant form (`append`, an entry iterator, the FormData tag) through each part's `stream()` and `size`.
  */
-
 import { randomBytes } from 'node:crypto';
 
-/** A file part: its bytes come from `stream()`, which is called once, when the part is sent. */
+/** `stream()` is called once, when the part is sent. */
 export interface StreamedFile {
 	readonly name: string;
 	readonly type: string;
@@ -18,7 +13,7 @@ export interface StreamedFile {
 	stream(): AsyncIterable<Uint8Array>;
 }
 
-export type FormValue = string | Blob | StreamedFile;
+type FormValue = string | Blob | StreamedFile;
 
 export class StreamingForm {
 	readonly [Symbol.toStringTag] = 'FormData';
@@ -43,10 +38,7 @@ export class StreamingForm {
 	}
 }
 
-/**
- * A file part that opens its source only when sent, and refuses to send a byte count other than the one
- * announced (the Content-Length is computed from it).
- */
+/** Opens its source only when sent; refuses to send other than `size` bytes (the Content-Length says it). */
 export function streamedFile(
 	name: string,
 	type: string,
@@ -75,18 +67,10 @@ export function streamedFile(
 	};
 }
 
-/**
- * A form of text fields only (a creation from a prompt and settings, at most a few tens of kilobytes) encoded
- * here as one buffer, as multipart/form-data. Sent as a buffer it skips the HTTP client's form streaming (about
- * 0.1–0.2 ms of CPU per creation, a tenth or more of its cost); a form with a file part is streamed (undefined
- * here).
- */
+/** Text fields as one buffer skip the form streaming's 0.1–0.2 ms of CPU, a tenth or more of a creation's cost. */
 export function textFormBody(form: StreamingForm): { body: Buffer; contentType: string } | undefined {
-	const fields: Array<[string, string]> = [];
-	for (const [name, value] of form.entryList) {
-		if (typeof value !== 'string') return undefined;
-		fields.push([name, value]);
-	}
+	if (form.entryList.some(([, value]) => typeof value !== 'string')) return undefined;
+	const fields = form.entryList as Array<[string, string]>;
 	const boundary = `----MediaGenFormBoundary${randomBytes(16).toString('hex')}`;
 	// A value that holds the boundary would end its part early: such a form is streamed instead.
 	if (fields.some(([name, value]) => value.includes(boundary) || name.includes(boundary))) return undefined;
@@ -100,10 +84,7 @@ export function textFormBody(form: StreamingForm): { body: Buffer; contentType: 
 	};
 }
 
-/**
- * A text value as a form carries it: line breaks as every form encoder sends them (the HTTP client's own form,
- * the platform's, this file's), CRLF. The API counts what it receives, so length limits count this.
- */
+/** Line breaks as every form encoder sends them, CRLF: the API counts what it receives, so length limits do too. */
 export function wireText(value: string): string {
 	return value.replace(/\r?\n|\r/g, '\r\n');
 }

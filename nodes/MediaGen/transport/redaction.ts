@@ -4,12 +4,10 @@
  */
 import { shorten, SHOWN, type Shortening } from '../helpers/shorten';
 import { isControl } from '../media/text';
-import { MAX_LAYERS, readingsOf, startOf, undoOneLayer } from './escapes';
+import { readingsOf, startOf } from './escapes';
 
-/** A text with the key replaced, in every form it can take (see keyRedactor). */
 export type Redact = (text: string) => string;
 
-/** The characters of a text that `keep` keeps. */
 const filtered = (text: string, keep: (code: number) => boolean) =>
 	[...text].filter((char) => keep(char.codePointAt(0)!)).join('');
 
@@ -17,9 +15,8 @@ const filtered = (text: string, keep: (code: number) => boolean) =>
 const trimHeaderSpace = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
 
 /**
- * Every form of the key that can reach the server, and so come back in an answer: as typed, and as the
- * Authorization header carries it (a key pasted with a trailing newline, CRLF or spaces is sent and echoed
- * trimmed). Longest first, so that a longer form is replaced whole before a shorter one inside it.
+ * The key as typed and as the Authorization header carries it (a key pasted with a trailing newline or spaces is sent
+ * trimmed), longest first, so that a longer form is replaced whole before a shorter one inside it.
  */
 function keyForms(apiKey: string): string[] {
 	if (!apiKey) return [];
@@ -37,10 +34,8 @@ function keyForms(apiKey: string): string[] {
 const MIN_BASE64_KEY_BYTES = 12;
 
 /**
- * The key's bytes in base64 at each of the three alignments it can have inside a longer base64 text (an
- * Authorization header, a token, a data: URL), cut to the characters that the key's bytes alone decide; in the
- * standard and the URL alphabet; of its UTF-8 bytes and, for a key of Latin-1 characters, of the bytes its header
- * carried.
+ * The key in base64 (standard and URL alphabet) at each of its three alignments inside a longer base64 text, cut to
+ * the characters the key's bytes alone decide; of its UTF-8 bytes and, for Latin-1 keys, the bytes its header carried.
  */
 function base64Forms(form: string): string[] {
 	const encodings = [Buffer.from(form, 'utf8')];
@@ -59,22 +54,13 @@ function base64Forms(form: string): string[] {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/**
- * A redactor for one key, built once per run: every place where a form of the key (keyForms; with `+` for a space;
- * base64Forms, lines wrapped anywhere) stands in the text, read as it is and with each layer of escapes undone, is
- * replaced where it came from. A key that holds escapes itself (`%41`) is looked for with them undone too.
- */
+/** Built once per run. A key that holds escapes itself (`%41`) is looked for with them undone too. */
 export function keyRedactor(apiKey: string): Redact {
 	const forms = keyForms(apiKey);
 	if (!forms.length) return (text) => text;
-	const literal = new Set<string>();
-	for (const form of forms) {
-		for (let text: string | undefined = form, layer = 0; text && layer <= MAX_LAYERS; layer++) {
-			literal.add(text);
-			literal.add(text.replace(/ /g, '+'));
-			text = undoOneLayer({ text })?.text;
-		}
-	}
+	const literal = new Set(
+		forms.flatMap((form) => readingsOf(form).flatMap(({ text }) => [text, text.replace(/ /g, '+')])),
+	);
 	const cores = [...new Set(forms.flatMap(base64Forms))];
 	const alternatives = [
 		...[...literal].map((form) => ({ length: form.length, pattern: escapeRegExp(form) })),
@@ -111,10 +97,7 @@ export function replaceSpans(text: string, spans: Array<[number, number]>, by = 
 	return result + text.slice(from);
 }
 
-/**
- * A text from an answer (a message, a location, a body's start) for an error: redacted first, then shortened, so
- * that a key across the cut cannot leak in part.
- */
+/** A text from an answer for an error: redacted before it is shortened, so that a key across the cut cannot leak. */
 export function echo(
 	text: string,
 	redactText: Redact,

@@ -1,36 +1,28 @@
 /**
- * An API answer's body: read up to a cap, parsed, and kept down to a depth. Whatever a server sends, what leaves
- * this file is bounded: at most MAX_ANSWER_BYTES of bytes, and JSON at most MAX_ANSWER_DEPTH levels deep, so that
- * nothing after it (redaction, n8n's copies of output items, JSON.stringify) recurses without a bound. A body that
- * is not whole (too large, or broken off) keeps the bytes that came: a creation's task id may be in them.
+ * An API answer's body, bounded whatever a server sends (so that redaction, n8n's copies of items and JSON.stringify
+ * never recurse without a bound). A body cut short keeps the bytes that came: a creation's task id may be in them.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Redact } from './redaction';
 
-/** The largest answer the node reads from the API: envelopes are a few kilobytes, so a larger body is not one. */
+/** Envelopes are a few kilobytes: a larger body is not one. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /** The deepest nesting kept from an answer (the API's answers are three levels deep). */
 export const MAX_ANSWER_DEPTH = 32;
 
-/** What stands in an answer's data for what lay deeper than MAX_ANSWER_DEPTH. */
 export const LEFT_OUT = `[nested deeper than ${MAX_ANSWER_DEPTH} levels: left out]`;
 
-/** An answer's body as it came: whole, or its first bytes and why the rest is missing. */
 export interface AnswerBody {
 	bytes: Buffer;
 	/** Past MAX_ANSWER_BYTES: the read stopped there and the connection was closed. */
 	tooLarge?: boolean;
-	/** The body broke off (connection closed, deadline, Stop): the error that ended it. */
+	/** The error that broke the body off (connection closed, deadline, Stop). */
 	brokeOff?: unknown;
 }
 
-/**
- * Reads an answer's body to its end as bytes, never more than MAX_ANSWER_BYTES: n8n's request helper would read any
- * body whole, and one that never ends would fill memory until Request Timeout. Past the cap the request is aborted
- * (`abort` closes its connection). Never throws: a body that breaks off is returned with what came of it.
- */
+/** n8n's helper would read any body whole, an endless one until Request Timeout. Never throws. */
 export async function readAnswerBody(body: unknown, abort: () => void): Promise<AnswerBody> {
 	if (Buffer.isBuffer(body)) return { bytes: body };
 	if (typeof body === 'string') return { bytes: Buffer.from(body) };
@@ -69,13 +61,8 @@ export function keptAnswer(value: unknown, redactText: Redact, depth = 0): unkno
 	return kept;
 }
 
-/** A body parsed as JSON; `json` is absent when it is not JSON. */
-export interface ParsedAnswer {
-	json?: unknown;
-}
-
-/** The body's text as JSON, when it is JSON. V8's parser takes any depth (it does not recurse): keptAnswer bounds it. */
-export function parseAnswer(text: string): ParsedAnswer {
+/** No `json` when the text is not JSON. V8's parser takes any depth (it does not recurse): keptAnswer bounds it. */
+export function parseAnswer(text: string): { json?: unknown } {
 	try {
 		return { json: JSON.parse(text) as unknown };
 	} catch {
@@ -93,29 +80,20 @@ export function taskIdOf(value: unknown): string | undefined {
 /** The name `taskid` as JSON may write it: each letter as itself or as a `\u` escape (any case of its hex digits). */
 const TASKID_NAME = '(?:t|\\\\u0074)(?:a|\\\\u0061)(?:s|\\\\u0073)(?:k|\\\\u006[bB])(?:i|\\\\u0069)(?:d|\\\\u0064)';
 
-/**
- * `"taskid": "<id>"` with its closing quote (escapes allowed), or `"taskid": <digits>` followed by a delimiter,
- * anywhere in a text, as often as it stands there: an id cut off by the end of the body is not taken for a whole one.
- */
+/** A `taskid` string with its closing quote, or digits and a delimiter: an id cut off at the end is not taken. */
 const TASK_ID_IN_TEXT = new RegExp(
 	`"${TASKID_NAME}"\\s*:\\s*(?:"((?:[^"\\\\\\r\\n]|\\\\.){1,400})"|(-?\\d{1,40})(?=\\s*[,}\\]]))`,
 	'g',
 );
 
 /**
- * Every task a creation answer names, whatever its status: first the one a reader of its JSON takes (`data.taskid`,
- * else `taskid`; with a name given twice, the last), then every other id that stands in the text as a `taskid`'s
- * value (duplicate names, other places, a body that is not JSON: cut off, past the cap, wrapped in a page). Each
- * exists and may be charged; all are redacted.
+ * Every task a creation answer names, whatever its status (each exists and may be charged): the one its JSON gives
+ * first, then every other `taskid` in the text (given twice, or in a body cut off, past the cap, wrapped in a page).
  */
 export function namedTaskIds(text: string, json: unknown, redactText: Redact): string[] {
-	let followed: string | undefined;
-	if (json && typeof json === 'object') {
-		const data = (json as { data?: unknown }).data;
-		followed =
-			(data && typeof data === 'object' ? taskIdOf((data as IDataObject).taskid) : undefined) ??
-			taskIdOf((json as IDataObject).taskid);
-	}
+	const envelope = json && typeof json === 'object' ? (json as IDataObject) : {};
+	const data = envelope.data && typeof envelope.data === 'object' ? (envelope.data as IDataObject) : {};
+	const followed = taskIdOf(data.taskid) ?? taskIdOf(envelope.taskid);
 	const ids = new Set(followed === undefined ? [] : [followed]);
 	for (const match of text.matchAll(TASK_ID_IN_TEXT)) {
 		let id: unknown = match[2];

@@ -1,28 +1,20 @@
 /**
- * What the API's words say about tasks: a delete's status text, and whether a refusal says that tasks are not known
- * (Task → Delete and status checks alike). The API has no code for either, so each reading is conservative in the
- * direction where a mistake costs; the rules are in docs/known-unknowns.md, "What a delete's answer says".
+ * What the API's words say about tasks (it has no code for it): a delete's status text, whether a refusal says tasks
+ * are not known; each read to err where a mistake costs less (docs/known-unknowns.md, "What a delete's answer says").
  */
 import { replaceSpans } from './redaction';
 
-/** What a code-1000 status text says: success, a failure, or neither that the node can read. */
 export type StatusReading = 'success' | 'failure' | 'unreadable';
 
-/** Words of failure, in English or Chinese: the text says that the delete did not (wholly) happen. */
 const FAILURE =
 	/\b(?:fail(?:s|ed|ure|ing)?|errors?|unsuccessful(?:ly)?|unable|cannot|can't|could ?n[o']t|not (?:been )?(?:deleted|removed)|denied|refused|rejected|forbidden|invalid|partial(?:ly)?)\b|失败|错误|未删除|拒绝|无效|不成功|未成功|没有成功|部分/i;
 
-/** "no tasks were deleted", "0 deleted", "none removed": a count of nothing deleted. */
 const NOTHING_DELETED =
 	/\b(?:no|none|nothing|zero|0)\b(?:\s+\S+){0,3}?\s+(?:deleted|removed)\b|\b(?:deleted|removed)\s+(?:no|none|nothing|zero|0)\b/i;
 
-/** Words that report success. */
 const SUCCESS = /\b(?:success(?:ful(?:ly)?)?|succeeded|ok(?:ay)?|deleted|removed|done|complete(?:d)?)\b|成功|已删除/i;
 
-/**
- * Words that hedge or negate: with one of them, a text is not read as success even when it has a word of success
- * ("not all deleted", "will be deleted", "deleted, except …", "success?"). English and Chinese.
- */
+/** With a word that hedges or negates, a word of success does not make success ("not all deleted", "success?"). */
 const HEDGE =
 	/\b(?:not|no|none|nothing|never|without|zero|pending|queued|scheduled|will|later|processing|progress|partly|some|only|but|except|however|unless|un\w+)\b|\?|[不未没无待将]/i;
 
@@ -32,12 +24,7 @@ const PART_OF = /\b(\d+)\s*(?:of|\/)\s*(\d+)\b/i;
 /** "deleted 3 task(s)", "3 tasks": a count of tasks. */
 const TASK_COUNT = /\b(\d+)\s*(?:tasks?|task\(s\)|items?|ids?|records?)\b/gi;
 
-/**
- * How a delete's code-1000 status text reads for a request of `sent` ids. Success only when it has a word of
- * success, no word that hedges or negates it, and every count it states is the number of ids sent; a failure when
- * it says the delete failed or deleted nothing (or part); anything else (another language, a text about something
- * else, no text at all) cannot be read, and is not taken for success.
- */
+/** How a delete's code-1000 status text reads for a request of `sent` ids: never success by default. */
 export function readStatusText(text: string | undefined, sent: number): StatusReading {
 	if (text === undefined || !text.trim()) return 'unreadable';
 	const part = PART_OF.exec(text);
@@ -55,20 +42,18 @@ const MAX_READ_MESSAGE = 64 * 1024;
 /** Stands for one of the request's ids in a message, once the ids it names are found. */
 const ID = '\u0001';
 
-/** One or more of the request's ids, listed, quoted or bracketed. */
+/** The request's ids, listed, quoted or bracketed. */
 const IDS = `[\\s"'\`\\[(<]*${ID}[\\s"'\`\\])>]*(?:[,;，、]\\s*(?:and\\s+)?[\\s"'\`\\[(<]*${ID}[\\s"'\`\\])>]*)*`;
 
 /** "task", "tasks", "task id", "task ids", "taskid", "task(s)", "task id(s)". */
 const TASK = `task(?:\\s*ids?)?s?(?:\\(s\\))?`;
 
-/** "task abc-1", "tasks: a, b", "task id \"a\"": the word and, optionally, ids of the request. */
 const TASK_NAMED = `\\b${TASK}(?:\\s*[:#=]?${IDS})?`;
 
 const NOT_FOUND = `(?:(?:was|were|is|are|could|can)\\s+)?(?:not|n[o']t)\\s+(?:be(?:en)?\\s+)?found`;
 const NOT_EXIST = `(?:(?:does|do|did)\\s*(?:not|n[o']t)|not)\\s+exists?`;
 const GONE_ALREADY = `(?:(?:was|were|is|are|has|have)\\s+)?(?:already\\s+)(?:been\\s+)?(?:deleted|removed)`;
 
-/** The sentences that say that tasks are not known; the ids they name are the request's (as ID). */
 const NOT_KNOWN = new RegExp(
 	[
 		`\\b(?:unknown|no\\s+such|nonexistent|non-existent)\\s+${TASK}\\b`,
@@ -87,7 +72,7 @@ const OTHER_REASON =
 
 const ID_CHARACTER = /[A-Za-z0-9_-]/;
 
-/** Whether `text` names `id` as a whole (not as part of a longer id), and where. */
+/** Where `text` names `id` as a whole (not as part of a longer id). */
 function positionsOf(text: string, id: string): number[] {
 	const found: number[] = [];
 	for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + id.length)) {
@@ -112,12 +97,7 @@ function withIdsMarked(message: string, ids: readonly string[]): { text: string;
 	return { text: replaceSpans(message, spans, ID), named };
 }
 
-/**
- * Whether a refusal (code 9999) says that the request's tasks are not known, and which of `ids` it names. Only a
- * sentence that says so of tasks counts ("task not found", "unknown task ids: a, b", "task a does not exist",
- * "任务不存在", or ids of the request followed by "not found"), and only when the message gives no other reason
- * (a user, a key, a limit, "try again later"). Undefined: the message does not say so.
- */
+/** Whether a refusal (9999) says of tasks, and for no other reason, that they are not known; which `ids` it names. */
 export function notKnownIn(message: string, ids: readonly string[]): { named: string[] } | undefined {
 	if (!message || message.length > MAX_READ_MESSAGE) return undefined;
 	const { text, named } = withIdsMarked(message, ids);
@@ -128,9 +108,8 @@ export function notKnownIn(message: string, ids: readonly string[]): { named: st
 }
 
 /**
- * Whether a refusal may be saying that a task does not exist, by any word of it: a status check's refusal that may
- * is not a verdict on the task (the task is not failed for it). Looser than notKnownIn on purpose: there a mistake
- * would report as gone a task that still exists, here it would fail a task that may still be running.
+ * Whether a refusal may say, by any word, that a task does not exist: then a status check does not fail the task.
+ * Looser than notKnownIn on purpose: a mistake there reports a live task gone, here it fails a task still running.
  */
 export function mayMeanNotFound(message: string | undefined): boolean {
 	return typeof message === 'string' && /not\s*found|unknown|no such|n[o']t exist/i.test(message);
