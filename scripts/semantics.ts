@@ -541,12 +541,7 @@ async function durableLoop(target: Target): Promise<string> {
 	await checkOneCreationEach(target.simulator.url, created, items.length, tag);
 	const [good, never] = [items[0], items[2]].map((item) => sceneTask(created, item.prompt));
 	const failed = outputOf(execution, failedNode);
-	const { refusedId: refused, refusedChecks } = await checkRefused(
-		target.simulator.url,
-		created,
-		failed,
-		items[1].prompt,
-	);
+	const { refusedId, refusedChecks } = await checkRefused(target.simulator.url, created, failed, items[1].prompt);
 	const done = outputOf(execution, doneNode).map((item) => [item.json.taskid, item.json.status]);
 	const expected = [
 		[good, 'completed'],
@@ -561,7 +556,7 @@ async function durableLoop(target: Target): Promise<string> {
 		conditionRuns === DURABLE_ROUNDS + 1,
 		`the IF node ran ${DURABLE_ROUNDS} rounds back plus the last one (${conditionRuns})`,
 	);
-	return `3 renders: ${good} completed; ${refused} refused → error output after ${refusedChecks} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
+	return `3 renders: ${good} completed; ${refusedId} refused → error output after ${refusedChecks} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
 }
 
 async function loop(target: Target): Promise<string> {

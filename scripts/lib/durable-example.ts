@@ -1,7 +1,7 @@
 /**
  * examples/durable-wait.json as the durable and semantics suites run it: its nodes found by their role, the
  * pattern's structure checked, started by a Webhook (a running n8n starts it; nobody presses the button) and its
- * Wait node waiting as long as the suite needs.
+ * Wait node waiting as long as the suite needs; and the checks both suites make of its run.
  */
 import { NODE_TYPE } from '../../test/nodeType';
 import { findNode, startedByWebhook, type Workflow, type WorkflowNode } from './n8n';
@@ -16,25 +16,11 @@ interface Conditions {
 	conditions: Array<{ leftValue: string; rightValue: unknown; operator: { type: string; operation: string } }>;
 }
 
-export interface DurableExample {
-	workflow: Workflow;
-	scenes: WorkflowNode;
-	create: WorkflowNode;
-	wait: WorkflowNode;
-	taskWait: WorkflowNode;
-	condition: WorkflowNode;
-	/** The IF node's condition `{{ $runIndex }} < n` that bounds the rounds. */
-	bound: Conditions['conditions'][number];
-	/** Where the loop ends: the IF node's "done" branch, and Task → Wait's error output. */
-	done: string;
-	failed: string;
-}
-
-export function durableExample(
-	webhookPath: string,
-	ids: { id: string; webhookId: string },
-	waitSeconds: number,
-): DurableExample {
+/**
+ * The example's workflow and nodes; `bound` is the IF node's condition `{{ $runIndex }} < n` that bounds the
+ * rounds; the loop ends at `done` (the IF node's "done" branch) and `failed` (Task → Wait's error output).
+ */
+export function durableExample(webhookPath: string, ids: { id: string; webhookId: string }, waitSeconds: number) {
 	const workflow = readExample<Workflow>('durable-wait.json');
 	const find = (what: string, test: (node: WorkflowNode) => boolean) => findNode(workflow, what, test);
 	const scenes = find(
