@@ -46,10 +46,7 @@ interface Case {
 let uuid = 0;
 const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')}`;
 
-/**
- * Webhook → "Items" (Split Out of the body's `items`, so every call brings its own items) → the nodes given,
- * wired by `links`.
- */
+/** Webhook → "Items" (Split Out of the body's `items`: each call brings its own) → `nodes`, wired by `links`. */
 function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Link[]): Case {
 	const webhookPath = `mediagen-${id.toLowerCase()}`;
 	const items = {
@@ -98,10 +95,7 @@ function renderCase(
 	return caseWorkflow(id, name, [node, ...outputs.map(noOp), ...more], [...toOutputs, ...links]);
 }
 
-/**
- * examples/durable-wait.json made quick: a Wait of 1 s, Task → Wait checks of 1 s, the IF node's bound
- * DURABLE_ROUNDS; its scenes come from the webhook's body.
- */
+/** examples/durable-wait.json made quick (Waits of 1 s, DURABLE_ROUNDS rounds), its scenes from the webhook's body. */
 function durableExampleCase() {
 	const webhookPath = 'mediagen-mgsemdurable';
 	const example = durableExample(webhookPath, { id: nextId(), webhookId: nextId() }, 1);
@@ -271,11 +265,8 @@ async function createdOnce(target: Target, tag: string, items: Array<{ prompt: s
 
 /** How many of n8n's log lines say that node "Render" `did` ("created", "resumes") image task `id`. */
 function logLines(target: Target, did: string, id: string, execution = '\\d+'): number {
-	const line = new RegExp(
-		`MediaGen node "Render" ${did} image task ${id} for item \\d .*\\(execution ${execution}\\)`,
-		'g',
-	);
-	return readFileSync(target.logFile, 'utf8').match(line)?.length ?? 0;
+	const line = `MediaGen node "Render" ${did} image task ${id} for item \\d .*\\(execution ${execution}\\)`;
+	return readFileSync(target.logFile, 'utf8').match(new RegExp(line, 'g'))?.length ?? 0;
 }
 
 /** Checks that `output` holds the tasks `ids`, in order, completed, each with its file. */
