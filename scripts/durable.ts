@@ -1,8 +1,7 @@
 /**
  * `npm run test:durable`: the durable-wait pattern (examples/durable-wait.json) survives a SIGKILL of n8n 2.41.1
  * while its execution is parked in the database; docs/scaling-and-durable-waits.md ("Durable waits") says what is
- * checked. The example runs with renders longer than n8n's 65 s in-memory limit, started by a Webhook, its Wait at
- * 70 s instead of 2 minutes, and a third scene whose render the simulator refuses.
+ * checked and how the test's variant of the example differs (renders of 110 s, a Wait of 70 s, a refused scene).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
