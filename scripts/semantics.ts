@@ -424,11 +424,7 @@ async function stop(target: Target): Promise<string> {
 	return `canceled ${endedIn.toFixed(1)} s after the REST Stop; log lines for all 3 created tasks (${ids.join(', ')}); ${polledBefore} polls before the Stop, ${after.length} in flight at it; saved: ${holds}`;
 }
 
-/**
- * "Retry execution" of the execution the Stop check stopped, of which n8n saved too little to resume: 2.x saved no
- * run data and runs the workflow again from its trigger (stopped here once the tasks are created anew); 1.x saved
- * the nodes before the stopped one and an empty stack, and ends the retry at once without running the node.
- */
+/** "Retry execution" of the stopped execution: n8n saved too little to resume (2.x no run data, 1.x no stack). */
 async function retryStopped(target: Target): Promise<string> {
 	const tag = '(stop)';
 	const stopped = target.stopped;

@@ -91,9 +91,8 @@ export async function checkOneCreationEach(simulatorUrl: string, created: Execut
 }
 
 /**
- * Checks the render that the simulator refuses at a status check (its scene's `prompt`): it left by Task → Wait's
- * error output with its task id, and the refusal was its last check (the loop ended for it). Returns its id and
- * how many checks it had.
+ * Checks the render refused at a status check (its scene's `prompt`): out by Task → Wait's error output with its
+ * task id, the refusal its last check (the loop ended for it). Returns its id and how many checks it had.
  */
 export async function checkRefused(
 	simulatorUrl: string,
