@@ -1,17 +1,15 @@
 /**
  * `npm run test:semantics`: n8n's own semantics around the node (On Error and error outputs, Stop, Retry On Fail,
- * loops, Retry execution, the durable example's loop, Task → Delete under Retry On Fail) in real n8n 2.41.1 and
- * 1.123.81 with the packed tarball; docs/errors-and-n8n-settings.md says what they show. One `n8n start` per
- * version runs every case of CHECKS, in order; each workflow is started by its production webhook, whose body
- * carries the items, and the run data is read back through the REST API the editor uses. MEDIAGEN_E2E_VERSIONS
- * picks the versions (default "2.41.1,1.123.81"); n8n's logs stay in .e2e/semantics/.
+ * loops, Retry execution, the durable example's loop, Task → Delete under Retry On Fail) in real n8n with the
+ * packed tarball; docs/errors-and-n8n-settings.md says what it checks and how. Each workflow's webhook body carries
+ * its items. MEDIAGEN_E2E_VERSIONS picks the versions (default "2.41.1,1.123.81").
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
 import type { RecordedRequestSummary } from '../test/simulator/server';
-import { durableExample } from './lib/durable-example';
+import { checkOneCreationEach, checkRefused, durableExample, sceneTask } from './lib/durable-example';
 import {
 	callWebhook,
 	CREDENTIAL_REF,
@@ -22,7 +20,7 @@ import {
 	type Workflow,
 } from './lib/n8n';
 import { logFolder } from './lib/paths';
-import { lastLines, logSize, runMain } from './lib/process';
+import { logSize, runMain, waitForLog } from './lib/process';
 import { check, log } from './lib/report';
 import { getExecution, listExecutions, outputOf, restPost, waitForExecution, type ExecutionItem } from './lib/rest';
 import { injectFault, simulatorRecord, simulatorTasks } from './lib/simulator';
@@ -31,15 +29,13 @@ import { waitFor } from './lib/wait';
 
 const SCOPE = 'semantics';
 const CREATE_PATH = '/v1/tlimages/betav4';
-const FINAL = ['success', 'error', 'canceled', 'crashed'];
-const isFinal = (status: string) => FINAL.includes(status);
-/** Simulated renders take 1 s unless a prompt says otherwise. */
-const TASK_SECONDS = 1;
+const isFinal = (status: string) => ['success', 'error', 'canceled', 'crashed'].includes(status);
 /** Retry On Fail's tries of the node that the Stop check stops. */
 const STOP_TRIES = 3;
 const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 };
-
-// --- workflows ------------------------------------------------------------------------------------------
+/** How many rounds the durable example's IF node allows in this suite (100 in the example). */
+const DURABLE_ROUNDS = 3;
+const LOOP_PROMPT = 'a lighthouse at dusk (loop)';
 
 /** A test workflow and the production webhook that starts it. */
 interface Case {
@@ -50,10 +46,7 @@ interface Case {
 let uuid = 0;
 const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')}`;
 
-/**
- * Webhook → "Items" (Split Out of the body's `items`, so every call brings its own items) → the nodes given,
- * wired by `links`.
- */
+/** Webhook → "Items" (Split Out of the body's `items`: each call brings its own) → `nodes`, wired by `links`. */
 function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Link[]): Case {
 	const webhookPath = `mediagen-${id.toLowerCase()}`;
 	const items = {
@@ -102,14 +95,7 @@ function renderCase(
 	return caseWorkflow(id, name, [node, ...outputs.map(noOp), ...more], [...toOutputs, ...links]);
 }
 
-/** How many rounds the durable example's IF node allows in this suite (100 in the example). */
-const DURABLE_ROUNDS = 3;
-
-/**
- * examples/durable-wait.json as it is, but for what makes it quick: a Wait of 1 s, Task → Wait checks of 1 s, and
- * a round bound of DURABLE_ROUNDS instead of 100 (the IF node's own condition, its value only changed). Its
- * scenes come from the webhook's body.
- */
+/** examples/durable-wait.json made quick (Waits of 1 s, DURABLE_ROUNDS rounds), its scenes from the webhook's body. */
 function durableExampleCase() {
 	const webhookPath = 'mediagen-mgsemdurable';
 	const example = durableExample(webhookPath, { id: nextId(), webhookId: nextId() }, 1);
@@ -137,12 +123,8 @@ const CASES = {
 				type: 'n8n-nodes-base.set',
 				typeVersion: 3.4,
 				parameters: {
-					assignments: {
-						assignments: [
-							{ id: nextId(), name: 'failedTask', value: '={{ $json.error.taskid }}', type: 'string' },
-							{ id: nextId(), name: 'scene', value: '={{ $json.scene }}', type: 'string' },
-						],
-					},
+					mode: 'raw',
+					jsonOutput: '={{ JSON.stringify({ failedTask: $json.error.taskid, scene: $json.scene }) }}',
 					options: {},
 				},
 			},
@@ -171,26 +153,11 @@ const CASES = {
 		'loop',
 		[
 			// The same request in both rounds (a fixed prompt), and Retry On Fail on: only the run index differs.
-			render({}, RETRY, 'a lighthouse at dusk (loop)'),
+			render({}, RETRY, LOOP_PROMPT),
 			{
 				name: 'Again?',
 				type: 'n8n-nodes-base.if',
-				typeVersion: 2,
-				parameters: {
-					conditions: {
-						options: { caseSensitive: true, leftValue: '', typeValidation: 'strict' },
-						conditions: [
-							{
-								id: nextId(),
-								leftValue: '={{ $runIndex }}',
-								rightValue: 1,
-								operator: { type: 'number', operation: 'lt' },
-							},
-						],
-						combinator: 'and',
-					},
-					options: {},
-				},
+				parameters: { conditions: { number: [{ value1: '={{ $runIndex }}', operation: 'smaller', value2: 1 }] } },
 			},
 			noOp('Done'),
 		],
@@ -219,29 +186,13 @@ const CASES = {
 	),
 };
 
-// --- helpers --------------------------------------------------------------------------------------------
-
 /** n8n of one version, running every case; `stopped` is the execution the Stop check stopped (retried next). */
 type Target = RunningN8n & { stopped?: string };
-
-/** One row of the final table: what a check proved on a version, and how long it took. */
-interface Proof {
-	version: string;
-	check: string;
-	proved: string;
-	seconds: number;
-}
-const proofs: Proof[] = [];
-
-async function prove(target: Target, name: string, body: () => Promise<string>): Promise<void> {
-	const started = Date.now();
-	const proved = await body();
-	const seconds = (Date.now() - started) / 1000;
-	proofs.push({ version: target.version, check: name, proved, seconds });
-	log(SCOPE, `n8n ${target.version}: ${name}: PASS (${seconds.toFixed(1)} s): ${proved}`);
-}
-
 type Row = Record<string, unknown>;
+const json = (value: unknown) => JSON.stringify(value);
+
+/** The final table's rows: what each check proved on each version, and how long it took. */
+const proofs: Array<{ version: string; check: string; proved: string; seconds: number }> = [];
 
 /** Waits until execution `which` of a case's workflow has a status `wanted` (by default: it has ended). */
 async function executionOf(
@@ -262,12 +213,23 @@ async function runCase(target: Target, item: Case, items: Row[], wanted = isFina
 	return await executionOf(target, item, fresh, `${item.workflow.name} (n8n ${target.version})`, wanted);
 }
 
+/** Runs a case that must succeed (`how`: e.g. " after a retry"); returns the execution with its data. */
+async function runToSuccess(target: Target, item: Case, items: Row[], how = '') {
+	const summary = await runCase(target, item, items);
+	check(summary.status === 'success', `the execution succeeded${how} (status ${summary.status})`);
+	return { summary, execution: await getExecution(target.install, target.session, summary.id) };
+}
+
 /** The editor's Stop button, and "Retry execution" with the original (`loadWorkflow` false) or current workflow. */
 const stopExecution = async (target: Target, id: string) => await restPost(target.session, `/executions/${id}/stop`);
 const retryExecution = async (target: Target, id: string, loadWorkflow: boolean) =>
 	await restPost(target.session, `/executions/${id}/retry`, { loadWorkflow });
+/** The execution that "Retry execution" of `id` started, once its status is `wanted`. */
+async function retryOf(target: Target, item: Case, id: string, wanted = isFinal) {
+	const which = (candidate: { retryOf?: string | null }) => String(candidate.retryOf ?? '') === id;
+	return await executionOf(target, item, which, `the retry of execution ${id}`, wanted);
+}
 
-/** The simulator answers the next result download 404. */
 async function failFirstDownload(target: Target): Promise<void> {
 	await injectFault(target.simulator.url, {
 		pathPattern: '^/files/',
@@ -276,52 +238,36 @@ async function failFirstDownload(target: Target): Promise<void> {
 	});
 }
 
-/** Runs a case that must succeed (`how`: e.g. " after a retry"); returns the execution with its data. */
-async function runToSuccess(target: Target, item: Case, items: Row[], how = '') {
-	const summary = await runCase(target, item, items);
-	check(summary.status === 'success', `the execution succeeded${how} (status ${summary.status})`);
-	return { summary, execution: await getExecution(target.install, target.session, summary.id) };
-}
-
-/** The simulator's creations whose prompt contains `tag`, and the id of each created task by prompt. */
-async function creations(target: Target, tag: string): Promise<{ count: number; idOf: (prompt: string) => string }> {
+/** How many creations the simulator saw whose prompt contains `tag`. */
+async function creationCount(target: Target, tag: string): Promise<number> {
 	const record = await simulatorRecord(target.simulator.url);
-	const count = record.filter(
+	return record.filter(
 		(entry) => entry.method === 'POST' && entry.path === CREATE_PATH && entry.fields.prompt?.[0]?.includes(tag),
 	).length;
+}
+
+/** The id of the one task the simulator created for each of `items`, found by its prompt. */
+async function taskIds(target: Target, items: Array<{ prompt: string }>): Promise<string[]> {
 	const tasks = await simulatorTasks(target.simulator.url);
-	return {
-		count,
-		idOf: (prompt) => {
-			const matching = tasks.filter((task) => task.prompt === prompt);
-			check(matching.length === 1, `one task for the prompt "${prompt}" (found ${matching.length})`);
-			return matching[0].taskid;
-		},
-	};
+	return items.map(({ prompt }) => {
+		const matching = tasks.filter((task) => task.prompt === prompt);
+		check(matching.length === 1, `one task for the prompt "${prompt}" (found ${matching.length})`);
+		return matching[0].taskid;
+	});
 }
 
-function n8nLog(target: Target): string {
-	return readFileSync(target.logFile, 'utf8');
+/** Checks that the creations tagged `tag` were one per item (`what` says what that shows); returns their ids. */
+async function createdOnce(target: Target, tag: string, items: Array<{ prompt: string }>, what: string) {
+	const count = await creationCount(target, tag);
+	check(count === items.length, `${what} (${count} creations)`);
+	return await taskIds(target, items);
 }
 
-/**
- * Waits until n8n's log (at debug level) shows that `node` ended `tries` tries with an error after byte `from`:
- * n8n-core's WorkflowExecute logs 'Running node "<name>" finished with error' at the end of each failed try.
- */
-async function nodeTriesEnded(target: Target, node: string, tries: number, from: number): Promise<void> {
-	const line = `Running node "${node}" finished with error`;
-	await waitFor(
-		(see) => {
-			const text = readFileSync(target.logFile).subarray(from).toString('utf8');
-			const ended = text.split(line).length - 1;
-			see(`${ended} such lines; the log ends: ${lastLines(text)}`);
-			return ended >= tries;
-		},
-		{ deadline: 120_000, describe: `n8n's log to show '${line}' ${tries} times`, interval: 500 },
-	);
+/** How many of n8n's log lines say that node "Render" `did` ("created", "resumes") image task `id`. */
+function logLines(target: Target, did: string, id: string, execution = '\\d+'): number {
+	const line = `MediaGen node "Render" ${did} image task ${id} for item \\d .*\\(execution ${execution}\\)`;
+	return readFileSync(target.logFile, 'utf8').match(new RegExp(line, 'g'))?.length ?? 0;
 }
-
-const json = (value: unknown) => JSON.stringify(value);
 
 /** Checks that `output` holds the tasks `ids`, in order, completed, each with its file. */
 function completedWithFiles(output: ExecutionItem[], ids: string[], what: string): void {
@@ -331,18 +277,6 @@ function completedWithFiles(output: ExecutionItem[], ids: string[], what: string
 		`${what}: ${json(output.map((item) => item.json))}`,
 	);
 }
-
-/** The tasks among `ids` that n8n's log says node "Render" resumed in `execution`. */
-function resumedIn(target: Target, ids: string[], execution: string): string[] {
-	const text = n8nLog(target);
-	return ids.filter((id) =>
-		new RegExp(`MediaGen node "Render" resumes image task ${id} for item \\d .*\\(execution ${execution}\\)`).test(
-			text,
-		),
-	);
-}
-
-// --- the checks -----------------------------------------------------------------------------------------
 
 /** Three items, tagged for this case: one that completes, one the simulator fails, one it refuses. */
 function threeOutcomes(tag: string) {
@@ -357,10 +291,7 @@ async function errorOutput(target: Target): Promise<string> {
 	const tag = '(error output)';
 	const items = threeOutcomes(tag);
 	const { execution } = await runToSuccess(target, CASES.errorOutput, items);
-	const { count, idOf } = await creations(target, tag);
-	check(count === 3, `three creations (${count})`);
-	const [cat, dog, fox] = items.map((item) => idOf(item.prompt));
-
+	const [cat, dog, fox] = await createdOnce(target, tag, items, 'three creations');
 	const succeeded = outputOf(execution, 'Render', 0);
 	check(
 		succeeded.length === 1 && succeeded[0].json.taskid === cat && succeeded[0].json.status === 'completed',
@@ -402,9 +333,7 @@ async function continueRegular(target: Target): Promise<string> {
 	const tag = '(continue)';
 	const items = threeOutcomes(tag);
 	const { execution } = await runToSuccess(target, CASES.continueRegular, items);
-	const { count, idOf } = await creations(target, tag);
-	check(count === 3, `three creations (${count})`);
-	const ids = items.map((item) => idOf(item.prompt));
+	const ids = await createdOnce(target, tag, items, 'three creations');
 	const output = outputOf(execution, 'Render', 0);
 	check(
 		json(output.map((item) => [item.json.taskid, item.json.status])) ===
@@ -435,29 +364,23 @@ async function stop(target: Target): Promise<string> {
 	const tag = '(stop)';
 	const items = [1, 2, 3].map((row) => ({ row, prompt: `render ${row} [sim:never] ${tag}` }));
 	const running = await runCase(target, CASES.stop, items, (status) => status === 'running');
-	await waitFor(
-		async (see) => {
-			const { count } = await creations(target, tag);
-			see(`${count} creations`);
-			return count >= 3;
-		},
-		{ deadline: 120_000, describe: 'the simulator to see the three creations' },
-	);
-	const { idOf } = await creations(target, tag);
-	const ids = items.map((item) => idOf(item.prompt));
+	// Stop while the node polls: every task has been created and polled at least once.
+	let ids: string[] = [];
 	const isPoll = (entry: RecordedRequestSummary) =>
 		entry.path.includes('infobytaskid') && ids.includes(String((entry.json as Row | undefined)?.taskid));
-	// Stop while the node polls: every task has had at least one poll.
 	await waitFor(
 		async (see) => {
+			const tasks = (await simulatorTasks(target.simulator.url)).filter((task) => task.prompt?.includes(tag));
+			ids = tasks.map((task) => task.taskid);
 			const polled = new Set(
 				(await simulatorRecord(target.simulator.url)).filter(isPoll).map((entry) => json(entry.json)),
 			);
-			see(`polls for ${polled.size} of the 3 tasks`);
+			see(`${ids.length} tasks created, ${polled.size} of them polled`);
 			return polled.size >= 3;
 		},
-		{ deadline: 120_000, describe: 'each task to be polled' },
+		{ deadline: 120_000, describe: 'each of the three tasks to be created and polled' },
 	);
+	ids = await taskIds(target, items);
 	const logFrom = logSize(target.logFile);
 	const stoppedAt = Date.now();
 	await stopExecution(target, running.id);
@@ -467,25 +390,23 @@ async function stop(target: Target): Promise<string> {
 	const endedIn = (Date.now() - stoppedAt) / 1000;
 	check(ended.status === 'canceled', `the stopped execution is "canceled" (status ${ended.status})`);
 	// Retry On Fail runs the stopped node again, each try after the wait between tries, in the background of
-	// the canceled execution: it is over once n8n's debug log shows every try ended, and only then can the
+	// the canceled execution: it is over once n8n's debug log shows every try ended (n8n-core's WorkflowExecute
+	// logs 'Running node "<name>" finished with error' at the end of each failed try), and only then can the
 	// record below prove that nothing was created or polled after the Stop.
-	await nodeTriesEnded(target, 'Render', STOP_TRIES, logFrom);
+	const tryEnded = 'Running node "Render" finished with error[\\s\\S]*?';
+	await waitForLog(target.logFile, new RegExp(`(?:${tryEnded}){${STOP_TRIES}}`), 120_000, undefined, logFrom);
 	const record = await simulatorRecord(target.simulator.url);
 	const polledBefore = record.filter((entry) => entry.at <= stoppedAt && isPoll(entry)).length;
 	check(polledBefore >= 3, `the tasks were being polled before the Stop (${polledBefore} polls)`);
-	// Retry On Fail calls the stopped node again 1 s after the Stop: it must create nothing.
-	const createdInAll = (await creations(target, tag)).count;
+	const createdInAll = await creationCount(target, tag);
 	check(createdInAll === 3, `nothing was created after the Stop (${createdInAll} creations in all)`);
 	// Polls in flight when n8n answered the Stop may still be recorded after it, at most one per task; a node
 	// that went on polling (or a try that polled) would add at least one more round.
 	const after = record.filter((entry) => entry.at > stopAnswered && isPoll(entry));
 	check(after.length <= ids.length, `no poll round started after the Stop: ${after.length} polls recorded after it`);
-	const logText = n8nLog(target);
 	for (const id of ids) {
 		check(
-			new RegExp(`MediaGen node "Render" created image task ${id} for item \\d \\(execution ${running.id}\\)`).test(
-				logText,
-			),
+			logLines(target, 'created', id, running.id) > 0,
 			`n8n's log has the line "created image task ${id}" for execution ${running.id}`,
 		);
 	}
@@ -503,51 +424,38 @@ async function stop(target: Target): Promise<string> {
 	return `canceled ${endedIn.toFixed(1)} s after the REST Stop; log lines for all 3 created tasks (${ids.join(', ')}); ${polledBefore} polls before the Stop, ${after.length} in flight at it; saved: ${holds}`;
 }
 
-/**
- * "Retry execution" of the execution the Stop check stopped, of which n8n saved too little to resume: 2.x saved no
- * run data and runs the workflow again from its trigger (stopped here once the tasks are created anew); 1.x saved
- * the nodes before the stopped one and an empty stack, and ends the retry at once without running the node.
- */
+/** "Retry execution" of the stopped execution: n8n saved too little to resume (2.x no run data, 1.x no stack). */
 async function retryStopped(target: Target): Promise<string> {
 	const tag = '(stop)';
 	const stopped = target.stopped;
 	check(stopped, 'the Stop check left a stopped execution');
-	const before = (await creations(target, tag)).count;
+	const before = await creationCount(target, tag);
 	// n8n answers the retry request when the retried execution ends: do not wait for the answer here.
 	const answer = retryExecution(target, stopped, false).then(
 		() => 'answered',
 		(error: Error) => `refused (${error.message.split('\n')[0].slice(0, 120)})`,
 	);
-	const retried = await executionOf(
-		target,
-		CASES.stop,
-		(candidate) => String(candidate.retryOf ?? '') === stopped,
-		`retry of the stopped execution ${stopped}`,
-		() => true,
-	);
+	const retried = await retryOf(target, CASES.stop, stopped, () => true);
 	// n8n 2.x runs the workflow again and the node creates its 3 tasks anew (then waits for them: the test stops
 	// it); n8n 1.x ends the retry at once. Whichever happens first ends the wait.
-	let after = before;
 	const { status } = await waitFor(
 		async (see) => {
-			after = (await creations(target, tag)).count;
-			const execution = (await listExecutions(target.session, CASES.stop.workflow.id)).find(
-				(candidate) => candidate.id === retried.id,
-			);
-			const seen = { status: execution?.status ?? 'not listed' };
-			see(`retry ${retried.id} with status "${seen.status}", ${after - before} new creations`);
-			return FINAL.includes(seen.status) || after >= before + 3 ? seen : undefined;
+			const now = await creationCount(target, tag);
+			const listed = await listExecutions(target.session, CASES.stop.workflow.id);
+			const status = listed.find((candidate) => candidate.id === retried.id)?.status ?? 'not listed';
+			see(`retry ${retried.id} with status "${status}", ${now - before} new creations`);
+			return (isFinal(status) || now >= before + 3) && { status };
 		},
 		{ deadline: 120_000, describe: `the retry ${retried.id} to end or to create its tasks anew` },
 	);
-	if (!FINAL.includes(status)) {
+	if (!isFinal(status)) {
 		await stopExecution(target, retried.id);
 		await executionOf(target, CASES.stop, retried.id, `stopping the retry ${retried.id}`);
 	}
 	const answered = await answer;
 	const execution = await getExecution(target.install, target.session, retried.id);
 	const ran = Object.keys(execution.data.resultData.runData);
-	after = (await creations(target, tag)).count;
+	const after = await creationCount(target, tag);
 	if (Number(target.version.split('.')[0]) >= 2) {
 		check(
 			after === before + 3,
@@ -567,15 +475,12 @@ async function retryOnFail(target: Target): Promise<string> {
 	const items = [1, 2, 3].map((row) => ({ row, prompt: `a boat ${row} ${tag}` }));
 	await failFirstDownload(target);
 	const { summary, execution } = await runToSuccess(target, CASES.retryOnFail, items, ' after a retry');
-	const { count, idOf } = await creations(target, tag);
-	check(count === 3, `exactly one creation per item (${count})`);
-	const ids = items.map((item) => idOf(item.prompt));
+	const ids = await createdOnce(target, tag, items, 'exactly one creation per item');
 	const record = await simulatorRecord(target.simulator.url);
 	const refused = record.filter((entry) => entry.path.startsWith('/files/') && entry.status === 404);
 	check(refused.length === 1, `the first download was answered 404 (${refused.length})`);
-	const output = outputOf(execution, 'Render');
-	completedWithFiles(output, ids, 'three completed items with their files');
-	const resumed = resumedIn(target, ids, summary.id);
+	completedWithFiles(outputOf(execution, 'Render'), ids, 'three completed items with their files');
+	const resumed = ids.filter((id) => logLines(target, 'resumes', id, summary.id) > 0);
 	check(resumed.length >= 1, `n8n's log says a later try resumed the tasks (${resumed.length})`);
 	return `first try failed on a 404 download after creating 3 tasks; the retry resumed ${resumed.length} of them (log "resumes image task"); execution success with 3 files; 3 creations in all`;
 }
@@ -591,16 +496,15 @@ async function retryContinue(target: Target): Promise<string> {
 		{ row: 2, prompt: `a cat ${tag}` },
 	];
 	const { execution } = await runToSuccess(target, CASES.retryContinue, items);
-	const record = await simulatorRecord(target.simulator.url);
-	const created = (prompt: string) =>
-		record.filter((entry) => entry.path === CREATE_PATH && entry.fields.prompt?.[0] === prompt).length;
-	const [dogs, cats] = items.map((item) => created(item.prompt));
+	const dogs = await creationCount(target, items[0].prompt);
+	const cats = await creationCount(target, items[1].prompt);
 	const tasks = await simulatorTasks(target.simulator.url);
-	const dogIds = tasks.filter((task) => task.prompt === items[0].prompt).map((task) => task.taskid);
-	const catId = tasks.find((task) => task.prompt === items[1].prompt)?.taskid;
+	const [dogIds, [catId]] = items.map((item) =>
+		tasks.filter((task) => task.prompt === item.prompt).map((task) => task.taskid),
+	);
 	const failed = outputOf(execution, 'Render', 1);
 	const succeeded = outputOf(execution, 'Render', 0);
-	const resumedCat = (n8nLog(target).match(new RegExp(`resumes image task ${catId} `, 'g')) ?? []).length;
+	const resumedCat = logLines(target, 'resumes', catId);
 	check(dogs === 3 && cats === 1, `3 tries: the failed item created 3 times, the good one once (${dogs}, ${cats})`);
 	check(resumedCat === 2, `the good task was resumed by tries 2 and 3 (${resumedCat})`);
 	check(
@@ -621,28 +525,10 @@ async function durableLoop(target: Target): Promise<string> {
 	];
 	const { execution } = await runToSuccess(target, CASES.durableExample, items);
 	const created = outputOf(execution, create.name);
-	check(created.length === 3, `one render per scene (${created.length})`);
-	const idOf = (index: number) =>
-		String(created.find((item) => (item.json.request as Row).prompt === items[index].prompt)?.json.taskid);
-	const [good, refused, never] = [0, 1, 2].map(idOf);
-	const record = await simulatorRecord(target.simulator.url);
-	const creationCount = record.filter(
-		(entry) => entry.path === '/v1/tlvideo/alphav15pro' && entry.fields.prompt?.[0]?.includes(tag),
-	).length;
-	check(creationCount === 3, `the simulator saw one creation per scene (${creationCount})`);
-
+	await checkOneCreationEach(target.simulator.url, created, items.length, tag);
+	const [good, never] = [items[0], items[2]].map((item) => sceneTask(created, item.prompt));
 	const failed = outputOf(execution, failedNode);
-	check(
-		failed.length === 1 && (failed[0].json.error as Row).taskid === refused,
-		`the refused render ${refused} left by the error output: ${json(failed.map((item) => item.json))}`,
-	);
-	const refusedPolls = record.filter(
-		(entry) => entry.path === '/v1/tlvideo/infobytaskid' && (entry.json as Row | undefined)?.taskid === refused,
-	);
-	check(
-		refusedPolls.at(-1)?.code === 9999,
-		`its refusal was the last check of it: the loop ended for it (${refusedPolls.map((entry) => entry.code).join(', ')})`,
-	);
+	const { refusedId, refusedChecks } = await checkRefused(target.simulator.url, created, failed, items[1].prompt);
 	const done = outputOf(execution, doneNode).map((item) => [item.json.taskid, item.json.status]);
 	const expected = [
 		[good, 'completed'],
@@ -657,15 +543,14 @@ async function durableLoop(target: Target): Promise<string> {
 		conditionRuns === DURABLE_ROUNDS + 1,
 		`the IF node ran ${DURABLE_ROUNDS} rounds back plus the last one (${conditionRuns})`,
 	);
-	return `3 renders: ${good} completed; ${refused} refused → error output after ${refusedPolls.length} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
+	return `3 renders: ${good} completed; ${refusedId} refused → error output after ${refusedChecks} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
 }
 
 async function loop(target: Target): Promise<string> {
-	const prompt = 'a lighthouse at dusk (loop)';
 	const { execution } = await runToSuccess(target, CASES.loop, [{ row: 1 }, { row: 2 }]);
 	const runs = execution.data.resultData.runData.Render?.length ?? 0;
 	check(runs === 2, `the node ran twice (run index 0 and 1): ${runs}`);
-	const { count } = await creations(target, prompt);
+	const count = await creationCount(target, LOOP_PROMPT);
 	check(count === 4, `each run created its own tasks: 2 items × 2 runs = 4 creations (${count})`);
 	const ids = new Set(outputOf(execution, 'Render').map((item) => item.json.taskid));
 	check(ids.size === 4, `four distinct task ids over the two runs (${ids.size})`);
@@ -679,25 +564,18 @@ async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promis
 	await failFirstDownload(target);
 	const failed = await runCase(target, CASES.retryExecution, items);
 	check(failed.status === 'error', `the execution failed on the 404 download (status ${failed.status})`);
-	const before = (await creations(target, tag)).count;
+	const before = await creationCount(target, tag);
 	check(before === 2, `two creations before the retry (${before})`);
 	const failedData = await getExecution(target.install, target.session, failed.id);
 	const stored = Object.keys(failedData.data.executionData?.contextData ?? {});
 	await retryExecution(target, failed.id, loadWorkflow);
-	const retried = await executionOf(
-		target,
-		CASES.retryExecution,
-		(candidate) => String(candidate.retryOf ?? '') === failed.id,
-		`retry of execution ${failed.id}`,
-	);
+	const retried = await retryOf(target, CASES.retryExecution, failed.id);
 	check(retried.status === 'success', `the retry succeeded (status ${retried.status}, mode ${retried.mode})`);
-	const { count, idOf } = await creations(target, tag);
-	check(count === 2, `the retry created nothing (${count} creations in all)`);
-	const ids = items.map((item) => idOf(item.prompt));
+	const ids = await createdOnce(target, tag, items, 'the retry created nothing');
 	const execution = await getExecution(target.install, target.session, retried.id);
 	const output = outputOf(execution, 'Render');
 	completedWithFiles(output, ids, "the retry output has the first execution's tasks, completed, with files");
-	const resumed = resumedIn(target, ids, retried.id);
+	const resumed = ids.filter((id) => logLines(target, 'resumes', id, retried.id) > 0);
 	check(resumed.length === 2, `n8n's log says the retry resumed both tasks (${resumed.length})`);
 	return `execution ${failed.id} failed (404) after 2 creations, its saved context holds [${stored.join(', ')}]; retry ${retried.id} (mode ${retried.mode}) resumed both, success, no new creation`;
 }
@@ -714,8 +592,7 @@ async function deleteRetry(target: Target): Promise<string> {
 		action: { type: 'status', status: 502, body: json({ code: 9999, msg: 'Bad Gateway' }) },
 	});
 	const { execution } = await runToSuccess(target, CASES.deleteRetry, items, ' after a retry');
-	const { idOf } = await creations(target, tag);
-	const [first, second] = items.map((item) => idOf(item.prompt));
+	const [first, second] = await taskIds(target, items);
 	const firstId = (entry: RecordedRequestSummary) => (entry.json as { taskids?: string[] } | undefined)?.taskids?.[0];
 	const deletes = (await simulatorRecord(target.simulator.url)).filter(
 		(entry) => entry.path === deletePath && [first, second].includes(String(firstId(entry))),
@@ -737,8 +614,6 @@ async function deleteRetry(target: Target): Promise<string> {
 	);
 	return `the first try deleted ${first}, then got 502 twice for ${second}; the second try found ${first} gone (alreadyGone) and deleted ${second}: success`;
 }
-
-// --- one version ----------------------------------------------------------------------------------------
 
 /** Every check, in order, on one n8n version. */
 const CHECKS: Array<[string, (target: Target) => Promise<string>]> = [
@@ -762,7 +637,8 @@ async function runVersion(version: string, tarball: string, logDir: string): Pro
 		version,
 		tarball,
 		logFile: path.join(logDir, `n8n-${version}.log`),
-		simulator: { taskDurationMs: TASK_SECONDS * 1000 },
+		// Simulated renders take 1 s unless a prompt says otherwise.
+		simulator: { taskDurationMs: 1000 },
 		// Debug level: the Stop check waits for n8n-core's line that ends each try of the stopped node.
 		env: { N8N_LOG_LEVEL: 'debug' },
 		workflows: cases.map((item) => item.workflow),
@@ -770,7 +646,13 @@ async function runVersion(version: string, tarball: string, logDir: string): Pro
 	};
 	await withN8n(options, async (target: Target) => {
 		log(SCOPE, `n8n ${version} started at ${target.server.url} (log ${path.relative(process.cwd(), target.logFile)})`);
-		for (const [name, body] of CHECKS) await prove(target, name, async () => await body(target));
+		for (const [name, body] of CHECKS) {
+			const started = Date.now();
+			const proved = await body(target);
+			const seconds = (Date.now() - started) / 1000;
+			proofs.push({ version, check: name, proved, seconds });
+			log(SCOPE, `n8n ${version}: ${name}: PASS (${seconds.toFixed(1)} s): ${proved}`);
+		}
 		target.step('checks');
 	});
 }

@@ -1,11 +1,13 @@
 /**
  * examples/durable-wait.json as the durable and semantics suites run it: its nodes found by their role, the
  * pattern's structure checked, started by a Webhook (a running n8n starts it; nobody presses the button) and its
- * Wait node waiting as long as the suite needs.
+ * Wait node waiting as long as the suite needs; and the checks both suites make of its run.
  */
 import { NODE_TYPE } from '../../test/nodeType';
 import { findNode, startedByWebhook, type Workflow, type WorkflowNode } from './n8n';
 import { check } from './report';
+import type { ExecutionItem } from './rest';
+import { simulatorRecord } from './simulator';
 import { readExample } from './suite';
 
 /** The IF node's conditions, as the example writes them. */
@@ -14,25 +16,11 @@ interface Conditions {
 	conditions: Array<{ leftValue: string; rightValue: unknown; operator: { type: string; operation: string } }>;
 }
 
-export interface DurableExample {
-	workflow: Workflow;
-	scenes: WorkflowNode;
-	create: WorkflowNode;
-	wait: WorkflowNode;
-	taskWait: WorkflowNode;
-	condition: WorkflowNode;
-	/** The IF node's condition `{{ $runIndex }} < n` that bounds the rounds. */
-	bound: Conditions['conditions'][number];
-	/** Where the loop ends: the IF node's "done" branch, and Task → Wait's error output. */
-	done: string;
-	failed: string;
-}
-
-export function durableExample(
-	webhookPath: string,
-	ids: { id: string; webhookId: string },
-	waitSeconds: number,
-): DurableExample {
+/**
+ * The example's workflow and nodes; `bound` is the IF node's condition `{{ $runIndex }} < n` that bounds the
+ * rounds; the loop ends at `done` (the IF node's "done" branch) and `failed` (Task → Wait's error output).
+ */
+export function durableExample(webhookPath: string, ids: { id: string; webhookId: string }, waitSeconds: number) {
 	const workflow = readExample<Workflow>('durable-wait.json');
 	const find = (what: string, test: (node: WorkflowNode) => boolean) => findNode(workflow, what, test);
 	const scenes = find(
@@ -72,4 +60,70 @@ export function durableExample(
 	startedByWebhook(workflow, webhookPath, ids);
 	wait.parameters = { ...wait.parameters, amount: waitSeconds, unit: 'seconds' };
 	return { workflow, scenes, create, wait, taskWait, condition, bound, done, failed };
+}
+
+/** The task that the creation node's output `created` holds for the scene with `prompt`. */
+export function sceneTask(created: ExecutionItem[], prompt: string): string {
+	const item = created.find(
+		(candidate) => (candidate.json.request as { prompt?: string } | undefined)?.prompt === prompt,
+	);
+	return String(item?.json.taskid);
+}
+
+/** The example's video creations that the simulator saw, those whose prompt contains `tag`. */
+export async function sceneCreations(simulatorUrl: string, tag = '') {
+	return (await simulatorRecord(simulatorUrl)).filter(
+		(entry) =>
+			entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha') && entry.fields.prompt?.[0]?.includes(tag),
+	);
+}
+
+/** Checks that the run created one render per scene, and the simulator saw one creation for each (`tag`ged). */
+export async function checkOneCreationEach(simulatorUrl: string, created: ExecutionItem[], scenes: number, tag = '') {
+	check(created.length === scenes, `one render per scene was created (${created.length} of ${scenes})`);
+	const creations = await sceneCreations(simulatorUrl, tag);
+	const prompts = new Set(creations.map((entry) => entry.fields.prompt?.[0]));
+	check(
+		creations.length === scenes && prompts.size === scenes,
+		`exactly one creation per scene (${creations.length} creations for ${scenes} scenes)`,
+	);
+	return creations.length;
+}
+
+/**
+ * Checks the render refused at a status check (its scene's `prompt`): out by Task → Wait's error output with its
+ * task id, the refusal its last check (the loop ended for it). Returns its id and how many checks it had.
+ */
+export async function checkRefused(
+	simulatorUrl: string,
+	created: ExecutionItem[],
+	failed: ExecutionItem[],
+	prompt: string,
+): Promise<{ refusedId: string; refusedChecks: number }> {
+	const refusedId = sceneTask(created, prompt);
+	check(failed.length === 1, `one render left by the error output (${failed.length})`);
+	const failure = failed[0].json as { error?: Record<string, unknown>; [field: string]: unknown };
+	check(
+		failure.error?.taskid === refusedId &&
+			failure.error.status === 'failed' &&
+			/content moderation/.test(String(failure.message)),
+		`the refused render ${refusedId} is on the error output as failed, with its task id at $json.error.taskid: ${JSON.stringify(failure)}`,
+	);
+	// n8n merges the item that went into Task → Wait (the pending one) into the error item.
+	check(
+		failure.taskid === refusedId && failure.status === 'pending',
+		`the error item also carries the input item's taskid and status: ${JSON.stringify(failure)}`,
+	);
+	const codes = (await simulatorRecord(simulatorUrl))
+		.filter(
+			(entry) =>
+				entry.path === '/v1/tlvideo/infobytaskid' &&
+				(entry.json as { taskid?: string } | undefined)?.taskid === refusedId,
+		)
+		.map((entry) => entry.code);
+	check(
+		codes.at(-1) === 9999 && codes.filter((code) => code === 9999).length === 1,
+		`the loop ended for the refused render: its refusal was the last status check of it (${codes.join(', ')})`,
+	);
+	return { refusedId, refusedChecks: codes.length };
 }
