@@ -1,12 +1,9 @@
 /**
- * `npm run bench`: what users feel, measured side by side in one run, each figure with a target it can miss.
- *
- * The anchor is what an n8n user builds by hand with the HTTP Request node: every item's creation request at
- * once, then a loop of "wait Poll Interval, ask for every pending task at once": raw (lib/bench-common.ts, no
- * engine at all) for the cases here, and as the HTTP Request node runs it (lib/bench-loop.ts) for the cases in
- * lib/bench-*.ts, each of which says what it measures. The simulator runs in a child process with 150 ms added to
- * every answer (a remote API's round trip), so neither its CPU nor its memory is counted for the node. Each case
- * runs in its own Node process so that memory peaks do not mix.
+ * `npm run bench`: what users feel, each figure with a target it can miss, beside the loop an n8n user builds by
+ * hand (docs/performance.md: the anchors, the method, the figures). This file holds the cases of the raw anchor
+ * (lib/bench-common.ts) and of memory and CPU, and runs every case in a Node process of its own, so that memory
+ * peaks do not mix (the simulator too, so that neither its CPU nor its memory counts for the node); the other
+ * cases are in lib/bench-*.ts, each of which says what it measures.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,20 +14,19 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { runNode, storeBinary } from '../test/harness';
 import {
 	anchorRun,
-	runAnchor,
+	ideas,
 	items,
-	maxOf,
 	MB,
-	peakRss,
 	ratio,
 	report,
 	RTT_MS,
+	runAnchor,
 	s,
 	settle,
 	sleep,
 	type Figure,
 } from './lib/bench-common';
-import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-floor';
+import { HTTP_FLOOR_TYPE, HttpFloorNode } from './lib/bench-loop';
 import { acrossRunsCase, FIXED, fixedDurationsCase, neverWorseCase } from './lib/bench-polling';
 import { coldBatchCase, spreadCase } from './lib/bench-spread';
 import { renderDropCase } from './lib/bench-render-drop';
@@ -43,9 +39,6 @@ import { mean, taskRecords } from './lib/learning-measure';
 import { ROOT } from './lib/paths';
 import { injectFault, resetSimulator, simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
-/** What the anchor runs: one item per prompt "idea <i>". */
-const ideas = (count: number) => Array.from({ length: count }, (_, i) => `idea ${i}`);
-
 /** A fresh simulator record whose eleventh info answer comes 20 s late (the head-of-line case). */
 async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
 	await resetSimulator(sim.url);
@@ -57,12 +50,13 @@ async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
 	});
 }
 
-/** One node run: its result, seconds, and this process's peak RSS growth over the base line before it. */
+/** One node run: its result, seconds, and this process's peak RSS since it started over the base line before it. */
 async function memoryRun(options: Parameters<typeof runNode>[0]) {
 	const before = settle();
 	const started = performance.now();
 	const result = await runNode(options);
-	return { result, seconds: (performance.now() - started) / 1000, growth: peakRss() - before };
+	const peak = process.resourceUsage().maxRSS * 1024;
+	return { result, seconds: (performance.now() - started) / 1000, growth: peak - before };
 }
 
 /** One small run through creation and waiting, so that lazily loaded code is not timed. */
@@ -87,13 +81,11 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				ratio(`Wall time, ${count} items, D = 5 s, interval 2 s, RTT 150 ms: node ÷ anchor`, wall, anchor.wallMs, 1.1),
 			);
 			if (count !== 500) continue;
-			const tasks = (await taskRecords(sim.url)).filter(
-				(task) => task.createdAt >= since && task.prompt.startsWith('idea'),
-			);
-			const firstPollDelays = tasks.map((task) => (task.checks[0] ?? Infinity) - task.createdAt);
+			// Created after `since`: the node's tasks, none of the anchor's.
+			const tasks = (await taskRecords(sim.url)).filter((task) => task.createdAt >= since);
+			const firstPollRatio = mean(tasks.map((task) => (task.checks[0] ?? Infinity) - task.createdAt)) / interval;
 			const detection = tasks.map((task) => (task.seenAt ?? Infinity) - task.doneAt);
 			const calls = tasks.map((task) => task.checks.length);
-			const firstPollRatio = mean(firstPollDelays) / interval;
 			const maxCalls = Math.ceil(D / interval) + 1;
 			figures.push(
 				{
@@ -104,15 +96,15 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 				},
 				{
 					name: 'Detection latency, done on server → seen (max / mean)',
-					value: `${maxOf(detection).toFixed(0)} / ${mean(detection).toFixed(0)} ms`,
+					value: `${Math.max(...detection).toFixed(0)} / ${mean(detection).toFixed(0)} ms`,
 					target: `≤ interval + 2 × RTT = ${interval + 2 * RTT_MS} ms`,
-					pass: maxOf(detection) <= interval + 2 * RTT_MS,
+					pass: Math.max(...detection) <= interval + 2 * RTT_MS,
 				},
 				{
 					name: 'Info calls per task (max / mean)',
-					value: `${maxOf(calls)} / ${mean(calls).toFixed(2)}`,
+					value: `${Math.max(...calls)} / ${mean(calls).toFixed(2)}`,
 					target: `≤ ceil(D / interval) + 1 = ${maxCalls}`,
-					pass: maxOf(calls) <= maxCalls,
+					pass: Math.max(...calls) <= maxCalls,
 				},
 			);
 		}
@@ -121,25 +113,15 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	},
 
 	spread: spreadCase,
-
 	coldBatch: coldBatchCase,
-
 	renderDrop: renderDropCase,
-
 	acrossRuns: acrossRunsCase,
-
 	fixedDurations: fixedDurationsCase,
-
 	neverWorse: neverWorseCase,
-
 	singleItem: singleItemBenchCase,
-
 	largeFiles: largeFilesCase,
-
 	downloads: downloadsCase,
-
 	envelope: envelopeCase,
-
 	queueMode: queueModeCase,
 
 	async headOfLine() {

@@ -1,10 +1,8 @@
 /**
- * The benchmark's download cases (scripts/bench.ts, `downloads`): result files from a host on 127.0.0.1 that
- * answers every request 150 ms late (a CDN's round trip) and counts what it is asked and what it sends, for the
- * shapes a batch meets: many large files, many small ones, a mix, sizes it never announces, and one file it stalls.
- * Each file must be asked for once (waiting/resultDownloads.ts): a host bills every byte it sends, limits requests and may
- * sign a URL for one use. The node's wall time is measured beside the HTTP Request loop (bench-loop.ts: every file
- * of a round asked for at once, as n8n's HTTP Request node does), and its memory where the files are large.
+ * The benchmark's `downloads` case (docs/performance.md#downloads): result files from a host that answers 150 ms late
+ * and counts what it is asked and sends, in the shapes a batch meets. Each file must be asked for once
+ * (waiting/resultDownloads.ts): a host bills every byte it sends, limits requests and may sign a URL for one use.
+ * The node's wall time is measured beside the HTTP Request loop, and its memory where the files are large.
  */
 import type http from 'node:http';
 
@@ -22,10 +20,8 @@ interface Shape {
 	/** Each file's size, whether its answer announces it (Content-Length), and whether the host stalls it. */
 	files: Array<{ size: number; announce?: boolean; stall?: boolean }>;
 	/**
-	 * Compared with the HTTP Request loop, wall time at most this many times the loop's (not for a stalled file: the
-	 * loop waits out its 5-minute timeout). Many small files cost the node more CPU than the loop: it checks each
-	 * file whole as it streams and reads its type from its bytes, where the loop stores bytes as they come (the
-	 * result lane before each file was asked for once took 1.53–1.66 × the loop on this shape).
+	 * Wall time at most this many times the HTTP Request loop's (docs/performance.md#downloads: why small files
+	 * may take longer); none for a stalled file: the loop waits out its 5-minute timeout.
 	 */
 	loop?: number;
 	/** The node's peak RSS growth during its run is held to this (bytes). */
@@ -49,14 +45,12 @@ const SHAPES: Shape[] = [
 	},
 ];
 
-/** A whole MP4 of `size` bytes: the fixture's boxes, then filler media data. */
-const headOf = (size: number) => mdatHead(fixtureBytes('mp4-faststart.mp4'), size);
-
 /** The host: the API (tasks done at once, one file each) and the files, every answer RTT_MS late. */
 class FileHost {
 	readonly server = new HostileServer(() => {});
 	gets = 0;
 	sent = 0;
+	private created = 0;
 
 	constructor(private readonly shape: Shape) {
 		this.server.setHandler((request, response) => {
@@ -78,15 +72,14 @@ class FileHost {
 		this.send(response, this.shape.files[Number(/task-(\d+)/.exec(path)?.[1] ?? 0)]);
 	}
 
-	private created = 0;
-
 	private send(response: http.ServerResponse, file: Shape['files'][number]): void {
 		const { size } = file;
 		response.writeHead(200, {
 			'content-type': 'video/mp4',
 			...(file.announce === false ? {} : { 'content-length': size }),
 		});
-		const head = headOf(size);
+		// A whole MP4 of `size` bytes: the fixture's boxes, then filler media data.
+		const head = mdatHead(fixtureBytes('mp4-faststart.mp4'), size);
 		const chunk = Buffer.alloc(MB, 7);
 		let at = 0;
 		const pump = () => {
@@ -109,26 +102,27 @@ class FileHost {
 	}
 }
 
-async function nodeRun(host: FileHost, shape: Shape): Promise<{ wallMs: number; completed: number }> {
-	const count = shape.files.length;
-	const started = performance.now();
-	const result = await runNode({
-		parameters: nodeParameters(0.5, true, shape.requestTimeout ? { requestTimeout: shape.requestTimeout } : {}),
-		items: Array.from({ length: count }, (_, i) => ({ json: { idea: `file ${i}` } })),
-		credentials: { apiKey: KEY, baseUrl: host.server.url },
-		continueOnFail: true,
-	});
-	const completed = result.output.filter((item) => item.binary?.data).length;
-	return { wallMs: performance.now() - started, completed };
-}
-
 async function measureShape(shape: Shape): Promise<Figure[]> {
 	const host = new FileHost(shape);
 	await host.server.start();
 	try {
 		const count = shape.files.length;
 		const bytes = shape.files.reduce((sum, file) => sum + file.size, 0);
-		const { result: node, growth } = await peakGrowth(async () => await nodeRun(host, shape));
+		const prompts = Array.from({ length: count }, (_, i) => `file ${i}`);
+		const credentials = { apiKey: KEY, baseUrl: host.server.url };
+		const { result: node, growth } = await peakGrowth(async () => {
+			const started = performance.now();
+			const result = await runNode({
+				parameters: nodeParameters(0.5, true, shape.requestTimeout ? { requestTimeout: shape.requestTimeout } : {}),
+				items: prompts.map((idea) => ({ json: { idea } })),
+				credentials,
+				continueOnFail: true,
+			});
+			return {
+				wallMs: performance.now() - started,
+				completed: result.output.filter((item) => item.binary?.data).length,
+			};
+		});
 		const { gets, sent } = host;
 		const stalled = shape.files.filter((file) => file.stall).length;
 		const figures: Figure[] = [
@@ -154,8 +148,7 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 			});
 		if (shape.loop !== undefined) {
 			host.reset();
-			const prompts = Array.from({ length: count }, (_, i) => `file ${i}`);
-			const loopMs = await loopRun({ credentials: { apiKey: KEY, baseUrl: host.server.url } }, prompts, 500, true);
+			const loopMs = await loopRun({ credentials }, prompts, 500, true);
 			clearBinaryStorage();
 			const ratio = node.wallMs / loopMs;
 			figures.push({

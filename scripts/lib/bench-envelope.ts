@@ -1,13 +1,10 @@
 /**
- * The benchmark's envelope cases (scripts/bench.ts, `envelope`): Poll Schedule "Learned" beside Fixed Interval on
- * the same renders at the same time, in the shapes where learning once cost users time or the API checks, each
- * idle and beside a CPU hog (a busy process on the machine): a new workflow after another workflow's renders twice
- * as long; a workflow's own renders getting twice as fast; one item per execution as an AI Agent calls it; a
- * batch's renders three times slower, or twice as fast, as taught; a new workflow's batch after a mixed history.
- * Figures from the simulator's record (150 ms added to every answer): time from each render's end to the answer
- * that said done, and status checks per task (docs/waiting-and-output.md#the-envelope-what-learning-may-cost).
+ * The benchmark's `envelope` case (docs/performance.md#the-envelope-against-fixed-interval): Poll Schedule "Learned"
+ * beside Fixed Interval on the same renders at the same time, in the shapes where learning once cost users time or
+ * the API checks, idle and beside a CPU hog. Figures from the simulator's record: time from each render's end to the
+ * answer that said done, and status checks per task.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 import { runNode } from '../../test/harness';
 import { seeded, taskRecords, timedPrompt, mean } from './learning-measure';
@@ -27,6 +24,8 @@ interface Measured {
 	/** The run's last answer that said done, after its last render's end (ms). */
 	lastAfter: number;
 }
+
+type Pair = { learned: Measured; fixed: Measured };
 
 /** Renders of `seconds` ± `spread` (a share), seeded. */
 function renders(count: number, seconds: number, seed: number, spread = 0.1): number[] {
@@ -63,12 +62,19 @@ class Bench {
 	}
 
 	/** The learned run and Fixed Interval's on the same renders, at once. */
-	async pair(workflowId: string, times: number[]): Promise<{ learned: Measured; fixed: Measured }> {
+	async pair(workflowId: string, times: number[]): Promise<Pair> {
 		const [learned, fixed] = await Promise.all([
 			this.run(workflowId, times),
 			this.run(`${workflowId}-fixed`, times, true),
 		]);
 		return { learned, fixed };
+	}
+
+	/** One item per execution: a pair per render, one after another. */
+	async executions(workflowId: string, times: number[]): Promise<Pair[]> {
+		const pairs: Pair[] = [];
+		for (const seconds of times) pairs.push(await this.pair(workflowId, [seconds]));
+		return pairs;
 	}
 }
 
@@ -79,7 +85,7 @@ const over = (runs: Measured[]) =>
 	runs.flatMap((run) => run.checks.filter((checks, index) => checks > run.grid[index] + 1)).length;
 
 /** One item per execution: per execution, time after the render (I) and checks, learned against Fixed Interval. */
-function oneItemFigures(title: string, pairs: Array<{ learned: Measured; fixed: Measured }>): Figure[] {
+function oneItemFigures(title: string, pairs: Pair[]): Figure[] {
 	const learned = pairs.map((pair) => pair.learned);
 	const fixed = pairs.map((pair) => pair.fixed);
 	const list = (runs: Measured[]) => runs.map((run) => `${inI(run.after[0])}/${run.checks[0]}`).join(' ');
@@ -100,7 +106,7 @@ function oneItemFigures(title: string, pairs: Array<{ learned: Measured; fixed: 
 }
 
 /** A batch: checks per task against Fixed Interval's (`factor` × it at most), and the last result. */
-function batchFigures(title: string, pair: { learned: Measured; fixed: Measured }, factor = 1): Figure[] {
+function batchFigures(title: string, pair: Pair, factor = 1): Figure[] {
 	const { learned, fixed } = pair;
 	const [a, b] = [perTask([learned], 'checks'), perTask([fixed], 'checks')];
 	const allowed = factor === 1 ? b + 0.1 : factor * b;
@@ -123,36 +129,19 @@ function batchFigures(title: string, pair: { learned: Measured; fixed: Measured 
 /** Every shape once, in workflows named after `run` (idle or hog): nothing one taught reaches another. */
 async function shapes(bench: Bench, run: string): Promise<Figure[]> {
 	const wf = (name: string) => `${run}-${name}`;
-	const figures: Figure[] = [];
 	// A new workflow after another workflow's renders of the same kind twice as long.
 	await bench.run(wf('teacher'), renders(8, 3, 1));
-	const newcomer = [];
-	for (const seconds of renders(5, 1.5, 2)) newcomer.push(await bench.pair(wf('newcomer'), [seconds]));
-	figures.push(
-		...oneItemFigures(`${run}: a new workflow after another's 3 s renders, its 1.5 s executions 1–5`, newcomer),
-	);
+	const newcomer = await bench.executions(wf('newcomer'), renders(5, 1.5, 2));
 	// A workflow's own renders get twice as fast: the first one may be late.
 	for (const seconds of renders(5, 3, 3)) await bench.run(wf('faster'), [seconds]);
-	const faster = [];
-	for (const seconds of renders(6, 1.5, 4)) faster.push(await bench.pair(wf('faster'), [seconds]));
-	figures.push(...oneItemFigures(`${run}: own renders from 3 s to 1.5 s, executions 2–6`, faster.slice(1)));
+	const faster = await bench.executions(wf('faster'), renders(6, 1.5, 4));
 	// One item per execution, as an AI Agent's tool is called: executions 6–10 placed from 1–5.
-	const agent = [];
-	for (const seconds of renders(10, 1.25, 5)) agent.push(await bench.pair(wf('agent'), [seconds]));
-	figures.push(...oneItemFigures(`${run}: one item per execution, 1.25 s, executions 6–10`, agent.slice(5)));
+	const agent = await bench.executions(wf('agent'), renders(10, 1.25, 5));
 	// A batch's renders three times slower than taught, and twice as fast.
 	await bench.run(wf('slower'), renders(10, 0.5, 6));
-	figures.push(
-		...batchFigures(
-			`${run}: 10 renders 3× slower than taught`,
-			await bench.pair(wf('slower'), renders(10, 1.5, 7)),
-			1.25,
-		),
-	);
+	const slower = await bench.pair(wf('slower'), renders(10, 1.5, 7));
 	await bench.run(wf('twice'), renders(20, 3, 8));
-	figures.push(
-		...batchFigures(`${run}: 20 renders 2× faster than taught`, await bench.pair(wf('twice'), renders(20, 1.5, 9))),
-	);
+	const twice = await bench.pair(wf('twice'), renders(20, 1.5, 9));
 	// A new workflow's batch after other workflows' renders of about 0.6, 1.5 and 3.6 s.
 	await Promise.all(
 		[0.6, 1.5, 3.6].map(
@@ -160,20 +149,21 @@ async function shapes(bench: Bench, run: string): Promise<Figure[]> {
 		),
 	);
 	const mixed = await bench.pair(wf('mixed'), renders(40, 1.5, 13, 0.4));
-	figures.push(...batchFigures(`${run}: a new workflow's 40 renders after a mixed history, run 1`, mixed));
 	const second = await bench.run(wf('mixed'), renders(40, 1.5, 14, 0.4));
-	figures.push({
-		name: '   … its run 2: checks per task',
-		value: perTask([second], 'checks').toFixed(2),
-		target: '≤ 2.5',
-		pass: perTask([second], 'checks') <= 2.5,
-	});
-	return figures;
-}
-
-/** A process that keeps one core busy until it is killed. */
-function cpuHog(): ChildProcess {
-	return spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+	return [
+		...oneItemFigures(`${run}: a new workflow after another's 3 s renders, its 1.5 s executions 1–5`, newcomer),
+		...oneItemFigures(`${run}: own renders from 3 s to 1.5 s, executions 2–6`, faster.slice(1)),
+		...oneItemFigures(`${run}: one item per execution, 1.25 s, executions 6–10`, agent.slice(5)),
+		...batchFigures(`${run}: 10 renders 3× slower than taught`, slower, 1.25),
+		...batchFigures(`${run}: 20 renders 2× faster than taught`, twice),
+		...batchFigures(`${run}: a new workflow's 40 renders after a mixed history, run 1`, mixed),
+		{
+			name: '   … its run 2: checks per task',
+			value: perTask([second], 'checks').toFixed(2),
+			target: '≤ 2.5',
+			pass: perTask([second], 'checks') <= 2.5,
+		},
+	];
 }
 
 export async function envelopeCase(): Promise<Figure[]> {
@@ -181,7 +171,8 @@ export async function envelopeCase(): Promise<Figure[]> {
 	const bench = new Bench(sim);
 	await bench.run('warm-up', [0.2]);
 	const figures = await shapes(bench, 'idle');
-	const hog = cpuHog();
+	// A process that keeps one core busy until it is killed.
+	const hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
 	try {
 		figures.push(...(await shapes(bench, 'beside a CPU hog')));
 	} finally {

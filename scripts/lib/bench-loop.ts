@@ -1,19 +1,17 @@
 /**
- * The benchmark's "HTTP Request loop" (scripts/bench.ts): what an n8n user builds without this package, done the
- * way n8n's HTTP Request node (n8n-nodes-base HttpRequestV3, read in n8n 2.41.1) does it, inside the same
- * engine and process as the MediaGen node:
+ * The nodes the benchmark runs in the harness beside MediaGen (docs/performance.md).
+ *
+ * The "HTTP Request loop": what an n8n user builds without this package, done the way n8n's HTTP Request node
+ * (HttpRequestV3, read in n8n 2.41.1) does it, in the same engine and process:
  *
  *   HTTP Request (create, every item) → Wait (Poll Interval) → HTTP Request (info, every pending item) → IF
  *       done  → HTTP Request (Response Format: File, every finished item's URLs)
  *       else  → back to Wait
  *
- * Like the HTTP Request node, each step sends the requests of all its items at once through n8n's legacy request
- * helper (`helpers.requestWithAuthentication` with the MediaGen credential for the API, `helpers.request` without
- * a credential for files), waits for all of them (Promise.allSettled), then stores the file responses into n8n's
- * binary storage one item after the other. n8n's helper builds a new HTTP agent for every request, so every
- * request opens its own connection (`Connection: close`), as it does for the node. The steps run one after the
- * other, as n8n runs nodes: downloads of a round delay the next Wait. Only the work of n8n's own nodes around
- * the requests (parameters, the Wait and IF nodes, copying items) is left out, which flatters the loop.
+ * Through n8n's legacy request helper, as that node: it builds a new agent, so a new connection, per request.
+ *
+ * The floor (case "overhead"): one beta v4 creation per item through n8n's own `httpRequestWithAuthentication`,
+ * 64 at a time, and nothing else: what any node that creates through n8n's request helper pays.
  */
 import type {
 	IBinaryData,
@@ -24,19 +22,33 @@ import type {
 	IRequestOptions,
 } from 'n8n-workflow';
 
-import { anchorDescription } from './bench-common';
+import { sleep } from './bench-common';
 
 export const HTTP_LOOP_TYPE = 'test.httpRequestLoop';
+export const HTTP_FLOOR_TYPE = 'test.httpFloor';
+
+/** The editor description of a node the bench runs beside MediaGen as an anchor (one input, one output). */
+function anchorDescription(displayName: string, name: string, description: string): INodeType['description'] {
+	return {
+		displayName,
+		name,
+		group: ['transform'],
+		version: 1,
+		description,
+		defaults: { name: displayName },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'mediaGenApi', required: true }],
+		properties: [],
+	} as unknown as INodeType['description'];
+}
 
 /** What the loop is told through its one input item's json (the bench sets it). */
 export interface LoopSettings {
 	prompts: string[];
 	intervalMs: number;
 	download: boolean;
-	maxWaitMs: number;
 }
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /** HTTP Request V3's defaults for every request (5-minute timeout, full response, redirects as in V4+). */
 const DEFAULTS: Partial<IRequestOptions> = { gzip: true, rejectUnauthorized: true, timeout: 300_000 };
@@ -74,20 +86,17 @@ export class HttpRequestLoopNode implements INodeType {
 		let failed = settings.prompts.length - pending.length;
 		const output: INodeExecutionData[] = [];
 
-		while (pending.length && Date.now() - started < settings.maxWaitMs) {
+		while (pending.length && Date.now() - started < 300_000) {
 			// 2. Wait, then HTTP Request "info" for every pending item at once, then IF.
 			await sleep(settings.intervalMs);
 			const answers = await Promise.allSettled(
 				pending.map(async (taskid) => await api('/v1/tlimages/infobytaskid', { body: { taskid } })),
 			);
-			const done: Array<{ taskid: string; urls: string[] }> = [];
-			const stillPending: string[] = [];
-			answers.forEach((answer, index) => {
-				const urls = answer.status === 'fulfilled' ? ((answer.value.data?.url as string[] | undefined) ?? []) : [];
-				if (urls.length) done.push({ taskid: pending[index], urls });
-				else stillPending.push(pending[index]);
-			});
-			pending = stillPending;
+			const urls = answers.map((answer) =>
+				answer.status === 'fulfilled' ? ((answer.value.data?.url as string[] | undefined) ?? []) : [],
+			);
+			const done = pending.map((taskid, index) => ({ taskid, urls: urls[index] })).filter((task) => task.urls.length);
+			pending = pending.filter((_, index) => !urls[index].length);
 			if (!settings.download) {
 				for (const { taskid } of done) output.push({ json: { taskid } });
 				continue;
@@ -122,5 +131,36 @@ export class HttpRequestLoopNode implements INodeType {
 		}
 		failed += pending.length;
 		return [[{ json: { failed, completed: output.length } }, ...output]];
+	}
+}
+
+export class HttpFloorNode implements INodeType {
+	description = anchorDescription('HTTP Floor', 'httpFloor', 'Benchmark floor');
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const { baseUrl } = await this.getCredentials('mediaGenApi');
+		const output: INodeExecutionData[] = new Array(items.length);
+		let next = 0;
+		const lane = async () => {
+			while (next < items.length) {
+				const index = next++;
+				const form = new FormData();
+				form.append('category', 'betav4');
+				form.append('prompt', String(items[index].json.idea ?? 'floor'));
+				const answer = (await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', {
+					method: 'POST',
+					url: `${String(baseUrl)}/v1/tlimages/betav4`,
+					body: form,
+					json: true,
+				})) as IDataObject;
+				output[index] = {
+					json: { taskid: String((answer.data as IDataObject | undefined)?.taskid ?? '') },
+					pairedItem: { item: index },
+				};
+			}
+		};
+		await Promise.all(Array.from({ length: 64 }, lane));
+		return [output];
 	}
 }

@@ -1,39 +1,26 @@
 /**
- * The benchmark's cases about where polls go (scripts/bench.ts; docs/performance.md explains the method), and how
- * they measure a run: against the simulator's own clock, the floor of a run is its last render's end on the server
- * plus one round trip (two with downloads: the file is one more request), and info calls are counted per task from
- * the simulator's record. The spread cases are in bench-spread.ts, renders that drop in bench-render-drop.ts.
- *
- * - acrossRuns: 200 renders of 6 ± 1 s at Poll Interval 1 s (60 ± 10 s at 10 s, scaled down): the fixed grid and
- *   the HTTP Request loop, the first run of a workflow that learns, its second run, and a third whose renders
- *   drifted 10 % slower than the runs before taught.
- * - fixedDurations: 150 renders of 3 s each whose creations spread over several seconds (creations answered
- *   300 ms late, Max Concurrent Requests 8): the mean delay from done on the server to seen, for tasks created after the first one finished.
- * - neverWorse: renders that vary wildly, a model whose first renders are much faster than the rest, one item:
- *   learned against the fixed grid (each on a workflow that has learned nothing before).
+ * The benchmark's cases about where polls go (docs/performance.md#poll-schedule) and `measure`, which they and
+ * bench-spread.ts and bench-render-drop.ts use: a run against the simulator's record of its tasks. The cases: renders
+ * learned across runs (acrossRuns), creations that keep coming after the first render ends (fixedDurations), and
+ * renders where learning must never lose to the fixed grid (neverWorse).
  */
-
-import { RTT_MS, s, type Figure } from './bench-common';
+import { ideas, RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeRun, stridedPrompts, type NodeRunExtras } from './bench-results';
 import { taskRecords, mean, median } from './learning-measure';
 import { injectFault, resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 
 export interface Measured {
 	wallMs: number;
-	/** The last render's end on the server plus the round trips the result needs after it, from the run's start. */
+	/** The last render's end on the server plus the round trips the result needs after it (both from the start). */
 	floorMs: number;
+	lastCreatedMs: number;
 	/** Info calls per task. */
 	calls: number;
-	/** When the run's last task was created, from its start. */
-	lastCreatedMs: number;
 	/** Done on the server → first answered as done, per task, with its creation and end times. */
 	tasks: Array<{ createdAt: number; doneAt: number; delay: number }>;
 }
 
-/**
- * Runs `work` on a freshly reset simulator and measures it against the simulator's record of the run's tasks; with
- * `download` given, then deletes the files the run stored (clearBinaryStorage).
- */
+/** Runs `work` on a freshly reset simulator; with `download` given, then deletes the files it stored. */
 export async function measure(
 	sim: SimulatorProcess,
 	roundTrips: number,
@@ -58,10 +45,7 @@ export const list = (values: number[], digits = 2) => values.map((value) => valu
 
 export const FIXED: NodeRunExtras = { options: { pollSchedule: 'fixed' } };
 
-/**
- * The download modes a case runs (`BENCH_SPREAD_MODES=on` or `off` runs one): its name in the figures, and the
- * round trips a result needs after its render (two with downloads: the file is one more request).
- */
+/** The download modes a case runs (`BENCH_SPREAD_MODES=on` or `off` runs one): with downloads, two round trips. */
 export const downloadModes = () =>
 	(process.env.BENCH_SPREAD_MODES ?? 'on,off')
 		.split(',')
@@ -120,29 +104,21 @@ export async function fixedDurationsCase(): Promise<Figure[]> {
 	const count = 150;
 	const interval = 2000;
 	const sim = await startSimulator({ taskDurationMs: 3000, latencyMs: RTT_MS });
-	const prompts = Array.from({ length: count }, (_, i) => `idea ${i}`);
+	const prompts = ideas(count);
 	await nodeRun(sim, prompts.slice(0, 4), 500, false);
 	// Creations answered 300 ms late, 8 requests in flight: tasks keep being created for several seconds after the
 	// first is done, while polls still find free slots.
-	const options = { maxConcurrency: 8 };
-	const slowCreations = async (extras: NodeRunExtras) => {
-		await injectFault(sim.url, {
-			path: '/v1/tlimages/betav4',
-			times: count,
-			action: { type: 'delay', ms: 300 },
+	const slowCreations = async (options?: NodeRunExtras['options']) =>
+		await measure(sim, 1, async () => {
+			await injectFault(sim.url, { path: '/v1/tlimages/betav4', times: count, action: { type: 'delay', ms: 300 } });
+			return await nodeRun(sim, prompts, interval, false, { options: { maxConcurrency: 8, ...options } });
 		});
-		return await nodeRun(sim, prompts, interval, false, extras);
-	};
 	const delays = (run: Measured) => {
 		const firstDone = Math.min(...run.tasks.map((task) => task.doneAt));
 		return run.tasks.filter((task) => task.createdAt > firstDone).map((task) => task.delay);
 	};
-	const learned = await measure(sim, 1, async () => await slowCreations({ options }));
-	const fixed = await measure(
-		sim,
-		1,
-		async () => await slowCreations({ options: { ...options, pollSchedule: 'fixed' } }),
-	);
+	const learned = await slowCreations();
+	const fixed = await slowCreations(FIXED.options);
 	sim.child.kill();
 	const later = delays(learned);
 	const target = RTT_MS + 0.25 * interval;
@@ -173,14 +149,11 @@ export async function neverWorseCase(): Promise<Figure[]> {
 		// Two pairs, fixed and learned alternating; the median ratio (a loaded machine shifts single runs).
 		const ratios: number[] = [];
 		const walls: string[] = [];
+		const run = async (extras?: NodeRunExtras) =>
+			await measure(sim, 1, async () => await nodeRun(sim, scenario.prompts, interval, true, extras), true);
 		for (let pair = 0; pair < 2; pair++) {
-			const fixed = await measure(
-				sim,
-				1,
-				async () => await nodeRun(sim, scenario.prompts, interval, true, FIXED),
-				true,
-			);
-			const learned = await measure(sim, 1, async () => await nodeRun(sim, scenario.prompts, interval, true), true);
+			const fixed = await run(FIXED);
+			const learned = await run();
 			ratios.push(learned.wallMs / fixed.wallMs);
 			walls.push(`${(learned.wallMs / 1000).toFixed(1)}/${(fixed.wallMs / 1000).toFixed(1)}`);
 		}

@@ -1,18 +1,8 @@
 /**
- * The bench's queue-mode case (scripts/bench.ts, `queueMode`): one item per execution in real n8n in queue mode
- * (a main and a worker, Postgres and Redis), n8n 2.41.1 and 1.123.81 one after the other, through the learning
- * suite's deployments and cases (learning-run.ts). Three one-item webhook workflows side by side on the same
- * seeded renders: Poll Schedule "Learned", "Fixed Interval", and "Learned" in a sub-workflow called by Execute
- * Workflow, each of a render kind of its own (so that they do not teach each other through the worker's memory);
- * then a copy of the learned workflow (a new workflow, new node ids) whose first executions start from what the
- * worker learned of the kind. Measured from the simulator's record.
- *
- * Learning is kept in the memory of the process that runs the node
- * (docs/waiting-and-output.md#where-what-is-learned-is-kept): a queue worker learns from the executions it runs, in
- * every n8n version. Targets: issue 30's one-item target for
- * narrow renders (≤ 0.15 Poll Interval after the floor, ≤ 2.2 checks per task) on executions 6–20 of the workflow
- * itself and of the sub-workflow, and on the first five executions of the copy (a render kind the worker knows
- * starts warm); Fixed Interval is the grid they are told from.
+ * The bench's `queueMode` case (docs/performance.md#queue-mode): one item per execution in real n8n in queue mode,
+ * through the learning suite's deployments and cases (learning-run.ts): Learned, Fixed Interval and Learned in a
+ * sub-workflow side by side on the same seeded renders, each of a render kind of its own (so that they do not teach
+ * each other through the worker's memory), then a copy of the learned workflow, which must start warm.
  */
 import type { Figure } from './bench-common';
 import { singleItemCase } from './learning-one-item';

@@ -1,16 +1,15 @@
 /**
- * The benchmark's case of renders that drop (scripts/bench.ts, `renderDrop`): learning never costs time when
- * renders get faster. A production workflow learned batches of 20 renders of 15 s ± 40 %, then its renders take
- * 6 s ± 40 % (Poll Interval 1 s); its run and Fixed Interval and the loop on the same renders, at the same time: how
- * long after the last render each one's output came.
+ * The benchmark's `renderDrop` case (docs/performance.md#poll-schedule): learning never costs time when renders get
+ * faster. A workflow learned 15 s renders, then renders 6 s; beside Fixed Interval and the loop on the same renders
+ * at the same time, how long after the last render each one's output came.
  */
-import { report, RTT_MS, s, type Figure } from './bench-common';
+import { repeatsOr, report, RTT_MS, s, type Figure } from './bench-common';
 import { downloadModes, FIXED } from './bench-polling';
 import { clearBinaryStorage, loopRun, nodeRun } from './bench-results';
 import { taskRecords, timedPrompt, mean } from './learning-measure';
 import { resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
 
-/** Seeded render times of `seconds` ± `spread` (a share), as the learning suite draws them. */
+/** Seeded render times of `seconds` ± `spread` (a share). */
 function seededRenders(count: number, seconds: number, seed: number, spread = 0.4): number[] {
 	let state = seed >>> 0 || 1;
 	const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
@@ -21,10 +20,7 @@ const timedPrompts = (times: number[], tag: string) => times.map((seconds, i) =>
 
 type Design = 'learned' | 'fixed' | 'loop';
 
-/**
- * The learned workflow `workflowId`, Fixed Interval and the loop at once on the same renders (a busy machine slows
- * them alike): per design, how long after its last render its output came (ms), and info calls per task.
- */
+/** The three at once on the same renders (a busy machine slows them alike): output after the last render (ms). */
 async function dropRun(
 	sim: SimulatorProcess,
 	times: number[],
@@ -53,7 +49,7 @@ async function dropRun(
 export async function renderDropCase(): Promise<Figure[]> {
 	const count = 20;
 	const interval = 1000;
-	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
+	const repeats = repeatsOr(3);
 	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
 	await nodeRun(sim, ['idea warm'], 500, true);
 	clearBinaryStorage();

@@ -1,12 +1,7 @@
 /**
- * The benchmark's cases about results (scripts/bench.ts): the node at its defaults (Download Results on) against
- * the HTTP Request loop of bench-loop.ts, at a remote API's round trip, for many small files and for a few
- * huge ones.
- *
- * - the runs of the node and of the HTTP Request loop that bench-spread.ts's spread case measures.
- * - largeFiles: 20 results of 200 MB each, finished at the same time; wall time against the loop (median of
- *   two pairs), and the node's peak RSS growth in its first run, before any loop run (sampled every 10 ms during
- *   the run: the process's own peak would also hold the loop's).
+ * The runs the benchmark's cases time (the node at its defaults but what a case sets, and the HTTP Request loop of
+ * bench-loop.ts, each checked complete), the prompts they run, and the `largeFiles` case: 20 results of 200 MB,
+ * node against the loop.
  */
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -14,12 +9,10 @@ import path from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../test/harness';
-import { MB, runAnchor, RTT_MS, s, settle, type Figure } from './bench-common';
+import { MB, repeatsOr, runAnchor, RTT_MS, s, settle, type Figure } from './bench-common';
 import { median } from './learning-measure';
 import { HTTP_LOOP_TYPE, HttpRequestLoopNode, type LoopSettings } from './bench-loop';
 import { resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
-
-const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
 
 /** Prompts of render times `seconds(slot)`, in a stride order (item i is not the i-th shortest). */
 export const stridedPrompts = (count: number, seconds: (slot: number) => number) =>
@@ -31,8 +24,8 @@ export const spreadPrompts = (count: number, from: number, to: number) =>
 	stridedPrompts(count, (slot) => from + ((to - from) * slot) / Math.max(1, count - 1));
 
 /**
- * MediaGen at its defaults but the Poll Interval, Download Results and `options`. The raw anchor's cases turn
- * downloads off: the anchor does not download either, so the figure compares waiting alone.
+ * MediaGen at its defaults but the Poll Interval, Download Results and `options` (the raw anchor's cases turn
+ * downloads off: the anchor does not download, so they compare waiting alone).
  */
 export const nodeParameters = (
 	intervalSeconds: number,
@@ -43,18 +36,13 @@ export const nodeParameters = (
 	operation: 'betav4',
 	prompt: '={{ $json.idea }}',
 	waitForCompletion: true,
-	// Everything else at its default; Download Results is on by default.
 	options: { pollInterval: intervalSeconds, ...(download ? {} : { downloadResults: false }), ...options },
 });
 
-/**
- * What a node run may set beyond the defaults: more options, and what the process learned (the harness's
- * `learned`: "fresh" by default, "kept" for a workflow's later runs, as a long-running n8n process keeps it).
- */
+/** More options, and the harness's `learned` ("kept" for a workflow's later runs) and `workflowId`. */
 export interface NodeRunExtras {
 	options?: IDataObject;
 	learned?: 'fresh' | 'kept';
-	/** The workflow's id: what the process learned is kept per workflow (and per API). */
 	workflowId?: string;
 }
 
@@ -88,7 +76,7 @@ export async function loopRun(
 	intervalMs: number,
 	download: boolean,
 ): Promise<number> {
-	const settings: LoopSettings = { prompts, intervalMs, download, maxWaitMs: 300_000 };
+	const settings: LoopSettings = { prompts, intervalMs, download };
 	const started = performance.now();
 	const { output, error } = await runAnchor(HTTP_LOOP_TYPE, new HttpRequestLoopNode(), {
 		credentials: sim.credentials,
@@ -103,10 +91,7 @@ export async function loopRun(
 	return wallMs;
 }
 
-/**
- * Deletes the binary files the runs stored (a large-files run writes gigabytes into the temporary user folder):
- * n8n-core's filesystem store, `<user folder>/.n8n/storage/workflows/<workflow>/executions/…`.
- */
+/** Deletes the binary files the runs stored in n8n-core's filesystem store (a large-files run writes gigabytes). */
 export function clearBinaryStorage(filesStored = true): void {
 	const folder = path.join(process.env.N8N_USER_FOLDER ?? '', '.n8n', 'storage', 'workflows');
 	if (filesStored && !existsSync(folder))
@@ -115,8 +100,8 @@ export function clearBinaryStorage(filesStored = true): void {
 }
 
 /**
- * Runs `work` while sampling this process's RSS every 10 ms, then deletes the files it stored; returns its
- * highest sample over the base line before it (settle).
+ * Runs `work` while sampling this process's RSS every 10 ms (the process's own peak would hold earlier runs), then
+ * deletes the files it stored; returns its highest sample over the base line before it (settle).
  */
 export async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
 	const before = settle();
@@ -142,7 +127,7 @@ export async function largeFilesCase(): Promise<Figure[]> {
 	await loopRun(sim, prompts.slice(0, 1), interval, true);
 	clearBinaryStorage();
 	const pairs: Array<{ node: number; loop: number; growth: number; loopGrowth: number }> = [];
-	for (let repeat = 0; repeat < Math.min(REPEATS, 2); repeat++) {
+	for (let repeat = 0; repeat < Math.min(repeatsOr(3), 2); repeat++) {
 		// The node first: its memory is measured from a base line that no earlier loop run has raised.
 		await resetSimulator(sim.url);
 		const node = await peakGrowth(async () => await nodeRun(sim, prompts, interval, true));

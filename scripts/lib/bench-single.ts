@@ -1,31 +1,22 @@
 /**
- * The benchmark's case for one item per execution (scripts/bench.ts; docs/performance.md explains the method): a
- * form, a webhook or a chat message runs the workflow once per item, so every execution creates one task and learns
- * only from the executions before it (what the n8n process keeps of the workflow's node, learning/store.ts).
- *
- * Four shapes of renders, each as 25 executions one after another, ONE item each, Poll Interval 1 s, D 3 s, 100 ms
- * added to every answer by the simulator (a remote API's round trip), no downloads. Learned and Fixed Interval run
- * the same seeded render times side by side (two chains of executions at once, in one process: the learned one
- * keeps what it learned); the figures are executions 11–25: the time after the floor (from the render's end plus one
- * round trip, on the simulator's clock, to the moment the node's execution returned) in Poll Intervals, and info
- * calls per task. Every shape's chains run at once: each execution mostly waits. Each chain renders a kind of its own
- * (Batch Size and Resolution, render-time fields): the process pools what its nodes learned per API and kind, and
- * chains of different shapes must not teach each other. Then a copy of the first narrow chain's workflow (a new
- * workflow id, the same kind) runs five executions: a kind the process knows starts warm.
+ * The benchmark's `singleItem` case (issue 30; docs/performance.md#the-envelope-against-fixed-interval): a form, a
+ * webhook or a chat message runs a workflow once per item, so every execution creates one task and learns only
+ * from the executions before it. Four shapes of renders, each as chains of 25 one-item executions, learned and
+ * Fixed Interval side by side on the same seeded renders; then a copy of one narrow chain's workflow (a new
+ * workflow id, the same kind) that must start warm.
  */
-
 import { runNode } from '../../test/harness';
 import { Random } from '../../test/explorer/random';
 import { type Figure } from './bench-common';
-import { taskRecords, mean } from './learning-measure';
+import { taskRecords, timedPrompt, mean } from './learning-measure';
+import { nodeParameters } from './bench-results';
 import { startSimulator, type SimulatorProcess } from './simulator';
 
-/** The round trip the simulator adds to every answer in this case. */
 const RTT = 100;
 const INTERVAL = 1000;
 const D = 3000;
 const EXECUTIONS = Number(process.env.BENCH_SINGLE_EXECUTIONS ?? 25);
-/** Workflows per shape, each its own chain of executions with its own renders: one workflow's 15 figures are noisy. */
+/** Workflows per shape, each a chain with its own renders: one workflow's 15 figures are noisy. */
 const WORKFLOWS = Number(process.env.BENCH_SINGLE_WORKFLOWS ?? 3);
 /** Executions before this one are the workflow's past: the figures are the later ones. */
 const MEASURED_FROM = 11;
@@ -36,7 +27,10 @@ const MEASURED_FROM = 11;
  */
 const COPY_EXECUTIONS = 6;
 
-/** The render kind of chain `index`: beta v4's Batch Size and Resolution (both render-time fields). */
+/**
+ * The render kind of chain `index` (beta v4's Batch Size and Resolution, render-time fields): the process pools
+ * what it learned per API and kind, and chains of different shapes must not teach each other.
+ */
 function kindOf(index: number): { batchsize: number; resolution: string } {
 	const ratios = ['1:1', '16:9', '9:16', '4:3', '3:4'];
 	return { batchsize: 1 + (index % 15), resolution: ratios[Math.floor(index / 15) % ratios.length] };
@@ -97,16 +91,9 @@ const SINGLE_SHAPES: SingleShape[] = [
 	},
 ];
 
-interface Execution {
-	taskId: string;
-	renderMs: number;
-	endedAt: number;
-}
+type Execution = { taskId: string; endedAt: number };
 
-/**
- * One chain: `executions` executions one after another, each with one item of render kind `kind`, what was learned
- * kept; those from `measuredFrom` on are returned. `workflowId` names the chain's workflow (default one of its own).
- */
+/** One chain: executions one after another, what was learned kept; those from `measuredFrom` on are returned. */
 async function chain(
 	sim: SimulatorProcess,
 	shape: SingleShape,
@@ -115,20 +102,15 @@ async function chain(
 	kind: { batchsize: number; resolution: string },
 	{ executions: count = EXECUTIONS, measuredFrom = MEASURED_FROM, workflowId = '' } = {},
 ): Promise<Execution[]> {
-	// Each chain is a workflow of its own; what the process learned is kept from execution to execution.
 	const workflow = workflowId || `single-${shape.name}-${seed}-${pollSchedule}`.replace(/[^\w-]/g, '-');
 	const executions: Execution[] = [];
 	for (let execution = 1; execution <= count; execution++) {
 		const renderMs = Math.round(shape.render(execution, Random.stream(seed, shape.name, execution)));
-		// Executions before `measuredFrom` are the workflow's past (1 to 10): only the later ones are measured.
 		const result = await runNode({
 			parameters: {
-				resource: 'image',
-				operation: 'betav4',
-				prompt: `[sim:seconds=${(renderMs / 1000).toFixed(3)}] idea ${execution}`,
-				waitForCompletion: true,
+				...nodeParameters(INTERVAL / 1000, false, { pollSchedule }),
+				prompt: timedPrompt(renderMs / 1000, `idea ${execution}`),
 				additionalFields: kind,
-				options: { pollInterval: INTERVAL / 1000, downloadResults: false, pollSchedule },
 			},
 			credentials: sim.credentials,
 			workflowId: workflow,
@@ -138,14 +120,14 @@ async function chain(
 		const taskId = String(result.output[0]?.json.taskid ?? '');
 		if (result.error || result.output[0]?.json.status !== 'completed')
 			throw new Error(`${shape.name}, ${pollSchedule}, execution ${execution}: ${result.error?.message}`);
-		if (execution >= measuredFrom) executions.push({ taskId, renderMs, endedAt });
+		if (execution >= measuredFrom) executions.push({ taskId, endedAt });
 	}
 	return executions;
 }
 
 /**
- * Runs every shape, learned and fixed side by side, and measures executions 11–25 against the simulator's record
- * (and the copy's executions 1–5).
+ * Every shape's chains at once (each execution mostly waits), measured against the simulator's record: time after the
+ * floor (the render's end plus one round trip) to the execution's return, and info calls per task.
  */
 async function measureSingle(shapes = SINGLE_SHAPES, seed = 30) {
 	const sim = await startSimulator({ taskDurationMs: D, latencyMs: RTT });
@@ -162,8 +144,7 @@ async function measureSingle(shapes = SINGLE_SHAPES, seed = 30) {
 			shapes.map(async (shape, shapeIndex) => {
 				const kinds = workflows.map((_, index) => kindOf(shapeIndex * WORKFLOWS + index));
 				const pairs = await Promise.all(workflows.map(async (from, index) => await both(shape, from, kinds[index])));
-				// A new workflow of the first chain's kind, once that chain is done: it starts from what the process
-				// learned of the kind (a render kind the process already knows starts warm).
+				// A new workflow of the first chain's kind, once that chain is done.
 				const copy = shape.copy
 					? await chain(sim, shape, seed + 100, 'learned', kinds[0], {
 							executions: COPY_EXECUTIONS,

@@ -1,25 +1,16 @@
 /**
- * The benchmark's spread cases (scripts/bench.ts; measured as bench-polling.ts measures): 500 images whose renders
- * are spread over 3–7 s, shifted across one Poll Interval (3–7, 3.5–7.5, 4–8, 4.5–8.5 s), Poll Interval 2 s, 150 ms
- * round trip, defaults, with downloads and without.
- *
- * - spread: one production workflow per mode (its static data kept from run to run, as n8n does after trigger
- *   executions): its first run has learned nothing, the shifts follow it, each beside the HTTP Request loop on the
- *   same renders. `BENCH_SPREAD_MODES=on` (or `off`) runs one mode only.
- * - coldBatch: learning never costs time on a workflow's first batch: the same renders, nothing of their kind known
- *   to the process, beside the HTTP Request loop and Fixed Interval on the same renders, with downloads and without,
- *   the shifts passed BENCH_REPEATS times.
+ * The benchmark's spread cases (docs/performance.md#poll-schedule; measured as bench-polling.ts measures): 500
+ * renders spread over 3–7 s, shifted across one Poll Interval, beside the HTTP Request loop on the same renders.
+ * `spread`: one production workflow per download mode, learning from run to run; `coldBatch`: a workflow's first
+ * batch, nothing of its kind known to the process, also beside Fixed Interval.
  */
-import { report, RTT_MS, s, type Figure } from './bench-common';
+import { repeatsOr, report, RTT_MS, s, type Figure } from './bench-common';
 import { mean } from './learning-measure';
 import { downloadModes, FIXED, list, measure, type Measured } from './bench-polling';
-import { clearBinaryStorage, loopRun, nodeRun, spreadPrompts } from './bench-results';
+import { clearBinaryStorage, loopRun, nodeRun, spreadPrompts, type NodeRunExtras } from './bench-results';
 import { startSimulator, type SimulatorProcess } from './simulator';
 
-/**
- * The simulator of the spread cases (150 ms round trips), after warm-ups of both paths, downloads included, so that
- * lazily loaded code is not timed (nothing is learned here).
- */
+/** The simulator, after warm-ups of both paths, downloads included, so that lazily loaded code is not timed. */
 async function warmSimulator(): Promise<SimulatorProcess> {
 	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
 	const warm = spreadPrompts(8, 0.2, 0.4);
@@ -32,8 +23,6 @@ async function warmSimulator(): Promise<SimulatorProcess> {
 /** Poll Interval (ms), and the shifts of the renders (s) across it. */
 const INTERVAL = 2000;
 const SHIFTS = [0, 0.5, 1, 1.5];
-
-/** The spread cases' renders: 500 spread evenly over 3–7 s, shifted by `shift` seconds. */
 const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift);
 
 export async function spreadCase(): Promise<Figure[]> {
@@ -41,15 +30,14 @@ export async function spreadCase(): Promise<Figure[]> {
 	const figures: Figure[] = [];
 	for (const { download, mode, trips } of downloadModes()) {
 		const run = async (work: () => Promise<number>) => await measure(sim, trips, work, download);
-		const fixed = await run(async () => await nodeRun(sim, spreadRenders(0), INTERVAL, download, FIXED));
-		const first = await run(async () => await nodeRun(sim, spreadRenders(0), INTERVAL, download, { learned: 'fresh' }));
+		const nodeAt = async (shift: number, extras: NodeRunExtras) =>
+			await run(async () => await nodeRun(sim, spreadRenders(shift), INTERVAL, download, extras));
+		const fixed = await nodeAt(0, FIXED);
+		const first = await nodeAt(0, { learned: 'fresh' });
 		const runs: Array<{ node: Measured; loop: Measured }> = [];
 		for (const shift of SHIFTS) {
 			const loop = await run(async () => await loopRun(sim, spreadRenders(shift), INTERVAL, download));
-			const node = await run(
-				async () => await nodeRun(sim, spreadRenders(shift), INTERVAL, download, { learned: 'kept' }),
-			);
-			runs.push({ node, loop });
+			runs.push({ node: await nodeAt(shift, { learned: 'kept' }), loop });
 		}
 		const toFloor = runs.map(({ node }) => node.wallMs / node.floorMs);
 		const toLoop = runs.map(({ node, loop }) => node.wallMs / loop.wallMs);
@@ -87,7 +75,7 @@ export async function spreadCase(): Promise<Figure[]> {
 }
 
 export async function coldBatchCase(): Promise<Figure[]> {
-	const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? 2));
+	const repeats = repeatsOr(2);
 	const sim = await warmSimulator();
 	const figures: Figure[] = [];
 	for (const { download, mode, trips } of downloadModes()) {
