@@ -10,7 +10,6 @@ import { itemFailure, type ItemError } from '../output/itemFailure';
 import { essentialJson, type ItemOutcome } from '../output/items';
 import type { OperationModule, ReadItem } from './node.type';
 
-/** The run's outcomes, one or more for every item read, and the errors of items the run reported nothing for. */
 export interface ContainedRun {
 	outcomes: ItemOutcome[];
 	/** Errors of items the run did not report: a defect, shown only when no other error stops the node. */

@@ -72,7 +72,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	return [output];
 }
 
-/** The operation the node is set to, or the error that says it cannot run. */
 function operationOf(this: IExecuteFunctions) {
 	const resource = this.getNodeParameter('resource', 0) as string;
 	// With resource "Custom API Call" no operation parameter is shown, so it may be missing.

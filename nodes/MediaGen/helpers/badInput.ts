@@ -7,7 +7,6 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { shorten, SHOWN } from './shorten';
 
-/** A value as an error shows it: as JSON, shortened. */
 function show(value: unknown): string {
 	if (typeof value === 'string') return JSON.stringify(shorten(value, SHOWN.value, { sayLength: true }));
 	if (value === undefined) return 'nothing';
@@ -71,7 +70,6 @@ export function inputError(node: INode, itemIndex: number, problems: InputProble
 	return error;
 }
 
-/** The one shape of every bad-input error: the field, the value, the rule, the item, and that nothing was sent. */
 export function invalidInput(
 	this: IExecuteFunctions,
 	itemIndex: number,

@@ -7,7 +7,6 @@ import { streamedFile, type StreamedFile } from '../transport';
 /** Read size of upload streams: small enough to bound memory, large enough to keep the socket busy. */
 const UPLOAD_CHUNK_BYTES = 256 * 1024;
 
-/** A file of an input item, described without reading its bytes. */
 export interface InputFile {
 	propertyName: string;
 	fileName: string;

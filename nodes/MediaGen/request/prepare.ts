@@ -123,7 +123,6 @@ interface References {
 	broken: string[];
 }
 
-/** The binary properties whose files an item sends as references. */
 function referenceNames(
 	this: IExecuteFunctions,
 	problems: ItemProblems,

@@ -19,7 +19,6 @@ export interface TaskRef {
 	notFoundHint?: string;
 }
 
-/** The task of an item for Task → Get and Task → Wait: its type, id and the More Task Info switch of videos. */
 export function readTaskRef(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskRef {
 	// Both fields are checked, and reported together when both are wrong.
 	const problems = new ItemProblems(this, itemIndex);
@@ -46,7 +45,6 @@ export function taskTypeHint(this: IExecuteFunctions, itemIndex: number, taskTyp
 	return `${source}: if this is ${other === 'image' ? 'an image' : 'a video'} task, choose Task Type ${other === 'image' ? 'Image' : 'Video'} (the API does not find ${other} tasks among ${taskType} tasks).`;
 }
 
-/** Reads the task id of an item, refusing an empty one before anything is sent. */
 function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
 	const field = { name: 'Task ID', parameter: 'taskId' };
 	const value = this.getNodeParameter(field.parameter, itemIndex, '') as unknown;
@@ -56,7 +54,6 @@ function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
 	return taskId;
 }
 
-/** The task type of an item: the chosen one, or the item's own `taskType` field. */
 export function readTaskType(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskType {
 	const chosen = this.getNodeParameter('taskType', itemIndex, TASK_TYPE_FROM_INPUT) as string;
 	if (chosen === 'image' || chosen === 'video') return chosen;

@@ -19,7 +19,6 @@ export class ItemProblems {
 		return this.problems.length;
 	}
 
-	/** Notes a bad-input error; rethrows anything else. */
 	note(error: unknown): void {
 		const problems = problemsOf(error);
 		if (!problems) throw error;
@@ -41,7 +40,6 @@ export class ItemProblems {
 	}
 }
 
-/** Splits a comma-separated list (or takes an array from an expression) into trimmed, non-empty strings. */
 export function toList(value: unknown): string[] {
 	const parts = Array.isArray(value) ? value : String(value ?? '').split(',');
 	return parts.map((part) => String(part).trim()).filter((part) => part.length > 0);

@@ -144,7 +144,6 @@ function nextHop(
 	return next.href;
 }
 
-/** Plain `httpRequest`, never the credential: result files may live on other hosts. Each redirect is checked. */
 export async function downloadResultFile(
 	this: IExecuteFunctions,
 	url: string,

@@ -15,7 +15,6 @@ export interface ErrorFacts {
 	mayHaveCreated: boolean;
 	/** A status check refused about the task itself (code 9999, not "not found"): the API says the task failed. */
 	refused: boolean;
-	/** HTTP 429. */
 	rateLimited: boolean;
 	/** The server's Retry-After, in milliseconds, when it sent one (an API call's 429, a download's 429 or 503). */
 	retryAfterMs?: number;

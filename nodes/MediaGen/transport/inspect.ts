@@ -59,7 +59,6 @@ async function peek(body: NodeJS.ReadableStream, count: number, signal: AbortSig
 
 type Refused = Exclude<BodyClass, { kind: 'media' | 'unknown' }>;
 
-/** A result file being inspected: its download, its URL, and the item and task it is for. */
 interface Fetched {
 	file: DownloadedFile;
 	url: string;

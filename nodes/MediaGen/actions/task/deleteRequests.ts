@@ -25,7 +25,6 @@ import type { WaitingOptions } from '../../waiting/options';
 /** Ids per delete request: the API documents no maximum; 100 keeps a body at a few kilobytes (docs/known-unknowns.md). */
 export const DELETE_CHUNK_SIZE = 100;
 
-/** The ids one item asks to delete, with their type and (image tasks) User ID. */
 export interface DeleteItem {
 	itemIndex: number;
 	taskType: TaskType;
@@ -34,7 +33,6 @@ export interface DeleteItem {
 	notFoundHint: string;
 }
 
-/** One request group and what became of its ids. */
 interface DeleteGroup extends Pick<DeleteItem, 'taskType' | 'uid' | 'notFoundHint'> {
 	/** Its items, each with its own distinct ids. */
 	members: Array<{ itemIndex: number; taskIds: string[] }>;
