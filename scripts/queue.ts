@@ -13,7 +13,7 @@ import { CREDENTIAL_REF, postJson, webhookNode, workflowOf } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain, stopProcess } from './lib/process';
 import { check, log, printLogTail, stepTimer } from './lib/report';
-import { getExecution, listExecutions, readBinary } from './lib/rest';
+import { getExecution, listExecutions, outputOf, readBinary } from './lib/rest';
 import {
 	ensureDebianPackages,
 	POSTGRES_PACKAGE,
@@ -64,15 +64,8 @@ async function fireWebhooks(baseUrl: string): Promise<{ prompts: string[]; wall:
 	const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
 	log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
 	const fireStarted = Date.now();
-	const answers = await Promise.all(
-		prompts.map(
-			async (prompt) =>
-				JSON.parse(await postJson(`${baseUrl}/webhook/${WEBHOOK_PATH}`, { prompt }, 600_000)) as Record<
-					string,
-					unknown
-				>,
-		),
-	);
+	const call = async (prompt: string) => await postJson(`${baseUrl}/webhook/${WEBHOOK_PATH}`, { prompt }, 600_000);
+	const answers = (await Promise.all(prompts.map(call))).map((text) => JSON.parse(text) as Record<string, unknown>);
 	const wall = (Date.now() - fireStarted) / 1000;
 	check(
 		answers.every((answer) => answer.status === 'completed' && typeof answer.taskid === 'string'),
@@ -83,9 +76,9 @@ async function fireWebhooks(baseUrl: string): Promise<{ prompts: string[]; wall:
 
 /** The executions as the main instance stores them, all succeeded; one creation per webhook call. */
 async function checkExecutions(deployment: Deployment, simulatorUrl: string, prompts: string[]) {
-	const session = deployment.session;
-	// Executions as the main instance stores them.
-	const executions = (await listExecutions(session, WORKFLOW_ID)).filter((execution) => execution.mode === 'webhook');
+	const executions = (await listExecutions(deployment.session, WORKFLOW_ID)).filter(
+		(execution) => execution.mode === 'webhook',
+	);
 	check(executions.length === ITEMS, `${ITEMS} webhook executions stored, found ${executions.length}`);
 	const notSucceeded = executions.filter((execution) => execution.status !== 'success');
 	check(
@@ -117,7 +110,7 @@ async function checkFiles(
 	for (const execution of executions) {
 		const full = await getExecution(install, session, execution.id);
 		check(!full.data.resultData.error, `execution ${execution.id}: ${full.data.resultData.error?.message}`);
-		const item = full.data.resultData.runData[CREATE_NODE]?.[0]?.data?.main[0]?.[0];
+		const [item] = outputOf(full, CREATE_NODE);
 		check(item, `execution ${execution.id} has the MediaGen output item`);
 		check(
 			item.json.status === 'completed' && Array.isArray(item.json.urls),
@@ -156,10 +149,9 @@ async function checkFiles(
 
 /** Each execution ran once, on a worker (never on the main), and both workers ran some. */
 function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typeof checkExecutions>>): string[][] {
-	const logs = { main: deployment.mainLog, workers: deployment.workerLogs };
 	// Which worker ran which execution: each worker logs "Worker started execution <id> (job <n>)".
 	const ids = new Set(executions.map((execution) => execution.id));
-	const perWorker = logs.workers.map((file) =>
+	const perWorker = deployment.workerLogs.map((file) =>
 		[...readFileSync(file, 'utf8').matchAll(/Worker started execution (\S+) \(job/g)]
 			.map((match) => match[1])
 			.filter((id) => ids.has(id)),
@@ -169,7 +161,7 @@ function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typ
 		ran.length === ITEMS && new Set(ran).size === ITEMS,
 		`each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`,
 	);
-	const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
+	const mainRan = [...readFileSync(deployment.mainLog, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
 	check(mainRan === 0, 'the main instance ran no execution itself');
 	perWorker.forEach((list, index) => log('queue', `worker-${index + 1} ran ${list.length} executions`));
 	check(
@@ -191,19 +183,16 @@ async function main(): Promise<void> {
 	// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
 	const logDir = logFolder('queue');
 	let simulator: SimulatorProcess | undefined;
-	let postgres: Service | undefined;
+	let postgres: Awaited<ReturnType<typeof startPostgres>> | undefined;
 	let redis: Service | undefined;
 	let deployment: Deployment | undefined;
 	let passed = false;
 	try {
 		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
-		const pg = await startPostgres('queue', 'n8n');
-		postgres = pg;
+		postgres = await startPostgres('queue', 'n8n');
 		redis = await startRedis('queue');
 		step('simulator, postgres, redis');
 
-		// Each process has its own user folder, as separate machines (containers) would, with the package installed
-		// as n8n installs it.
 		deployment = await startDeployment({
 			install,
 			packageFolder,
@@ -212,14 +201,14 @@ async function main(): Promise<void> {
 			publish: [WORKFLOW_ID],
 			webhookPaths: [WEBHOOK_PATH],
 			logDir,
-			queue: { services: { postgres: pg, redis, name: 'queue' }, workers: WORKERS },
+			queue: { services: { postgres, redis, name: 'queue' }, workers: WORKERS },
 		});
 		step(`main and ${WORKERS} workers ready, workflow created and published`);
 
 		const { prompts, wall } = await fireWebhooks(deployment.baseUrl);
 		step(`${ITEMS} executions (create, wait, download) through the queue`);
 		const executions = await checkExecutions(deployment, simulator.url, prompts);
-		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, pg, executions);
+		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, postgres, executions);
 		step('assertions (execution data, binary files through the main instance, simulator record)');
 		const perWorker = checkWorkers(deployment, executions);
 
