@@ -7,23 +7,16 @@
 import { readFileSync } from 'node:fs';
 
 import { NODE_TYPE } from '../test/nodeType';
-import { installedPackage, startDeployment, type Deployment } from './lib/deployment';
-import { ensureN8n, packPackage } from './lib/installer';
+import { startDeployment, type Deployment } from './lib/deployment';
+import { ensureN8n } from './lib/installer';
+import { startWorld } from './lib/learning-run';
 import { CREDENTIAL_REF, postJson, webhookNode, workflowOf } from './lib/n8n';
 import { logFolder } from './lib/paths';
-import { runMain, stopProcess } from './lib/process';
+import { runMain } from './lib/process';
 import { check, log, printLogTail, stepTimer } from './lib/report';
 import { getExecution, listExecutions, outputOf, readBinary } from './lib/rest';
-import {
-	ensureDebianPackages,
-	POSTGRES_PACKAGE,
-	postgresQuery,
-	REDIS_PACKAGE,
-	startPostgres,
-	startRedis,
-	type Service,
-} from './lib/services';
-import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { postgresQuery, type Service } from './lib/services';
+import { simulatorRecord } from './lib/simulator';
 
 const VERSION = '2.41.1';
 /** Concurrent executions (at most 100: one page of the executions list). */
@@ -173,42 +166,29 @@ function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typ
 
 async function main(): Promise<void> {
 	const { step, summary } = stepTimer();
-
-	ensureDebianPackages('queue', [POSTGRES_PACKAGE, REDIS_PACKAGE]);
-	const install = ensureN8n(VERSION, 'queue');
-	step('system packages and n8n install');
-	const packageFolder = installedPackage(packPackage());
-	step('build, pack and install the package');
-
-	// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
-	const logDir = logFolder('queue');
-	let simulator: SimulatorProcess | undefined;
-	let postgres: Awaited<ReturnType<typeof startPostgres>> | undefined;
-	let redis: Service | undefined;
+	// No round trip added to the simulator's answers: nothing here is timed.
+	const world = await startWorld('queue', [VERSION], TASK_SECONDS * 1000, undefined, 0);
+	step('system packages, n8n install, the package, simulator, postgres, redis');
 	let deployment: Deployment | undefined;
 	let passed = false;
 	try {
-		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
-		postgres = await startPostgres('queue', 'n8n');
-		redis = await startRedis('queue');
-		step('simulator, postgres, redis');
-
 		deployment = await startDeployment({
-			install,
-			packageFolder,
-			simulatorUrl: simulator.url,
+			install: ensureN8n(VERSION, 'queue'),
+			packageFolder: world.packageFolder,
+			simulatorUrl: world.simulatorUrl,
 			workflows: [WORKFLOW],
 			publish: [WORKFLOW_ID],
 			webhookPaths: [WEBHOOK_PATH],
-			logDir,
-			queue: { services: { postgres, redis, name: 'queue' }, workers: WORKERS },
+			// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
+			logDir: logFolder('queue'),
+			queue: { services: { ...world.services, name: 'queue' }, workers: WORKERS },
 		});
 		step(`main and ${WORKERS} workers ready, workflow created and published`);
 
 		const { prompts, wall } = await fireWebhooks(deployment.baseUrl);
 		step(`${ITEMS} executions (create, wait, download) through the queue`);
-		const executions = await checkExecutions(deployment, simulator.url, prompts);
-		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, postgres, executions);
+		const executions = await checkExecutions(deployment, world.simulatorUrl, prompts);
+		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, world.services.postgres, executions);
 		step('assertions (execution data, binary files through the main instance, simulator record)');
 		const perWorker = checkWorkers(deployment, executions);
 
@@ -224,12 +204,10 @@ async function main(): Promise<void> {
 			for (const file of [deployment.mainLog, ...deployment.workerLogs]) printLogTail(file, 40);
 		const stopStarted = Date.now();
 		await deployment?.stop();
-		await redis?.stop();
-		await postgres?.stop();
-		await stopProcess(simulator?.child);
+		await world.stop();
 		log(
 			'queue',
-			`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,
+			`stopped workers, main, redis, postgres, feed and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,
 		);
 		step('shutdown');
 		log('queue', summary());

@@ -46,11 +46,17 @@ export type DeploymentWorld = World & { db: StaticDataDb };
  * What every deployment shares: the simulator, Postgres and Redis (and SQLite's command line to read the regular
  * deployments' databases), an RSS feed, the installed package; with `model`, a scripted model server at `modelUrl`.
  */
-export async function startWorld(scope: string, versions: string[], renderMs: number, model?: ModelScript) {
+export async function startWorld(
+	scope: string,
+	versions: string[],
+	renderMs: number,
+	model?: ModelScript,
+	latencyMs = RTT_MS,
+) {
 	ensureDebianPackages(scope, [POSTGRES_PACKAGE, REDIS_PACKAGE, SQLITE_PACKAGE]);
 	for (const version of versions) ensureN8n(version, scope);
 	const packageFolder = installedPackage(packPackage());
-	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs: RTT_MS });
+	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs });
 	const postgres = await startPostgres(scope, 'n8n');
 	const redis = await startRedis(scope);
 	const modelServer = model ? await startModelServer() : undefined;
