@@ -145,15 +145,12 @@ const find = (rows: Row[], pattern: RegExp) => rows.find((row) => pattern.test(r
  * renders a slot (CI, a loaded machine: 0.78 I per task against Fixed Interval's 0.37, its last result in reach).
  */
 function batchNeverWorse(learned: Row | undefined, fixed: Row | undefined): Statement[] {
-	if (!learned || !fixed) return neverWorse(learned, fixed);
-	const [, checks, last] = neverWorse(learned, fixed);
-	return [checks, last];
+	return learned && fixed ? neverWorse(learned, fixed).slice(1) : neverWorse(learned, fixed);
 }
 
 /**
- * One item per execution after renders dropped: a task on its own is first checked where the taught renders end, so
- * the first one after the drop is found late, no later than the longest taught render (the drop cannot be known
- * before a task shows it); from then on no later after each render than Fixed Interval's on the same renders.
+ * One item per execution after renders dropped: the first after the drop is found late (the drop cannot be known
+ * before a task shows it), no later than the longest taught render; then no later than Fixed Interval's.
  */
 function dropOneStatements(rows: Row[]): Statement[] {
 	const taught = find(rows, /^executions 1–.*, learned/);
@@ -271,13 +268,11 @@ const STATEMENTS: Record<string, (rows: Row[]) => Statement[]> = {
 	],
 	drop: (rows) => [allSeen(rows), ...neverWorse(find(rows, /drop.*, learned$/), find(rows, /drop.*, Fixed Interval$/))],
 	'drop-one': dropOneStatements,
-	// The Schedule Trigger's own static data survives the runs, and later runs learn.
 	schedule: (rows) => [
 		allSeen(rows),
 		...stateKept(rows, "the Schedule Trigger's own state"),
 		...laterRunsLearn(rows.slice(1), SCHEDULE_LEARNED),
 	],
-	// Manual runs learn too (the last ones placed from the first ones), and the node no longer says they keep nothing.
 	manual: (rows) => {
 		const hints = rows.flatMap((row) => row.hints ?? []);
 		return [

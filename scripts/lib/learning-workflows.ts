@@ -105,10 +105,7 @@ export function batchWorkflow(id: string, kind?: number, schedule: Schedule = 'l
 	return chain(id, [webhook(id), splitPrompts('body.prompts'), mediaGenNode('={{ $json.prompt }}', schedule, kind)]);
 }
 
-/**
- * Another workflow with the same nodes (new workflow, node and webhook ids; the MediaGen node's name kept): what a
- * user gets by duplicating a workflow or copying its nodes into a new one.
- */
+/** What a user gets by duplicating a workflow: the same nodes, new workflow, node and webhook ids. */
 export function copyOf(workflow: Workflow, id: string): Workflow {
 	const webhookPath = workflow.webhookPath && pathOf(id);
 	const nodes = workflow.nodes.map((original) => ({
@@ -122,10 +119,7 @@ export function copyOf(workflow: Workflow, id: string): Workflow {
 	return { ...workflow, id, name: `MediaGen learning: ${id}`, nodes, ...(webhookPath ? { webhookPath } : {}) };
 }
 
-/**
- * Webhook (answered at once) → Wait `seconds` → MediaGen: above 65 s n8n parks the execution in the database and
- * resumes it later from the execution's snapshot (no static data in n8n 2.x).
- */
+/** Webhook → Wait → MediaGen: above 65 s n8n parks the execution, resumed from its snapshot (2.x: no static data). */
 export function waitWorkflow(id: string, seconds: number, kind?: number): Workflow {
 	const wait = {
 		...node('Wait', 'n8n-nodes-base.wait', 1.1, { amount: seconds, unit: 'seconds' }),
@@ -149,10 +143,8 @@ export function rssWorkflow(id: string, feedUrl: string, kind?: number): Workflo
 }
 
 /**
- * Schedule Trigger (every `seconds`) → the prompts as JSON → Split Out → MediaGen. Each prompt carries the
- * execution's id, so that the suite can tell the runs' tasks apart. The Schedule Trigger keeps state of its own in
- * the workflow's static data (its interval rules, written when it is published): whether it is still there after
- * the executions tells whether n8n saved the MediaGen node's data over the workflow's.
+ * Schedule Trigger → the prompts → Split Out → MediaGen, each prompt tagged with its execution's id. The trigger
+ * keeps its own state in the static data (written when published): the suite reads whether it survives.
  */
 export function scheduleWorkflow(id: string, seconds: number, prompts: string[], kind?: number): Workflow {
 	return chain(id, [
@@ -181,8 +173,7 @@ export function manualWorkflow(id: string, prompt: string, kind?: number): Workf
 }
 
 /**
- * A sub-workflow (Execute Workflow Trigger → MediaGen) and a webhook workflow that calls it from the database
- * (Webhook → Execute Workflow, one prompt per call), with the ids to publish: n8n 2.x calls only published
+ * A sub-workflow and a webhook workflow that calls it, with the ids to publish: n8n 2.x calls only published
  * sub-workflows from production executions, and 1.x cannot publish one without a trigger.
  */
 export function subWorkflowPair(version: string, prefix: string, kind?: number) {
@@ -206,9 +197,8 @@ export function subWorkflowPair(version: string, prefix: string, kind?: number) 
 export const AGENT_TOOL = 'Create_images';
 
 /**
- * examples/agent-images.json as a user runs it, with the tool's Poll Interval at 1 s and the chat answered when the
- * execution ends (not streamed): Chat Trigger → AI Agent (OpenAI Chat Model, Simple Memory) → the MediaGen tools.
- * Its credentials are those of learning-run.ts's world (the simulator's, and the model server's as its OpenAI).
+ * examples/agent-images.json as a user runs it, its tool's Poll Interval the suite's and the chat answered when the
+ * execution ends (not streamed); its OpenAI credential is the model server's (agentModelCredential).
  */
 export function agentWorkflow(id: string): Workflow {
 	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as Workflow;
