@@ -6,7 +6,7 @@ import { figures, seeded, type RunFigures, type TaskRecord } from './learning-me
 import type { StateAfter } from './learning-static';
 import type { Workflow } from './learning-workflows';
 
-/** Render time of every case, in seconds; each render is drawn from [SPREAD_LOW, SPREAD_HIGH] × this. */
+/** Render time of every case, in seconds: renderTimes draws each render around it. */
 export const RENDER_S = 2.5;
 
 /** Renders "narrow" (0.9–1.1 × `around`) or "wide" (0.6–1.4), drawn from a seeded generator. */
@@ -34,7 +34,7 @@ export interface Row {
 	intervalS?: number;
 }
 
-/** A row's figures and per-task detail (render time, and when each check reached the API, from its creation). */
+/** A row's figures and per-task detail. */
 export const measured = (tasks: TaskRecord[], intervalMs?: number): Pick<Row, 'figures' | 'detail'> => ({
 	figures: figures(tasks, intervalMs),
 	detail: tasks.map((task) => ({
