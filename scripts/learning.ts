@@ -61,7 +61,6 @@ const SCHEDULE_RUNS = 3;
 const WAIT_SECONDS = 70;
 const MANUAL = { runs: 10, warmUp: 5 };
 
-/** The workflows every deployment runs, whatever its mode. */
 function commonWorkflows(version: string, prefix: string) {
 	const id = (name: string) => workflowId(version, `${prefix}${name}`);
 	const single = singleItemWorkflow(id('single'), 'learned', KINDS.single);

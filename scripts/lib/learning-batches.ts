@@ -46,7 +46,6 @@ export class BatchCase {
 			this.rows.push({ label: 'run 1 of Fixed Interval, the same renders at once', tag, workflow: fixed });
 	}
 
-	/** Run 1, then the editor save. */
 	async start(): Promise<void> {
 		this.started ??= (async () => {
 			this.options.guard?.advance();
@@ -56,7 +55,6 @@ export class BatchCase {
 		await this.started;
 	}
 
-	/** The runs after the save; the rows of all of them. */
 	async rest(): Promise<Row[]> {
 		await this.start();
 		await this.step('run 2, after an editor save', 'r2');

@@ -11,8 +11,7 @@ import { INTERVAL_S } from './learning-workflows';
 import type { CaseResult } from './learning-run';
 import { describeStates } from './learning-static';
 
-/** [what must hold, whether it held]. */
-type Statement = [string, boolean];
+type Statement = [whatMustHold: string, held: boolean];
 
 /**
  * One item per execution, placed from history: the grid needs 3 checks per task here and finds it about 0.6 I after
@@ -323,7 +322,6 @@ function describeTasks(row: Row, report: (line: string) => void): void {
 		report(`     ${row.label}: render ${I(task.render)}, checks ${task.checks.map(I).join(' ')}`);
 }
 
-/** Prints every row of every case as one Markdown table. */
 export function printTable(results: CaseResult[]): void {
 	console.log(
 		"\n| n8n | mode | case | runs | tasks | checks per task | after floor (I, per task) | last result after floor (I) | checks off the grid | longest wait for a check (I) | other node's state after each run | notes |",

@@ -67,7 +67,6 @@ export function onGrid(createdAt: number, at: number, intervalMs = INTERVAL_MS):
 /** The figures of one run (or of several runs' tasks taken together), in Poll Intervals. */
 export interface RunFigures {
 	tasks: number;
-	/** Status checks per task. */
 	checks: number;
 	/** Mean time after the floor per task. */
 	afterFloor: number;

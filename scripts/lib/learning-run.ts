@@ -19,7 +19,6 @@ import { startSimulator } from './simulator';
 /** Added by the simulator to every answer: a remote API's round trip. */
 export const RTT_MS = 100;
 
-/** A case's rows, named by version, deployment mode and case. */
 export interface CaseResult {
 	version: string;
 	mode: 'regular' | 'queue';

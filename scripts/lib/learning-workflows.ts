@@ -72,7 +72,6 @@ function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, interva
 	};
 }
 
-/** The production webhook path of workflow `id`. */
 const pathOf = (id: string) => `learning-${id}`;
 
 function webhook(id: string, responseMode = 'lastNode'): NodeSpec {
