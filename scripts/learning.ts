@@ -1,19 +1,7 @@
 /**
- * `npm run test:learning`: does Poll Schedule "Learned" learn across executions in real n8n in every mode, and does
- * no execution of it ever change another node's saved static data? (docs/waiting-and-output.md#poll-schedule says
- * where learning persists: the memory of the n8n process that runs the node, never the workflow's static data;
- * docs/scaling-and-durable-waits.md says what queue mode does.)
- *
- * For each n8n version (MEDIAGEN_LEARNING_VERSIONS, default "2.41.1,1.123.81"), two deployments at once against
- * one API simulator (learning-run.ts): regular mode (SQLite) and queue mode (a main and a worker, Postgres and
- * Redis). Both run single, warm, fixed, batch, schedule, wait and the envelope's newcomer and mixed; regular mode
- * also drop, drop-one, slower, manual and agent; queue mode also sub-workflow and, on n8n 2.x, rss. The constants
- * below and the cases' own files (learning-one-item.ts, learning-batches.ts, learning-triggers.ts) say what each
- * runs; each renders a kind of its own (learning-workflows.ts, KINDS), so that its first runs are cold. Another
- * node's state is written into the saved static data of the single, warm, batch, sub-workflow, agent, manual and
- * wait workflows before their first run and again while each run is under way (learning-static.ts), and read back
- * after each run. Every figure comes from the simulator's record (learning-measure.ts); what must hold per version
- * and mode is in lib/learning-expect.ts; the table is printed before it is checked.
+ * `npm run test:learning`: does Poll Schedule "Learned" learn across executions in real n8n (regular and queue mode,
+ * two versions), and leave every other node's saved static data as it was? CONTRIBUTING.md ("The learning suite")
+ * says what runs; the constants below and the cases' files say how; learning-expect.ts says what must hold.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,29 +38,20 @@ const SCOPE = 'learning';
 const VERSIONS = (process.env.MEDIAGEN_LEARNING_VERSIONS ?? '2.41.1,1.123.81').split(',').filter(Boolean);
 /** One item per execution: ten executions, the first five reported apart (fixed: the same on Fixed Interval). */
 const SINGLE = { runs: 10, warmUp: 5, seed: 1 };
-/** A new workflow of a kind the process knows: five executions (other renders of the same kind). */
-// Run 1 apart: a new workflow keeps the grid until its own first render agrees with what the process learned.
+/** A new workflow of a kind the process knows; run 1 apart: it keeps the grid until its render agrees with history. */
 const WARM = { runs: 5, warmUp: 1, seed: 11 };
 const BATCH_ITEMS = 20;
 /** Renders that drop: 15 s taught, then 6 s (Poll Interval 1 s, as everywhere here). */
 const DROP = { count: 10, fromS: 15, toS: 6, taught: 1, seed: 21 };
 /**
- * The same drop, one item per execution: five executions teach the kind (Learned places checks from the fifth
- * observation on), seven drop: a task on its own is checked first where the taught renders end, so the first one
- * after the drop is found late (`searching`); the next keeps every grid slot (it follows one found done at its first
- * check), sees the drop and shows history stale (rule 5). Times and the Poll Interval scaled by 0.4 (6 s → 2.4 s at
- * 0.4 s), to keep the case within the others' time.
+ * The drop one item per execution: five teach the kind (Learned places checks from the fifth observation on). A task
+ * on its own is first checked where the taught renders end: the first after the drop is found late (`searching`),
+ * the next sees the drop (rule 5). Scaled by 0.4 (6 s → 2.4 s at 0.4 s) to keep within the others' time.
  */
 const DROP_ONE = { taught: 5, drops: 7, searching: 1, fromS: 6, toS: 2.4, intervalS: 0.4, seed: 31 };
-/**
- * A new workflow after another workflow's renders of the same kind that took twice as long: the other workflow's
- * batch once, then five executions of one item each, beside Fixed Interval on the same renders.
- */
+/** A new workflow, five one-item executions, after another workflow's batch of its kind twice as long. */
 const NEWCOMER = { taught: 8, runs: 5, seed: 41 };
-/**
- * A new workflow's batch after other workflows of the kind rendered about 1, 2.5 and 6 s (a mixed history): its
- * first run (40 items) beside Fixed Interval, then its second alone.
- */
+/** A new workflow's batch of 40 after other workflows' renders of about 1, 2.5 and 6 s; its second run alone. */
 const MIXED = { teachers: [0.4, 1, 2.4], count: 40, seed: 51 };
 /** Renders three times slower than a batch's own run taught: 10 of RENDER_S / 3, then 10 of RENDER_S. */
 const SLOWER = { count: 10, seed: 61 };
@@ -80,30 +59,21 @@ const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
 /** Above n8n's 65 s: the execution is parked in the database and resumed by the wait tracker. */
 const WAIT_SECONDS = 70;
-/** Manual runs from the editor: the last five placed from the first five. */
 const MANUAL = { runs: 10, warmUp: 5 };
 
-/** The Schedule Trigger workflow: 10 seeded renders (wide), each prompt tagged with the workflow's id. */
-function scheduleOf(id: string): Workflow {
-	const prompts = renderTimes(10, 3, 'wide').map((seconds, item) => timedPrompt(seconds, `${id} i${item}`));
-	return scheduleWorkflow(id, SCHEDULE_SECONDS, prompts, KINDS.schedule);
-}
-
-/** Another node's state in a workflow's static data, in the deployment's database. */
-const guardOf = (deployment: Deployment, world: DeploymentWorld, workflow: Workflow) =>
-	new OtherNodeState(world.db, deployment.idOf(workflow.id));
-
-/** The workflows every deployment runs, whatever its mode. */
 function commonWorkflows(version: string, prefix: string) {
 	const id = (name: string) => workflowId(version, `${prefix}${name}`);
 	const single = singleItemWorkflow(id('single'), 'learned', KINDS.single);
+	const scheduled = renderTimes(10, 3, 'wide').map((seconds, item) =>
+		timedPrompt(seconds, `${id('schedule')} i${item}`),
+	);
 	return {
 		single,
 		warm: copyOf(single, id('warm')),
 		fixed: singleItemWorkflow(id('fixed'), 'fixed', KINDS.single),
 		batch: batchWorkflow(id('batch'), KINDS.batch),
 		fixedBatch: batchWorkflow(id('fbatch'), KINDS.batch, 'fixed'),
-		schedule: scheduleOf(id('schedule')),
+		schedule: scheduleWorkflow(id('schedule'), SCHEDULE_SECONDS, scheduled, KINDS.schedule),
 		wait: waitWorkflow(id('wait'), WAIT_SECONDS, KINDS.wait),
 		teacher: batchWorkflow(id('teacher'), KINDS.newcomer),
 		newcomer: batchWorkflow(id('newcomer'), KINDS.newcomer),
@@ -115,6 +85,9 @@ function commonWorkflows(version: string, prefix: string) {
 		fixedMixed: batchWorkflow(id('fmixednew'), KINDS.mixed, 'fixed'),
 	};
 }
+
+type Common = ReturnType<typeof commonWorkflows>;
+type Cases = Array<[string, Promise<Row[]>]>;
 
 /** The envelope's cases both modes run: a new workflow after longer renders, and after a mixed history. */
 function envelopeCases(deployment: Deployment, url: string, common: Common) {
@@ -143,14 +116,16 @@ function envelopeCases(deployment: Deployment, url: string, common: Common) {
 				{ label: 'run 2', renders: renderTimes(MIXED.count, MIXED.seed + 11, 'wide'), alone: true },
 			],
 		});
-	return { newcomer, mixed };
+	/**
+	 * Once every case of `timed` ended (passed or not): the envelope's batches (about 150 tasks at once) would hold
+	 * the process while one-item executions are timed. `after` runs after the newcomer case, as mixed does.
+	 */
+	return (timed: Cases, ...after: Array<[string, () => Promise<Row[]>]>): Cases => {
+		const first = Promise.allSettled(timed.map(([, rows]) => rows)).then(newcomer);
+		const later = [['mixed', mixed], ...after] as const;
+		return [['newcomer', first], ...later.map(([name, run]): [string, Promise<Row[]>] => [name, first.then(run, run)])];
+	};
 }
-
-type Common = ReturnType<typeof commonWorkflows>;
-
-/** Resolves when every case of `cases` has ended, whether it passed or not. */
-const afterAll = async (cases: Array<[string, Promise<Row[]>]>): Promise<void> =>
-	void (await Promise.allSettled(cases.map(([, rows]) => rows)));
 
 /** The published ones among them (the Schedule Trigger workflow is published by its case). */
 const published = (common: Common) =>
@@ -159,38 +134,15 @@ const published = (common: Common) =>
 		.map((workflow) => workflow.id);
 
 /**
- * The single case, and the warm one: a new workflow of the same kind, started once the single case's fifth run
- * taught the process the kind (enough to place checks by), beside the single case's later runs.
- */
-function singleAndWarm(
-	deployment: Deployment,
-	world: DeploymentWorld,
-	common: Common,
-): { single: Promise<Row[]>; warm: Promise<Row[]> } {
-	const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
-	let taught: () => void = () => undefined;
-	const kindKnown = new Promise<void>((resolve) => (taught = resolve));
-	const single = singleItemCase(deployment, world.simulatorUrl, common.single, {
-		...SINGLE,
-		guard: guard(common.single),
-		ran: (run) => run === SINGLE.warmUp && taught(),
-	});
-	const warm = Promise.race([kindKnown, single]).then(
-		async () =>
-			await singleItemCase(deployment, world.simulatorUrl, common.warm, { ...WARM, guard: guard(common.warm) }),
-	);
-	return { single, warm };
-}
-
-/**
  * The cases both modes run, in the order they must start: the Wait case at once (it waits 70 s before its render),
  * then `warmUp` (what holds n8n's process for seconds when nothing else runs), then the batch's first run and editor
  * save (publishing holds the process for a moment), then the timed cases: a check delayed that long would be
- * learned as a render that long, and a creation's answer handled that late as a render that much shorter.
+ * learned as a render that long, and a creation's answer handled that late as a render that much shorter. The warm
+ * case (a new workflow of single's kind) starts once single's fifth run taught the process the kind.
  */
 function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Common, warmUp: () => Promise<void>) {
 	const url = world.simulatorUrl;
-	const guard = (workflow: Workflow) => guardOf(deployment, world, workflow);
+	const guard = (workflow: Workflow) => new OtherNodeState(world.db, deployment.idOf(workflow.id));
 	const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
 	const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
 		guard: guard(common.batch),
@@ -199,7 +151,19 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 	const warmedUp = warmUp();
 	const ready = warmedUp.then(async () => await batchCase.start());
 	const then = async (work: () => Promise<Row[]>) => await ready.then(work);
-	const singles = ready.then(() => singleAndWarm(deployment, world, common));
+	let taught: () => void = () => undefined;
+	const kindKnown = new Promise<void>((resolve) => (taught = resolve));
+	const single = then(
+		async () =>
+			await singleItemCase(deployment, url, common.single, {
+				...SINGLE,
+				guard: guard(common.single),
+				ran: (run) => run === SINGLE.warmUp && taught(),
+			}),
+	);
+	const warm = Promise.race([kindKnown, single]).then(
+		async () => await singleItemCase(deployment, url, common.warm, { ...WARM, guard: guard(common.warm) }),
+	);
 	return {
 		url,
 		guard,
@@ -207,8 +171,8 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 		warmedUp,
 		batchCase,
 		wait,
-		single: singles.then(async ({ single }) => await single),
-		warm: singles.then(async ({ warm }) => await warm),
+		single,
+		warm,
 		fixed: async () => await singleItemCase(deployment, url, common.fixed, SINGLE),
 		schedule: async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db),
 		envelope: envelopeCases(deployment, url, common),
@@ -217,39 +181,18 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 
 /** The regular-mode workflows of the drops (batch and one item per execution) and of renders slower than taught. */
 function dropWorkflows(version: string) {
+	const id = (name: string) => workflowId(version, name);
 	return {
-		drop: batchWorkflow(workflowId(version, 'drop'), KINDS.drop),
-		fixedDrop: batchWorkflow(workflowId(version, 'fdrop'), KINDS.drop, 'fixed'),
-		dropOne: singleItemWorkflow(workflowId(version, 'dropone'), 'learned', KINDS.dropOne, DROP_ONE.intervalS),
-		fixedDropOne: singleItemWorkflow(workflowId(version, 'fdropone'), 'fixed', KINDS.dropOne, DROP_ONE.intervalS),
-		slower: batchWorkflow(workflowId(version, 'slower'), KINDS.slower),
-		fixedSlower: batchWorkflow(workflowId(version, 'fslower'), KINDS.slower, 'fixed'),
+		drop: batchWorkflow(id('drop'), KINDS.drop),
+		fixedDrop: batchWorkflow(id('fdrop'), KINDS.drop, 'fixed'),
+		dropOne: singleItemWorkflow(id('dropone'), 'learned', KINDS.dropOne, DROP_ONE.intervalS),
+		fixedDropOne: singleItemWorkflow(id('fdropone'), 'fixed', KINDS.dropOne, DROP_ONE.intervalS),
+		slower: batchWorkflow(id('slower'), KINDS.slower),
+		fixedSlower: batchWorkflow(id('fslower'), KINDS.slower, 'fixed'),
 	};
 }
 
-/** A batch's renders three times slower than its own run before taught, beside Fixed Interval. */
-async function slowerCase(
-	deployment: Deployment,
-	url: string,
-	drops: ReturnType<typeof dropWorkflows>,
-): Promise<Row[]> {
-	return await taughtCase(deployment, url, {
-		teachers: [{ workflow: drops.slower, renders: renderTimes(SLOWER.count, SLOWER.seed, 'narrow', RENDER_S / 3) }],
-		learned: drops.slower,
-		fixed: drops.fixedSlower,
-		runs: [
-			{
-				label: 'renders three times slower than taught',
-				renders: renderTimes(SLOWER.count, SLOWER.seed + 1, 'narrow'),
-			},
-		],
-	});
-}
-
-/**
- * Regular mode: every case above, and those that need no queue: the drops (batch and one item per execution),
- * manual runs and the agent.
- */
+/** Regular mode: the shared cases, and those that need no queue: the drops, renders slower, manual runs, the agent. */
 function regularPlan(version: string, modelUrl: string): Plan {
 	const common = commonWorkflows(version, '');
 	const drops = dropWorkflows(version);
@@ -268,8 +211,21 @@ function regularPlan(version: string, modelUrl: string): Plan {
 			const { url, guard, then } = shared;
 			const drop = async () => await dropCase(deployment, url, drops.drop, drops.fixedDrop, DROP);
 			const dropOne = async () => await dropOneCase(deployment, url, drops.dropOne, drops.fixedDropOne, DROP_ONE);
-			const slower = async () => await slowerCase(deployment, url, drops);
-			const timed: Array<[string, Promise<Row[]>]> = [
+			const slower = async () =>
+				await taughtCase(deployment, url, {
+					teachers: [
+						{ workflow: drops.slower, renders: renderTimes(SLOWER.count, SLOWER.seed, 'narrow', RENDER_S / 3) },
+					],
+					learned: drops.slower,
+					fixed: drops.fixedSlower,
+					runs: [
+						{
+							label: 'renders three times slower than taught',
+							renders: renderTimes(SLOWER.count, SLOWER.seed + 1, 'narrow'),
+						},
+					],
+				});
+			const timed: Cases = [
 				['single', shared.single],
 				['warm', shared.warm],
 				['fixed', then(shared.fixed)],
@@ -280,21 +236,12 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
 				['agent', then(async () => await agentCase(deployment, url, agent, { ...SINGLE, guard: guard(agent) }))],
 			];
-			// The envelope's cases once the timed cases above are done: their batches (about 150 tasks at once) would
-			// hold the process while those one-item executions are timed.
-			const newcomer = afterAll(timed).then(shared.envelope.newcomer);
-			return [
-				...timed,
-				['wait', shared.wait],
-				['newcomer', newcomer],
-				['mixed', newcomer.then(shared.envelope.mixed, shared.envelope.mixed)],
-				['slower', newcomer.then(slower, slower)],
-			];
+			return [...timed, ['wait', shared.wait], ...shared.envelope(timed, ['slower', slower])];
 		},
 	};
 }
 
-/** Queue mode: every case above, a sub-workflow, and on n8n 2.x the RSS Feed Trigger across a restart of the main. */
+/** Queue mode: the shared cases, a sub-workflow, and on n8n 2.x the RSS Feed Trigger across a restart of the main. */
 function queuePlan(version: string, feedUrl: string): Plan {
 	const common = commonWorkflows(version, 'q');
 	const { sub, caller, publish } = subWorkflowPair(version, 'q', KINDS.subWorkflow);
@@ -311,7 +258,7 @@ function queuePlan(version: string, feedUrl: string): Plan {
 			const shared = sharedCases(deployment, world, common, async () => await warmUpWorker(deployment, common.fixed));
 			const { url, guard, then } = shared;
 			const subCase = async () => await singleItemCase(deployment, url, caller, { ...SINGLE, guard: guard(sub) });
-			const timed: Array<[string, Promise<Row[]>]> = [
+			const timed: Cases = [
 				['single', shared.single],
 				['warm', shared.warm],
 				['fixed', then(shared.fixed)],
@@ -319,13 +266,7 @@ function queuePlan(version: string, feedUrl: string): Plan {
 				['batch', shared.batchCase.rest()],
 				['schedule', then(shared.schedule)],
 			];
-			// The envelope's cases once the timed ones are done (their batches would hold the worker meanwhile).
-			const newcomer = afterAll(timed).then(shared.envelope.newcomer);
-			const cases: Array<[string, Promise<Row[]>]> = [
-				...timed,
-				['newcomer', newcomer],
-				['mixed', newcomer.then(shared.envelope.mixed, shared.envelope.mixed)],
-			];
+			const cases = [...timed, ...shared.envelope(timed)];
 			// The Wait case is not waited for before the restart: its execution, parked meanwhile, is resumed by
 			// whichever main process runs when its time comes.
 			const othersDone = Promise.allSettled(cases.map(([, rows]) => rows));

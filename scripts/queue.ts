@@ -7,23 +7,16 @@
 import { readFileSync } from 'node:fs';
 
 import { NODE_TYPE } from '../test/nodeType';
-import { installedPackage, startDeployment, type Deployment } from './lib/deployment';
-import { ensureN8n, packPackage } from './lib/installer';
+import { startDeployment, type Deployment } from './lib/deployment';
+import { ensureN8n } from './lib/installer';
+import { startWorld } from './lib/learning-run';
 import { CREDENTIAL_REF, postJson, webhookNode, workflowOf } from './lib/n8n';
 import { logFolder } from './lib/paths';
-import { runMain, stopProcess } from './lib/process';
+import { runMain } from './lib/process';
 import { check, log, printLogTail, stepTimer } from './lib/report';
-import { getExecution, listExecutions, readBinary } from './lib/rest';
-import {
-	ensureDebianPackages,
-	POSTGRES_PACKAGE,
-	postgresQuery,
-	REDIS_PACKAGE,
-	startPostgres,
-	startRedis,
-	type Service,
-} from './lib/services';
-import { simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
+import { getExecution, listExecutions, outputOf, readBinary } from './lib/rest';
+import { postgresQuery, type Service } from './lib/services';
+import { simulatorRecord } from './lib/simulator';
 
 const VERSION = '2.41.1';
 /** Concurrent executions (at most 100: one page of the executions list). */
@@ -64,15 +57,8 @@ async function fireWebhooks(baseUrl: string): Promise<{ prompts: string[]; wall:
 	const prompts = Array.from({ length: ITEMS }, (_, index) => `queue item ${index + 1}: a lighthouse at dusk`);
 	log('queue', `sending ${ITEMS} webhook calls at once (task time ${TASK_SECONDS} s)`);
 	const fireStarted = Date.now();
-	const answers = await Promise.all(
-		prompts.map(
-			async (prompt) =>
-				JSON.parse(await postJson(`${baseUrl}/webhook/${WEBHOOK_PATH}`, { prompt }, 600_000)) as Record<
-					string,
-					unknown
-				>,
-		),
-	);
+	const call = async (prompt: string) => await postJson(`${baseUrl}/webhook/${WEBHOOK_PATH}`, { prompt }, 600_000);
+	const answers = (await Promise.all(prompts.map(call))).map((text) => JSON.parse(text) as Record<string, unknown>);
 	const wall = (Date.now() - fireStarted) / 1000;
 	check(
 		answers.every((answer) => answer.status === 'completed' && typeof answer.taskid === 'string'),
@@ -83,9 +69,9 @@ async function fireWebhooks(baseUrl: string): Promise<{ prompts: string[]; wall:
 
 /** The executions as the main instance stores them, all succeeded; one creation per webhook call. */
 async function checkExecutions(deployment: Deployment, simulatorUrl: string, prompts: string[]) {
-	const session = deployment.session;
-	// Executions as the main instance stores them.
-	const executions = (await listExecutions(session, WORKFLOW_ID)).filter((execution) => execution.mode === 'webhook');
+	const executions = (await listExecutions(deployment.session, WORKFLOW_ID)).filter(
+		(execution) => execution.mode === 'webhook',
+	);
 	check(executions.length === ITEMS, `${ITEMS} webhook executions stored, found ${executions.length}`);
 	const notSucceeded = executions.filter((execution) => execution.status !== 'success');
 	check(
@@ -117,7 +103,7 @@ async function checkFiles(
 	for (const execution of executions) {
 		const full = await getExecution(install, session, execution.id);
 		check(!full.data.resultData.error, `execution ${execution.id}: ${full.data.resultData.error?.message}`);
-		const item = full.data.resultData.runData[CREATE_NODE]?.[0]?.data?.main[0]?.[0];
+		const [item] = outputOf(full, CREATE_NODE);
 		check(item, `execution ${execution.id} has the MediaGen output item`);
 		check(
 			item.json.status === 'completed' && Array.isArray(item.json.urls),
@@ -156,10 +142,9 @@ async function checkFiles(
 
 /** Each execution ran once, on a worker (never on the main), and both workers ran some. */
 function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typeof checkExecutions>>): string[][] {
-	const logs = { main: deployment.mainLog, workers: deployment.workerLogs };
 	// Which worker ran which execution: each worker logs "Worker started execution <id> (job <n>)".
 	const ids = new Set(executions.map((execution) => execution.id));
-	const perWorker = logs.workers.map((file) =>
+	const perWorker = deployment.workerLogs.map((file) =>
 		[...readFileSync(file, 'utf8').matchAll(/Worker started execution (\S+) \(job/g)]
 			.map((match) => match[1])
 			.filter((id) => ids.has(id)),
@@ -169,7 +154,7 @@ function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typ
 		ran.length === ITEMS && new Set(ran).size === ITEMS,
 		`each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`,
 	);
-	const mainRan = [...readFileSync(logs.main, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
+	const mainRan = [...readFileSync(deployment.mainLog, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
 	check(mainRan === 0, 'the main instance ran no execution itself');
 	perWorker.forEach((list, index) => log('queue', `worker-${index + 1} ran ${list.length} executions`));
 	check(
@@ -181,45 +166,29 @@ function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typ
 
 async function main(): Promise<void> {
 	const { step, summary } = stepTimer();
-
-	ensureDebianPackages('queue', [POSTGRES_PACKAGE, REDIS_PACKAGE]);
-	const install = ensureN8n(VERSION, 'queue');
-	step('system packages and n8n install');
-	const packageFolder = installedPackage(packPackage());
-	step('build, pack and install the package');
-
-	// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
-	const logDir = logFolder('queue');
-	let simulator: SimulatorProcess | undefined;
-	let postgres: Service | undefined;
-	let redis: Service | undefined;
+	// No round trip added to the simulator's answers: nothing here is timed.
+	const world = await startWorld('queue', [VERSION], TASK_SECONDS * 1000, undefined, 0);
+	step('system packages, n8n install, the package, simulator, postgres, redis');
 	let deployment: Deployment | undefined;
 	let passed = false;
 	try {
-		simulator = await startSimulator({ taskDurationMs: TASK_SECONDS * 1000 });
-		const pg = await startPostgres('queue', 'n8n');
-		postgres = pg;
-		redis = await startRedis('queue');
-		step('simulator, postgres, redis');
-
-		// Each process has its own user folder, as separate machines (containers) would, with the package installed
-		// as n8n installs it.
 		deployment = await startDeployment({
-			install,
-			packageFolder,
-			simulatorUrl: simulator.url,
+			install: ensureN8n(VERSION, 'queue'),
+			packageFolder: world.packageFolder,
+			simulatorUrl: world.simulatorUrl,
 			workflows: [WORKFLOW],
 			publish: [WORKFLOW_ID],
 			webhookPaths: [WEBHOOK_PATH],
-			logDir,
-			queue: { services: { postgres: pg, redis, name: 'queue' }, workers: WORKERS },
+			// Logs outlive the run (CI keeps them as artifacts): the per-worker counts are read from them.
+			logDir: logFolder('queue'),
+			queue: { services: { ...world.services, name: 'queue' }, workers: WORKERS },
 		});
 		step(`main and ${WORKERS} workers ready, workflow created and published`);
 
 		const { prompts, wall } = await fireWebhooks(deployment.baseUrl);
 		step(`${ITEMS} executions (create, wait, download) through the queue`);
-		const executions = await checkExecutions(deployment, simulator.url, prompts);
-		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, pg, executions);
+		const executions = await checkExecutions(deployment, world.simulatorUrl, prompts);
+		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, world.services.postgres, executions);
 		step('assertions (execution data, binary files through the main instance, simulator record)');
 		const perWorker = checkWorkers(deployment, executions);
 
@@ -235,12 +204,10 @@ async function main(): Promise<void> {
 			for (const file of [deployment.mainLog, ...deployment.workerLogs]) printLogTail(file, 40);
 		const stopStarted = Date.now();
 		await deployment?.stop();
-		await redis?.stop();
-		await postgres?.stop();
-		await stopProcess(simulator?.child);
+		await world.stop();
 		log(
 			'queue',
-			`stopped workers, main, redis, postgres and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,
+			`stopped workers, main, redis, postgres, feed and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,
 		);
 		step('shutdown');
 		log('queue', summary());

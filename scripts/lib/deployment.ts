@@ -1,8 +1,7 @@
 /**
- * A running n8n deployment for the suites, as users run one: regular mode (one `n8n start`, SQLite) or queue
- * mode (one `n8n start` main and `n8n worker` processes sharing Postgres and Redis). Each process has its own
- * user folder with the packed package installed as a community package (as separate machines would), the
- * simulator credential and the given workflows imported, the owner set up and the workflows published.
+ * A running n8n deployment for test:queue and test:learning, as users run one: regular mode (`n8n start`, SQLite)
+ * or queue mode (a main and `n8n worker` processes sharing Postgres and Redis), each process with its own user folder
+ * and the packed package installed as a community package (as separate machines would).
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,16 +15,15 @@ import { activateWorkflow, loginOwner, restPost, setupOwner, type RestSession } 
 import { postgresQuery, type Service } from './services';
 import { waitFor } from './wait';
 
-/** Postgres and Redis for a queue-mode deployment: its own database and its own Bull prefix in them. */
-export interface QueueServices {
+/** Postgres and Redis for a queue-mode deployment, and the `name` of its own database and Bull prefix in them. */
+interface QueueServices {
 	postgres: Service & { user: string; database: string };
 	redis: Service;
-	/** A database of its own on that Postgres server (created here) and a Bull key prefix of its own. */
 	name: string;
 }
 
 /** What queue mode needs in every process's environment (main and workers alike). */
-export function queueEnv(services: QueueServices, database: string): Record<string, string> {
+function queueEnv(services: QueueServices, database: string): Record<string, string> {
 	return {
 		EXECUTIONS_MODE: 'queue',
 		DB_TYPE: 'postgresdb',
@@ -41,11 +39,8 @@ export function queueEnv(services: QueueServices, database: string): Record<stri
 	};
 }
 
-/**
- * Starts `n8n worker` with a health endpoint on a free port and waits until it is ready. A worker that exits
- * before (its health port taken meanwhile, as startN8nServer's can be) is started again, twice at most.
- */
-export async function startWorker(
+/** Starts `n8n worker` until its health endpoint is ready; again (twice at most) if it exited: its port was taken. */
+async function startWorker(
 	install: N8nInstall,
 	userFolder: string,
 	env: Record<string, string>,
@@ -75,9 +70,8 @@ export async function startWorker(
 }
 
 /**
- * The packed package (packPackage's tarball, removed here) installed once as n8n installs a community package
- * (into a `.n8n/nodes` folder), for every process of every deployment to copy: the package is the same whatever
- * the n8n version.
+ * The packed package (packPackage's tarball, removed here) installed once as n8n installs a community package, for
+ * every process of every deployment to copy (its `.n8n` folder): it is the same whatever the n8n version.
  */
 export function installedPackage(tarball: string): string {
 	const folder = mkdtempSync(path.join(tmpdir(), 'mediagen-package-'));
@@ -89,13 +83,10 @@ export function installedPackage(tarball: string): string {
 
 export interface DeploymentOptions {
 	install: N8nInstall;
-	/** The `.n8n` folder of installedPackage, copied into every process's user folder. */
+	/** installedPackage's folder. */
 	packageFolder: string;
 	simulatorUrl: string;
-	/**
-	 * Workflows to create (each with its `id`, kept by n8n), in order: a workflow that calls another comes after
-	 * it. `publish` lists the ids to publish.
-	 */
+	/** Workflows to create, in order (a workflow that calls another after it); `publish`: the ids to publish. */
 	workflows: Array<{ id: string; name: string }>;
 	publish: string[];
 	/** Credentials besides the simulator's, with the ids the workflows name. */
@@ -120,9 +111,8 @@ export interface Deployment {
 	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
 	idOf: (workflowId: string) => string;
 	/**
-	 * Stops the main process (SIGTERM, as a deploy or a container restart does; its workers keep running), calls
-	 * `whileDown`, then starts it again on the same port, user folder and database, and waits until it is ready and
-	 * has activated its published workflows; `session` is logged in again (the same object, updated).
+	 * Stops the main process (SIGTERM, as a deploy does; workers keep running), calls `whileDown`, starts it again as
+	 * it was and waits for its webhooks; `session` is logged in again (the same object, updated).
 	 */
 	restartMain: (whileDown?: () => Promise<void> | void) => Promise<void>;
 	stop: () => Promise<void>;
@@ -149,10 +139,9 @@ async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Creates the credentials (the simulator's first) and the workflows through the REST API, as the editor does (no CLI import:
- * each CLI command would boot n8n once more), and publishes those to publish. n8n 1.x gives every new credential
- * and workflow an id of its own: ids that a later workflow names (the credential, a sub-workflow) are replaced
- * by those n8n gave. Returns n8n's id for each requested one.
+ * Creates the credentials and workflows through the REST API (each CLI import would boot n8n once more) and
+ * publishes those to publish. n8n 1.x gives every new one an id of its own: ids that a later workflow names are
+ * replaced by those. Returns n8n's id for each requested one.
  */
 async function createWorkflows(session: RestSession, options: DeploymentOptions): Promise<Map<string, string>> {
 	const actual = new Map<string, string>();
@@ -189,12 +178,9 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 	try {
 		const folders = ['main', ...Array.from({ length: queue?.workers ?? 0 }, (_, index) => `worker-${index + 1}`)];
 		for (const folder of folders) cpSync(options.packageFolder, path.join(work, folder, '.n8n'), { recursive: true });
-		let modeEnv: Record<string, string> = {};
 		const database = queue && `n8n_${queue.services.name.replace(/\W/g, '_')}`;
-		if (queue && database) {
-			postgresQuery(queue.services.postgres, `create database ${database}`);
-			modeEnv = queueEnv(queue.services, database);
-		}
+		if (queue) postgresQuery(queue.services.postgres, `create database ${database}`);
+		const modeEnv = queue && database ? queueEnv(queue.services, database) : {};
 		const mainLog = path.join(options.logDir, 'main.log');
 		const workerLogs = folders.slice(1).map((name) => path.join(options.logDir, `${name}.log`));
 		// The workers start once the main is ready, that is its database migrated: n8n 1.x takes no migration lock,

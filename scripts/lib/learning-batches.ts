@@ -1,7 +1,6 @@
 /**
- * The learning cases of batches (scripts/learning.ts): a batch workflow's life across an editor save and runs at
- * once, renders that drop beside Fixed Interval, and the envelope after what other workflows of the kind taught.
- * Each run is one webhook call whose items are the batch's seeded renders (learning-calls.ts, batchRun).
+ * The learning cases of batches (scripts/learning.ts), each run one webhook call whose items are the batch's seeded
+ * renders (learning-calls.ts, batchRun).
  */
 import type { Deployment } from './deployment';
 import { batchRun, guarded } from './learning-calls';
@@ -12,12 +11,9 @@ import { MEDIAGEN, type Workflow } from './learning-workflows';
 import { activateWorkflow, restJson, restRequest } from './rest';
 
 /**
- * A batch workflow's life: run 1 (nothing learned of its kind: cold), an editor save, run 2, two runs at once,
- * runs 4 and 5. Every run has the same seeded renders (wide: 0.6–1.4 × RENDER_S). With `fixed`, a Fixed Interval
- * batch workflow runs run 1's renders at the same time: the grid the cold run is compared with. `start` runs run 1
- * and the save; the case's other runs wait for it (a deployment may start them before its other cases: publishing
- * the saved version holds n8n 2.x's main process for a moment, which would delay the checks of executions it runs
- * meanwhile).
+ * A batch workflow's life, the same seeded renders each run: run 1 (cold; with `fixed`, beside Fixed Interval), an
+ * editor save, run 2, two runs at once, runs 4 and 5. `start` (run 1 and the save) may run before the deployment's
+ * other cases: publishing the saved version holds n8n 2.x's main process for a moment.
  */
 export class BatchCase {
 	private readonly renders: number[];
@@ -50,21 +46,15 @@ export class BatchCase {
 			this.rows.push({ label: 'run 1 of Fixed Interval, the same renders at once', tag, workflow: fixed });
 	}
 
-	private get id(): string {
-		return this.deployment.idOf(this.workflow.id);
-	}
-
-	/** Run 1, then the editor save. */
 	async start(): Promise<void> {
 		this.started ??= (async () => {
 			this.options.guard?.advance();
 			await this.step('run 1 (cold)', 'r1');
-			await editorSave(this.deployment, this.id);
+			await editorSave(this.deployment, this.deployment.idOf(this.workflow.id));
 		})();
 		await this.started;
 	}
 
-	/** The runs after the save; the rows of all of them. */
 	async rest(): Promise<Row[]> {
 		await this.start();
 		await this.step('run 2, after an editor save', 'r2');
@@ -80,11 +70,7 @@ export class BatchCase {
 	}
 }
 
-/**
- * Renders that drop: a learned batch workflow and a Fixed Interval one run the same renders at the same time,
- * `taught` runs of renders around `fromS`, then one run of renders around `toS` (each ± 10 %). Rows: the taught
- * runs, then the drop run, each learned then fixed.
- */
+/** Renders that drop, beside Fixed Interval: `taught` batch runs of about `fromS`, then one of about `toS`. */
 export async function dropCase(
 	deployment: Deployment,
 	simulatorUrl: string,
@@ -103,10 +89,9 @@ export async function dropCase(
 }
 
 /**
- * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, each run once, at once
- * with the others), then `runs` of the learned batch workflow, each beside the Fixed Interval one on the same
- * renders at the same time (`fixed: false`: the learned one alone). One item per call (a run of one render) is one
- * item per execution. Rows: each run, learned then Fixed Interval; runs of one item taken together per label.
+ * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, run once, at once),
+ * then `runs` of the learned workflow, each beside Fixed Interval on the same renders unless `alone`. Rows: each
+ * label, learned then Fixed Interval (runs of one render, one item per execution, taken together per label).
  */
 export async function taughtCase(
 	deployment: Deployment,
@@ -138,8 +123,8 @@ export async function taughtCase(
 }
 
 /**
- * Saves the workflow as the editor does (what the editor sends: no static data) with the MediaGen node moved,
- * then publishes the saved version in n8n 2.x (1.x re-activates an active workflow on save).
+ * Saves the workflow as the editor does (no static data) with the MediaGen node moved, then publishes the saved
+ * version in n8n 2.x (1.x re-activates an active workflow on save).
  */
 export async function editorSave(deployment: Deployment, workflowId: string): Promise<void> {
 	const session = deployment.session;

@@ -1,7 +1,6 @@
 /**
- * How the learning cases start executions and follow them: a production webhook call (again while n8n's database
- * is not ready), a batch run of seeded renders in one call, and a run with another node's state written again
- * while it is under way (learning-static.ts), read back once it ended.
+ * How the learning cases start executions and follow them: webhook calls that survive a loaded n8n, batch runs, and
+ * runs with another node's state written again while under way (learning-static.ts).
  */
 import type { Deployment } from './deployment';
 import { timedPrompt } from './learning-measure';
@@ -13,22 +12,18 @@ import { log } from './report';
 import { simulatorTasks } from './simulator';
 import { waitFor } from './wait';
 
-/** Socket-level failures of a call: the connection closed before n8n's answer came (the request may have arrived). */
+/** The connection closed before n8n's answer came (the request may have arrived). */
 const LOST = /UND_ERR_SOCKET|ECONNRESET|other side closed|socket hang up/;
 
 /** How long an execution a lost call may have started takes at most to show in n8n's executions list. */
 const SHOWS_WITHIN_MS = 30_000;
 
 /**
- * Calls a workflow's production webhook and resolves when n8n answered, that is when the execution it started
- * ended (its webhook answers with the last node's output). Again while nothing was started: n8n answers "503
- * Database is not ready!" (it refuses every request, before handling it, for a while after one of its database
- * pings took over 5 s: a machine loaded by other work), or refused the connection (a main at load 8 that had not yet
- * accepted it). A connection closed before the answer (`LOST`: seen beside a CPU hog on a batch's call, with nothing
- * in n8n's log) may or may not have started an execution, and a second call might run the case twice: n8n's
- * executions list tells. An execution of the workflow started since the call is followed until it ends; none within
- * SHOWS_WITHIN_MS means the request never reached it, and the call is made again. Any other failure ends the case,
- * its cause named.
+ * Calls a workflow's production webhook; resolves when n8n answered (the execution ended). Again while nothing was
+ * started: "503 Database is not ready!" (n8n refuses every request for a while after a database ping over 5 s, on a
+ * loaded machine) or a refused connection (a main at load 8). A connection closed before the answer (`LOST`: beside
+ * a CPU hog, nothing in n8n's log) may have started an execution, and calling again might run the case twice: the
+ * executions list tells (followLost). Any other failure ends the case.
  */
 export async function callWebhook(
 	deployment: Deployment,
@@ -61,10 +56,7 @@ export async function callWebhook(
 		await callWebhook(deployment, workflow, body, until);
 }
 
-/**
- * A call whose connection was lost at `since`: true once the execution it started ended well, false when it started
- * none (the call is made again); throws when that execution failed.
- */
+/** A call lost at `since`: true once the execution it started ended well, false if none showed; throws if it failed. */
 async function followLost(
 	deployment: Deployment,
 	workflow: Workflow,
@@ -109,32 +101,8 @@ async function followLost(
 }
 
 /**
- * Resolves once the simulator has a task whose prompt holds ` <tag> ` (the run is under way: its execution loaded
- * the static data before), or when `run` ended first.
- */
-async function underway(simulatorUrl: string, tag: string, run: Promise<unknown>): Promise<void> {
-	let ended = false;
-	const settled = run.then(
-		() => (ended = true),
-		() => (ended = true),
-	);
-	await Promise.race([
-		settled,
-		waitFor(
-			async (see) => {
-				if (ended) return true;
-				const tasks = await simulatorTasks(simulatorUrl);
-				see(`${tasks.length} tasks, none tagged ${tag}`);
-				return tasks.some((task) => task.prompt?.includes(` ${tag} `));
-			},
-			{ deadline: 120_000, describe: `a task tagged ${tag}`, interval: 100 },
-		),
-	]);
-}
-
-/**
- * Runs `start` with another node's state written again while it is under way (`guard`), and reads the database
- * once it ended: the state after the run.
+ * Runs `start`, writes `guard` again once a task tagged ` <tag> ` exists (its execution loaded the static data
+ * before) or the run ended, and reads it back once the run ended.
  */
 export async function guarded(
 	simulatorUrl: string,
@@ -143,8 +111,21 @@ export async function guarded(
 	start: () => Promise<unknown>,
 ): Promise<StateAfter | undefined> {
 	const run = start();
+	let ended = false;
+	void run.then(
+		() => (ended = true),
+		() => (ended = true),
+	);
 	if (guard) {
-		await underway(simulatorUrl, tag, run);
+		await waitFor(
+			async (see) => {
+				if (ended) return true;
+				const tasks = await simulatorTasks(simulatorUrl);
+				see(`${tasks.length} tasks, none tagged ${tag}`);
+				return tasks.some((task) => task.prompt?.includes(` ${tag} `));
+			},
+			{ deadline: 120_000, describe: `a task tagged ${tag}`, interval: 100 },
+		);
 		guard.advance();
 	}
 	await run;

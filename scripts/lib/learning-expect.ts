@@ -1,19 +1,9 @@
 /**
- * What the learning suite (scripts/learning.ts) requires of its cases, in every version and deployment mode alike.
- * Poll Schedule "Learned" keeps what it learned in the memory of the n8n process that runs it (each worker its own),
- * never in the workflow's static data (docs/waiting-and-output.md#where-what-is-learned-is-kept):
- * - it learns across production executions, one item per execution and batches, in regular and in queue mode, in
- *   sub-workflows, as an AI Agent's tool and in manual runs;
- * - a new workflow (a copy) of a render kind the process already knows is warm from its second run: its first keeps
- *   the grid until its own render agrees with what the process learned (another workflow's renders may be longer);
- * - it never writes the workflow's static data, so another node's state there is left as it was after every run
- *   (nothing removed, nothing put back to an older value), after a Wait that n8n parks in the database too, and an
- *   RSS Feed Trigger misses no item published while the main process restarts, and repeats none;
- * - it is never worse than Fixed Interval on the same renders: a batch's cold first run (its checks and its
- *   output), and a run whose renders dropped from what was taught.
- *
- * Renders are 2.5 s ± 10 % (batches and schedules ± 40 %) at Poll Interval 1 s. The targets below leave room
- * for a machine loaded by other work (late timers only ever add checks and time) and stay clear of the grid.
+ * What the learning suite (scripts/learning.ts) requires of its cases, in every version and mode alike: what
+ * docs/waiting-and-output.md promises of where learning is kept (never in the static data: another node's state
+ * there survives every run) and of the grid's envelope (never worse than Fixed Interval on the same renders).
+ * Renders are 2.5 s ± 10 % (batches and schedules ± 40 %) at Poll Interval 1 s. The targets leave room for a
+ * loaded machine (late timers only ever add checks and time) and stay clear of the grid.
  */
 import type { Row } from './learning-rows';
 import { LATE_TIMER, type RunFigures, mean, median } from './learning-measure';
@@ -21,21 +11,15 @@ import { INTERVAL_S } from './learning-workflows';
 import type { CaseResult } from './learning-run';
 import { describeStates } from './learning-static';
 
-/** [what must hold, whether it held]. */
-type Statement = [string, boolean];
+type Statement = [whatMustHold: string, held: boolean];
 
 /**
- * One item per execution, placed from history: the grid needs 3 checks per task here and finds it about 0.6 I
- * after the render's end; issue 30's target in n8n's engine alone is ≤ 2.2 checks and ≤ 0.15 I. A first check that
- * a busy process sent late teaches the render it saw, and a "done" after a "not yet" answered slowly counts as done
- * as late as the server may have judged it (waiting/schedule.ts); a creation's answer that the process handled late still makes
- * its render look shorter than it was (the node cannot tell when the server started it), and the next placements
- * may spend an early check on it. The time after the floor is the figure that tells learning from the grid; the
- * checks must stay within the grid's for these renders (3.0: the envelope, docs/waiting-and-output.md). A task on
- * its own has no more checks than the grid's (issue 44): a first check that says "not yet" leaves one more before
- * the grid's third slot, where the plan used to spend two. In the planner alone (these renders, a 0.1 I round
- * trip) that costs 0.04 I on average (0.14 → 0.18 I); measured here 0.17–0.31 I idle and beside a CPU hog, against
- * 0.3 I before. The target keeps its margin over that: 0.35 I, against the grid's 0.6.
+ * One item per execution, placed from history: the grid needs 3 checks per task here and finds it about 0.6 I after
+ * the render's end; issue 30's target in n8n's engine alone is ≤ 2.2 checks and ≤ 0.15 I. A busy process costs time:
+ * a first check sent late teaches the render it saw, and a creation's answer handled late makes a render look
+ * shorter (the node cannot tell when the server started it). A task on its own has no more checks than the grid's
+ * (issue 44): 0.04 I more in the planner alone (0.14 → 0.18 I, a 0.1 I round trip); measured here 0.17–0.31 I idle
+ * and beside a CPU hog. The target keeps its margin over that: 0.35 I, against the grid's 0.6.
  */
 const LEARNED = { afterFloor: 0.35 };
 /** A new workflow's second batch run, placed from its first (issue 44: 3.05 after a mixed history, before). */
@@ -44,11 +28,9 @@ const SECOND_RUN = { checks: 2.5 };
 const SLOWER_CHECKS = 1.25;
 /**
  * A batch's later runs (runs 2, 4 and 5, 20 tasks each): fewer checks than the grid's 2.6–2.9 of first runs; a run's
- * last result, one sample per run, within the grid's reach (the grid finds a task up to one interval late), in the
- * median run: a stall of n8n's process holds every check of the run it falls in, learned or not (CI run 25, CPU hog:
- * 1.123.81's regular process sent nothing for 2.4 s of run 2, and its last result came 1.47 I after its render; a
- * single-item run and a Fixed Interval one of that process show such a gap too, each ending in two checks of one
- * task sent together).
+ * last result (one sample per run) within the grid's reach, in the median run: a stall of n8n's process holds every
+ * check of the run it falls in, learned or not (CI run 25, CPU hog: 1.123.81's regular process sent nothing for 2.4 s
+ * of run 2, and its last result came 1.47 I after its render).
  */
 const BATCH_LEARNED = { checks: 2.5, runAfterFloor: 0.8 };
 /**
@@ -68,19 +50,14 @@ const NEVER_WORSE = { afterFloor: 0.25, checks: 0.1, runAfterFloor: 0.25 };
 
 const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
 /**
- * What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none).
- *
- * The two runs of a comparison share n8n's process (and the simulator), but a stall of either does not hit them
- * alike (CI run 29, CPU hog: a queue worker sent nothing for about 2 s of the cold batch, in both versions). It
- * holds the learned run's held tasks until their scouts' late answers come, and it makes Fixed Interval skip grid
- * slots: fewer checks for the grid, later results for the learned run. Fixed Interval's own checks tell a stall:
- * each task is checked once per Poll Interval while the processes keep time, and late timers on a loaded machine
- * stay within LATE_TIMER of that. A longer wait, or a check later after its slot, is a stall: the time statements
- * allow what it held beyond a late timer. A check's lateness counts too, not only the waits between checks: a
- * process that stays slow for a while holds every check about alike (CI, CPU hog: Fixed Interval's checks 0.46 and
- * then 0.95 I after their slots, a wait of only 1.49 I, while the learned run's, due at other moments of it, came
- * 1.3 I late). Where Fixed Interval skipped a slot (a wait of two intervals, less a late timer), the checks are held
- * to the grid's own count for the renders: what Fixed Interval sends when it keeps time.
+ * What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none). The
+ * two runs of a comparison share n8n's process and the simulator, but a stall does not hit them alike (CI run 29,
+ * CPU hog: a queue worker sent nothing for about 2 s of the cold batch): it holds the learned run's tasks until their
+ * scouts' late answers come, and makes Fixed Interval skip slots. Fixed Interval keeps one check per Poll Interval
+ * (late timers within LATE_TIMER), so a longer wait, or a check later after its slot, is a stall, and the time
+ * statements allow it. Lateness counts, not only waits: a process slow for a while holds every check alike (CI, CPU
+ * hog: Fixed Interval's checks 0.46 then 0.95 I late, a wait of only 1.49 I; the learned run's came 1.3 I late).
+ * Where Fixed Interval skipped a slot, the checks are held to the grid's own count for the renders.
  */
 const stallOf = (fixed: RunFigures) => Math.max(0, Math.max(fixed.longestWait - 1, fixed.mostLate) - LATE_TIMER);
 const stallNote = (stall: number) => (stall > 0 ? ` + a stall of ${two(stall)} I` : '');
@@ -117,10 +94,7 @@ function learns(rows: Row[], measured = rows[rows.length - 1]): Statement[] {
 	];
 }
 
-/**
- * Later runs of a batch or a schedule: fewer checks (the mean), and the run's last result close after its last
- * render (the median run: one sample per run).
- */
+/** Later runs of a batch or a schedule: fewer checks (the mean), the last result in reach (the median run). */
 function laterRunsLearn(later: Row[], target: { checks: number; runAfterFloor: number }): Statement[] {
 	const checks = mean(later.map((row) => row.figures.checks));
 	const after = median(later.map((row) => row.figures.runAfterFloor));
@@ -134,10 +108,7 @@ function laterRunsLearn(later: Row[], target: { checks: number; runAfterFloor: n
 	];
 }
 
-/**
- * A learned run against Fixed Interval's on the same renders at the same time; a stall that Fixed Interval's own
- * checks show is allowed for (LATE_TIMER).
- */
+/** A learned run against Fixed Interval's on the same renders at the same time, allowing for a stall (stallOf). */
 function neverWorse(learned: Row | undefined, fixed: Row | undefined): Statement[] {
 	if (!learned || !fixed) return [['the learned and the Fixed Interval runs both ran', false]];
 	const [a, b] = [learned.figures, fixed.figures];
@@ -167,23 +138,18 @@ function neverWorse(learned: Row | undefined, fixed: Row | undefined): Statement
 const find = (rows: Row[], pattern: RegExp) => rows.find((row) => pattern.test(row.label));
 
 /**
- * A batch against Fixed Interval on the same renders at the same time, as the envelope promises a batch
- * (docs/waiting-and-output.md): no more checks, and its output (its last result) within the grid's reach. Not each
- * task's time: a batch's early tasks may be found late, its output leaves with its last one. A cold batch's tasks
- * wait for its scouts (rule 1); its seeded renders put two scouts 70 and 150 ms past a slot, and a check that
- * reached the server a few ms sooner found both running and held four shorter renders a slot (CI, a loaded machine:
- * 0.78 I per task against Fixed Interval's 0.37, its last result within the grid's).
+ * A batch against Fixed Interval on the same renders, as the envelope promises a batch (docs/waiting-and-output.md):
+ * no more checks, its output (its last result) within the grid's reach; not each task's time. A cold batch's tasks
+ * wait for its scouts (rule 1): two scouts 70 and 150 ms past a slot, checked a few ms sooner, held four shorter
+ * renders a slot (CI, a loaded machine: 0.78 I per task against Fixed Interval's 0.37, its last result in reach).
  */
 function batchNeverWorse(learned: Row | undefined, fixed: Row | undefined): Statement[] {
-	if (!learned || !fixed) return neverWorse(learned, fixed);
-	const [, checks, last] = neverWorse(learned, fixed);
-	return [checks, last];
+	return learned && fixed ? neverWorse(learned, fixed).slice(1) : neverWorse(learned, fixed);
 }
 
 /**
- * One item per execution after renders dropped: a task on its own is first checked where the taught renders end, so
- * the first one after the drop is found late, no later than the longest taught render (the drop cannot be known
- * before a task shows it); from then on no later after each render than Fixed Interval's on the same renders.
+ * One item per execution after renders dropped: the first after the drop is found late (the drop cannot be known
+ * before a task shows it), no later than the longest taught render; then no later than Fixed Interval's.
  */
 function dropOneStatements(rows: Row[]): Statement[] {
 	const taught = find(rows, /^executions 1–.*, learned/);
@@ -204,12 +170,9 @@ function dropOneStatements(rows: Row[]): Statement[] {
 }
 
 /**
- * The envelope after what other runs taught (learning-batches.ts, taughtCase), run by run beside Fixed Interval. One
- * item per execution: no later per task than Fixed Interval, no more checks than the grid's for the renders but
- * one in five executions. A batch: no more checks than Fixed Interval (`factor` × the grid's count, for renders
- * slower than taught), its last result within the grid's reach (its output leaves with its last task: a batch's
- * early tasks may be seen late, as a cold batch's held tasks are). A new workflow's second batch run alone: fewer
- * checks (SECOND_RUN), its last result within one interval.
+ * The envelope after what other runs taught (learning-batches.ts, taughtCase), run by run beside Fixed Interval; a
+ * batch as batchNeverWorse, with `factor` × the grid's checks for renders slower than taught. One item per execution
+ * may spend one more check in five executions. A new workflow's second batch run alone: SECOND_RUN.
  */
 function taughtStatements(rows: Row[], factor?: number): Statement[] {
 	const fixedOf = (row: Row) =>
@@ -304,13 +267,11 @@ const STATEMENTS: Record<string, (rows: Row[]) => Statement[]> = {
 	],
 	drop: (rows) => [allSeen(rows), ...neverWorse(find(rows, /drop.*, learned$/), find(rows, /drop.*, Fixed Interval$/))],
 	'drop-one': dropOneStatements,
-	// The Schedule Trigger's own static data survives the runs, and later runs learn.
 	schedule: (rows) => [
 		allSeen(rows),
 		...stateKept(rows, "the Schedule Trigger's own state"),
 		...laterRunsLearn(rows.slice(1), SCHEDULE_LEARNED),
 	],
-	// Manual runs learn too (the last ones placed from the first ones), and the node no longer says they keep nothing.
 	manual: (rows) => {
 		const hints = rows.flatMap((row) => row.hints ?? []);
 		return [
@@ -361,7 +322,6 @@ function describeTasks(row: Row, report: (line: string) => void): void {
 		report(`     ${row.label}: render ${I(task.render)}, checks ${task.checks.map(I).join(' ')}`);
 }
 
-/** Prints every row of every case as one Markdown table. */
 export function printTable(results: CaseResult[]): void {
 	console.log(
 		"\n| n8n | mode | case | runs | tasks | checks per task | after floor (I, per task) | last result after floor (I) | checks off the grid | longest wait for a check (I) | other node's state after each run | notes |",

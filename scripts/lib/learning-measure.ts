@@ -1,10 +1,7 @@
 /**
- * What the learning suite measures, from the simulator's own record (never from n8n's clock): for each task its
- * creation, the end of its render (creation + its render time), every status check the API received for it and
- * the answer that first said "done". From these: checks per task, the time after the floor (done on the server →
- * first answered as done, in Poll Intervals: 0 is the floor, the grid averages about half an interval), and
- * whether every check fell on the Poll Interval grid (creation + k × Poll Interval), which is what Poll Schedule
- * "Fixed Interval" does and what "Learned" does when it knows nothing.
+ * What the learning suite and the bench measure, from the simulator's own record (never from n8n's clock): per task
+ * its creation, its render's end, every status check and the first answer "done"; from these RunFigures, in Poll
+ * Intervals (the floor: done on the server; the grid, Fixed Interval's checks, finds a task about 0.5 I after it).
  */
 import { minGap } from '../../nodes/MediaGen/learning/policy';
 import { INTERVAL_S } from './learning-workflows';
@@ -13,14 +10,13 @@ import { simulatorRecord, simulatorTasks } from './simulator';
 const INTERVAL_MS = INTERVAL_S * 1000;
 
 /**
- * A check is on the grid when it reached the API between this much before and GRID_LATE_MS after its grid
- * slot: the creation's answer comes back a few milliseconds after the simulator stamps the task, and a busy
- * machine wakes timers late, never early.
+ * A check is on the grid when it reached the API between GRID_EARLY_MS before and GRID_LATE_MS after its slot: the
+ * creation's answer comes back a few ms after the simulator stamps the task, and a busy machine wakes timers late.
  */
 const GRID_EARLY_MS = 30;
 const GRID_LATE_MS = 400;
 
-/** How late a busy machine wakes a timer at most, in the suite's Poll Intervals (GRID_LATE_MS): 0.4. */
+/** How late a busy machine wakes a timer at most, in the suite's Poll Intervals: 0.4. */
 export const LATE_TIMER = GRID_LATE_MS / INTERVAL_MS;
 
 export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
@@ -68,37 +64,30 @@ export function onGrid(createdAt: number, at: number, intervalMs = INTERVAL_MS):
 	return late >= -GRID_EARLY_MS && late <= GRID_LATE_MS;
 }
 
-/** The figures of one run (or of several runs' tasks taken together). */
+/** The figures of one run (or of several runs' tasks taken together), in Poll Intervals. */
 export interface RunFigures {
 	tasks: number;
-	/** Status checks per task. */
 	checks: number;
-	/** Mean time after the floor per task, in Poll Intervals. */
+	/** Mean time after the floor per task. */
 	afterFloor: number;
-	/** The run's last answer that said "done" after its last render's end, in Poll Intervals (a batch's wait). */
+	/** The run's last answer that said "done" after its last render's end (a batch's wait). */
 	runAfterFloor: number;
 	/** Status checks that did not fall on the grid. */
 	offGrid: number;
 	/** Tasks never answered as done. */
 	unseen: number;
-	/**
-	 * The longest wait of a task for its next check (from its creation to its first check, or between two checks),
-	 * in Poll Intervals. Fixed Interval's is 1 while n8n's process and the simulator keep time; late timers on a
-	 * loaded machine add a little, a stall of either process adds the stall.
-	 */
+	/** The longest wait of a task for its next check: Fixed Interval's is 1 while the processes keep time. */
 	longestWait: number;
-	/**
-	 * The latest a check came after the grid slot it was due at, in Poll Intervals (a grid's checks: each due at the
-	 * slot after the one before, or at the first slot after a late one).
-	 */
+	/** The latest a grid's check came after the slot it was due at (latestOf). */
 	mostLate: number;
 	/** Checks per task the grid needs for these renders: one at each whole Poll Interval up to the render's end. */
 	gridChecks: number;
 }
 
 /**
- * How late each of a grid's checks of `task` came after the slot it was due at, the latest (ms). The slots follow
- * waiting/schedule.ts `onGrid`: a check held to less than the shortest gap before the next slot stands for it.
+ * How late a grid's checks of `task` came after their slots, the latest (ms): each is due at the slot after the one
+ * before, or the first after a late one; one held to less than the shortest gap before the next slot stands for it
+ * (waiting/schedule.ts `onGrid`).
  */
 function latestOf(task: TaskRecord, intervalMs: number): number {
 	let due = intervalMs;

@@ -1,7 +1,6 @@
 /**
- * The learning cases of one item per execution (scripts/learning.ts; the bench's queue-mode row runs them too): a
- * webhook workflow called again and again, the agent example asked in chat, and renders that drop beside Fixed
- * Interval; the warm-ups that let n8n load what its first execution loads before anything is timed.
+ * The learning cases of one item per execution (scripts/learning.ts, and the bench's queue-mode row), and the
+ * warm-ups that let n8n load what its first execution loads before anything is timed.
  */
 import type { Deployment } from './deployment';
 import { callWebhook, guarded } from './learning-calls';
@@ -29,10 +28,7 @@ export interface SingleItemRuns {
 	ran?: (run: number) => void;
 }
 
-/**
- * Starts a one-item workflow `runs` times, one execution after the other (each call answers when its execution
- * ends). Rows: the first `warmUp` runs, then the others together.
- */
+/** A one-item workflow run `runs` times, one execution after the other; rows: the first `warmUp`, the others. */
 export async function singleItemCase(
 	deployment: Deployment,
 	simulatorUrl: string,
@@ -63,11 +59,7 @@ export async function singleItemCase(
 	return runs > warmUp ? [row(1, warmUp), row(warmUp + 1, runs)] : [row(1, runs)];
 }
 
-/**
- * The agent example asked for a picture again and again, each chat message in a session of its own: the model
- * (the model server, agentModel) calls the MediaGen tool once with the message as its prompt, so each execution
- * is one tool call of one item.
- */
+/** The agent example asked in chat, a session per message: the model (agentModel) calls the tool once, one item. */
 export async function agentCase(
 	deployment: Deployment,
 	simulatorUrl: string,
@@ -84,20 +76,14 @@ function chatSender(deployment: Deployment, workflow: Workflow) {
 	};
 }
 
-/**
- * Waits until the agent workflow's chat answers, then chats once (a prompt no case counts): n8n loads the AI
- * Agent's modules at the first execution, which holds its process for seconds.
- */
+/** Chats once, uncounted: n8n loads the AI Agent's modules at its first execution, which holds the process seconds. */
 export async function warmUpAgent(deployment: Deployment, workflow: Workflow): Promise<void> {
 	await waitForChat(deployment.baseUrl, workflow.chatId!, 120_000);
 	// A render of the case's kind and time: the warm-up is a production execution, and what it learns is history.
 	await chatSender(deployment, workflow)(timedPrompt(RENDER_S, `${workflow.id} warm-up `), 'warm-up');
 }
 
-/**
- * One untimed execution of a Fixed Interval one-item workflow (which learns nothing), so that what n8n loads at a
- * process's first execution does not hold the timed ones.
- */
+/** One untimed execution that learns nothing (Fixed Interval): what a process's first execution loads holds it. */
 export async function warmUpWorker(deployment: Deployment, fixed: Workflow): Promise<void> {
 	await callWebhook(deployment, fixed, { prompt: timedPrompt(0.5, `${fixed.id} warm-up `) });
 }
@@ -119,10 +105,9 @@ export const agentModel: ModelScript = (request) =>
 			};
 
 /**
- * Renders that drop, one item per execution: a learned one-item workflow and a Fixed Interval one are called at
- * the same time with the same render, `taught` executions of renders around `fromS` (± 10 %), then `drops` of
- * `toS`; their Poll Interval is `intervalS` (the case's times are scaled down with it). Rows: the taught
- * executions, then the drop's, each learned then fixed; figures in the case's Poll Intervals.
+ * Renders that drop, one item per execution: a learned and a Fixed Interval workflow called at once with the same
+ * render, `taught` of about `fromS`, then `drops` of `toS`, at Poll Interval `intervalS`. Rows: the taught
+ * executions, the `searching` ones, the rest, each learned then fixed, in the case's Poll Intervals.
  */
 export async function dropOneCase(
 	deployment: Deployment,
@@ -151,17 +136,14 @@ export async function dropOneCase(
 		...measured(ofRuns(tasks, `${workflow.id} o`, from, to), spec.intervalS * 1000),
 		intervalS: spec.intervalS,
 	});
-	const taught = `executions 1–${spec.taught}: renders of ${spec.fromS} s`;
 	const searched = spec.taught + spec.searching;
-	const drop = `executions ${spec.taught + 1}–${searched}: renders drop to ${spec.toS} s`;
-	const after = `executions ${searched + 1}–${all}: renders of ${spec.toS} s`;
-	const interval = `(Poll Interval ${spec.intervalS} s)`;
-	return [
-		row(`${taught}, learned ${interval}`, learned, 1, spec.taught),
-		row(`${taught}, Fixed Interval`, fixed, 1, spec.taught),
-		row(`${drop}, learned ${interval}`, learned, spec.taught + 1, searched),
-		row(`${drop}, Fixed Interval`, fixed, spec.taught + 1, searched),
-		row(`${after}, learned ${interval}`, learned, searched + 1, all),
-		row(`${after}, Fixed Interval`, fixed, searched + 1, all),
+	const phases: Array<[string, number, number]> = [
+		[`executions 1–${spec.taught}: renders of ${spec.fromS} s`, 1, spec.taught],
+		[`executions ${spec.taught + 1}–${searched}: renders drop to ${spec.toS} s`, spec.taught + 1, searched],
+		[`executions ${searched + 1}–${all}: renders of ${spec.toS} s`, searched + 1, all],
 	];
+	return phases.flatMap(([label, from, to]) => [
+		row(`${label}, learned (Poll Interval ${spec.intervalS} s)`, learned, from, to),
+		row(`${label}, Fixed Interval`, fixed, from, to),
+	]);
 }

@@ -1,13 +1,12 @@
 /**
- * What a learning case returns (Row) and how it picks its tasks from the simulator's record: the renders every
- * case draws (RENDER_S, renderTimes), the tasks of a run by the tag its prompts carry, and a row's figures and
- * per-task detail measured from them (learning-measure.ts).
+ * What a learning case returns (Row), the renders every case draws, and how it picks a run's tasks from the
+ * simulator's record by the tag its prompts carry.
  */
 import { figures, seeded, type RunFigures, type TaskRecord } from './learning-measure';
 import type { StateAfter } from './learning-static';
 import type { Workflow } from './learning-workflows';
 
-/** Render time of every case, in seconds; each render is drawn from [SPREAD_LOW, SPREAD_HIGH] × this. */
+/** Render time of every case, in seconds: renderTimes draws each render around it. */
 export const RENDER_S = 2.5;
 
 /** Renders "narrow" (0.9–1.1 × `around`) or "wide" (0.6–1.4), drawn from a seeded generator. */
@@ -17,7 +16,7 @@ export function renderTimes(count: number, seed: number, spread: 'narrow' | 'wid
 	return Array.from({ length: count }, () => around * (low + (high - low) * random()));
 }
 
-/** One row of a case: a run (or runs taken together), its figures and what the static data held after each run. */
+/** One row of a case: a run, or runs taken together. */
 export interface Row {
 	label: string;
 	figures: RunFigures;
@@ -25,7 +24,7 @@ export interface Row {
 	states?: StateAfter[];
 	/** Execution hints the node gave in the editor's output panel (manual runs). */
 	hints?: string[];
-	/** What else the row found (an execution's status, items rendered), for the table. */
+	/** For the table: an execution's status, items rendered. */
 	note?: string;
 	/** How many times each item was rendered (the simulator's creations), by name (rssCase). */
 	items?: Record<string, number>;
@@ -35,7 +34,7 @@ export interface Row {
 	intervalS?: number;
 }
 
-/** A row's figures and per-task detail (render time, and when each check reached the API, from its creation). */
+/** A row's figures and per-task detail. */
 export const measured = (tasks: TaskRecord[], intervalMs?: number): Pick<Row, 'figures' | 'detail'> => ({
 	figures: figures(tasks, intervalMs),
 	detail: tasks.map((task) => ({

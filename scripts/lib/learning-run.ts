@@ -1,10 +1,7 @@
 /**
- * Runs the learning cases (learning-one-item.ts, learning-batches.ts, learning-triggers.ts) in real n8n, for the
- * suite (scripts/learning.ts) and the bench's queue-mode row (bench-queue.ts): one API simulator, Postgres and
- * Redis for everything (the packages from Debian when missing, and SQLite's command line to read and write the
- * regular deployments' databases), a scripted model server when an AI Agent runs, an RSS feed, the package
- * installed once, and per n8n version one deployment per plan (regular or queue mode), started side by side, whose
- * cases run all at once.
+ * Runs the learning cases in real n8n, for the suite (scripts/learning.ts) and the bench's queue-mode row
+ * (bench-queue.ts): one world for everything (startWorld), and per n8n version one deployment per plan (regular or
+ * queue mode), started side by side, whose cases run all at once.
  */
 import { ensureN8n, packPackage } from './installer';
 import { installedPackage, startDeployment, type Deployment, type DeploymentOptions } from './deployment';
@@ -22,7 +19,6 @@ import { startSimulator } from './simulator';
 /** Added by the simulator to every answer: a remote API's round trip. */
 export const RTT_MS = 100;
 
-/** A case's rows, named by version, deployment mode and case. */
 export interface CaseResult {
 	version: string;
 	mode: 'regular' | 'queue';
@@ -40,21 +36,26 @@ export interface Plan {
 	cases: (deployment: Deployment, world: DeploymentWorld) => Array<[name: string, rows: Promise<Row[]>]>;
 }
 
-/** The simulator, Postgres, Redis, an RSS feed and the installed package that every deployment shares. */
 type World = Awaited<ReturnType<typeof startWorld>>;
 
 /** What a plan's cases get besides their deployment: the world, and the saved static data of its workflows. */
 export type DeploymentWorld = World & { db: StaticDataDb };
 
 /**
- * Starts the world; with `model`, a scripted OpenAI-compatible model server too (model-server.ts), whose OpenAI
- * Base URL is `modelUrl`.
+ * What every deployment shares: the simulator, Postgres and Redis (and SQLite's command line to read the regular
+ * deployments' databases), an RSS feed, the installed package; with `model`, a scripted model server at `modelUrl`.
  */
-export async function startWorld(scope: string, versions: string[], renderMs: number, model?: ModelScript) {
+export async function startWorld(
+	scope: string,
+	versions: string[],
+	renderMs: number,
+	model?: ModelScript,
+	latencyMs = RTT_MS,
+) {
 	ensureDebianPackages(scope, [POSTGRES_PACKAGE, REDIS_PACKAGE, SQLITE_PACKAGE]);
 	for (const version of versions) ensureN8n(version, scope);
 	const packageFolder = installedPackage(packPackage());
-	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs: RTT_MS });
+	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs });
 	const postgres = await startPostgres(scope, 'n8n');
 	const redis = await startRedis(scope);
 	const modelServer = model ? await startModelServer() : undefined;

@@ -1,13 +1,9 @@
 /**
- * The workflows' saved static data, read and written in the deployment's database while n8n runs (SQLite in regular
- * mode, Postgres in queue mode), never through n8n: the learning suite puts another node's state there (as a
- * polling trigger keeps its cursor) and checks, after each production execution, that the MediaGen node left it as
- * it was — nothing removed, nothing put back to an older value — and wrote nothing of its own.
- *
- * The other node's state is a counter: written before a case's first run, then again while each run is under way
- * (once its task exists). An execution that saved the static data it loaded at its start puts the counter back
- * to the value before (what n8n does when any node of it changed static data); one that ran without the saved
- * static data (n8n 2.x queue workers, resumed timed Waits) and saved, removes it.
+ * The workflows' saved static data, read and written in the deployment's database while n8n runs, never through
+ * n8n: another node's state there (as a polling trigger keeps its cursor) must survive every execution. It is a
+ * counter written again while each run is under way: an execution that saved the static data it loaded at its start
+ * puts it back to the value before (what n8n does when any node changed static data); one that ran without the
+ * saved static data (n8n 2.x queue workers, resumed timed Waits) and saved, removes it.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -47,24 +43,17 @@ function parse(text: string): StaticData {
 
 /** The deployment's database: its SQLite file (regular mode) or its Postgres database (queue mode). */
 export function staticDataDb(deployment: Deployment, postgres: Service): StaticDataDb {
-	if (deployment.database) {
-		const service = { port: postgres.port, dir: postgres.dir, database: deployment.database };
-		return {
-			read: (id) => parse(postgresQuery(service, `select "staticData" from workflow_entity where id = ${quote(id)}`)),
-			write: (id, data) =>
-				void postgresQuery(
-					service,
-					`update workflow_entity set "staticData" = ${quote(JSON.stringify(data))} where id = ${quote(id)}`,
-				),
-		};
-	}
+	const { database } = deployment;
 	const file = path.join(deployment.mainFolder, '.n8n', 'database.sqlite');
-	// n8n writes the same file meanwhile (WAL mode): wait for its lock rather than fail.
-	const sqlite = (sql: string) => run('sqlite3', ['-cmd', '.timeout 30000', file, sql], { timeoutMs: 60_000 });
+	// n8n writes the same SQLite file meanwhile (WAL mode): wait for its lock rather than fail.
+	const query = (sql: string) =>
+		database
+			? postgresQuery({ port: postgres.port, dir: postgres.dir, database }, sql)
+			: run('sqlite3', ['-cmd', '.timeout 30000', file, sql], { timeoutMs: 60_000 });
 	return {
-		read: (id) => parse(sqlite(`select staticData from workflow_entity where id = ${quote(id)}`)),
+		read: (id) => parse(query(`select "staticData" from workflow_entity where id = ${quote(id)}`)),
 		write: (id, data) =>
-			void sqlite(`update workflow_entity set staticData = ${quote(JSON.stringify(data))} where id = ${quote(id)}`),
+			void query(`update workflow_entity set "staticData" = ${quote(JSON.stringify(data))} where id = ${quote(id)}`),
 	};
 }
 

@@ -1,8 +1,6 @@
 /**
- * The learning cases whose executions n8n starts or resumes itself (scripts/learning.ts): a Schedule Trigger, the
- * editor's manual runs, a Wait that n8n parks in the database, and an RSS Feed Trigger across a restart of the
- * main process. Each reads what the workflow's static data held after its runs (learning-static.ts): the
- * trigger's own state, or another node's, and nothing of MediaGen's.
+ * The learning cases whose executions n8n starts or resumes itself (scripts/learning.ts), each reading what the
+ * workflow's static data held after its runs (learning-static.ts): the trigger's own state, or another node's.
  */
 import type { Deployment } from './deployment';
 import type { FeedServer } from './feed-server';
@@ -32,10 +30,8 @@ async function executionsOf(deployment: Deployment, workflowId: string, see: (st
 }
 
 /**
- * A Schedule Trigger workflow: publishes it, waits until `runs` of its executions have ended, then unpublishes it.
- * Its prompts carry the execution id; rows per run, oldest first. The Schedule Trigger keeps its own state in the
- * workflow's static data (and saves it from the main process's copy whenever it fires): the last row says whether
- * that state is still in the database and whether the MediaGen node wrote there.
+ * A Schedule Trigger workflow published until `runs` executions ended; a row per run (its prompts carry the
+ * execution id). The trigger saves its own state in the static data whenever it fires: the last row reads it.
  */
 export async function scheduleCase(
 	deployment: Deployment,
@@ -90,10 +86,7 @@ async function runManually(deployment: Deployment, workflowId: string): Promise<
 	return started.executionId;
 }
 
-/**
- * Runs a manual workflow `runs` times, one after the other. Rows: the first `warmUp` runs, then the others, with
- * what the node said in the editor and what the static data held after each run.
- */
+/** A manual workflow run `runs` times; rows: the first `warmUp` runs, the others, with the node's editor hints. */
 export async function manualCase(
 	deployment: Deployment,
 	simulatorUrl: string,
@@ -157,9 +150,8 @@ async function executionsEnded(
 }
 
 /**
- * Webhook → Wait (above 65 s: n8n parks the execution and resumes it later) → MediaGen. The other node's state
- * is written before the call and again while the execution waits (its snapshot was taken before); once the
- * resumed execution ended, the database must hold the value written last.
+ * Webhook → Wait (parked in the database) → MediaGen: the other node's state is written again while the execution
+ * waits (its snapshot was taken before); once the resumed execution ended, the database must hold the last value.
  */
 export async function waitCase(
 	deployment: Deployment,
@@ -201,17 +193,12 @@ export async function waitCase(
 }
 
 /**
- * RSS Feed Trigger → MediaGen in a queue-mode deployment, across a restart of its main process. The trigger keeps
- * its cursor (the newest item's date) in the workflow's static data, in the main process's copy, saved when it
- * emits items; on a restart the main reads it back from the database.
- *
- * 1. The feed holds an old item; its date is written as the trigger's cursor into the database, then the workflow
- *    is published: the trigger's first poll emits the two items published after it (A1, A2), one execution.
- * 2. Once `othersDone` (the deployment's other cases ended), the main process is stopped; while it is down, B1 and
- *    B2 are published, and a sentinel item dated an hour ahead (S: any first poll emits it, whatever the cursor);
- *    the main is started again and its first poll emits what is newer than the cursor it reads from the database.
- * Rows: each phase, with what the database held of the cursor after it; the note says how often each item was
- * rendered (the simulator's creations): once each, the old item never.
+ * RSS Feed Trigger → MediaGen in queue mode, across a restart of the main process, which keeps the trigger's cursor
+ * (the newest item's date) in its copy of the static data, saved when it emits, read back from the database on start.
+ * 1. An old item's date is written as the cursor, then the workflow published: its first poll emits A1 and A2.
+ * 2. Once `othersDone`, the main stops; while it is down B1, B2 and a sentinel dated an hour ahead (S: any first poll
+ *    emits it) are published; the restarted main's first poll emits what is newer than the cursor it reads.
+ * Rows: each phase, with the cursor after it; the note says how often each item was rendered: once, the old one never.
  */
 export async function rssCase(
 	deployment: Deployment,

@@ -1,16 +1,13 @@
 /**
- * The workflows of the learning suite (scripts/learning.ts) and of the bench's queue-mode row: each starts
- * MediaGen creations (beta v4, Wait for Completion, Poll Interval 1 s, no downloads) the way users start them —
- * a webhook call with one prompt, a webhook call with a batch of prompts, a Schedule Trigger, the editor's
- * manual run, a sub-workflow called by Execute Workflow, a webhook followed by a Wait node, an RSS Feed Trigger.
- * Node types and versions exist in n8n 1.123.81 and 2.41.1 alike. Render times come from the prompts
- * (`[sim:seconds=N]`, read by the simulator).
+ * The workflows of the learning suite (scripts/learning.ts) and of the bench's queue-mode row: each starts MediaGen
+ * creations (beta v4, Wait for Completion, no downloads) the way users start them. Node types and versions exist in
+ * n8n 1.123.81 and 2.41.1 alike; render times come from the prompts (`[sim:seconds=N]`, read by the simulator).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { NODE_TYPE } from '../../test/nodeType';
-import { CREDENTIAL_REF, type WorkflowNode } from './n8n';
+import { CREDENTIAL_REF, webhookNode, workflowOf, type Link, type NodeSpec, type Workflow as N8nWorkflow } from './n8n';
 import { ROOT } from './paths';
 
 /** Poll Interval of every MediaGen node here, in seconds. */
@@ -18,19 +15,8 @@ export const INTERVAL_S = 1;
 
 export type Schedule = 'learned' | 'fixed';
 
-export interface Workflow {
-	id: string;
-	name: string;
-	nodes: WorkflowNode[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
-	active: boolean;
-	settings: Record<string, unknown>;
-	pinData: Record<string, unknown>;
-	/** The production webhook path of a webhook workflow. */
-	webhookPath?: string;
-	/** The Chat Trigger's webhook id of a chat workflow (its chat URL is /webhook/<id>/chat). */
-	chatId?: string;
-}
+/** With a webhook workflow's production path, or a chat workflow's Chat Trigger webhook id (/webhook/<id>/chat). */
+export type Workflow = N8nWorkflow & { webhookPath?: string; chatId?: string };
 
 /** A workflow id for an n8n version's deployments (one simulator serves every version: prompts carry the ids). */
 export const workflowId = (version: string, name: string) => `${name}-v${version.split('.')[0]}`;
@@ -39,11 +25,11 @@ export const workflowId = (version: string, name: string) => `${name}-v${version
 export const MEDIAGEN = 'Create Image';
 
 let counter = 0;
-/** A node id in n8n's UUID shape, unique within the process. */
+/** A node or webhook id in n8n's UUID shape, unique within the process. */
 const nodeId = () => `c0000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`;
 
-function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>): WorkflowNode {
-	return { id: nodeId(), name, type, typeVersion, position: [counter * 220, 0], parameters };
+function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>): NodeSpec {
+	return { name, type, typeVersion, parameters };
 }
 
 /**
@@ -67,11 +53,8 @@ export const KINDS = {
 	slower: 13,
 } as const;
 
-/**
- * The MediaGen creation every workflow runs, its prompt from `prompt` (an expression), its render kind `kind`
- * (Batch Size; unset: the default).
- */
-function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): WorkflowNode {
+/** The MediaGen creation every workflow runs, its prompt an expression, its render kind `kind` (Batch Size). */
+function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): NodeSpec {
 	return {
 		...node(MEDIAGEN, NODE_TYPE, 1, {
 			resource: 'image',
@@ -89,23 +72,15 @@ function mediaGenNode(prompt: string, schedule: Schedule, kind?: number, interva
 	};
 }
 
-/** The production webhook path of workflow `id`. */
 const pathOf = (id: string) => `learning-${id}`;
 
-function webhookNode(id: string, responseMode = 'lastNode'): WorkflowNode {
-	return {
-		...node('Webhook', 'n8n-nodes-base.webhook', 2, {
-			httpMethod: 'POST',
-			path: pathOf(id),
-			responseMode,
-			options: {},
-		}),
-		webhookId: nodeId(),
-	};
+function webhook(id: string, responseMode = 'lastNode'): NodeSpec {
+	const trigger = webhookNode(pathOf(id), nodeId());
+	return { ...trigger, parameters: { ...trigger.parameters, responseMode } };
 }
 
 /** Splits an array field into one item per element, each as `{ prompt }`. */
-function splitPrompts(field: string): WorkflowNode {
+function splitPrompts(field: string): NodeSpec {
 	return node('Split Prompts', 'n8n-nodes-base.splitOut', 1, {
 		fieldToSplitOut: field,
 		options: { destinationFieldName: 'prompt' },
@@ -113,40 +88,23 @@ function splitPrompts(field: string): WorkflowNode {
 }
 
 /** A workflow whose nodes run one after the other; a webhook workflow when the first is a Webhook. */
-function chain(id: string, nodes: WorkflowNode[]): Workflow {
-	const connections: Workflow['connections'] = {};
-	for (let index = 1; index < nodes.length; index++)
-		connections[nodes[index - 1].name] = { main: [[{ node: nodes[index].name, type: 'main', index: 0 }]] };
-	return {
-		id,
-		name: `MediaGen learning: ${id}`,
-		nodes,
-		connections,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-		...(nodes[0].type === 'n8n-nodes-base.webhook' ? { webhookPath: pathOf(id) } : {}),
-	};
+function chain(id: string, nodes: NodeSpec[]): Workflow {
+	const links = nodes.slice(1).map((next, index): Link => [nodes[index].name, next.name]);
+	const workflow = workflowOf(id, `MediaGen learning: ${id}`, nodes, links);
+	return nodes[0].type === 'n8n-nodes-base.webhook' ? { ...workflow, webhookPath: pathOf(id) } : workflow;
 }
 
 /** Webhook → MediaGen: one prompt per call (`{ prompt }`), one item per execution; Poll Interval `intervalS`. */
 export function singleItemWorkflow(id: string, schedule: Schedule, kind?: number, intervalS = INTERVAL_S): Workflow {
-	return chain(id, [webhookNode(id), mediaGenNode('={{ $json.body.prompt }}', schedule, kind, intervalS)]);
+	return chain(id, [webhook(id), mediaGenNode('={{ $json.body.prompt }}', schedule, kind, intervalS)]);
 }
 
 /** Webhook → Split Out → MediaGen: a batch of prompts per call (`{ prompts: [...] }`). */
 export function batchWorkflow(id: string, kind?: number, schedule: Schedule = 'learned'): Workflow {
-	return chain(id, [
-		webhookNode(id),
-		splitPrompts('body.prompts'),
-		mediaGenNode('={{ $json.prompt }}', schedule, kind),
-	]);
+	return chain(id, [webhook(id), splitPrompts('body.prompts'), mediaGenNode('={{ $json.prompt }}', schedule, kind)]);
 }
 
-/**
- * Another workflow with the same nodes (new workflow, node and webhook ids; the MediaGen node's name kept): what a
- * user gets by duplicating a workflow or copying its nodes into a new one.
- */
+/** What a user gets by duplicating a workflow: the same nodes, new workflow, node and webhook ids. */
 export function copyOf(workflow: Workflow, id: string): Workflow {
 	const webhookPath = workflow.webhookPath && pathOf(id);
 	const nodes = workflow.nodes.map((original) => ({
@@ -160,17 +118,13 @@ export function copyOf(workflow: Workflow, id: string): Workflow {
 	return { ...workflow, id, name: `MediaGen learning: ${id}`, nodes, ...(webhookPath ? { webhookPath } : {}) };
 }
 
-/**
- * Webhook (answered at once) → Wait `seconds` → MediaGen: above 65 s n8n parks the execution in the database and
- * resumes it later from the execution's snapshot (no static data in n8n 2.x).
- */
+/** Webhook → Wait → MediaGen: above 65 s n8n parks the execution, resumed from its snapshot (2.x: no static data). */
 export function waitWorkflow(id: string, seconds: number, kind?: number): Workflow {
-	const webhook = webhookNode(id, 'onReceived');
 	const wait = {
 		...node('Wait', 'n8n-nodes-base.wait', 1.1, { amount: seconds, unit: 'seconds' }),
 		webhookId: nodeId(),
 	};
-	return chain(id, [webhook, wait, mediaGenNode('={{ $json.body.prompt }}', 'learned', kind)]);
+	return chain(id, [webhook(id, 'onReceived'), wait, mediaGenNode('={{ $json.body.prompt }}', 'learned', kind)]);
 }
 
 /** The RSS Feed Trigger's name: its cursor is kept in the workflow's static data under `node:<name>`. */
@@ -188,10 +142,8 @@ export function rssWorkflow(id: string, feedUrl: string, kind?: number): Workflo
 }
 
 /**
- * Schedule Trigger (every `seconds`) → the prompts as JSON → Split Out → MediaGen. Each prompt carries the
- * execution's id, so that the suite can tell the runs' tasks apart. The Schedule Trigger keeps state of its own in
- * the workflow's static data (its interval rules, written when it is published): whether it is still there after
- * the executions tells whether n8n saved the MediaGen node's data over the workflow's.
+ * Schedule Trigger → the prompts → Split Out → MediaGen, each prompt tagged with its execution's id. The trigger
+ * keeps its own state in the static data (written when published): the suite reads whether it survives.
  */
 export function scheduleWorkflow(id: string, seconds: number, prompts: string[], kind?: number): Workflow {
 	return chain(id, [
@@ -220,8 +172,7 @@ export function manualWorkflow(id: string, prompt: string, kind?: number): Workf
 }
 
 /**
- * A sub-workflow (Execute Workflow Trigger → MediaGen) and a webhook workflow that calls it from the database
- * (Webhook → Execute Workflow, one prompt per call), with the ids to publish: n8n 2.x calls only published
+ * A sub-workflow and a webhook workflow that calls it, with the ids to publish: n8n 2.x calls only published
  * sub-workflows from production executions, and 1.x cannot publish one without a trigger.
  */
 export function subWorkflowPair(version: string, prefix: string, kind?: number) {
@@ -231,7 +182,7 @@ export function subWorkflowPair(version: string, prefix: string, kind?: number) 
 	]);
 	const callerId = workflowId(version, `${prefix}caller`);
 	const caller = chain(callerId, [
-		webhookNode(callerId),
+		webhook(callerId),
 		node('Call Sub-workflow', 'n8n-nodes-base.executeWorkflow', 1, {
 			source: 'database',
 			workflowId: sub.id,
@@ -245,9 +196,8 @@ export function subWorkflowPair(version: string, prefix: string, kind?: number) 
 export const AGENT_TOOL = 'Create_images';
 
 /**
- * examples/agent-images.json as a user runs it, with the tool's Poll Interval at 1 s and the chat answered when the
- * execution ends (not streamed): Chat Trigger → AI Agent (OpenAI Chat Model, Simple Memory) → the MediaGen tools.
- * Its credentials are those of learning-run.ts's world (the simulator's, and the model server's as its OpenAI).
+ * examples/agent-images.json as a user runs it, its tool's Poll Interval the suite's and the chat answered when the
+ * execution ends (not streamed); its OpenAI credential is the model server's (agentModelCredential).
  */
 export function agentWorkflow(id: string): Workflow {
 	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as Workflow;
