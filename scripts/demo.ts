@@ -34,17 +34,20 @@ function buildIfNeeded(): void {
 	execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
 }
 
-interface Row {
-	workflow: string;
-	node: string;
-	model: string;
-	taskId: string;
-	status: string;
-	files: string;
-	seconds: string;
-	/** A creation with Wait for Completion off: "pending" is its expected result. */
-	createdOnly?: boolean;
-}
+/** The summary's columns and their headers. */
+const HEADERS = {
+	workflow: 'Workflow',
+	node: 'Node',
+	model: 'Model',
+	taskId: 'Task ID',
+	status: 'Status',
+	files: 'Files',
+	seconds: 'Seconds',
+};
+type Column = keyof typeof HEADERS;
+
+/** A row of the summary; `createdOnly`: a creation with Wait for Completion off, whose expected result is "pending". */
+type Row = Record<Column, string> & { createdOnly?: boolean };
 
 function statusOf(operation: unknown, json: IDataObject): string {
 	if (json.error) return 'error';
@@ -54,23 +57,11 @@ function statusOf(operation: unknown, json: IDataObject): string {
 	return code !== undefined ? `status ${String(code)}` : 'created';
 }
 
-/** The printed columns: every field of a row but the flag. */
-type Column = Exclude<keyof Row, 'createdOnly'>;
-
 function table(rows: Row[]): string {
-	const headers: Record<Column, string> = {
-		workflow: 'Workflow',
-		node: 'Node',
-		model: 'Model',
-		taskId: 'Task ID',
-		status: 'Status',
-		files: 'Files',
-		seconds: 'Seconds',
-	};
-	const keys = Object.keys(headers) as Column[];
-	const widths = keys.map((key) => Math.max(headers[key].length, ...rows.map((row) => row[key].length)));
+	const keys = Object.keys(HEADERS) as Column[];
+	const widths = keys.map((key) => Math.max(HEADERS[key].length, ...rows.map((row) => row[key].length)));
 	const line = (row: Record<Column, string>) => keys.map((key, index) => row[key].padEnd(widths[index])).join('  ');
-	return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+	return [line(HEADERS), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
 /** The API the demo runs against: the one MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL name, or the simulator. */
