@@ -30,7 +30,6 @@ const INFO_PATH = '/v1/tlimages/infobytaskid';
 /** Renders take this long in the simulator: longer than the short-wait variant's Max Wait (1 s). */
 const TASK_SECONDS = 4;
 
-/** One workflow the suite runs: the example itself, or a variant of it. */
 type Variant = ReturnType<typeof variants>[number];
 
 /** n8n's tool name for a node: characters outside [A-Za-z0-9_-] become "_" (nodeNameToToolName). */
@@ -102,7 +101,7 @@ function variants(example: Workflow, version: string) {
 	});
 }
 
-/** Sends a chat message as the hosted chat page does and returns the agent's reply text. */
+/** The agent's reply text, streamed or not. */
 async function chat(baseUrl: string, variant: Variant, sessionId: string, chatInput: string): Promise<string> {
 	const text = await sendChat(baseUrl, variant.webhookId, sessionId, chatInput, 180_000);
 	if (!variant.streamed) {
@@ -141,7 +140,6 @@ async function finishedExecution({ install, session }: RunningN8n, workflowId: s
 
 type ScenarioResult = Awaited<ReturnType<typeof runScenario>>;
 
-/** What every scenario of one n8n version shares. */
 interface Context {
 	n8n: RunningN8n;
 	model: ModelServer;
@@ -379,7 +377,6 @@ async function pending(context: Context, variant: Variant): Promise<void> {
 	);
 }
 
-/** Both credentials: the simulator's MediaGen one and the example's OpenAI one, pointing at the model server. */
 async function runVersion(version: string, tarball: string): Promise<void> {
 	const example = readExample<Workflow>('agent-images.json');
 	const all = variants(example, version);

@@ -34,7 +34,6 @@ function buildIfNeeded(): void {
 	execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
 }
 
-/** The summary's columns and their headers. */
 const HEADERS = {
 	workflow: 'Workflow',
 	node: 'Node',
@@ -65,14 +64,11 @@ function table(rows: Row[]): string {
 }
 
 /** The API the demo runs against: the one MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL name, or the simulator. */
-async function startApi(): Promise<{
-	credentials: { apiKey: string; baseUrl: string };
-	simulator?: MediaGenSimulator;
-}> {
+async function startApi() {
 	if (process.env.MEDIAGEN_API_KEY && process.env.MEDIAGEN_BASE_URL) {
 		const credentials = { apiKey: process.env.MEDIAGEN_API_KEY, baseUrl: process.env.MEDIAGEN_BASE_URL };
 		console.log(`Running against ${credentials.baseUrl} (real API: this spends credits).`);
-		return { credentials };
+		return { credentials, simulator: undefined };
 	}
 	const simulator = new MediaGenSimulator({ taskDurationMs: 4000, videoTaskDurationMs: 7000, maxRenderedSide: 1024 });
 	const credentials = { apiKey: DEFAULT_SIM_KEY, baseUrl: await simulator.start() };

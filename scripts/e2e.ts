@@ -15,16 +15,13 @@ import type { ExecutionItem, ExecutionRecord } from './lib/rest';
 import { SIM_KEY, simulatorRecord } from './lib/simulator';
 import { readExample, runOnVersions, suiteVersions, withN8nFolder, type N8nFolder } from './lib/suite';
 
-/** The example workflows, by file name. */
 const EXAMPLES = readdirSync(path.join(ROOT, 'examples'))
 	.filter((name) => name.endsWith('.json'))
 	.sort();
 
-function verifyFile(
-	userFolder: string,
-	binary: NonNullable<ExecutionItem['binary']>[string],
-	json: Record<string, unknown>,
-): string {
+type Binary = NonNullable<ExecutionItem['binary']>[string];
+
+function verifyFile(userFolder: string, binary: Binary, json: Record<string, unknown>): string {
 	// Each version's default binary mode: files under the user folder (2.x) or base64 in the output (1.x).
 	let bytes: Buffer;
 	let file = binary.fileName;

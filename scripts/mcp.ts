@@ -35,7 +35,6 @@ const TOOLS = ['create_image', 'create_video', 'wait_for_task'];
 const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
 const VIDEO_PATH = '/v1/tlvideo/alphav15pro';
 
-/** A tool result as an MCP client receives it. */
 interface CallResult {
 	isError?: boolean;
 	content?: Array<{ type: string; text?: string }>;
@@ -80,7 +79,6 @@ interface Context {
 	received: string[];
 }
 
-/** One MCP client session on one transport. */
 interface Session {
 	context: Context;
 	client: McpClient;
@@ -125,7 +123,6 @@ function textOf(result: CallResult): string {
 	return (result.content ?? []).map((part) => part.text ?? '').join('\n');
 }
 
-/** How many creations at `apiPath` the API received with `marker` in their prompt. */
 async function creations(context: Context, apiPath: string, marker: string): Promise<number> {
 	return creationsAt(await simulatorRecord(context.simulator.url), apiPath, marker).length;
 }
@@ -155,7 +152,6 @@ async function longRender(session: Session): Promise<void> {
 	check((await creations(context, VIDEO_PATH, marker)) === 1, `${label('long video')}: exactly one creation`);
 }
 
-/** An image call whose prompt carries `marker`. */
 async function image(session: Session, what: string, marker: string, extra: Record<string, unknown> = {}) {
 	return await answered(session, what, 'create_image', imageArgs(`A lighthouse on a cliff at dawn ${marker}`, extra));
 }
@@ -173,7 +169,6 @@ async function listTools({ context, client, label }: Session): Promise<void> {
 	check(/pending/.test(description) && /taskid/.test(description), `${label('tools/list')}: described`);
 }
 
-/** An image: the result URLs and the task id. */
 async function imageCall(session: Session): Promise<void> {
 	const { context, label, tag } = session;
 	const { isError, text } = await image(session, 'image', `${tag('image')} [sim:seconds=2]`);
@@ -212,7 +207,6 @@ async function refusals(session: Session): Promise<void> {
 	}
 }
 
-/** Three calls at once on one session. */
 async function parallelCalls(session: Session): Promise<void> {
 	const { context, label, tag } = session;
 	const ids = await Promise.all(
@@ -330,7 +324,6 @@ async function agentThroughMcp(context: Context, n8n: RunningN8n, model: ModelSe
 	log('mcp', `${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-/** Waits until the MCP server answers a client's connection. */
 async function waitForMcpServer(connect: Connect, url: string): Promise<void> {
 	await waitFor(
 		async (see) => {

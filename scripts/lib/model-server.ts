@@ -7,7 +7,6 @@
  */
 import { HostileServer, sendJson } from '../../test/hostile-server';
 
-/** A tool as the request offered it to the model. */
 export interface OfferedTool {
 	name: string;
 	description: string;
@@ -36,18 +35,9 @@ export interface ModelRequest {
 /** What the script answers: a call of one tool, or the final text. */
 type ModelTurn = { call: { name: string; arguments: Record<string, unknown> } } | { text: string };
 
-/** Decides the model's answer to a request. */
 export type ModelScript = (request: ModelRequest) => ModelTurn;
 
-export interface ModelServer {
-	/** The OpenAI Base URL to give n8n's credential (ends with /v1). */
-	baseUrl: string;
-	/** Every request received since the start (or the last `reset`). */
-	requests: ModelRequest[];
-	setScript(script: ModelScript): void;
-	reset(): void;
-	close(): Promise<void>;
-}
+export type ModelServer = Awaited<ReturnType<typeof startModelServer>>;
 
 type Json = Record<string, unknown>;
 
@@ -189,7 +179,7 @@ function responsesAnswer(request: ModelRequest, turn: ModelTurn, n: number): { j
 }
 
 /** Starts the server on a free port of 127.0.0.1. Until a script is set, it answers every request with text. */
-export async function startModelServer(): Promise<ModelServer> {
+export async function startModelServer() {
 	const requests: ModelRequest[] = [];
 	let script: ModelScript = () => ({ text: 'No script is set.' });
 	let answered = 0;
@@ -221,9 +211,11 @@ export async function startModelServer(): Promise<ModelServer> {
 		outgoing.end();
 	}).start();
 	return {
+		/** The OpenAI Base URL to give n8n's credential. */
 		baseUrl: `${server.url}/v1`,
+		/** Every request received since the start (or the last `reset`). */
 		requests,
-		setScript(next) {
+		setScript(next: ModelScript) {
 			script = next;
 		},
 		reset() {
