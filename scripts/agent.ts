@@ -380,8 +380,8 @@ async function pending(context: Context, variant: Variant): Promise<void> {
 async function runVersion(version: string, tarball: string): Promise<void> {
 	const example = readExample<Workflow>('agent-images.json');
 	const all = variants(example, version);
-	const { create, wait, model } = exampleParts(example);
-	const openAi = model.credentials?.openAiApi;
+	const { create, wait, model: chatModel } = exampleParts(example);
+	const openAi = chatModel.credentials?.openAiApi;
 	check(openAi, 'the example names an OpenAI credential');
 	const options = {
 		scope: 'agent',
