@@ -52,16 +52,10 @@ export async function withModelServer(
 ): Promise<void> {
 	const { scope, version } = options;
 	const model = await startModelServer();
-	const data = { apiKey: `sk-${scope}-test`, url: model.baseUrl };
+	const logFile = path.join(logFolder(`${scope}-${version}`), 'n8n.log');
+	const credentials = [{ ...openAi, type: 'openAiApi', data: { apiKey: `sk-${scope}-test`, url: model.baseUrl } }];
 	try {
-		await withN8n(
-			{
-				...options,
-				logFile: path.join(logFolder(`${scope}-${version}`), 'n8n.log'),
-				credentials: [{ ...openAi, type: 'openAiApi', data }],
-			},
-			async (n8n) => await body(n8n, model),
-		);
+		await withN8n({ ...options, logFile, credentials }, async (n8n) => await body(n8n, model));
 	} finally {
 		await model.close();
 	}
