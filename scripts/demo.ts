@@ -4,7 +4,7 @@
  * it runs against that API instead (and spends credits).
  */
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -14,6 +14,7 @@ import { NODE_TYPE } from '../test/nodeType';
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from '../test/simulator/server';
 import { ROOT } from './lib/paths';
 import { runMain } from './lib/process';
+import { readExample } from './lib/suite';
 
 const outputDir = path.join(ROOT, 'demo-output');
 
@@ -117,6 +118,7 @@ async function rowsOf(
 	for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
 		const task = run.data.resultData.runData[node.name]?.[0];
 		const items = (task?.data?.main?.[0] ?? []) as INodeExecutionData[];
+		const seconds = ((task?.executionTime ?? 0) / 1000).toFixed(1);
 		const row = { workflow: name, node: node.name, model: '-', taskId: '-', seconds: '-' };
 		if (task?.error) rows.push({ ...row, status: 'error', files: task.error.message });
 		for (const item of items) {
@@ -136,11 +138,11 @@ async function rowsOf(
 				taskId: String(json.taskid ?? (json.taskids as string[] | undefined)?.join(',') ?? '-'),
 				status: statusOf(node.parameters.operation, json),
 				files: written.length ? written.join(' ') : '-',
-				seconds: ((task?.executionTime ?? 0) / 1000).toFixed(1),
+				seconds,
 				createdOnly: node.parameters.waitForCompletion === false,
 			});
 		}
-		console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`);
+		console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${seconds} s`);
 	}
 	return rows;
 }
@@ -154,9 +156,7 @@ async function main(): Promise<void> {
 		.filter((file) => file.endsWith('.json'))
 		.sort();
 	for (const file of examples) {
-		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as WorkflowDefinition & {
-			name: string;
-		};
+		const workflow = readExample<WorkflowDefinition & { name: string }>(file);
 		console.log(`\n▶ ${workflow.name}`);
 		if (!harnessCanRun(workflow)) {
 			console.log(skipReason(workflow));
