@@ -5,24 +5,23 @@
  * reached the API) and the model server's (what the model read); CONTRIBUTING.md, "The AI Agent suite", lists it.
  * MEDIAGEN_AGENT_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
  */
-import path from 'node:path';
-
-import {
-	startModelServer,
-	type ModelRequest,
-	type ModelScript,
-	type ModelServer,
-	type OfferedTool,
-} from './lib/model-server';
-import { findNode, sendChat, toolItems, type Workflow, type WorkflowNode } from './lib/n8n';
-import { logFolder } from './lib/paths';
+import type { ModelServer } from './lib/model-server';
+import { findNode, sendChat, toolItems, type Workflow } from './lib/n8n';
 import { runMain } from './lib/process';
 import { check, log } from './lib/report';
-import { getExecution, listExecutions, type ExecutionRecord } from './lib/rest';
+import { getExecution, waitForExecution } from './lib/rest';
 import { injectFault, resetSimulator, simulatorRecord } from './lib/simulator';
-import { readExample, runOnVersions, suiteVersions, withN8n, type RunningN8n } from './lib/suite';
-import { waitFor } from './lib/wait';
-import type { RecordedRequestSummary } from '../test/simulator/server';
+import { readExample, runOnVersions, suiteVersions, type RunningN8n } from './lib/suite';
+import {
+	callsThenRepeat,
+	checkCompleted,
+	checkPending,
+	creationsAt,
+	imageArgs,
+	offeredTool,
+	withModelServer,
+	type ScriptedCall,
+} from './lib/tool-suite';
 
 const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
 const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
@@ -31,14 +30,7 @@ const INFO_PATH = '/v1/tlimages/infobytaskid';
 /** Renders take this long in the simulator: longer than the short-wait variant's Max Wait (1 s). */
 const TASK_SECONDS = 4;
 
-/** One workflow the suite runs: the example itself, or a variant of it. */
-interface Variant {
-	label: string;
-	workflow: Workflow;
-	webhookId: string;
-	api: 'chat' | 'responses';
-	streamed: boolean;
-}
+type Variant = ReturnType<typeof variants>[number];
 
 /** n8n's tool name for a node: characters outside [A-Za-z0-9_-] become "_" (nodeNameToToolName). */
 function toolName(nodeName: string): string {
@@ -71,56 +63,45 @@ function exampleParts(workflow: Workflow) {
 /**
  * The example as it is, and variants that differ in one setting each: the model API (Chat Completions instead of
  * Responses), the chat's response mode (not streamed), or the creation tool's Max Wait (1 s, so that a render
- * comes back pending). Every variant gets its own workflow id, name and chat URL.
+ * comes back pending).
  */
-function variants(example: Workflow, version: string): Variant[] {
-	const made: Variant[] = [];
-	const add = (label: string, change: (workflow: Workflow) => void) => {
+type Setting = 'chatCompletions' | 'notStreamed' | 'agent31' | 'shortWait';
+const VARIANTS: Array<{ label: string } & Partial<Record<Setting, boolean>>> = [
+	{ label: 'the example' },
+	{ label: 'Chat Completions, not streamed', chatCompletions: true, notStreamed: true },
+	{ label: 'Responses, not streamed', notStreamed: true },
+	{ label: 'Chat Completions, streamed', chatCompletions: true, agent31: true },
+	{ label: 'Max Wait 1 s', shortWait: true },
+];
+
+/** VARIANTS as workflows, each with its own workflow id, name and chat URL. */
+function variants(example: Workflow, version: string) {
+	return VARIANTS.map(({ label, chatCompletions, notStreamed, agent31, shortWait }, index) => {
 		const workflow = JSON.parse(JSON.stringify(example)) as Workflow;
-		const index = made.length;
+		const { trigger, model, create } = exampleParts(workflow);
 		if (index > 0) {
 			workflow.id = `${example.id.slice(0, 15)}Var${index}`;
 			workflow.name = `${example.name} [${label}]`;
+			trigger.webhookId = `${trigger.webhookId!.slice(0, -4)}${String(index).padStart(4, '0')}`;
 		}
-		change(workflow);
-		const { trigger, model } = exampleParts(workflow);
-		if (index > 0) trigger.webhookId = `${trigger.webhookId!.slice(0, -4)}${String(index).padStart(4, '0')}`;
+		if (chatCompletions) model.parameters.responsesApiEnabled = false;
 		const options = (trigger.parameters.options ?? {}) as Record<string, unknown>;
-		made.push({
+		if (notStreamed) trigger.parameters.options = { ...options, responseMode: 'lastNode' };
+		// The AI Agent that n8n 2.x adds by default (3.1) besides the example's 3, which n8n 1.x also has.
+		if (agent31 && !version.startsWith('1.'))
+			findNode(workflow, 'an AI Agent', (node) => node.type.endsWith('.agent')).typeVersion = 3.1;
+		if (shortWait) create.parameters.options = { ...(create.parameters.options as object), maxWait: 1 };
+		return {
 			label,
 			workflow,
 			webhookId: trigger.webhookId!,
 			api: model.parameters.responsesApiEnabled === false ? 'chat' : 'responses',
-			streamed: options.responseMode === 'streaming',
-		});
-	};
-	const setResponseMode = (workflow: Workflow, mode: string) => {
-		const { trigger } = exampleParts(workflow);
-		trigger.parameters.options = { ...(trigger.parameters.options as object), responseMode: mode };
-	};
-	const useChatCompletions = (workflow: Workflow) => {
-		exampleParts(workflow).model.parameters.responsesApiEnabled = false;
-	};
-	add('the example', () => {});
-	add('Chat Completions, not streamed', (workflow) => {
-		useChatCompletions(workflow);
-		setResponseMode(workflow, 'lastNode');
+			streamed: !notStreamed && options.responseMode === 'streaming',
+		};
 	});
-	add('Responses, not streamed', (workflow) => setResponseMode(workflow, 'lastNode'));
-	add('Chat Completions, streamed', (workflow) => {
-		useChatCompletions(workflow);
-		// The AI Agent that n8n 2.x adds by default (3.1) besides the example's 3, which n8n 1.x also has.
-		if (!version.startsWith('1.'))
-			findNode(workflow, 'an AI Agent', (node) => node.type.endsWith('.agent')).typeVersion = 3.1;
-	});
-	add('Max Wait 1 s', (workflow) => {
-		const { create } = exampleParts(workflow);
-		create.parameters.options = { ...(create.parameters.options as object), maxWait: 1 };
-	});
-	return made;
 }
 
-/** Sends a chat message as the hosted chat page does and returns the agent's reply text. */
+/** The agent's reply text, streamed or not. */
 async function chat(baseUrl: string, variant: Variant, sessionId: string, chatInput: string): Promise<string> {
 	const text = await sendChat(baseUrl, variant.webhookId, sessionId, chatInput, 180_000);
 	if (!variant.streamed) {
@@ -145,112 +126,86 @@ async function chat(baseUrl: string, variant: Variant, sessionId: string, chatIn
 }
 
 async function finishedExecution({ install, session }: RunningN8n, workflowId: string, seen: Set<string>) {
-	const fresh = await waitFor(
-		async (see) => {
-			const executions = await listExecutions(session, workflowId);
-			const candidate = executions.find((execution) => !seen.has(execution.id));
-			see(candidate ? `execution ${candidate.id} with status "${candidate.status}"` : 'no new execution');
-			return candidate && !['new', 'running', 'waiting'].includes(candidate.status) ? candidate : undefined;
-		},
-		{ deadline: 180_000, describe: `a new execution of ${workflowId} to finish`, interval: 500 },
+	const fresh = await waitForExecution(
+		() => session,
+		workflowId,
+		(execution) => !seen.has(execution.id),
+		(status) => !['new', 'running', 'waiting'].includes(status),
+		180_000,
+		`a new execution of ${workflowId} to finish`,
 	);
 	seen.add(fresh.id);
 	return await getExecution(install, session, fresh.id);
 }
 
-interface ScenarioResult {
-	answer: string;
-	requests: ModelRequest[];
-	/** Every tool result the model read in this scenario, in call order (from the last request). */
-	results: Array<{ name?: string; output: string; items: Array<Record<string, unknown>> }>;
-	record: RecordedRequestSummary[];
-	execution: ExecutionRecord;
-}
+type ScenarioResult = Awaited<ReturnType<typeof runScenario>>;
 
-/** What every scenario of one n8n version shares. */
 interface Context {
 	n8n: RunningN8n;
 	model: ModelServer;
 	/** Executions already read: a scenario's execution is the one not seen before. */
 	seen: Set<string>;
-	/** The example's two MediaGen tools: node names and the tool names the model knows them by. */
-	create: WorkflowNode;
+	/** The example's creation node, and the tool names the model knows the two MediaGen tools by. */
+	createNode: string;
 	createTool: string;
 	waitTool: string;
 }
 
-async function runScenario(
-	context: Context,
-	variant: Variant,
-	name: string,
-	chatInput: string,
-	script: ModelScript,
-	before?: () => Promise<void>,
-): Promise<ScenarioResult> {
+/** A chat message, the calls the model makes then, and an envelope the API answers `fault.path` with (HTTP 200). */
+interface Scenario {
+	name: string;
+	chatInput: string;
+	calls: ScriptedCall[];
+	fault?: { path: string; code: number; msg: string };
+}
+
+async function runScenario(context: Context, variant: Variant, scenario: Scenario) {
 	const { n8n, model } = context;
+	const { name, fault } = scenario;
 	const { simulator } = n8n;
 	await resetSimulator(simulator.url);
 	model.reset();
-	model.setScript(script);
-	if (before) await before();
+	model.setScript(callsThenRepeat(scenario.calls));
+	if (fault) {
+		const body = JSON.stringify({ code: fault.code, msg: fault.msg });
+		await injectFault(simulator.url, {
+			path: fault.path,
+			action: { type: 'status', status: 200, contentType: 'application/json', body },
+		});
+	}
 	const started = Date.now();
-	const answer = await chat(n8n.server.url, variant, `${name}-${n8n.version}`, chatInput);
+	const answer = await chat(n8n.server.url, variant, `${name}-${n8n.version}`, scenario.chatInput);
 	const execution = await finishedExecution(n8n, variant.workflow.id, context.seen);
 	const requests = [...model.requests];
 	const record = await simulatorRecord(simulator.url);
 	check(requests.length > 0, `${name}: the model was asked`);
+	const how = `${variant.api} API ${variant.streamed ? 'streamed' : 'not streamed'}`;
 	for (const request of requests) {
 		check(
 			request.api === variant.api && request.stream === variant.streamed,
-			`${name}: n8n called the ${variant.api} API ${variant.streamed ? 'streamed' : 'not streamed'} (got ${request.api}, stream ${request.stream})`,
+			`${name}: n8n called the ${how} (got ${request.api}, stream ${request.stream})`,
 		);
 	}
+	// Every tool result the model read in this scenario, in call order.
 	const last = requests[requests.length - 1];
 	const results = last.toolResults.map((result) => ({ ...result, items: toolItems(result.output) }));
 	log(
 		'agent',
-		`${variant.label} / ${name}: ${requests.length} model requests (${variant.api}, ${variant.streamed ? 'streamed' : 'not streamed'}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+		`${variant.label} / ${name}: ${requests.length} model requests (${how}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
 	);
 	for (const result of results) log('agent', `  the model read from ${result.name}: ${result.output}`);
-	return { answer, requests, results, record, execution };
+	check(execution.status === 'success', `${name}: the execution succeeded (${execution.status})`);
+	return { name, answer, requests, results, record, execution };
 }
 
-/** The API answers `apiPath` with HTTP 200 and this envelope (until the simulator is reset). */
-async function answerEnvelope(context: Context, apiPath: string, code: number, msg: string): Promise<void> {
-	await injectFault(context.n8n.simulator.url, {
-		path: apiPath,
-		action: { type: 'status', status: 200, contentType: 'application/json', body: JSON.stringify({ code, msg }) },
-	});
-}
-
-/** A script that calls one tool with the given arguments, then answers with text that repeats its result. */
-function callThenRepeat(tool: string, args: Record<string, unknown>): ModelScript {
-	return (request) => {
-		requireTool(request, tool);
-		if (!request.toolResults.length) return { call: { name: tool, arguments: args } };
-		return { text: `The tool returned: ${request.toolResults[request.toolResults.length - 1].output}` };
-	};
-}
-
-function requireTool(request: ModelRequest, tool: string): OfferedTool {
-	const offered = request.tools.find((candidate) => candidate.name === tool);
-	if (!offered) throw new Error(`no tool ${tool} offered (${request.tools.map((entry) => entry.name).join(', ')})`);
-	return offered;
-}
-
-const creations = (record: RecordedRequestSummary[]) =>
-	record.filter((entry) => entry.method === 'POST' && entry.path === CREATE_PATH);
-const downloads = (record: RecordedRequestSummary[]) =>
-	record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
-
-/** What every scenario asserts about n8n and the API: the run succeeded, one creation with the model's prompt. */
-function checkCommon(name: string, result: ScenarioResult, prompt: string, createNode: string): void {
-	check(result.execution.status === 'success', `${name}: the execution succeeded (${result.execution.status})`);
-	const made = creations(result.record);
+/** What every scenario that reaches the API asserts: one creation with the model's prompt, no download, no binary. */
+function checkCommon(context: Context, { name, ...result }: ScenarioResult, prompt: string): void {
+	const made = creationsAt(result.record, CREATE_PATH);
 	check(made.length === 1, `${name}: exactly one creation reached the API (${made.length})`);
 	check(made[0].fields.prompt?.[0] === prompt, `${name}: the creation carries the model's prompt`);
-	check(downloads(result.record).length === 0, `${name}: no result file was downloaded in tool mode`);
-	for (const run of result.execution.data.resultData.runData[createNode] ?? []) {
+	const downloads = result.record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
+	check(downloads.length === 0, `${name}: no result file was downloaded in tool mode`);
+	for (const run of result.execution.data.resultData.runData[context.createNode] ?? []) {
 		const items = Object.values(run.data ?? {}).flatMap((output) => output.flat().filter(Boolean));
 		check(
 			items.every((item) => item && !item.binary),
@@ -261,24 +216,17 @@ function checkCommon(name: string, result: ScenarioResult, prompt: string, creat
 
 /** 1. A successful creation: the model's arguments reach the API, the model reads the result URLs and task id. */
 async function success(context: Context, variant: Variant): Promise<void> {
-	const { createTool, waitTool, create } = context;
+	const { createTool, waitTool } = context;
 	const simulator = context.n8n.simulator;
 	const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
-	const args = {
-		prompt,
-		referenceImageUrl: 'https://images.example.com/lighthouse.jpg',
-		count: 2,
-		aspectRatio: '16:9',
-	};
-	const result = await runScenario(
-		context,
-		variant,
-		'success',
-		'Paint me a lighthouse at dawn, two versions, wide format.',
-		callThenRepeat(createTool, args),
-	);
-	checkCommon('success', result, prompt, create.name);
-	const created = creations(result.record)[0];
+	const args = imageArgs(prompt, { referenceImageUrl: 'https://images.example.com/lighthouse.jpg', count: 2 });
+	const result = await runScenario(context, variant, {
+		name: 'success',
+		chatInput: 'Paint me a lighthouse at dawn, two versions, wide format.',
+		calls: [{ tool: createTool, args }],
+	});
+	checkCommon(context, result, prompt);
+	const created = creationsAt(result.record, CREATE_PATH)[0];
 	check(
 		created.fields.imageUrl?.[0] === args.referenceImageUrl,
 		'success: the reference image URL the model chose reached the API',
@@ -304,7 +252,7 @@ async function success(context: Context, variant: Variant): Promise<void> {
 		'success: the final chat answer carries the URLs',
 	);
 	// What the model is told about the tool, by default and by the example's $fromAI descriptions.
-	const offered = requireTool(result.requests[0], createTool);
+	const offered = offeredTool(result.requests[0], createTool);
 	check(
 		/url/i.test(offered.description) && /taskid/.test(offered.description) && /pending/.test(offered.description),
 		`success: the tool description says what comes back (URLs, taskid, pending): ${offered.description}`,
@@ -314,24 +262,21 @@ async function success(context: Context, variant: Variant): Promise<void> {
 		'success: the prompt argument carries the example description',
 	);
 	check(
-		/taskid/.test(requireTool(result.requests[0], waitTool).description),
+		/taskid/.test(offeredTool(result.requests[0], waitTool).description),
 		'success: the Task → Wait tool says it takes the taskid',
 	);
 }
 
 /** 2. Insufficient credits (9000): nothing was created; the model reads the message and the advice. */
 async function credits(context: Context, variant: Variant): Promise<void> {
-	const { createTool, create } = context;
 	const prompt = 'A red fox in the snow';
-	const result = await runScenario(
-		context,
-		variant,
-		'credits',
-		'Draw a red fox in the snow.',
-		callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '1:1' }),
-		async () => await answerEnvelope(context, CREATE_PATH, 9000, 'Insufficient credits'),
-	);
-	checkCommon('credits', result, prompt, create.name);
+	const result = await runScenario(context, variant, {
+		name: 'credits',
+		chatInput: 'Draw a red fox in the snow.',
+		calls: [{ tool: context.createTool, args: imageArgs(prompt) }],
+		fault: { path: CREATE_PATH, code: 9000, msg: 'Insufficient credits' },
+	});
+	checkCommon(context, result, prompt);
 	const [item] = result.results[0].items;
 	check(item.status === 'failed', `credits: status failed (${String(item.status)})`);
 	check(item.error === undefined, 'credits: no top-level "error" key (it would trigger Retry On Fail)');
@@ -352,18 +297,15 @@ async function credits(context: Context, variant: Variant): Promise<void> {
 
 /** 3. A task the API refuses after it was created: the model reads the task id, the API's reason, the advice. */
 async function refused(context: Context, variant: Variant): Promise<void> {
-	const { createTool, create } = context;
 	const prompt = 'A portrait of a famous singer';
 	const reason = 'task refused: the prompt violates the content policy';
-	const result = await runScenario(
-		context,
-		variant,
-		'refused',
-		'Make a portrait of a famous singer.',
-		callThenRepeat(createTool, { prompt, referenceImageUrl: '', count: 1, aspectRatio: '3:4' }),
-		async () => await answerEnvelope(context, INFO_PATH, 9999, reason),
-	);
-	checkCommon('refused', result, prompt, create.name);
+	const result = await runScenario(context, variant, {
+		name: 'refused',
+		chatInput: 'Make a portrait of a famous singer.',
+		calls: [{ tool: context.createTool, args: imageArgs(prompt) }],
+		fault: { path: INFO_PATH, code: 9999, msg: reason },
+	});
+	checkCommon(context, result, prompt);
 	const [item] = result.results[0].items;
 	const taskid = (result.record.find((entry) => entry.path === INFO_PATH)?.json as { taskid?: string })?.taskid;
 	check(item.status === 'failed', `refused: status failed (${String(item.status)})`);
@@ -377,21 +319,16 @@ async function refused(context: Context, variant: Variant): Promise<void> {
 
 /** 4. Arguments the node refuses: named by the example's $fromAI argument names; nothing reaches the API. */
 async function badArguments(context: Context, variant: Variant): Promise<void> {
-	const { createTool } = context;
-	const prompt = 'A lighthouse in a storm';
-	const result = await runScenario(
-		context,
-		variant,
-		'bad arguments',
-		'Paint twenty lighthouses from my photo lighthouse.jpg, square please.',
-		callThenRepeat(createTool, {
-			prompt,
-			referenceImageUrl: 'lighthouse.jpg',
-			count: 20,
-			aspectRatio: 'square please',
-		}),
-	);
-	check(result.execution.status === 'success', `bad arguments: the execution succeeded (${result.execution.status})`);
+	const args = imageArgs('A lighthouse in a storm', {
+		referenceImageUrl: 'lighthouse.jpg',
+		count: 20,
+		aspectRatio: 'square please',
+	});
+	const result = await runScenario(context, variant, {
+		name: 'bad arguments',
+		chatInput: 'Paint twenty lighthouses from my photo lighthouse.jpg, square please.',
+		calls: [{ tool: context.createTool, args }],
+	});
 	check(result.record.length === 0, `bad arguments: nothing reached the API (${result.record.length} requests)`);
 	const [item, ...more] = result.results[0].items;
 	check(!more.length && item.status === 'failed', `bad arguments: one failed result (${result.results[0].output})`);
@@ -412,92 +349,70 @@ async function badArguments(context: Context, variant: Variant): Promise<void> {
 
 /** 5. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait. */
 async function pending(context: Context, variant: Variant): Promise<void> {
-	const { createTool, waitTool, create } = context;
+	const { createTool, waitTool } = context;
 	const prompt = 'A slow render of a mountain lake';
-	const result = await runScenario(context, variant, 'pending', 'Paint a mountain lake.', (request) => {
-		requireTool(request, waitTool);
-		const results = request.toolResults;
-		if (results.length === 0)
-			return {
-				call: {
-					name: createTool,
-					arguments: { prompt, referenceImageUrl: '', count: 1, aspectRatio: '4:3' },
-				},
-			};
-		if (results.length === 1) {
-			const [pending] = toolItems(results[0].output);
-			if (pending.status !== 'pending') return { text: `expected pending: ${results[0].output}` };
-			return { call: { name: waitTool, arguments: { taskid: pending.taskid } } };
-		}
-		return { text: `The tool returned: ${results[results.length - 1].output}` };
+	const comeBack = ([created]: Array<{ output: string }>) => {
+		const [item] = toolItems(created.output);
+		return item.status === 'pending' ? { taskid: item.taskid } : `expected pending: ${created.output}`;
+	};
+	const result = await runScenario(context, variant, {
+		name: 'pending',
+		chatInput: 'Paint a mountain lake.',
+		calls: [
+			{ tool: createTool, args: imageArgs(prompt) },
+			{ tool: waitTool, args: comeBack },
+		],
 	});
-	checkCommon('pending', result, prompt, create.name);
+	checkCommon(context, result, prompt);
 	check(result.results.length === 2, `pending: the model read two tool results (${result.results.length})`);
 	const [first, second] = result.results;
-	const [pending] = first.items;
-	check(first.name === createTool && pending.status === 'pending', 'pending: the creation came back pending');
-	check(typeof pending.taskid === 'string' && pending.taskid, 'pending: with its task id');
 	check(
-		typeof pending.hint === 'string' && pending.hint.includes(String(pending.taskid)),
-		`pending: the hint says how to come back for the task (${String(pending.hint)})`,
+		first.name === createTool && second.name === waitTool,
+		'pending: the model called the creation tool, then the Task → Wait tool',
 	);
-	const [done] = second.items;
-	check(second.name === waitTool, 'pending: the model called the Task → Wait tool');
+	const urls = checkCompleted('pending', second.items[0], checkPending('pending', first.items[0]));
 	check(
-		done.status === 'completed' && done.taskid === pending.taskid,
-		`pending: Task → Wait returned the same task completed (${second.output})`,
-	);
-	const urls = done.urls as string[];
-	check(
-		Array.isArray(urls) && urls.length === 1 && urls.every((url) => result.answer.includes(url)),
+		urls.length === 1 && urls.every((url) => result.answer.includes(url)),
 		'pending: the final answer carries the URL',
 	);
 }
 
-/** The scripted model server and both credentials: the simulator's MediaGen one and an OpenAI one for the model. */
 async function runVersion(version: string, tarball: string): Promise<void> {
 	const example = readExample<Workflow>('agent-images.json');
 	const all = variants(example, version);
 	const { create, wait, model: chatModel } = exampleParts(example);
-	const openAiCredential = chatModel.credentials?.openAiApi;
-	check(openAiCredential, 'the example names an OpenAI credential');
-	const model = await startModelServer();
+	const openAi = chatModel.credentials?.openAiApi;
+	check(openAi, 'the example names an OpenAI credential');
 	const options = {
 		scope: 'agent',
 		version,
 		tarball,
-		logFile: path.join(logFolder(`agent-${version}`), 'n8n.log'),
 		simulator: { taskDurationMs: TASK_SECONDS * 1000 },
-		credentials: [{ ...openAiCredential, type: 'openAiApi', data: { apiKey: 'sk-agent-test', url: model.baseUrl } }],
 		workflows: all.map((variant) => variant.workflow),
 		chats: all.map((variant) => variant.webhookId),
 	};
-	try {
-		await withN8n(options, async (n8n) => {
-			const context: Context = {
-				n8n,
-				model,
-				seen: new Set(),
-				create,
-				createTool: toolName(create.name),
-				waitTool: toolName(wait.name),
-			};
-			const [exampleVariant, ...others] = all;
-			const shortWait = others[others.length - 1];
-			// Every API × streaming combination the variants cover.
-			for (const variant of all.filter((candidate) => candidate !== shortWait)) await success(context, variant);
-			n8n.step('success: 4 combinations');
-			await credits(context, exampleVariant);
-			await refused(context, others[0]);
-			await badArguments(context, others[1]);
-			n8n.step('errors: 9000, a refused task, bad arguments');
-			await pending(context, shortWait);
-			n8n.step('pending, then Task → Wait');
-			log('agent', `PASS on n8n ${version}`);
-		});
-	} finally {
-		await model.close();
-	}
+	await withModelServer(options, openAi, async (n8n, model) => {
+		const context: Context = {
+			n8n,
+			model,
+			seen: new Set(),
+			createNode: create.name,
+			createTool: toolName(create.name),
+			waitTool: toolName(wait.name),
+		};
+		const [exampleVariant, ...others] = all;
+		const shortWait = others[others.length - 1];
+		// Every API × streaming combination the variants cover.
+		for (const variant of all.filter((candidate) => candidate !== shortWait)) await success(context, variant);
+		n8n.step('success: 4 combinations');
+		await credits(context, exampleVariant);
+		await refused(context, others[0]);
+		await badArguments(context, others[1]);
+		n8n.step('errors: 9000, a refused task, bad arguments');
+		await pending(context, shortWait);
+		n8n.step('pending, then Task → Wait');
+		log('agent', `PASS on n8n ${version}`);
+	});
 }
 
 runMain('agent', async () => await runOnVersions('agent', suiteVersions('MEDIAGEN_AGENT_VERSIONS'), runVersion));

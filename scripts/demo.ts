@@ -4,7 +4,7 @@
  * it runs against that API instead (and spends credits).
  */
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -14,6 +14,7 @@ import { NODE_TYPE } from '../test/nodeType';
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from '../test/simulator/server';
 import { ROOT } from './lib/paths';
 import { runMain } from './lib/process';
+import { readExample } from './lib/suite';
 
 const outputDir = path.join(ROOT, 'demo-output');
 
@@ -34,17 +35,19 @@ function buildIfNeeded(): void {
 	execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
 }
 
-interface Row {
-	workflow: string;
-	node: string;
-	model: string;
-	taskId: string;
-	status: string;
-	files: string;
-	seconds: string;
-	/** A creation with Wait for Completion off: "pending" is its expected result. */
-	createdOnly?: boolean;
-}
+const HEADERS = {
+	workflow: 'Workflow',
+	node: 'Node',
+	model: 'Model',
+	taskId: 'Task ID',
+	status: 'Status',
+	files: 'Files',
+	seconds: 'Seconds',
+};
+type Column = keyof typeof HEADERS;
+
+/** A row of the summary; `createdOnly`: a creation with Wait for Completion off, whose expected result is "pending". */
+type Row = Record<Column, string> & { createdOnly?: boolean };
 
 function statusOf(operation: unknown, json: IDataObject): string {
 	if (json.error) return 'error';
@@ -54,34 +57,19 @@ function statusOf(operation: unknown, json: IDataObject): string {
 	return code !== undefined ? `status ${String(code)}` : 'created';
 }
 
-/** The printed columns: every field of a row but the flag. */
-type Column = Exclude<keyof Row, 'createdOnly'>;
-
 function table(rows: Row[]): string {
-	const headers: Record<Column, string> = {
-		workflow: 'Workflow',
-		node: 'Node',
-		model: 'Model',
-		taskId: 'Task ID',
-		status: 'Status',
-		files: 'Files',
-		seconds: 'Seconds',
-	};
-	const keys = Object.keys(headers) as Column[];
-	const widths = keys.map((key) => Math.max(headers[key].length, ...rows.map((row) => row[key].length)));
+	const keys = Object.keys(HEADERS) as Column[];
+	const widths = keys.map((key) => Math.max(HEADERS[key].length, ...rows.map((row) => row[key].length)));
 	const line = (row: Record<Column, string>) => keys.map((key, index) => row[key].padEnd(widths[index])).join('  ');
-	return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+	return [line(HEADERS), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
 /** The API the demo runs against: the one MEDIAGEN_API_KEY/MEDIAGEN_BASE_URL name, or the simulator. */
-async function startApi(): Promise<{
-	credentials: { apiKey: string; baseUrl: string };
-	simulator?: MediaGenSimulator;
-}> {
+async function startApi() {
 	if (process.env.MEDIAGEN_API_KEY && process.env.MEDIAGEN_BASE_URL) {
 		const credentials = { apiKey: process.env.MEDIAGEN_API_KEY, baseUrl: process.env.MEDIAGEN_BASE_URL };
 		console.log(`Running against ${credentials.baseUrl} (real API: this spends credits).`);
-		return { credentials };
+		return { credentials, simulator: undefined };
 	}
 	const simulator = new MediaGenSimulator({ taskDurationMs: 4000, videoTaskDurationMs: 7000, maxRenderedSide: 1024 });
 	const credentials = { apiKey: DEFAULT_SIM_KEY, baseUrl: await simulator.start() };
@@ -130,6 +118,7 @@ async function rowsOf(
 	for (const node of workflow.nodes.filter((candidate) => candidate.type === NODE_TYPE)) {
 		const task = run.data.resultData.runData[node.name]?.[0];
 		const items = (task?.data?.main?.[0] ?? []) as INodeExecutionData[];
+		const seconds = ((task?.executionTime ?? 0) / 1000).toFixed(1);
 		const row = { workflow: name, node: node.name, model: '-', taskId: '-', seconds: '-' };
 		if (task?.error) rows.push({ ...row, status: 'error', files: task.error.message });
 		for (const item of items) {
@@ -149,11 +138,11 @@ async function rowsOf(
 				taskId: String(json.taskid ?? (json.taskids as string[] | undefined)?.join(',') ?? '-'),
 				status: statusOf(node.parameters.operation, json),
 				files: written.length ? written.join(' ') : '-',
-				seconds: ((task?.executionTime ?? 0) / 1000).toFixed(1),
+				seconds,
 				createdOnly: node.parameters.waitForCompletion === false,
 			});
 		}
-		console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`);
+		console.log(`  ✓ ${node.name}: ${items.length} item(s) in ${seconds} s`);
 	}
 	return rows;
 }
@@ -167,9 +156,7 @@ async function main(): Promise<void> {
 		.filter((file) => file.endsWith('.json'))
 		.sort();
 	for (const file of examples) {
-		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as WorkflowDefinition & {
-			name: string;
-		};
+		const workflow = readExample<WorkflowDefinition & { name: string }>(file);
 		console.log(`\n▶ ${workflow.name}`);
 		if (!harnessCanRun(workflow)) {
 			console.log(skipReason(workflow));

@@ -1,10 +1,7 @@
 /**
  * `npm run test:e2e`: the packed package inside the real n8n application, installed the way n8n installs
- * community packages, executing the example workflows against the API simulator.
- *
- * n8n comes from the shared installer (scripts/lib/installer.ts): cached per version in MEDIAGEN_E2E_CACHE
- * (default ~/.cache/n8n-nodes-mediagen-e2e), verified before use and repaired when damaged.
- * MEDIAGEN_E2E_VERSIONS picks the n8n versions (default "2.41.1,1.123.81").
+ * community packages, executing the example workflows against the API simulator (`n8n execute`). n8n comes from
+ * scripts/lib/installer.ts (cached per version in MEDIAGEN_E2E_CACHE); MEDIAGEN_E2E_VERSIONS picks the versions.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -18,16 +15,13 @@ import type { ExecutionItem, ExecutionRecord } from './lib/rest';
 import { SIM_KEY, simulatorRecord } from './lib/simulator';
 import { readExample, runOnVersions, suiteVersions, withN8nFolder, type N8nFolder } from './lib/suite';
 
-/** The example workflows, by file name. */
 const EXAMPLES = readdirSync(path.join(ROOT, 'examples'))
 	.filter((name) => name.endsWith('.json'))
 	.sort();
 
-function verifyFile(
-	userFolder: string,
-	binary: NonNullable<ExecutionItem['binary']>[string],
-	json: Record<string, unknown>,
-): string {
+type Binary = NonNullable<ExecutionItem['binary']>[string];
+
+function verifyFile(userFolder: string, binary: Binary, json: Record<string, unknown>): string {
 	// Each version's default binary mode: files under the user folder (2.x) or base64 in the output (1.x).
 	let bytes: Buffer;
 	let file = binary.fileName;
@@ -104,12 +98,6 @@ function checkNode(n8n: N8nFolder, file: string, node: WorkflowNode, runs: RunsO
 			);
 			check(item.json.taskType === 'image' || item.json.taskType === 'video', `${file}: "${node.name}" has taskType`);
 		}
-		for (const binary of Object.values(item.binary ?? {})) {
-			check(
-				binary.fileName?.startsWith(`${String(item.json.taskid)}-`),
-				`${file}: "${node.name}" file ${binary.fileName} is named after its task`,
-			);
-		}
 		if (waited && returnsPending && item.json.status === 'pending') {
 			check(
 				completedIds.has(item.json.taskid),
@@ -122,7 +110,13 @@ function checkNode(n8n: N8nFolder, file: string, node: WorkflowNode, runs: RunsO
 				`${file}: "${node.name}" result URLs`,
 			);
 		}
-		for (const binary of Object.values(item.binary ?? {})) details.push(verifyFile(n8n.userFolder, binary, item.json));
+		for (const binary of Object.values(item.binary ?? {})) {
+			check(
+				binary.fileName?.startsWith(`${String(item.json.taskid)}-`),
+				`${file}: "${node.name}" file ${binary.fileName} is named after its task`,
+			);
+			details.push(verifyFile(n8n.userFolder, binary, item.json));
+		}
 	}
 	const ids = items.map((item) => String(item.json.taskid ?? (item.json.taskids as string[]).join(','))).join(', ');
 	return `${file}: node type ${NODE_TYPE} executed "${node.name}" (${String(node.parameters.resource)}/${String(node.parameters.operation)}) → task ${ids}${details.length ? `; files: ${details.join('; ')}` : ''}`;

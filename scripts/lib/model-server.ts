@@ -1,17 +1,12 @@
 /**
- * A scripted OpenAI-compatible model server for the agent suite: what n8n's OpenAI Chat Model node
- * (lmChatOpenAi) calls when its credential's Base URL points here. It speaks both APIs the node uses, Chat
- * Completions (`POST /v1/chat/completions`) and Responses (`POST /v1/responses`, the node's default from
- * version 1.3), each plain JSON or streamed as server-sent events (n8n streams when its trigger does).
- *
- * Its answers come from a script the test sets: given the tool results the request carries so far, the
- * script answers with a tool call (name and arguments) or with text. Every request is recorded with what it
- * offered (tools and their descriptions and argument schemas) and what it carried back (the tool results as
- * the model receives them), so a test can assert on exactly what a model would have read.
+ * A scripted OpenAI-compatible model server: what n8n's OpenAI Chat Model node (lmChatOpenAi) calls when its
+ * credential's Base URL points here, over Chat Completions (`POST /v1/chat/completions`) and Responses
+ * (`POST /v1/responses`, the node's default from version 1.3), plain JSON or streamed as server-sent events (n8n
+ * streams when its trigger does). A script the test sets answers each request with a tool call or text; every
+ * request is recorded as the model would have read it (the tools offered, the tool results carried back).
  */
 import { HostileServer, sendJson } from '../../test/hostile-server';
 
-/** A tool as the request offered it to the model. */
 export interface OfferedTool {
 	name: string;
 	description: string;
@@ -19,8 +14,7 @@ export interface OfferedTool {
 }
 
 /** A tool result as the request carried it back to the model (the text the model reads). */
-interface ToolResult {
-	callId: string;
+export interface ToolResult {
 	/** The tool the model called for this result (from the call in the same request). */
 	name?: string;
 	output: string;
@@ -30,33 +24,20 @@ interface ToolResult {
 export interface ModelRequest {
 	api: 'chat' | 'responses';
 	stream: boolean;
-	authorization?: string;
 	model?: string;
 	tools: OfferedTool[];
 	/** Every tool result in the conversation so far, oldest first. */
 	toolResults: ToolResult[];
 	/** The user's messages in the conversation so far. */
 	userMessages: string[];
-	body: Record<string, unknown>;
 }
 
 /** What the script answers: a call of one tool, or the final text. */
 type ModelTurn = { call: { name: string; arguments: Record<string, unknown> } } | { text: string };
 
-/** Decides the model's answer to a request. */
 export type ModelScript = (request: ModelRequest) => ModelTurn;
 
-export interface ModelServer {
-	/** The OpenAI Base URL to give n8n's credential (ends with /v1). */
-	baseUrl: string;
-	/** Every request received since the start (or the last `reset`). */
-	requests: ModelRequest[];
-	/** Sets the script that answers the next requests. */
-	setScript(script: ModelScript): void;
-	/** Forgets the recorded requests. */
-	reset(): void;
-	close(): Promise<void>;
-}
+export type ModelServer = Awaited<ReturnType<typeof startModelServer>>;
 
 type Json = Record<string, unknown>;
 
@@ -73,7 +54,7 @@ function text(value: unknown): string {
 }
 
 /** The request as the model sees it: its tools, the tool results and the user's messages. */
-function parseModelRequest(path: string, body: Json, authorization?: string): ModelRequest {
+function parseModelRequest(path: string, body: Json): ModelRequest {
 	const api = path.endsWith('/responses') ? 'responses' : 'chat';
 	const tools: OfferedTool[] = asArray(body.tools).map((tool) => {
 		const fn = (api === 'chat' ? tool.function : tool) as Json | undefined;
@@ -86,37 +67,26 @@ function parseModelRequest(path: string, body: Json, authorization?: string): Mo
 	const toolResults: ToolResult[] = [];
 	const userMessages: string[] = [];
 	const calledTools = new Map<string, string>();
-	if (api === 'chat') {
-		for (const message of asArray(body.messages)) {
-			if (message.role === 'user') userMessages.push(text(message.content));
-			for (const call of asArray(message.tool_calls)) {
-				calledTools.set(String(call.id), String((call.function as Json | undefined)?.name ?? ''));
-			}
-			if (message.role === 'tool') {
-				const callId = String(message.tool_call_id ?? '');
-				toolResults.push({ callId, name: calledTools.get(callId), output: text(message.content) });
-			}
-		}
-	} else {
-		const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input);
-		for (const entry of input) {
-			if (entry.role === 'user') userMessages.push(text(entry.content));
-			if (entry.type === 'function_call') calledTools.set(String(entry.call_id), String(entry.name ?? ''));
-			if (entry.type === 'function_call_output') {
-				const callId = String(entry.call_id ?? '');
-				toolResults.push({ callId, name: calledTools.get(callId), output: text(entry.output) });
-			}
+	// Chat Completions: `messages`, calls in an assistant message's tool_calls, results in "tool" messages.
+	// Responses: `input` (a string or items), calls in function_call items, results in function_call_output ones.
+	const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input);
+	for (const entry of api === 'chat' ? asArray(body.messages) : input) {
+		if (entry.role === 'user') userMessages.push(text(entry.content));
+		for (const call of asArray(entry.tool_calls))
+			calledTools.set(String(call.id), String((call.function as Json | undefined)?.name ?? ''));
+		if (entry.type === 'function_call') calledTools.set(String(entry.call_id), String(entry.name ?? ''));
+		if (entry.role === 'tool' || entry.type === 'function_call_output') {
+			const callId = String(entry.tool_call_id ?? entry.call_id ?? '');
+			toolResults.push({ name: calledTools.get(callId), output: text(entry.content ?? entry.output) });
 		}
 	}
 	return {
 		api,
 		stream: body.stream === true,
-		authorization,
 		model: typeof body.model === 'string' ? body.model : undefined,
 		tools,
 		toolResults,
 		userMessages,
-		body,
 	};
 }
 
@@ -189,48 +159,27 @@ function responsesAnswer(request: ModelRequest, turn: ModelTurn, n: number): { j
 					// The SDK maps `annotations` with .map: it must be an array.
 					content: [{ type: 'output_text', text: turn.text, annotations: [] }],
 				};
-	const started =
-		item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, arguments: '' };
+	const started = 'call' in turn ? { ...item, arguments: '' } : { ...item, status: 'in_progress', content: [] };
 	const delta =
-		item.type === 'message'
-			? {
-					event: 'response.output_text.delta',
-					data: {
-						type: 'response.output_text.delta',
-						item_id: item.id,
-						output_index: 0,
-						content_index: 0,
-						delta: (turn as { text: string }).text,
-					},
-				}
-			: {
-					event: 'response.function_call_arguments.delta',
-					data: {
-						type: 'response.function_call_arguments.delta',
-						item_id: item.id,
-						output_index: 0,
-						delta: item.arguments,
-					},
-				};
-	const events: Sse[] = [
-		{
-			event: 'response.created',
-			data: { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
-		},
-		{
-			event: 'response.output_item.added',
-			data: { type: 'response.output_item.added', output_index: 0, item: started },
-		},
-		delta,
-		{ event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index: 0, item } },
-		{ event: 'response.completed', data: { type: 'response.completed', response: { ...response, output: [item] } } },
-	].map((event, index) => ({ ...event, data: { ...event.data, sequence_number: index } }));
+		'call' in turn
+			? { type: 'response.function_call_arguments.delta', delta: item.arguments }
+			: { type: 'response.output_text.delta', content_index: 0, delta: turn.text };
+	const events: Json[] = [
+		{ type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
+		{ type: 'response.output_item.added', output_index: 0, item: started },
+		{ ...delta, item_id: item.id, output_index: 0 },
+		{ type: 'response.output_item.done', output_index: 0, item },
+		{ type: 'response.completed', response: { ...response, output: [item] } },
+	];
 	// `object: 'response'` matters: without it the SDK does not compute output_text.
-	return { json: { ...response, output: [item] }, events };
+	return {
+		json: { ...response, output: [item] },
+		events: events.map((data, index) => ({ event: String(data.type), data: { ...data, sequence_number: index } })),
+	};
 }
 
 /** Starts the server on a free port of 127.0.0.1. Until a script is set, it answers every request with text. */
-export async function startModelServer(): Promise<ModelServer> {
+export async function startModelServer() {
 	const requests: ModelRequest[] = [];
 	let script: ModelScript = () => ({ text: 'No script is set.' });
 	let answered = 0;
@@ -242,7 +191,7 @@ export async function startModelServer(): Promise<ModelServer> {
 			return sendJson(outgoing, { error: { message: `no route ${method} ${path}` } }, 404);
 		if (incoming.body.length && !incoming.json)
 			return sendJson(outgoing, { error: { message: 'body must be JSON' } }, 400);
-		const request = parseModelRequest(path, incoming.json ?? {}, incoming.headers.authorization);
+		const request = parseModelRequest(path, incoming.json ?? {});
 		requests.push(request);
 		let turn: ModelTurn;
 		try {
@@ -262,9 +211,11 @@ export async function startModelServer(): Promise<ModelServer> {
 		outgoing.end();
 	}).start();
 	return {
+		/** The OpenAI Base URL to give n8n's credential. */
 		baseUrl: `${server.url}/v1`,
+		/** Every request received since the start (or the last `reset`). */
 		requests,
-		setScript(next) {
+		setScript(next: ModelScript) {
 			script = next;
 		},
 		reset() {
