@@ -24,7 +24,6 @@ export interface KeptKind {
 	replaces: boolean;
 }
 
-/** What a run starts from. */
 export interface Learned {
 	own: NodeHistory;
 	/** What this process learned of each render kind on the same API, from every node. */

@@ -20,7 +20,6 @@ export interface RequestSummary {
 	warning?: string;
 }
 
-/** A task an item follows, as its output names it. */
 export interface OutputTask {
 	itemIndex: number;
 	taskId: string;
@@ -46,7 +45,6 @@ export type ItemOutcome =
 			json?: IDataObject;
 	  };
 
-/** Field names the node owns: an API answer cannot overwrite them. */
 const NODE_FIELDS = ['taskid', 'status', 'urls', 'url', 'taskType', 'model', 'request', 'lastStatus', 'warning'];
 
 /** Non-empty result URLs of an API answer (`url` is a list on info answers, a string on some creations). */
