@@ -21,10 +21,8 @@ export const KEPT_OBSERVATIONS = 48;
 /** Keys kept per node (the most recently used). */
 export const MAX_KEYS = 24;
 
-/** Longest render age accepted: 30 days (ms). */
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 
-/** A render kind: its key, and the model it is a kind of. */
 export interface RenderKey {
 	key: string;
 	model: string;
@@ -93,7 +91,6 @@ export interface KeyHistory {
 	observations: Observation[];
 }
 
-/** One node's history: per key, what earlier runs saw. */
 export type NodeHistory = Map<string, KeyHistory>;
 
 /** A node's history within MAX_KEYS and KEPT_OBSERVATIONS, keys of this node's models only: the most recently used. */
@@ -109,7 +106,6 @@ export function bounded(history: NodeHistory): NodeHistory {
 	return new Map(entries);
 }
 
-/** A node's stored entry, read from anything: only keys of this node's models, bounded. */
 function readNode(value: unknown): NodeHistory {
 	const history: NodeHistory = new Map();
 	if (!isRecord(value)) return history;

@@ -158,7 +158,6 @@ export class RenderTimes {
 		return rules.waitsForScouts(role === 'batch', track.trusted() !== undefined, track.scoutEnded);
 	}
 
-	/** Whether a task on its own is guarded (policy.ts, `guarded`). */
 	guards(kind: RenderKey, role: Role): boolean {
 		const track = this.track(kind.key);
 		return role === 'planned' && track.trusted() !== undefined && rules.guarded(track.mine);

@@ -24,7 +24,6 @@ export interface KeptKind {
 	replaces: boolean;
 }
 
-/** What a run starts from. */
 export interface Learned {
 	own: NodeHistory;
 	/** What this process learned of each render kind on the same API, from every node. */
@@ -83,7 +82,6 @@ export class LearnedStore {
 		return { own: copy(own), api: ofApi, clock: ++this.clock };
 	}
 
-	/** Adds what a run saw to the node's slot and to its API's. */
 	keep(node: string, api: string | undefined, kept: ReadonlyMap<string, KeptKind>): void {
 		if (![...kept.values()].some((kind) => kind.observations.length)) return;
 		const used = ++this.clock;
@@ -106,7 +104,6 @@ export class LearnedStore {
 		this.held = 0;
 	}
 
-	/** How much is held: slots and render ages. */
 	get size(): { slots: number; observations: number } {
 		return { slots: this.slots.size, observations: this.held };
 	}
@@ -144,7 +141,6 @@ export class LearnedStore {
 		}
 	}
 
-	/** The least recently used slots go until both bounds hold. */
 	private evict(): void {
 		for (const [name, history] of this.slots) {
 			if (this.slots.size <= MAX_SLOTS && this.held <= MAX_OBSERVATIONS) return;

@@ -20,7 +20,6 @@ export interface RequestSummary {
 	warning?: string;
 }
 
-/** A task an item follows, as its output names it. */
 export interface OutputTask {
 	itemIndex: number;
 	taskId: string;
@@ -46,7 +45,6 @@ export type ItemOutcome =
 			json?: IDataObject;
 	  };
 
-/** Field names the node owns: an API answer cannot overwrite them. */
 const NODE_FIELDS = ['taskid', 'status', 'urls', 'url', 'taskType', 'model', 'request', 'lastStatus', 'warning'];
 
 /** Non-empty result URLs of an API answer (`url` is a list on info answers, a string on some creations). */
@@ -89,19 +87,9 @@ export function failedJson(task: OutputTask, lastStatus: number | undefined): ID
 	return taskJson(task, 'failed', { lastStatus: lastStatus ?? null });
 }
 
-/** The JSON of a finished task (also the JSON of its error items when a result file fails). */
-export function completedJson(task: OutputTask, info: IDataObject, urls: string[]): IDataObject {
-	return taskJson(task, 'completed', { urls, info });
-}
-
 /** One result of a task split into items: the task's JSON with its own URL and place in `urls`. */
 export function splitJson(json: IDataObject, urls: string[], index: number): IDataObject {
 	return { ...json, url: urls[index], resultIndex: index };
-}
-
-/** The least an item says of its task, when its full JSON could not be built. */
-export function bareTaskJson(task: OutputTask, status: TaskStatus, urls: string[]): IDataObject {
-	return { taskid: task.taskId, taskType: task.taskType, status, urls };
 }
 
 /** The fields of a task that always fit in an output: its id, type and status (a delete's ids). */
@@ -132,7 +120,7 @@ export function completedOutcome(
 	options: { split: boolean; download: boolean },
 	binaries: Array<INodeExecutionData['binary']> = [],
 ): ItemOutcome {
-	const json = completedJson(task, info, urls);
+	const json = taskJson(task, 'completed', { urls, info });
 	if (!options.split) {
 		const binary = Object.assign({}, ...binaries.filter(Boolean)) as INodeExecutionData['binary'];
 		return { itemIndex: task.itemIndex, items: [{ json, ...(options.download ? { binary } : {}) }] };

@@ -15,7 +15,7 @@ function resultFileName(taskId: string, index: number, extension: string): strin
 }
 
 /** The stored size: `bytes` (n8n 2.x), else the "0 B" that n8n 1.x writes into `fileSize`. */
-function storedBytes(binary: IBinaryData): number | undefined {
+export function storedBytes(binary: IBinaryData): number | undefined {
 	const bytes = (binary as IBinaryData & { bytes?: unknown }).bytes;
 	if (typeof bytes === 'number') return bytes;
 	return typeof binary.fileSize === 'string' && /^0(\.0+)?\s*B$/i.test(binary.fileSize.trim()) ? 0 : undefined;

@@ -60,7 +60,6 @@ function referenceLimit(spec: ModelSpec): string | undefined {
 	return `${count}: this tool cannot receive files;${asText}`;
 }
 
-/** The default description of a creation operation's tool. */
 export function creationToolDescription(spec: ModelSpec): string {
 	const noun = spec.taskType === 'video' ? 'video' : 'images';
 	const limits = [...spec.fields.map(fieldLimit), referenceLimit(spec)].filter(Boolean).join('; ');
@@ -77,7 +76,6 @@ export function creationToolDescription(spec: ModelSpec): string {
 		.join(' ');
 }
 
-/** The default descriptions of the Task operations' tools. */
 export const TASK_TOOL_DESCRIPTIONS: Record<string, string> = {
 	wait: [
 		'Waits for MediaGen image or video tasks that were created earlier, for example one that another MediaGen tool returned with status "pending"; give it that taskid.',

@@ -84,7 +84,6 @@ function kind(taskType: unknown): string {
 	return taskType === 'image' ? ' (an image task)' : taskType === 'video' ? ' (a video task)' : '';
 }
 
-/** How to come back for a task that is not finished. */
 export function pendingHint(json: IDataObject): string {
 	const id = String(json.taskid);
 	const noun = json.taskType === 'video' ? 'video' : json.taskType === 'image' ? 'images' : 'result';
@@ -99,7 +98,6 @@ function taskResult(json: IDataObject, operation: Operation): IDataObject {
 	return result;
 }
 
-/** What to do with the task of a failed item. */
 function taskAdvice(error: NodeApiError | NodeOperationError, json: IDataObject, taskid: string): string {
 	const checkAgain = `To check it again, call the MediaGen tool that waits for tasks with taskid "${taskid}"${kind(json.taskType)}.`;
 	if (error.context.statusCheckFailed === true) {
@@ -153,7 +151,6 @@ export function toolResultItems(
 	return items;
 }
 
-/** The items the model reads for one outcome. */
 function resultItems(outcome: ItemOutcome, operation: Operation, args: ToolArguments): INodeExecutionData[] {
 	if (!('items' in outcome)) {
 		return [{ json: failureResult(outcome, operation, args), pairedItem: { item: outcome.itemIndex } }];

@@ -24,7 +24,6 @@ export function retryDelay(
 	return Math.max(floor, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
 }
 
-/** How long after its first attempt a creation may still be repeated: Max Wait bounds it too. */
 export function creationRetryWindow(options: WaitingOptions): number {
 	return Math.min(CREATE_RETRY_WINDOW_MS, options.maxWaitMs);
 }
@@ -43,7 +42,6 @@ export function repeatAt(
 	return at - job.firstAttemptAt <= window && at < (options.answerBy ?? Infinity) ? at : undefined;
 }
 
-/** The pause before the next poll of a task whose last `failures` polls failed. */
 export function pollRetryDelay(options: WaitingOptions, failures: number, retryAfter: number | undefined): number {
 	const interval = options.pollIntervalMs;
 	// Without Retry-After the pause doubles per failure; with one, it is at least the grid's interval.

@@ -31,7 +31,6 @@ export interface RequestJob {
 	failed: (error: ItemError) => void;
 }
 
-/** A job of the lane and its attempts so far. */
 export interface QueuedJob {
 	job: CreationJob | RequestJob;
 	attempts: number;

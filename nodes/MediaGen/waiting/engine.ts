@@ -189,7 +189,6 @@ class Engine {
 		await this.sleeper.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
 	}
 
-	/** Starts a job of the creations' lane. */
 	private start(entry: QueuedJob): void {
 		this.inFlight.create++;
 		const startedAt = Date.now();

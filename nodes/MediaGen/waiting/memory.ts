@@ -32,7 +32,6 @@ interface Entry {
 	also: boolean;
 }
 
-/** The task ids of entries (an uncertain one names none). */
 const taskIds = (entries: Entry[]): string[] =>
 	entries.flatMap(({ remembered }) => (remembered === 'uncertain' ? [] : [remembered.taskId]));
 

@@ -58,7 +58,6 @@ export class PaidTasks {
 		);
 	}
 
-	/** A task the API reported failed: a later try creates it anew. */
 	failed(task: CreatedTask): void {
 		this.memory?.failed(task);
 	}

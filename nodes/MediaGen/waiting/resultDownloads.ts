@@ -10,8 +10,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { itemFailure } from '../output/itemFailure';
 import type { TaskType } from '../models/endpoints';
-import { storeResultFile } from '../output/resultFiles';
-import { bareTaskJson, completedJson, completedOutcome, splitJson, type ItemOutcome } from '../output/items';
+import { storeResultFile, storedBytes } from '../output/resultFiles';
+import { completedOutcome, splitJson, taskJson, type ItemOutcome } from '../output/items';
 import { downloadResultFile, factsOf } from '../transport';
 import { cancelledOutcome, type CreatedTask } from './taskState';
 import { retryDelay } from './backoff';
@@ -51,12 +51,6 @@ const MAX_ATTEMPTS = 4;
 /** Pauses before a file's retries: 0.5 s, doubling per attempt, at most 8 s (or the host's Retry-After). */
 const RETRY_BACKOFF = { firstMs: 500, maxMs: 8_000 };
 
-/** The bytes n8n stored for a file (n8n 2.x says; 1.x only writes a rounded text). */
-function storedSize(binary: INodeExecutionData['binary']): number | undefined {
-	const bytes = (Object.values(binary ?? {})[0] as { bytes?: unknown } | undefined)?.bytes;
-	return typeof bytes === 'number' ? bytes : undefined;
-}
-
 /** A file answered and waiting, unread, for room (`room(false)`: the run halted). */
 interface Parked {
 	size: number;
@@ -64,7 +58,6 @@ interface Parked {
 	room: (read: boolean) => void;
 }
 
-/** A finished task whose files are being downloaded. */
 interface TaskFiles {
 	task: CreatedTask;
 	info: IDataObject;
@@ -177,7 +170,7 @@ export class ResultDownloads {
 		const outcomes = [...this.unreported].map(({ task, info, urls }) =>
 			cancelled
 				? cancelledOutcome.call(this.context, { task })
-				: { itemIndex: task.itemIndex, items: [{ json: completedJson(task, info, urls) }] },
+				: { itemIndex: task.itemIndex, items: [{ json: taskJson(task, 'completed', { urls, info }) }] },
 		);
 		this.unreported.clear();
 		return outcomes;
@@ -278,7 +271,7 @@ export class ResultDownloads {
 			if (!read) return file.release();
 			phase = 'reading';
 			const binary = await storeResultFile.call(this.context, file, url, index, this.input.options, context);
-			if (file.size === undefined) this.sawSize(job, storedSize(binary));
+			if (file.size === undefined) this.sawSize(job, storedBytes(Object.values(binary)[0]));
 			files.binaries[index] = binary;
 			this.settleFile(files);
 		} catch (error) {
@@ -330,7 +323,7 @@ export class ResultDownloads {
 			this.input.report({
 				itemIndex: task.itemIndex,
 				error: itemFailure(this.context.getNode(), error, task.itemIndex, about),
-				json: bareTaskJson(task, 'completed', urls),
+				json: { taskid: task.taskId, taskType: task.taskType, status: 'completed', urls },
 			});
 		}
 	}
@@ -340,7 +333,7 @@ export class ResultDownloads {
 		const { options } = this.input;
 		const failed = errors.findIndex((error) => error !== undefined);
 		if (failed < 0) return this.input.report(completedOutcome(task, info, urls, options, binaries));
-		const json = completedJson(task, info, urls);
+		const json = taskJson(task, 'completed', { urls, info });
 		const errorOutcome = (index: number): ItemOutcome => ({
 			itemIndex: task.itemIndex,
 			error: errors[index] as never,

@@ -64,7 +64,6 @@ export interface PollTicket {
 export class PollSchedule {
 	private readonly tickets = new MinHeap<PollTicket>((ticket) => ticket.dueAt);
 
-	/** Tasks still waited on. */
 	readonly active = new Set<Waiting>();
 
 	constructor(

@@ -4,16 +4,13 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { shorten, SHOWN } from '../helpers/shorten';
 import type { TaskType } from '../models/endpoints';
-import { pendingJson, resultUrls, taskJson, type ItemOutcome, type RequestSummary } from '../output/items';
+import { pendingJson, resultUrls, taskJson, type ItemOutcome, type OutputTask } from '../output/items';
 import type { TaskRef } from '../request/taskItem';
 import type { WaitingOptions } from './options';
 
 /** A task that exists on the server: created by this run, or named by an item (Task → Wait). */
-export interface CreatedTask extends TaskRef {
-	/** The creation answer's data (taskid, and url for some models). */
+export interface CreatedTask extends TaskRef, OutputTask {
 	creation: IDataObject;
-	/** Model and request summary for the output. */
-	summary: RequestSummary;
 	/** Other tasks the creation's answer named: they may be charged too (their ids are in `summary.warning`). */
 	alsoNamed?: string[];
 }
@@ -57,7 +54,6 @@ export function alsoNamedOf(error: unknown): string[] {
 	return Array.isArray(also) ? also.filter((id): id is string => typeof id === 'string') : [];
 }
 
-/** What one info answer means for a task still being waited on. */
 export type TaskState =
 	| { state: 'waiting' }
 	| { state: 'done'; urls: string[] }

@@ -20,14 +20,12 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 const MAX_SLEEP_MS = 2 ** 31 - 1;
 
-/** The sleep until `at`, as a timer can take it. */
 function sleepMs(at: number, now: number): number {
 	const ms = at - now;
 	if (Number.isNaN(ms)) return MAX_SLEEP_MS;
 	return Math.min(MAX_SLEEP_MS, Math.max(0, Math.ceil(ms)));
 }
 
-/** The earliest of some times, if any. */
 export function earliest(...times: Array<number | undefined>): number | undefined {
 	const known = times.filter((time): time is number => time !== undefined);
 	return known.length ? Math.min(...known) : undefined;
