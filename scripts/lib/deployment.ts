@@ -145,19 +145,14 @@ async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<T> {
  */
 async function createWorkflows(session: RestSession, options: DeploymentOptions): Promise<Map<string, string>> {
 	const actual = new Map<string, string>();
-	for (const credential of [simulatorCredential(options.simulatorUrl), ...(options.credentials ?? [])]) {
-		const created = await whileDatabaseNotReady(
-			async () => await restPost<{ id: string }>(session, '/credentials', credential),
-		);
-		actual.set(credential.id, created.id);
-	}
+	const create = async (endpoint: string, body: object) =>
+		(await whileDatabaseNotReady(async () => await restPost<{ id: string }>(session, endpoint, body))).id;
+	for (const credential of [simulatorCredential(options.simulatorUrl), ...(options.credentials ?? [])])
+		actual.set(credential.id, await create('/credentials', credential));
 	for (const workflow of options.workflows) {
 		let text = JSON.stringify(workflow);
 		for (const [requested, id] of actual) text = text.split(JSON.stringify(requested)).join(JSON.stringify(id));
-		const { id } = await whileDatabaseNotReady(
-			async () => await restPost<{ id: string }>(session, '/workflows', JSON.parse(text) as object),
-		);
-		actual.set(workflow.id, id);
+		actual.set(workflow.id, await create('/workflows', JSON.parse(text) as object));
 	}
 	for (const workflowId of options.publish)
 		await whileDatabaseNotReady(async () => await activateWorkflow(session, actual.get(workflowId) ?? workflowId));

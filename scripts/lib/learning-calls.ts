@@ -112,10 +112,7 @@ export async function guarded(
 ): Promise<StateAfter | undefined> {
 	const run = start();
 	let ended = false;
-	void run.then(
-		() => (ended = true),
-		() => (ended = true),
-	);
+	void run.catch(() => undefined).then(() => (ended = true));
 	if (guard) {
 		await waitFor(
 			async (see) => {

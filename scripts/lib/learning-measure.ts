@@ -104,19 +104,16 @@ function latestOf(task: TaskRecord, intervalMs: number): number {
 /** The figures of `tasks`, in Poll Intervals of `intervalMs` (default the suite's, INTERVAL_S). */
 export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigures {
 	const seen = tasks.filter((task) => task.seenAt !== undefined);
-	const checks = tasks.reduce((sum, task) => sum + task.checks.length, 0);
+	const perTask = (value: (task: TaskRecord) => number) => tasks.reduce((sum, task) => sum + value(task), 0);
 	const delays = seen.map((task) => Math.max(0, task.seenAt! - task.doneAt));
 	const lastDone = Math.max(...tasks.map((task) => task.doneAt));
 	const lastSeen = Math.max(...seen.map((task) => task.seenAt!));
 	return {
 		tasks: tasks.length,
-		checks: checks / Math.max(1, tasks.length),
-		afterFloor: delays.reduce((sum, delay) => sum + delay, 0) / Math.max(1, delays.length) / intervalMs,
+		checks: perTask((task) => task.checks.length) / Math.max(1, tasks.length),
+		afterFloor: mean(delays) / intervalMs,
 		runAfterFloor: seen.length ? Math.max(0, lastSeen - lastDone) / intervalMs : NaN,
-		offGrid: tasks.reduce(
-			(sum, task) => sum + task.checks.filter((at) => !onGrid(task.createdAt, at, intervalMs)).length,
-			0,
-		),
+		offGrid: perTask((task) => task.checks.filter((at) => !onGrid(task.createdAt, at, intervalMs)).length),
 		unseen: tasks.length - seen.length,
 		longestWait:
 			Math.max(
@@ -126,9 +123,7 @@ export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigur
 				),
 			) / intervalMs,
 		mostLate: Math.max(0, ...tasks.map((task) => latestOf(task, intervalMs))) / intervalMs,
-		gridChecks:
-			tasks.reduce((sum, task) => sum + Math.ceil((task.doneAt - task.createdAt) / intervalMs), 0) /
-			Math.max(1, tasks.length),
+		gridChecks: perTask((task) => Math.ceil((task.doneAt - task.createdAt) / intervalMs)) / Math.max(1, tasks.length),
 	};
 }
 

@@ -130,7 +130,6 @@ export async function dropOneCase(
 			),
 		);
 	const tasks = await taskRecords(simulatorUrl);
-	const all = renders.length;
 	const row = (label: string, workflow: Workflow, from: number, to: number): Row => ({
 		label,
 		...measured(ofRuns(tasks, `${workflow.id} o`, from, to), spec.intervalS * 1000),
@@ -140,7 +139,7 @@ export async function dropOneCase(
 	const phases: Array<[string, number, number]> = [
 		[`executions 1–${spec.taught}: renders of ${spec.fromS} s`, 1, spec.taught],
 		[`executions ${spec.taught + 1}–${searched}: renders drop to ${spec.toS} s`, spec.taught + 1, searched],
-		[`executions ${searched + 1}–${all}: renders of ${spec.toS} s`, searched + 1, all],
+		[`executions ${searched + 1}–${renders.length}: renders of ${spec.toS} s`, searched + 1, renders.length],
 	];
 	return phases.flatMap(([label, from, to]) => [
 		row(`${label}, learned (Poll Interval ${spec.intervalS} s)`, learned, from, to),

@@ -83,7 +83,7 @@ export class OtherNodeState {
 	) {}
 
 	/** Writes the next value of the other node's state (and of a global key beside it). */
-	advance(): number {
+	advance(): void {
 		this.value++;
 		const data = this.db.read(this.workflowId);
 		const global = (data.global && typeof data.global === 'object' ? data.global : {}) as StaticData;
@@ -92,7 +92,6 @@ export class OtherNodeState {
 			[this.key]: { cursor: this.value, at: new Date().toISOString() },
 			global: { ...global, [OTHER_GLOBAL]: this.value },
 		});
-		return this.value;
 	}
 
 	check(): StateAfter {
