@@ -268,23 +268,22 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		// Warm-ups: both paths compiled and connected before anything is counted.
 		await runNode({ parameters, items: items(200), credentials: sim.credentials });
 		await floorRun(items(200));
-		const measure = async (work: () => Promise<void>) => {
+		const measure = async <T>(work: () => Promise<T>) => {
 			const cpu = process.cpuUsage();
 			const started = performance.now();
-			await work();
+			const result = await work();
 			const used = process.cpuUsage(cpu);
-			return { perItem: (used.user + used.system) / 1000 / count, seconds: (performance.now() - started) / 1000 };
+			const perItem = (used.user + used.system) / 1000 / count;
+			return { result, perItem, seconds: (performance.now() - started) / 1000 };
 		};
-		let created = 0;
-		let failure: string | undefined;
-		const node = await measure(async () => {
-			const result = await runNode({ parameters, items: items(count), credentials: sim.credentials });
-			created = result.output.filter((item) => item.json.taskid).length;
-			failure = result.error?.message;
-		});
+		const node = await measure(
+			async () => await runNode({ parameters, items: items(count), credentials: sim.credentials }),
+		);
 		const floor = await measure(async () => await floorRun(items(count)));
 		sim.child.kill();
-		if (failure || created !== count) throw new Error(`overhead run failed (${created}/${count}): ${failure}`);
+		const created = node.result.output.filter((item) => item.json.taskid).length;
+		if (node.result.error || created !== count)
+			throw new Error(`overhead run failed (${created}/${count}): ${node.result.error?.message}`);
 		return [
 			{
 				name: `${count} items create-only: CPU per item (node process)`,
@@ -314,16 +313,13 @@ function parent(): void {
 	const figures: Figure[] = [];
 	for (const name of Object.keys(cases).filter((entry) => !only || only.includes(entry))) {
 		console.log(`running ${name}…`);
-		const result = spawnSync(
-			process.execPath,
-			['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, name],
-			{
-				cwd: ROOT,
-				encoding: 'utf8',
-				stdio: ['ignore', 'pipe', 'inherit'],
-				maxBuffer: 16 * MB,
-			},
-		);
+		const args = ['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, name];
+		const result = spawnSync(process.execPath, args, {
+			cwd: ROOT,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'inherit'],
+			maxBuffer: 16 * MB,
+		});
 		const line = result.stdout.split('\n').find((text) => text.startsWith('@@BENCH'));
 		if (!line) {
 			figures.push({ name, value: `crashed (exit ${result.status})`, target: '-', pass: false });

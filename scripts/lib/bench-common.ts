@@ -113,7 +113,6 @@ export async function anchorRun(
 	return { wallMs: performance.now() - started, failed: failed + pending.length };
 }
 
-/** The prompts of `count` items, "idea <i>". */
 export const ideas = (count: number) => Array.from({ length: count }, (_, i) => `idea ${i}`);
 
 export const items = (count: number): INodeExecutionData[] => ideas(count).map((idea) => ({ json: { idea } }));
