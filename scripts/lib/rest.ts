@@ -20,13 +20,7 @@ export interface RestSession {
 export const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
 
 async function authenticate(baseUrl: string, route: string, body: object): Promise<RestSession> {
-	const response = await fetch(`${baseUrl}/rest${route}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	if (!response.ok)
-		throw new Error(`POST /rest${route}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+	const response = await restRequest({ baseUrl, cookie: '' }, route, jsonPost(body));
 	const cookie = response.headers
 		.getSetCookie()
 		.map((entry) => entry.split(';')[0])
@@ -35,7 +29,11 @@ async function authenticate(baseUrl: string, route: string, body: object): Promi
 	return { baseUrl, cookie };
 }
 
-/** Sets up the instance owner on a fresh n8n and returns its session. */
+/** A POST with a JSON body, for fetch. */
+export function jsonPost(body: object): RequestInit {
+	return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
 export async function setupOwner(baseUrl: string): Promise<RestSession> {
 	return await authenticate(baseUrl, '/owner/setup', {
 		email: OWNER.email,
@@ -178,11 +176,7 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
 
 /** Sends a JSON body to a REST route and returns the `data` of its answer. */
 export async function restPost<T>(session: RestSession, pathAndQuery: string, body: object = {}): Promise<T> {
-	const response = await restRequest(session, pathAndQuery, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
+	const response = await restRequest(session, pathAndQuery, jsonPost(body));
 	return ((await response.json()) as { data: T }).data;
 }
 

@@ -15,6 +15,7 @@ import type {
 } from '../../test/simulator/server';
 import { ROOT } from './paths';
 import { track } from './process';
+import { jsonPost } from './rest';
 
 /** The API key the simulator accepts (and simulatorCredential stores in n8n). */
 export const SIM_KEY = 'e2e-sim-key-7d2a';
@@ -90,10 +91,6 @@ export async function injectFault(url: string, fault: InjectedFault): Promise<vo
 }
 
 async function control(url: string, pathname: string, body: object): Promise<void> {
-	const response = await fetch(`${url}${pathname}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
+	const response = await fetch(`${url}${pathname}`, jsonPost(body));
 	if (!response.ok) throw new Error(`POST ${pathname}: HTTP ${response.status} ${await response.text()}`);
 }

@@ -11,17 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './installer';
-import {
-	n8nCommand,
-	n8nEnv,
-	simulatorCredential,
-	startN8nServer,
-	waitForChat,
-	waitForWebhook,
-	type N8nServer,
-} from './n8n';
+import { n8nEnv, simulatorCredential, startN8nServer, waitForChat, waitForWebhook, type N8nServer } from './n8n';
 import { ROOT } from './paths';
-import { removeNow, removeOnExit, run, signalProcess, stopProcess } from './process';
+import { removeNow, removeOnExit, run, stopProcess } from './process';
 import { log, printLogTail, stepTimer } from './report';
 import { loginOwner, setupOwner, activateWorkflow, type RestSession } from './rest';
 import { startSimulator, type SimulatorProcess } from './simulator';
@@ -122,12 +114,9 @@ export async function withN8nFolder(
 		simulator = await startSimulator(options.simulator);
 		installCommunityPackage(userFolder, options.tarball);
 		const env = await n8nEnv(install, userFolder, options.env);
-		const cli = (...args: string[]) => n8nCommand(install, env, ...args);
-		const installed = JSON.parse(readFileSync(path.join(install.dir, 'node_modules', 'n8n', 'package.json'), 'utf8'));
-		log(
-			scope,
-			`n8n ${(installed as { version: string }).version} on Node ${run(install.nodeBin, ['--version']).trim()}`,
-		);
+		const cli = (...args: string[]) => run(install.nodeBin, [install.n8nBin, ...args], { env });
+		// ensureN8n checked that `n8n --version` prints `version`.
+		log(scope, `n8n ${version} on Node ${run(install.nodeBin, ['--version']).trim()}`);
 		importInto(cli, userFolder, [simulatorCredential(simulator.url), ...(options.credentials ?? [])], options);
 		step('simulator, package and import');
 		await body({ version, install, env, userFolder, simulator, cli, step });
@@ -187,9 +176,7 @@ async function startOn(folder: N8nFolder, options: StartOptions): Promise<Runnin
 		session: await setupOwner(server.url),
 		logFile: options.logFile,
 		crashAndRestart: async (logFile) => {
-			const exited = new Promise((resolve) => running.server.child.once('exit', resolve));
-			signalProcess(running.server.child, 'SIGKILL');
-			await exited;
+			await stopProcess(running.server.child, 10_000, 'SIGKILL');
 			running.server = await startN8nServer(install, env, logFile, Number(new URL(server.url).port));
 			running.logFile = logFile;
 			running.session = await loginOwner(server.url);
