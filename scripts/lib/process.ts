@@ -1,8 +1,6 @@
 /**
- * Child processes for the suites: run a command to completion (`run`), keep track of long-running children so
- * that none outlives the script (`track`, `signalProcess`, `stopProcess`, and temporary folders removed on
- * exit), wait for them to be ready (`waitForHttp`, `waitForLog`), find a free port, and the scripts' common
- * entry point (`runMain`).
+ * Child processes for the suites: commands run to completion, long-running children that never outlive the
+ * script (nor do its temporary folders), waits for them to be ready, and the scripts' common entry (`runMain`).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -93,8 +91,7 @@ export function signalProcess(child: ChildProcess, signal: NodeJS.Signals): void
 	if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 }
 
-// On exit (normal, process.exit, or a signal through runMain): every tracked child still running is killed and
-// every folder registered with removeOnExit is removed.
+// Signals reach this too: runMain turns them into process.exit.
 process.once('exit', () => {
 	for (const child of children) signalProcess(child, 'SIGKILL');
 	for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
@@ -105,7 +102,6 @@ export function removeOnExit(dir: string): void {
 	leftovers.add(dir);
 }
 
-/** Removes a folder registered with removeOnExit now. */
 export function removeNow(dir: string): void {
 	rmSync(dir, { recursive: true, force: true });
 	leftovers.delete(dir);
