@@ -115,6 +115,9 @@ export interface ExecutionRecord {
 	};
 }
 
+/** An execution as the executions list gives it. */
+export type ExecutionSummary = Omit<ExecutionRecord, 'data'>;
+
 /** The items of a node's output `output` over all its runs. */
 export function outputOf(execution: ExecutionRecord, node: string, output = 0): ExecutionItem[] {
 	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[output] ?? []);
@@ -122,7 +125,7 @@ export function outputOf(execution: ExecutionRecord, node: string, output = 0): 
 
 /** An execution with its run data, as the editor reads it (the stored data is "flatted" JSON). */
 export async function getExecution(install: N8nInstall, session: RestSession, id: string): Promise<ExecutionRecord> {
-	const execution = await restJson<Omit<ExecutionRecord, 'data'> & { data: unknown }>(session, `/executions/${id}`);
+	const execution = await restJson<ExecutionSummary & { data: unknown }>(session, `/executions/${id}`);
 	const flatted = createRequire(path.join(install.dir, 'package.json'))('flatted') as {
 		parse: (text: string) => unknown;
 	};
@@ -131,15 +134,9 @@ export async function getExecution(install: N8nInstall, session: RestSession, id
 }
 
 /** Executions of a workflow (newest first), without their data. */
-export async function listExecutions(
-	session: RestSession,
-	workflowId: string,
-): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
+export async function listExecutions(session: RestSession, workflowId: string): Promise<ExecutionSummary[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const page = await restJson<{ results: Array<Omit<ExecutionRecord, 'data'>> }>(
-		session,
-		`/executions?filter=${filter}&limit=100`,
-	);
+	const page = await restJson<{ results: ExecutionSummary[] }>(session, `/executions?filter=${filter}&limit=100`);
 	return page.results;
 }
 
@@ -188,14 +185,15 @@ export async function restPost<T>(session: RestSession, pathAndQuery: string, bo
 export async function waitForExecution(
 	session: () => RestSession,
 	workflowId: string,
-	which: string | ((execution: Omit<ExecutionRecord, 'data'>) => boolean) | undefined,
+	which: string | ((execution: ExecutionSummary) => boolean) | undefined,
 	wanted: (status: string) => boolean,
 	timeoutMs: number,
 	what: string,
-): Promise<Omit<ExecutionRecord, 'data'>> {
+): Promise<ExecutionSummary> {
+	const picked = typeof which === 'string' ? (execution: { id: string }) => execution.id === which : which;
 	return await waitFor(
 		async (see) => {
-			let executions: Array<Omit<ExecutionRecord, 'data'>>;
+			let executions: ExecutionSummary[];
 			try {
 				executions = await listExecutions(session(), workflowId);
 			} catch (error) {
@@ -203,19 +201,12 @@ export async function waitForExecution(
 				see(`the executions list did not answer (${(error as Error).message.split('\n')[0].slice(0, 200)})`);
 				return undefined;
 			}
-			const execution =
-				which === undefined
-					? executions[0]
-					: typeof which === 'string'
-						? executions.find((candidate) => candidate.id === which)
-						: executions.find(which);
+			const execution = picked ? executions.find(picked) : executions[0];
+			const newest = executions.slice(0, 5).map((candidate) => `${candidate.id} ${candidate.status}`);
 			see(
 				execution
 					? `execution ${execution.id} with status "${execution.status}"`
-					: `no such execution among ${executions.length} (${executions
-							.slice(0, 5)
-							.map((candidate) => `${candidate.id} ${candidate.status}`)
-							.join(', ')})`,
+					: `no such execution among ${executions.length} (${newest.join(', ')})`,
 			);
 			return execution && wanted(execution.status) ? execution : undefined;
 		},
