@@ -3,13 +3,13 @@
  * (`spawnN8n`: start, worker; `startN8nServer`: `n8n start` on a free port, ready), waiting for and calling a
  * published webhook or chat, the simulator credential to import, and workflows as n8n imports them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
-import { freePort, logSize, pipeOutput, stopProcess, track, waitForHttp, waitForLog } from './process';
+import { freePort, logSize, spawnLogged, stopProcess, waitForHttp, waitForLog } from './process';
 import { check } from './report';
 import { jsonPost } from './rest';
 import { SIM_KEY } from './simulator';
@@ -47,17 +47,8 @@ export async function n8nEnv(
  * (a SIGKILL to the group is what a crashed container looks like).
  */
 export function spawnN8n(install: N8nInstall, env: NodeJS.ProcessEnv, args: string[], logFile?: string): ChildProcess {
-	const child = track(
-		spawn(install.nodeBin, [install.n8nBin, ...args], {
-			cwd: env.N8N_USER_FOLDER ?? ROOT,
-			env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			detached: true,
-		}),
-		true,
-	);
-	pipeOutput(child, logFile);
-	return child;
+	const options = { cwd: env.N8N_USER_FOLDER ?? ROOT, env, detached: true };
+	return spawnLogged(install.nodeBin, [install.n8nBin, ...args], options, logFile);
 }
 
 /** A running `n8n start`: its process and editor/REST address. */

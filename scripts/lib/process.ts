@@ -2,7 +2,7 @@
  * Child processes for the suites: commands run to completion, long-running children that never outlive the
  * script (nor do its temporary folders), waits for them to be ready, and the scripts' common entry (`runMain`).
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -42,13 +42,9 @@ export function run(command: string, args: string[], options: CommandOptions = {
 export function errorSummary(error: unknown): string {
 	const stderr = (error as { stderr?: string }).stderr;
 	const text = stderr && stderr.trim() ? stderr : (error as Error).message;
-	const lines = text
-		.trim()
-		.split('\n')
-		.map((line) => line.trim())
-		.filter(Boolean);
+	const lines = text.split('\n').map((line) => line.trim());
 	const telling = lines.find((line) => /\b(Error|error|ERR!)\b|not found|Cannot find/.test(line) && !/^at /.test(line));
-	return (telling ?? lines.slice(-3).join(' | ')).slice(0, 400);
+	return (telling ?? lastLines(text)).slice(0, 400);
 }
 
 const children = new Set<ChildProcess>();
@@ -121,8 +117,12 @@ export async function stopProcess(
 	clearTimeout(timer);
 }
 
-/** Sends a child's stdout and stderr to `logFile` (appending), or discards them when there is none. */
-export function pipeOutput(child: ChildProcess, logFile: string | undefined): void {
+/**
+ * Spawns a long-running child, tracked, its stdout and stderr appended to `logFile` (or discarded when there is
+ * none). A detached child leads its own process group, which its signals then reach whole.
+ */
+export function spawnLogged(command: string, args: string[], options: SpawnOptions, logFile?: string): ChildProcess {
+	const child = track(spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] }), options.detached);
 	if (logFile) {
 		const out = createWriteStream(logFile, { flags: 'a' });
 		child.stdout?.pipe(out);
@@ -131,6 +131,7 @@ export function pipeOutput(child: ChildProcess, logFile: string | undefined): vo
 		child.stdout?.resume();
 		child.stderr?.resume();
 	}
+	return child;
 }
 
 /** A TCP port of 127.0.0.1 that is free right now. */

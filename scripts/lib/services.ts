@@ -3,7 +3,7 @@
  * and throw-away PostgreSQL and Redis servers, each on a free port of 127.0.0.1 in a temporary folder, run as
  * their own system user when we are root. The packages' own system services are never used.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,12 +12,11 @@ import path from 'node:path';
 import {
 	errorSummary,
 	freePort,
-	pipeOutput,
 	removeNow,
 	removeOnExit,
 	run,
+	spawnLogged,
 	stopProcess,
-	track,
 	type SystemUser,
 } from './process';
 import { log } from './report';
@@ -111,15 +110,8 @@ async function launch(
 ): Promise<Service> {
 	const { bin, args, dir, port, user } = command;
 	const logFile = path.join(dir, `${name}.log`);
-	const child = track(
-		spawn(bin, args, {
-			cwd: dir,
-			env: command.env ?? process.env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			...(user ? { uid: user.uid, gid: user.gid } : {}),
-		}),
-	);
-	pipeOutput(child, logFile);
+	const ids = user ? { uid: user.uid, gid: user.gid } : {};
+	const child = spawnLogged(bin, args, { cwd: dir, env: command.env ?? process.env, ...ids }, logFile);
 	const tail = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-2000) : '(no log yet)');
 	await waitFor(
 		async (see) => {

@@ -1,10 +1,9 @@
 /**
- * The one lifecycle of the real-n8n suites, so that each suite's main reads as its own steps: the versions a
- * suite runs on and the packed tarball (`runOnVersions`); for one version, the install check, the API simulator,
- * a fresh user folder with the package installed as n8n installs community packages, the credentials and
- * workflows imported (`withN8nFolder`), then `n8n start`, the owner set up, workflows published and their
- * triggers registered (`withN8n`). Whatever happens (a pass, a failed check, Ctrl-C), n8n's log tail is printed
- * when it failed, and n8n, the simulator and the folder go; Ctrl-C reaches them through runMain's exit hook.
+ * The one lifecycle of the real-n8n suites, so that each suite's main reads as its own steps: the packed tarball
+ * on each version (`runOnVersions`); the install check, the simulator, a user folder with the package installed
+ * as n8n installs community packages and the workflows imported (`withN8nFolder`); then `n8n start`, the owner set
+ * up and the workflows published (`withN8n`). However it ends (a failed check, Ctrl-C through runMain's exit
+ * hook), n8n's log tail is printed if it failed, and n8n, the simulator and the folder go.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
