@@ -172,9 +172,8 @@ export function causeOf(error: unknown): string {
 }
 
 /**
- * Waits until a log file contains `pattern` (e.g. n8n's "Editor is now accessible": its HTTP server answers
- * before it has activated the published workflows and registered their webhooks). `from` skips what the file
- * held before (a byte offset, see logSize), to wait for a line that comes after a given moment.
+ * Waits until a log file contains `pattern`. `from` skips what the file held before (a byte offset, see logSize),
+ * to wait for a line that comes after a given moment.
  */
 export async function waitForLog(
 	file: string,

@@ -35,12 +35,7 @@ export function jsonPost(body: object): RequestInit {
 }
 
 export async function setupOwner(baseUrl: string): Promise<RestSession> {
-	return await authenticate(baseUrl, '/owner/setup', {
-		email: OWNER.email,
-		firstName: 'Test',
-		lastName: 'Owner',
-		password: OWNER.password,
-	});
+	return await authenticate(baseUrl, '/owner/setup', { ...OWNER, firstName: 'Test', lastName: 'Owner' });
 }
 
 /** Logs the owner from setupOwner in again (e.g. after a restart). */
@@ -57,25 +52,17 @@ export async function restRequest(
 	pathAndQuery: string,
 	init: RequestInit = {},
 ): Promise<Response> {
-	const send = async () =>
-		await fetch(`${session.baseUrl}/rest${pathAndQuery}`, {
-			...init,
-			headers: { cookie: session.cookie, ...(init.headers ?? {}) },
-		});
-	const idempotent = (init.method ?? 'GET') === 'GET';
+	const what = `${init.method ?? 'GET'} /rest${pathAndQuery}`;
+	const headers = { cookie: session.cookie, ...(init.headers ?? {}) };
 	let response: Response | undefined;
 	for (let attempt = 1; !response; attempt++) {
 		try {
-			response = await send();
+			response = await fetch(`${session.baseUrl}/rest${pathAndQuery}`, { ...init, headers });
 		} catch (error) {
-			if (!idempotent || attempt >= 3)
-				throw new Error(`${init.method ?? 'GET'} /rest${pathAndQuery}: no answer (${causeOf(error)})`);
+			if (!what.startsWith('GET ') || attempt >= 3) throw new Error(`${what}: no answer (${causeOf(error)})`);
 		}
 	}
-	if (!response.ok)
-		throw new Error(
-			`${init.method ?? 'GET'} /rest${pathAndQuery}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`,
-		);
+	if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
 	return response;
 }
 

@@ -45,10 +45,7 @@ function redisServerBin(): string | undefined {
 	return ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((candidate) => existsSync(candidate));
 }
 
-/**
- * Installs the Debian packages a suite needs when they are missing (CI machines start empty). Only the
- * packages are installed: their services are never used, each suite starts its own instances.
- */
+/** Installs the Debian packages a suite needs when they are missing (CI machines start empty). */
 export function ensureDebianPackages(scope: string, packages: Array<{ name: string; present: () => boolean }>): void {
 	const missing = packages.filter((entry) => !entry.present()).map((entry) => entry.name);
 	if (!missing.length) return;
