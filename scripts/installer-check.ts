@@ -1,17 +1,14 @@
 /**
- * `npm run test:installer`: the shared n8n installer repairs a damaged cache instead of failing forever.
- * It deletes the sqlite3 native binding from a ready install, then runs the installer in a child process the
- * way the suites do (under `npm run`, whose environment carries ignore-scripts=true from the project's .npmrc),
- * and checks that the child noticed the damage, rebuilt the binding, and that the binding loads under the
- * Node that runs n8n. MEDIAGEN_INSTALLER_VERSION picks the n8n version (default 1.123.81, the quicker build).
+ * `npm run test:installer`: the shared n8n installer repairs a damaged cache instead of failing forever. It
+ * deletes the sqlite3 native binding from a ready install, runs the installer in a child process with the
+ * environment `npm run` gives the suites (ignore-scripts=true from the project's .npmrc), and checks that the
+ * child noticed the damage and rebuilt a binding that loads under the Node that runs n8n.
+ * MEDIAGEN_INSTALLER_VERSION picks the n8n version (default 1.123.81, the quicker build).
  *
- * The install it damages is a copy of the shared one, in a cache folder of its own (the child is pointed at it
- * with MEDIAGEN_E2E_CACHE): every file hard-linked, so the copy costs seconds and no disk, except what the check
- * or the repair writes, which is copied (the install folder's own files, such as `.ready`, and sqlite3's
- * package). So the check can run while other suites use the shared install (`.ci/run` runs it in a lane), and
- * it proves at the end that the shared install's binding is the same file as before and still loads.
+ * The damaged install is a copy of the shared one in a cache folder of its own, every file hard-linked (seconds,
+ * no disk) except what the check or the repair writes, so that it can run while other suites use the shared
+ * install (`.ci/run` runs it in a lane); at the end the shared binding must be the same file and still load.
  */
-import { execFileSync } from 'node:child_process';
 import {
 	copyFileSync,
 	cpSync,
@@ -29,8 +26,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { checkInstall, ensureN8n, installPaths } from './lib/installer';
-import { ROOT } from './lib/paths';
-import { removeOnExit, runMain } from './lib/process';
+import { removeOnExit, run, runMain } from './lib/process';
 import { log } from './lib/report';
 
 /** What the check or the repair writes, relative to the install folder: copied, never hard-linked. */
@@ -101,37 +97,22 @@ async function main(): Promise<void> {
 	const bindings = findBindings(install.dir);
 	if (!bindings.length) throw new Error(`a ready install has no sqlite3 binding in ${install.dir}`);
 	for (const file of bindings) rmSync(file);
-	log('installer', `deleted ${bindings.map((file) => path.relative(install.dir, file)).join(', ')}`);
+	const names = (files: string[]) => files.map((file) => path.relative(install.dir, file)).join(', ');
+	log('installer', `deleted ${names(bindings)}`);
 	const problem = checkInstall(install);
 	if (!problem) throw new Error('the check did not notice the deleted binding');
 	log('installer', `check reports: ${problem}`);
 
 	// The next suite's run, as a child with the environment `npm run` gives it (ignore-scripts=true inherited).
-	const output = execFileSync(
-		process.execPath,
-		[
-			'-r',
-			'ts-node/register/transpile-only',
-			'-e',
-			`require('./scripts/lib/installer').ensureN8n(${JSON.stringify(version)}, 'next-run')`,
-		],
-		{
-			cwd: ROOT,
-			env: { ...process.env, MEDIAGEN_E2E_CACHE: cache, npm_config_ignore_scripts: 'true' },
-			encoding: 'utf8',
-			stdio: ['ignore', 'pipe', 'pipe'],
-		},
-	);
+	const nextRun = `require('./scripts/lib/installer').ensureN8n(${JSON.stringify(version)}, 'next-run')`;
+	const output = run(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', nextRun], {
+		env: { ...process.env, MEDIAGEN_E2E_CACHE: cache, npm_config_ignore_scripts: 'true' },
+	});
 	process.stdout.write(output);
 	if (!/damaged/.test(output)) throw new Error('the next run did not report the damaged cache');
 	const after = checkInstall(install);
 	if (after) throw new Error(`the next run did not repair the cache: ${after}`);
-	log(
-		'installer',
-		`repaired: ${findBindings(install.dir)
-			.map((file) => path.relative(install.dir, file))
-			.join(', ')} loads under ${install.nodeBin}`,
-	);
+	log('installer', `repaired: ${names(findBindings(install.dir))} loads under ${install.nodeBin}`);
 	// The shared install was not touched: its binding is the same file as before, and it still works.
 	const now = findBindings(shared.dir);
 	if (now.join() !== sharedBindings.join() || now.map(stamp).join() !== sharedStamps.join())

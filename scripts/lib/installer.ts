@@ -40,7 +40,6 @@ export const RECIPES: Record<string, Recipe> = {
 	'1.123.81': { n8n: '1.123.81', overrides: { xlsx: '0.18.5' }, env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
 };
 
-/** What every npm install here adds: no audit, no funding notes, errors only. */
 const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 
 export interface N8nInstall {
@@ -115,18 +114,9 @@ export function checkInstall(install: N8nInstall): string | undefined {
 
 /** Rebuilds sqlite3's native binding, with install scripts on, for the Node that will run n8n. */
 function rebuildNative(install: N8nInstall, scope: string): void {
-	const extra: Record<string, string> = {};
-	if (install.recipe.node) {
-		// Build against the headers of the Node that will load the binding (shipped in the node-<platform> package).
-		extra.npm_config_nodedir = path.join(
-			install.dir,
-			'node_modules',
-			'node',
-			'node_modules',
-			`node-${process.platform}-${process.arch}`,
-		);
-	}
-	const env = npmEnv(extra);
+	// Build against the headers of the Node that will load the binding (shipped in the node-<platform> package).
+	const headers = path.join(install.dir, 'node_modules/node/node_modules', `node-${process.platform}-${process.arch}`);
+	const env = npmEnv(install.recipe.node ? { npm_config_nodedir: headers } : {});
 	env.PATH = `${path.dirname(install.nodeBin)}${path.delimiter}${env.PATH}`;
 	rmSync(path.join(install.dir, 'node_modules', 'sqlite3', 'build'), { recursive: true, force: true });
 	const started = Date.now();
@@ -183,7 +173,6 @@ export function ensureN8n(version: string, scope = 'n8n'): N8nInstall {
 	return withCacheLock(install.dir, scope, () => repair(install, hash, scope));
 }
 
-/** Whether the install carries the `.ready` marker of this recipe's hash. */
 function isReady(install: N8nInstall, hash: string): boolean {
 	const marker = path.join(install.dir, '.ready');
 	return existsSync(marker) && readFileSync(marker, 'utf8').split('\n')[0] === hash;

@@ -1,17 +1,17 @@
 /**
- * Runs an installed n8n (from installer.ts): the environment every suite gives it, its CLI commands
- * (`n8nCommand`: import, publish, execute), long-running processes (`spawnN8n`: start, worker; `startN8nServer`:
- * `n8n start` on a free port, ready), waiting for and calling a published webhook or chat, the simulator
- * credential to import, and workflows as n8n imports them.
+ * Runs an installed n8n (from installer.ts): the environment every suite gives it, long-running processes
+ * (`spawnN8n`: start, worker; `startN8nServer`: `n8n start` on a free port, ready), waiting for and calling a
+ * published webhook or chat, the simulator credential to import, and workflows as n8n imports them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
-import { freePort, logSize, pipeOutput, run, stopProcess, track, waitForHttp, waitForLog } from './process';
+import { freePort, logSize, spawnLogged, stopProcess, waitForHttp, waitForLog } from './process';
 import { check } from './report';
+import { jsonPost } from './rest';
 import { SIM_KEY } from './simulator';
 import { waitFor } from './wait';
 
@@ -41,28 +41,14 @@ export async function n8nEnv(
 	};
 }
 
-/** Runs an n8n CLI command to completion and returns its stdout. */
-export function n8nCommand(install: N8nInstall, env: NodeJS.ProcessEnv, ...args: string[]): string {
-	return run(install.nodeBin, [install.n8nBin, ...args], { env });
-}
-
 /**
  * Starts a long-running n8n process (start, worker, webhook); its output goes to `logFile` if given. It runs
  * in its own process group with the task runners it starts, so that signalProcess/stopProcess reach them all
  * (a SIGKILL to the group is what a crashed container looks like).
  */
 export function spawnN8n(install: N8nInstall, env: NodeJS.ProcessEnv, args: string[], logFile?: string): ChildProcess {
-	const child = track(
-		spawn(install.nodeBin, [install.n8nBin, ...args], {
-			cwd: env.N8N_USER_FOLDER ?? ROOT,
-			env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			detached: true,
-		}),
-		true,
-	);
-	pipeOutput(child, logFile);
-	return child;
+	const options = { cwd: env.N8N_USER_FOLDER ?? ROOT, env, detached: true };
+	return spawnLogged(install.nodeBin, [install.n8nBin, ...args], options, logFile);
 }
 
 /** A running `n8n start`: its process and editor/REST address. */
@@ -71,17 +57,13 @@ export interface N8nServer {
 	url: string;
 }
 
-/** What n8n prints once it listens, and when its port is taken. */
-const LISTENING = /n8n ready on \S+, port (\d+)|n8n's port (\d+) is already in use/g;
-
 /**
  * Whether this start of n8n found its port taken. A port free when freePort chose it can be taken before n8n
  * binds it (another suite's process, an outgoing connection's local port); then n8n exits, and another process
  * may even answer on that port.
  */
 function portTaken(logFile: string, port: number): boolean {
-	if (!existsSync(logFile)) return false;
-	return [...readFileSync(logFile, 'utf8').matchAll(LISTENING)].some((match) => match[2] === String(port));
+	return existsSync(logFile) && readFileSync(logFile, 'utf8').includes(`n8n's port ${port} is already in use`);
 }
 
 /**
@@ -176,9 +158,7 @@ export async function waitForChat(baseUrl: string, webhookId: string, timeoutMs:
 /** POSTs a JSON body (to a webhook, a chat) and returns the answer's text; throws unless n8n accepted it. */
 export async function postJson(url: string, body: object, timeoutMs?: number): Promise<string> {
 	const response = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
+		...jsonPost(body),
 		signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
 	});
 	const text = await response.text();

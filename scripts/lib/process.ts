@@ -1,10 +1,8 @@
 /**
- * Child processes for the suites: run a command to completion (`run`), keep track of long-running children so
- * that none outlives the script (`track`, `signalProcess`, `stopProcess`, and temporary folders removed on
- * exit), wait for them to be ready (`waitForHttp`, `waitForLog`), find a free port, and the scripts' common
- * entry point (`runMain`).
+ * Child processes for the suites: commands run to completion, long-running children that never outlive the
+ * script (nor do its temporary folders), waits for them to be ready, and the scripts' common entry (`runMain`).
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -44,13 +42,9 @@ export function run(command: string, args: string[], options: CommandOptions = {
 export function errorSummary(error: unknown): string {
 	const stderr = (error as { stderr?: string }).stderr;
 	const text = stderr && stderr.trim() ? stderr : (error as Error).message;
-	const lines = text
-		.trim()
-		.split('\n')
-		.map((line) => line.trim())
-		.filter(Boolean);
+	const lines = text.split('\n').map((line) => line.trim());
 	const telling = lines.find((line) => /\b(Error|error|ERR!)\b|not found|Cannot find/.test(line) && !/^at /.test(line));
-	return (telling ?? lines.slice(-3).join(' | ')).slice(0, 400);
+	return (telling ?? lastLines(text)).slice(0, 400);
 }
 
 const children = new Set<ChildProcess>();
@@ -93,8 +87,7 @@ export function signalProcess(child: ChildProcess, signal: NodeJS.Signals): void
 	if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 }
 
-// On exit (normal, process.exit, or a signal through runMain): every tracked child still running is killed and
-// every folder registered with removeOnExit is removed.
+// Signals reach this too: runMain turns them into process.exit.
 process.once('exit', () => {
 	for (const child of children) signalProcess(child, 'SIGKILL');
 	for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
@@ -105,7 +98,6 @@ export function removeOnExit(dir: string): void {
 	leftovers.add(dir);
 }
 
-/** Removes a folder registered with removeOnExit now. */
 export function removeNow(dir: string): void {
 	rmSync(dir, { recursive: true, force: true });
 	leftovers.delete(dir);
@@ -125,8 +117,12 @@ export async function stopProcess(
 	clearTimeout(timer);
 }
 
-/** Sends a child's stdout and stderr to `logFile` (appending), or discards them when there is none. */
-export function pipeOutput(child: ChildProcess, logFile: string | undefined): void {
+/**
+ * Spawns a long-running child, tracked, its stdout and stderr appended to `logFile` (or discarded when there is
+ * none). A detached child leads its own process group, which its signals then reach whole.
+ */
+export function spawnLogged(command: string, args: string[], options: SpawnOptions, logFile?: string): ChildProcess {
+	const child = track(spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] }), options.detached);
 	if (logFile) {
 		const out = createWriteStream(logFile, { flags: 'a' });
 		child.stdout?.pipe(out);
@@ -135,6 +131,7 @@ export function pipeOutput(child: ChildProcess, logFile: string | undefined): vo
 		child.stdout?.resume();
 		child.stderr?.resume();
 	}
+	return child;
 }
 
 /** A TCP port of 127.0.0.1 that is free right now. */
@@ -175,9 +172,8 @@ export function causeOf(error: unknown): string {
 }
 
 /**
- * Waits until a log file contains `pattern` (e.g. n8n's "Editor is now accessible": its HTTP server answers
- * before it has activated the published workflows and registered their webhooks). `from` skips what the file
- * held before (a byte offset, see logSize), to wait for a line that comes after a given moment.
+ * Waits until a log file contains `pattern`. `from` skips what the file held before (a byte offset, see logSize),
+ * to wait for a line that comes after a given moment.
  */
 export async function waitForLog(
 	file: string,

@@ -20,13 +20,7 @@ export interface RestSession {
 export const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
 
 async function authenticate(baseUrl: string, route: string, body: object): Promise<RestSession> {
-	const response = await fetch(`${baseUrl}/rest${route}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	if (!response.ok)
-		throw new Error(`POST /rest${route}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+	const response = await restRequest({ baseUrl, cookie: '' }, route, jsonPost(body));
 	const cookie = response.headers
 		.getSetCookie()
 		.map((entry) => entry.split(';')[0])
@@ -35,14 +29,13 @@ async function authenticate(baseUrl: string, route: string, body: object): Promi
 	return { baseUrl, cookie };
 }
 
-/** Sets up the instance owner on a fresh n8n and returns its session. */
+/** A POST with a JSON body, for fetch. */
+export function jsonPost(body: object): RequestInit {
+	return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
 export async function setupOwner(baseUrl: string): Promise<RestSession> {
-	return await authenticate(baseUrl, '/owner/setup', {
-		email: OWNER.email,
-		firstName: 'Test',
-		lastName: 'Owner',
-		password: OWNER.password,
-	});
+	return await authenticate(baseUrl, '/owner/setup', { ...OWNER, firstName: 'Test', lastName: 'Owner' });
 }
 
 /** Logs the owner from setupOwner in again (e.g. after a restart). */
@@ -59,25 +52,17 @@ export async function restRequest(
 	pathAndQuery: string,
 	init: RequestInit = {},
 ): Promise<Response> {
-	const send = async () =>
-		await fetch(`${session.baseUrl}/rest${pathAndQuery}`, {
-			...init,
-			headers: { cookie: session.cookie, ...(init.headers ?? {}) },
-		});
-	const idempotent = (init.method ?? 'GET') === 'GET';
+	const what = `${init.method ?? 'GET'} /rest${pathAndQuery}`;
+	const headers = { cookie: session.cookie, ...(init.headers ?? {}) };
 	let response: Response | undefined;
 	for (let attempt = 1; !response; attempt++) {
 		try {
-			response = await send();
+			response = await fetch(`${session.baseUrl}/rest${pathAndQuery}`, { ...init, headers });
 		} catch (error) {
-			if (!idempotent || attempt >= 3)
-				throw new Error(`${init.method ?? 'GET'} /rest${pathAndQuery}: no answer (${causeOf(error)})`);
+			if (!what.startsWith('GET ') || attempt >= 3) throw new Error(`${what}: no answer (${causeOf(error)})`);
 		}
 	}
-	if (!response.ok)
-		throw new Error(
-			`${init.method ?? 'GET'} /rest${pathAndQuery}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`,
-		);
+	if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
 	return response;
 }
 
@@ -117,6 +102,9 @@ export interface ExecutionRecord {
 	};
 }
 
+/** An execution as the executions list gives it. */
+export type ExecutionSummary = Omit<ExecutionRecord, 'data'>;
+
 /** The items of a node's output `output` over all its runs. */
 export function outputOf(execution: ExecutionRecord, node: string, output = 0): ExecutionItem[] {
 	return (execution.data.resultData.runData[node] ?? []).flatMap((run) => run.data?.main[output] ?? []);
@@ -124,7 +112,7 @@ export function outputOf(execution: ExecutionRecord, node: string, output = 0): 
 
 /** An execution with its run data, as the editor reads it (the stored data is "flatted" JSON). */
 export async function getExecution(install: N8nInstall, session: RestSession, id: string): Promise<ExecutionRecord> {
-	const execution = await restJson<Omit<ExecutionRecord, 'data'> & { data: unknown }>(session, `/executions/${id}`);
+	const execution = await restJson<ExecutionSummary & { data: unknown }>(session, `/executions/${id}`);
 	const flatted = createRequire(path.join(install.dir, 'package.json'))('flatted') as {
 		parse: (text: string) => unknown;
 	};
@@ -133,15 +121,9 @@ export async function getExecution(install: N8nInstall, session: RestSession, id
 }
 
 /** Executions of a workflow (newest first), without their data. */
-export async function listExecutions(
-	session: RestSession,
-	workflowId: string,
-): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
+export async function listExecutions(session: RestSession, workflowId: string): Promise<ExecutionSummary[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const page = await restJson<{ results: Array<Omit<ExecutionRecord, 'data'>> }>(
-		session,
-		`/executions?filter=${filter}&limit=100`,
-	);
+	const page = await restJson<{ results: ExecutionSummary[] }>(session, `/executions?filter=${filter}&limit=100`);
 	return page.results;
 }
 
@@ -178,11 +160,7 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
 
 /** Sends a JSON body to a REST route and returns the `data` of its answer. */
 export async function restPost<T>(session: RestSession, pathAndQuery: string, body: object = {}): Promise<T> {
-	const response = await restRequest(session, pathAndQuery, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
+	const response = await restRequest(session, pathAndQuery, jsonPost(body));
 	return ((await response.json()) as { data: T }).data;
 }
 
@@ -194,14 +172,15 @@ export async function restPost<T>(session: RestSession, pathAndQuery: string, bo
 export async function waitForExecution(
 	session: () => RestSession,
 	workflowId: string,
-	which: string | ((execution: Omit<ExecutionRecord, 'data'>) => boolean) | undefined,
+	which: string | ((execution: ExecutionSummary) => boolean) | undefined,
 	wanted: (status: string) => boolean,
 	timeoutMs: number,
 	what: string,
-): Promise<Omit<ExecutionRecord, 'data'>> {
+): Promise<ExecutionSummary> {
+	const picked = typeof which === 'string' ? (execution: { id: string }) => execution.id === which : which;
 	return await waitFor(
 		async (see) => {
-			let executions: Array<Omit<ExecutionRecord, 'data'>>;
+			let executions: ExecutionSummary[];
 			try {
 				executions = await listExecutions(session(), workflowId);
 			} catch (error) {
@@ -209,19 +188,12 @@ export async function waitForExecution(
 				see(`the executions list did not answer (${(error as Error).message.split('\n')[0].slice(0, 200)})`);
 				return undefined;
 			}
-			const execution =
-				which === undefined
-					? executions[0]
-					: typeof which === 'string'
-						? executions.find((candidate) => candidate.id === which)
-						: executions.find(which);
+			const execution = picked ? executions.find(picked) : executions[0];
+			const newest = executions.slice(0, 5).map((candidate) => `${candidate.id} ${candidate.status}`);
 			see(
 				execution
 					? `execution ${execution.id} with status "${execution.status}"`
-					: `no such execution among ${executions.length} (${executions
-							.slice(0, 5)
-							.map((candidate) => `${candidate.id} ${candidate.status}`)
-							.join(', ')})`,
+					: `no such execution among ${executions.length} (${newest.join(', ')})`,
 			);
 			return execution && wanted(execution.status) ? execution : undefined;
 		},

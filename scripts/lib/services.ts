@@ -3,7 +3,7 @@
  * and throw-away PostgreSQL and Redis servers, each on a free port of 127.0.0.1 in a temporary folder, run as
  * their own system user when we are root. The packages' own system services are never used.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,12 +12,11 @@ import path from 'node:path';
 import {
 	errorSummary,
 	freePort,
-	pipeOutput,
 	removeNow,
 	removeOnExit,
 	run,
+	spawnLogged,
 	stopProcess,
-	track,
 	type SystemUser,
 } from './process';
 import { log } from './report';
@@ -33,10 +32,6 @@ export function systemUser(name: string): SystemUser | undefined {
 	}
 }
 
-function executable(candidates: string[]): string | undefined {
-	return candidates.find((candidate) => existsSync(candidate));
-}
-
 /** Directory of the newest installed PostgreSQL server binaries (Debian: /usr/lib/postgresql/<major>/bin). */
 function postgresBinDir(): string | undefined {
 	const base = '/usr/lib/postgresql';
@@ -47,13 +42,10 @@ function postgresBinDir(): string | undefined {
 }
 
 function redisServerBin(): string | undefined {
-	return executable(['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
+	return ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((candidate) => existsSync(candidate));
 }
 
-/**
- * Installs the Debian packages a suite needs when they are missing (CI machines start empty). Only the
- * packages are installed: their services are never used, each suite starts its own instances.
- */
+/** Installs the Debian packages a suite needs when they are missing (CI machines start empty). */
 export function ensureDebianPackages(scope: string, packages: Array<{ name: string; present: () => boolean }>): void {
 	const missing = packages.filter((entry) => !entry.present()).map((entry) => entry.name);
 	if (!missing.length) return;
@@ -101,54 +93,38 @@ function serviceDir(prefix: string, user: SystemUser | undefined): string {
 	return dir;
 }
 
-/** Starts a service's process in its folder, as `user` when given, its output going to `logFile`. */
-function spawnService(
-	bin: string,
-	args: string[],
-	dir: string,
-	logFile: string,
-	user: SystemUser | undefined,
-	env = process.env,
-): ChildProcess {
-	const child = track(
-		spawn(bin, args, {
-			cwd: dir,
-			env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			...(user ? { uid: user.uid, gid: user.gid } : {}),
-		}),
-	);
-	pipeOutput(child, logFile);
-	return child;
-}
-
-/** A service's stop(): `signal` (SIGKILL after 20 s), then its temporary folder goes. */
-function serviceStopper(child: ChildProcess, dir: string, signal: NodeJS.Signals): () => Promise<void> {
-	return async () => {
-		await stopProcess(child, 20_000, signal);
-		removeNow(dir);
-	};
-}
-
-/** Waits until `probe` says yes; fails with the tail of the service's log when it exits or time runs out. */
-async function until(
-	what: string,
+/**
+ * Runs a service in its folder (as `user` when given, its output in <dir>/<name>.log) and waits until `ready`
+ * says yes, failing with the log's tail when it exits first or time runs out. Its stop() sends `stopSignal`
+ * (SIGKILL after 20 s), then removes the folder.
+ */
+async function launch(
+	name: string,
+	command: { bin: string; args: string[]; dir: string; port: number; user?: SystemUser; env?: NodeJS.ProcessEnv },
+	stopSignal: NodeJS.Signals,
 	timeoutMs: number,
-	child: ChildProcess,
-	logFile: string,
-	probe: () => Promise<boolean>,
-): Promise<void> {
+	ready: () => Promise<boolean>,
+): Promise<Service> {
+	const { bin, args, dir, port, user } = command;
+	const logFile = path.join(dir, `${name}.log`);
+	const ids = user ? { uid: user.uid, gid: user.gid } : {};
+	const child = spawnLogged(bin, args, { cwd: dir, env: command.env ?? process.env, ...ids }, logFile);
 	const tail = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-2000) : '(no log yet)');
 	await waitFor(
 		async (see) => {
-			if (await probe()) return true;
+			if (await ready()) return true;
 			if (child.exitCode !== null || child.signalCode !== null)
-				throw new Error(`${what} did not start (exited: ${child.exitCode ?? child.signalCode}): ${tail()}`);
+				throw new Error(`${name} did not start (exited: ${child.exitCode ?? child.signalCode}): ${tail()}`);
 			see(`not answering yet; its log ends: ${tail()}`);
 			return false;
 		},
-		{ deadline: timeoutMs, describe: `${what} to start`, interval: 300 },
+		{ deadline: timeoutMs, describe: `${name} to start`, interval: 300 },
 	);
+	const stop = async () => {
+		await stopProcess(child, 20_000, stopSignal);
+		removeNow(dir);
+	};
+	return { child, port, dir, log: logFile, stop };
 }
 
 /**
@@ -167,7 +143,6 @@ export async function startPostgres(
 	if (isRoot && !user) throw new Error('running as root, but there is no postgres system user to run PostgreSQL');
 	const dir = serviceDir('mediagen-postgres-', user);
 	const data = path.join(dir, 'data');
-	const logFile = path.join(dir, 'postgres.log');
 	run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], {
 		cwd: dir,
 		env: POSTGRES_ENV,
@@ -184,8 +159,8 @@ export async function startPostgres(
 		'max_connections=200',
 	];
 	const args = ['-D', data, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])];
-	const child = spawnService(path.join(bin, 'postgres'), args, dir, logFile, user, POSTGRES_ENV);
-	await until('postgres', 120_000, child, logFile, async () => {
+	const command = { bin: path.join(bin, 'postgres'), args, dir, port, user, env: POSTGRES_ENV };
+	const service = await launch('postgres', command, 'SIGINT', 120_000, async () => {
 		try {
 			postgresQuery({ port, dir }, 'select 1');
 			return true;
@@ -198,7 +173,7 @@ export async function startPostgres(
 		scope,
 		`postgres (${path.basename(path.dirname(bin))}) on 127.0.0.1:${port} as user ${user?.name ?? 'current'}, data in ${data}`,
 	);
-	return { child, port, dir, log: logFile, user: 'postgres', database, stop: serviceStopper(child, dir, 'SIGINT') };
+	return { ...service, user: 'postgres', database };
 }
 
 /** Runs SQL against a server from startPostgres (in `database`, if given) and returns psql's unaligned output. */
@@ -232,30 +207,11 @@ export async function startRedis(scope: string): Promise<Service> {
 	if (!bin) throw new Error('redis-server is not installed (ensureDebianPackages with REDIS_PACKAGE)');
 	const user = process.getuid?.() === 0 ? systemUser('redis') : undefined;
 	const dir = serviceDir('mediagen-redis-', user);
-	const logFile = path.join(dir, 'redis.log');
 	const port = await freePort();
-	const args = [
-		'--port',
-		String(port),
-		'--bind',
-		'127.0.0.1',
-		'--dir',
-		dir,
-		'--save',
-		'',
-		'--appendonly',
-		'no',
-		'--daemonize',
-		'no',
-	];
-	const child = spawnService(bin, args, dir, logFile, user);
-	await until(
-		'redis',
-		60_000,
-		child,
-		logFile,
-		async () => (await redisCommand(port, 'PING').catch(() => '')) === '+PONG',
-	);
+	const settings = { port: String(port), bind: '127.0.0.1', dir, save: '', appendonly: 'no', daemonize: 'no' };
+	const args = Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value]);
+	const ready = async () => (await redisCommand(port, 'PING').catch(() => '')) === '+PONG';
+	const service = await launch('redis', { bin, args, dir, port, user }, 'SIGTERM', 60_000, ready);
 	log(scope, `redis on 127.0.0.1:${port} as user ${user?.name ?? 'current'}`);
-	return { child, port, dir, log: logFile, stop: serviceStopper(child, dir, 'SIGTERM') };
+	return service;
 }

@@ -1,8 +1,7 @@
 /**
  * The API simulator (test/simulator) in its own process: the one launcher for every script that needs it (the
  * real-n8n suites, whose n8n calls it over HTTP, and the benchmark, which keeps the simulator's CPU and memory
- * out of its figures), and readers for its control endpoints (/__sim/record, /__sim/tasks, /__sim/reset,
- * /__sim/inject).
+ * out of its figures), and clients of its control routes (/__sim/...).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import type {
 } from '../../test/simulator/server';
 import { ROOT } from './paths';
 import { track } from './process';
+import { jsonPost } from './rest';
 
 /** The API key the simulator accepts (and simulatorCredential stores in n8n). */
 export const SIM_KEY = 'e2e-sim-key-7d2a';
@@ -28,9 +28,7 @@ export interface SimulatorProcess {
 
 /**
  * Starts test/simulator/cli.ts on a free port of 127.0.0.1 and waits until it listens. The options are the
- * simulator's own (test/simulator/server.ts), passed through the CLI's environment; unset, tasks take 1 s and
- * images are rendered at most 512 pixels wide or high. Stop it with `child.kill()` or stopProcess; it is killed
- * on exit anyway.
+ * simulator's own (test/simulator/server.ts), passed through the CLI's environment. It is killed on exit anyway.
  */
 export async function startSimulator(
 	options: Pick<
@@ -90,10 +88,6 @@ export async function injectFault(url: string, fault: InjectedFault): Promise<vo
 }
 
 async function control(url: string, pathname: string, body: object): Promise<void> {
-	const response = await fetch(`${url}${pathname}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
+	const response = await fetch(`${url}${pathname}`, jsonPost(body));
 	if (!response.ok) throw new Error(`POST ${pathname}: HTTP ${response.status} ${await response.text()}`);
 }

@@ -1,27 +1,18 @@
 /**
- * The one lifecycle of the real-n8n suites, so that each suite's main reads as its own steps: the versions a
- * suite runs on and the packed tarball (`runOnVersions`); for one version, the install check, the API simulator,
- * a fresh user folder with the package installed as n8n installs community packages, the credentials and
- * workflows imported (`withN8nFolder`), then `n8n start`, the owner set up, workflows published and their
- * triggers registered (`withN8n`). Whatever happens (a pass, a failed check, Ctrl-C), n8n's log tail is printed
- * when it failed, and n8n, the simulator and the folder go; Ctrl-C reaches them through runMain's exit hook.
+ * The one lifecycle of the real-n8n suites, so that each suite's main reads as its own steps: the packed tarball
+ * on each version (`runOnVersions`); the install check, the simulator, a user folder with the package installed
+ * as n8n installs community packages and the workflows imported (`withN8nFolder`); then `n8n start`, the owner set
+ * up and the workflows published (`withN8n`). However it ends (a failed check, Ctrl-C through runMain's exit
+ * hook), n8n's log tail is printed if it failed, and n8n, the simulator and the folder go.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './installer';
-import {
-	n8nCommand,
-	n8nEnv,
-	simulatorCredential,
-	startN8nServer,
-	waitForChat,
-	waitForWebhook,
-	type N8nServer,
-} from './n8n';
+import { n8nEnv, simulatorCredential, startN8nServer, waitForChat, waitForWebhook, type N8nServer } from './n8n';
 import { ROOT } from './paths';
-import { removeNow, removeOnExit, run, signalProcess, stopProcess } from './process';
+import { removeNow, removeOnExit, run, stopProcess } from './process';
 import { log, printLogTail, stepTimer } from './report';
 import { loginOwner, setupOwner, activateWorkflow, type RestSession } from './rest';
 import { startSimulator, type SimulatorProcess } from './simulator';
@@ -122,13 +113,15 @@ export async function withN8nFolder(
 		simulator = await startSimulator(options.simulator);
 		installCommunityPackage(userFolder, options.tarball);
 		const env = await n8nEnv(install, userFolder, options.env);
-		const cli = (...args: string[]) => n8nCommand(install, env, ...args);
-		const installed = JSON.parse(readFileSync(path.join(install.dir, 'node_modules', 'n8n', 'package.json'), 'utf8'));
-		log(
-			scope,
-			`n8n ${(installed as { version: string }).version} on Node ${run(install.nodeBin, ['--version']).trim()}`,
+		const cli = (...args: string[]) => run(install.nodeBin, [install.n8nBin, ...args], { env });
+		// ensureN8n checked that `n8n --version` prints `version`.
+		log(scope, `n8n ${version} on Node ${run(install.nodeBin, ['--version']).trim()}`);
+		importInto(
+			cli,
+			userFolder,
+			[simulatorCredential(simulator.url), ...(options.credentials ?? [])],
+			options.workflows,
 		);
-		importInto(cli, userFolder, [simulatorCredential(simulator.url), ...(options.credentials ?? [])], options);
 		step('simulator, package and import');
 		await body({ version, install, env, userFolder, simulator, cli, step });
 		passed = true;
@@ -141,20 +134,15 @@ export async function withN8nFolder(
 	}
 }
 
-function importInto(
-	cli: (...args: string[]) => string,
-	userFolder: string,
-	credentials: object[],
-	options: N8nOptions,
-): void {
-	const credentialsFile = path.join(userFolder, 'credentials.json');
+/** Imports through n8n's CLI, from files in the user folder. */
+function importInto(cli: N8nFolder['cli'], dir: string, credentials: object[], workflows: N8nOptions['workflows']) {
+	const credentialsFile = path.join(dir, 'credentials.json');
 	writeFileSync(credentialsFile, JSON.stringify(credentials));
 	cli('import:credentials', `--input=${credentialsFile}`);
-	if (!options.workflows?.length) return;
-	const folder = path.join(userFolder, 'workflows');
+	if (!workflows?.length) return;
+	const folder = path.join(dir, 'workflows');
 	mkdirSync(folder);
-	for (const workflow of options.workflows)
-		writeFileSync(path.join(folder, `${workflow.id}.json`), JSON.stringify(workflow));
+	for (const workflow of workflows) writeFileSync(path.join(folder, `${workflow.id}.json`), JSON.stringify(workflow));
 	cli('import:workflow', '--separate', `--input=${folder}`);
 }
 
@@ -187,9 +175,7 @@ async function startOn(folder: N8nFolder, options: StartOptions): Promise<Runnin
 		session: await setupOwner(server.url),
 		logFile: options.logFile,
 		crashAndRestart: async (logFile) => {
-			const exited = new Promise((resolve) => running.server.child.once('exit', resolve));
-			signalProcess(running.server.child, 'SIGKILL');
-			await exited;
+			await stopProcess(running.server.child, 10_000, 'SIGKILL');
 			running.server = await startN8nServer(install, env, logFile, Number(new URL(server.url).port));
 			running.logFile = logFile;
 			running.session = await loginOwner(server.url);

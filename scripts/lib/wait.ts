@@ -49,9 +49,7 @@ export async function waitFor<T>(condition: Condition<T>, options: WaitOptions):
 	const end = started + options.deadline;
 	const interval = options.interval ?? 250;
 	let lastSeen: string | undefined;
-	const see = (seen: string) => {
-		lastSeen = seen;
-	};
+	const see = (seen: string) => (lastSeen = seen);
 	for (;;) {
 		const outcome = await beforeDeadline(Promise.resolve(condition(see)), end - Date.now());
 		if (outcome === TIMED_OUT) {
@@ -64,7 +62,7 @@ export async function waitFor<T>(condition: Condition<T>, options: WaitOptions):
 		if (outcome !== undefined && outcome !== null && outcome !== false) return outcome as Held<T>;
 		// Checked once more at or after the deadline: a slow machine that got there late still passes.
 		if (Date.now() >= end) throw new WaitTimeout(options.describe, lastSeen, Date.now() - started);
-		await pause(Math.min(interval, Math.max(0, end - Date.now())));
+		await new Promise((resolve) => setTimeout(resolve, Math.min(interval, Math.max(0, end - Date.now()))));
 	}
 }
 
@@ -85,9 +83,4 @@ async function beforeDeadline<T>(promise: Promise<T>, ms: number): Promise<T | t
 	} finally {
 		clearTimeout(timer);
 	}
-}
-
-/** The pause between two checks (the only timer of waitFor's polling). */
-async function pause(ms: number): Promise<void> {
-	await new Promise((resolve) => setTimeout(resolve, ms));
 }
