@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { checkOneCreationEach, checkRefused, durableExample, sceneCreations } from './lib/durable-example';
+import { checkOneCreationEach, checkRefused, creationsOf, durableExample } from './lib/durable-example';
 import { callWebhook, type Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
@@ -60,21 +60,11 @@ async function triggerAndPark(n8n: RunningN8n, workflow: Workflow): Promise<Exec
 		120_000,
 		'execution parked in the database',
 	);
-	const creationsBefore = await sceneCreations(n8n.simulator.url);
+	const creationsBefore = await creationsOf(n8n.simulator.url);
 	say(
 		`execution ${parked.id} is waiting (status "${parked.status}", waitTill ${parked.waitTill}); ${creationsBefore.length} renders created so far; renders take ${TASK_SECONDS} s`,
 	);
 	return parked.id;
-}
-
-/** The crash: no graceful shutdown, the task runner goes too; then n8n starts again on the same user folder. */
-async function crashAndRestart(n8n: RunningN8n, parkedId: string, createdAt: number, logFile: string): Promise<void> {
-	const killedPid = n8n.server.child.pid;
-	const restartedAt = Date.now();
-	await n8n.crashAndRestart(logFile);
-	say(
-		`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((restartedAt - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parkedId} waits; it started again (pid ${n8n.server.child.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`,
-	);
 }
 
 /** Every other render: completed, with its video readable through n8n; returns what was read. */
@@ -149,7 +139,13 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 		const createdAt = Date.now();
 		const parkedId = await triggerAndPark(n8n, workflow);
 		n8n.step('triggered and parked');
-		await crashAndRestart(n8n, parkedId, createdAt, logs[1]);
+		// The crash: no graceful shutdown, the task runner goes too; then n8n starts again on the same user folder.
+		const killedPid = n8n.server.child.pid;
+		const restartedAt = Date.now();
+		await n8n.crashAndRestart(logs[1]);
+		say(
+			`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((restartedAt - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parkedId} waits; it started again (pid ${n8n.server.child.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`,
+		);
 		n8n.step('kill and restart');
 		const finished = await resumed(n8n, workflow, parkedId, createdAt);
 		n8n.step('resumed execution finished');

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
 import type { RecordedRequestSummary } from '../test/simulator/server';
-import { checkOneCreationEach, checkRefused, durableExample, sceneTask } from './lib/durable-example';
+import { checkOneCreationEach, checkRefused, creationsOf, durableExample, sceneTask } from './lib/durable-example';
 import {
 	callWebhook,
 	CREDENTIAL_REF,
@@ -37,17 +37,11 @@ const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 };
 const DURABLE_ROUNDS = 3;
 const LOOP_PROMPT = 'a lighthouse at dusk (loop)';
 
-/** A test workflow and the production webhook that starts it. */
-interface Case {
-	workflow: Workflow;
-	path: string;
-}
-
 let uuid = 0;
 const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')}`;
 
 /** Webhook → "Items" (Split Out of the body's `items`: each call brings its own) → `nodes`, wired by `links`. */
-function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Link[]): Case {
+function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Link[]) {
 	const webhookPath = `mediagen-${id.toLowerCase()}`;
 	const items = {
 		name: 'Items',
@@ -186,6 +180,8 @@ const CASES = {
 	),
 };
 
+/** A test workflow and the production webhook that starts it. */
+type Case = { workflow: Workflow; path: string };
 /** n8n of one version, running every case; `stopped` is the execution the Stop check stopped (retried next). */
 type Target = RunningN8n & { stopped?: string };
 type Row = Record<string, unknown>;
@@ -239,12 +235,8 @@ async function failFirstDownload(target: Target): Promise<void> {
 }
 
 /** How many creations the simulator saw whose prompt contains `tag`. */
-async function creationCount(target: Target, tag: string): Promise<number> {
-	const record = await simulatorRecord(target.simulator.url);
-	return record.filter(
-		(entry) => entry.method === 'POST' && entry.path === CREATE_PATH && entry.fields.prompt?.[0]?.includes(tag),
-	).length;
-}
+const creationCount = async (target: Target, tag: string) =>
+	(await creationsOf(target.simulator.url, CREATE_PATH, tag)).length;
 
 /** The id of the one task the simulator created for each of `items`, found by its prompt. */
 async function taskIds(target: Target, items: Array<{ prompt: string }>): Promise<string[]> {

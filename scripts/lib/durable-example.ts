@@ -70,18 +70,17 @@ export function sceneTask(created: ExecutionItem[], prompt: string): string {
 	return String(item?.json.taskid);
 }
 
-/** The example's video creations that the simulator saw, those whose prompt contains `tag`. */
-export async function sceneCreations(simulatorUrl: string, tag = '') {
+/** The creations at `path` (the example's: video alpha) that the simulator saw, with `tag` in their prompt. */
+export async function creationsOf(simulatorUrl: string, path = '/v1/tlvideo/alpha', tag = '') {
 	return (await simulatorRecord(simulatorUrl)).filter(
-		(entry) =>
-			entry.method === 'POST' && entry.path.startsWith('/v1/tlvideo/alpha') && entry.fields.prompt?.[0]?.includes(tag),
+		(entry) => entry.method === 'POST' && entry.path.startsWith(path) && entry.fields.prompt?.[0]?.includes(tag),
 	);
 }
 
 /** Checks that the run created one render per scene, and the simulator saw one creation for each (`tag`ged). */
 export async function checkOneCreationEach(simulatorUrl: string, created: ExecutionItem[], scenes: number, tag = '') {
 	check(created.length === scenes, `one render per scene was created (${created.length} of ${scenes})`);
-	const creations = await sceneCreations(simulatorUrl, tag);
+	const creations = await creationsOf(simulatorUrl, undefined, tag);
 	const prompts = new Set(creations.map((entry) => entry.fields.prompt?.[0]));
 	check(
 		creations.length === scenes && prompts.size === scenes,
