@@ -53,7 +53,6 @@ function written(this: IExecuteFunctions, outcome: ItemOutcome): ItemOutcome {
 		return outcome;
 	}
 	const about = { step: 'handling it', taskId: taskIdOf(outcome.json) };
-	// The node's own errors stay as they are (itemFailure).
 	const error = itemFailure(this.getNode(), outcome.error, itemIndex, about);
 	const json = unwritable(outcome.json) === undefined ? outcome.json : essentialJson(outcome.json);
 	return { itemIndex, error, json };

@@ -186,14 +186,6 @@ function isoFormat(iso: IsoHead): MediaFormat | undefined {
 	return rows.find(({ iso: rule }) => rule!.firstBoxes?.includes(iso.firstBox));
 }
 
-function signatureFormat(head: Buffer): MediaFormat | undefined {
-	return MEDIA_FORMATS.find(
-		(format) =>
-			format.starts?.some((pattern) => startsWith(head, pattern)) &&
-			(format.docType === undefined || ebmlDocType(head) === format.docType),
-	);
-}
-
 export type BodyClass =
 	| { kind: 'media'; format: MediaFormat }
 	| { kind: 'text'; text: BodyText }
@@ -202,7 +194,11 @@ export type BodyClass =
 
 /** Signatures (no text starts like them), then text, then ISO boxes, whose names a sentence may hold ("free"). */
 export function classifyBody(head: Buffer): BodyClass {
-	const signed = signatureFormat(head);
+	const signed = MEDIA_FORMATS.find(
+		(format) =>
+			format.starts?.some((pattern) => startsWith(head, pattern)) &&
+			(format.docType === undefined || ebmlDocType(head) === format.docType),
+	);
 	if (signed) return { kind: 'media', format: signed };
 	const text = readAsText(head);
 	if (text) return { kind: 'text', text };

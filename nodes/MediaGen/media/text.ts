@@ -140,13 +140,6 @@ function withoutMark(head: Buffer, unicode: 'UTF-32' | 'UTF-16'): BodyText | und
 	return (readings as BodyText[]).sort((a, b) => asciiUnits(b.text) - asciiUnits(a.text))[0];
 }
 
-/** Single-byte text (Latin-1, Windows-125x, …): no control byte at all. Shown as Latin-1. */
-function eightBit(head: Buffer): BodyText | undefined {
-	return head.length && !head.some(isControl)
-		? { encoding: 'an 8-bit encoding', text: head.toString('latin1') }
-		: undefined;
-}
-
 /** Undefined for bytes that are not text in any encoding. */
 export function readAsText(head: Buffer): BodyText | undefined {
 	const mark = bomOf(head);
@@ -156,7 +149,10 @@ export function readAsText(head: Buffer): BodyText | undefined {
 	}
 	const utf8 = decode(head, 'UTF-8', true);
 	if (utf8 !== undefined && utf8.length > 0 && isText(utf8)) return { encoding: 'UTF-8', text: utf8 };
-	return withoutMark(head, 'UTF-32') ?? withoutMark(head, 'UTF-16') ?? eightBit(head);
+	const wide = withoutMark(head, 'UTF-32') ?? withoutMark(head, 'UTF-16');
+	if (wide || !head.length || head.some(isControl)) return wide;
+	// Single-byte text (Latin-1, Windows-125x, …): no control byte at all. Shown as Latin-1.
+	return { encoding: 'an 8-bit encoding', text: head.toString('latin1') };
 }
 
 /** A byte order mark before bytes that are not text: still text by its own account (no format starts with one). */

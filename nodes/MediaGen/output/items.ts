@@ -134,9 +134,8 @@ export function completedOutcome(
 	};
 }
 
-/** A created task that is not (or no longer) waited on. */
+/** A created task that is not (or no longer) waited on: pending, even when its creation answer carries a URL. */
 export function createdOutcome(task: OutputTask): ItemOutcome {
-	// Not waited on: pending, even when the creation answer already carries a URL (betav5, gammaimage).
 	const json = taskJson(task, 'pending', { urls: resultUrls(task.creation), info: task.creation });
 	return { itemIndex: task.itemIndex, items: [{ json }] };
 }

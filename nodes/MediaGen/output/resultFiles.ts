@@ -9,11 +9,6 @@ import {
 	type RequestContext,
 } from '../transport';
 
-/** `<taskid>-<n>.<ext>`, n being the file's index in `urls`; characters unsafe in file names become `_`. */
-function resultFileName(taskId: string, index: number, extension: string): string {
-	return `${taskId.replace(/[^\w.-]+/g, '_')}-${index}.${extension}`;
-}
-
 /** The stored size: `bytes` (n8n 2.x), else the "0 B" that n8n 1.x writes into `fileSize`. */
 export function storedBytes(binary: IBinaryData): number | undefined {
 	const bytes = (binary as IBinaryData & { bytes?: unknown }).bytes;
@@ -37,12 +32,12 @@ export async function storeResultFile(
 		file.release();
 		throw emptyResultFile.call(this, url, context);
 	}
-	// The bytes tell the type, never the host: a stored file's MIME type and extension always say what it is.
 	const { format, body } = await inspectResultFile.call(this, file, url, context);
 	const mimeType = format?.mimeType ?? 'application/octet-stream';
 	const extension = format?.extensions[0] ?? 'bin';
-	// Named after the task, so files of merged items never collide (servers often call every file 0.png).
-	const fileName = resultFileName(context.taskId, index, extension);
+	// `<taskid>-<n>.<ext>`, n its index in `urls` and unsafe characters `_`: named after the task, so that files of
+	// merged items never collide (servers often call every file 0.png).
+	const fileName = `${context.taskId.replace(/[^\w.-]+/g, '_')}-${index}.${extension}`;
 	const property = options.split || index === 0 ? options.binaryPrefix : `${options.binaryPrefix}_${index}`;
 	let binary: IBinaryData;
 	try {

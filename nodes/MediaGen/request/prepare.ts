@@ -4,14 +4,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import {
-	IMAGE_SIZE_HEADER_BYTES,
-	imageSize,
-	isJpeg,
-	PNG_HEADER_BYTES,
-	pngSize,
-	type ImageSize,
-} from '../media/imageSize';
+import { IMAGE_SIZE_HEADER_BYTES, imageSize, isJpeg, PNG_HEADER_BYTES, pngSize } from '../media/imageSize';
 import { parameterName, parameterPath, REFERENCE_INPUT } from '../models/parameterNames';
 import type { FieldSpec, ModelSpec, ReferenceSpec } from '../models/types';
 import { binaryPropertiesOf, describeInputFile, readFileHeader, type InputFile } from './inputFiles';
@@ -240,21 +233,6 @@ async function readReferences(
 	return { files, fields, count, complete, broken };
 }
 
-/**
- * The size of a reference file (PNG, JPEG or WebP) from its first bytes. A JPEG whose frame header lies
- * beyond them (large EXIF or ICC segments) is read whole: it is about to be uploaded anyway.
- */
-async function referenceSize(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	propertyName: string,
-): Promise<ImageSize | undefined> {
-	const header = await readFileHeader.call(this, itemIndex, propertyName, IMAGE_SIZE_HEADER_BYTES);
-	const size = imageSize(header);
-	if (size || !isJpeg(header) || header.length < IMAGE_SIZE_HEADER_BYTES) return size;
-	return imageSize(await this.helpers.getBinaryDataBuffer(itemIndex, propertyName));
-}
-
 async function readMask(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -273,7 +251,13 @@ async function readMask(
 	if (!references.complete) return { ...mask, mimeType: 'image/png' };
 	if (references.count === 0) throw fail(propertyName, 'needs at least one reference image (file or URL)');
 	const first = references.files[0];
-	const firstSize = first && (await referenceSize.call(this, itemIndex, first.propertyName));
+	if (!first) return { ...mask, mimeType: 'image/png' };
+	// The first reference's size from its first bytes; a JPEG whose frame header lies beyond them (large EXIF or ICC
+	// segments) is read whole: it is about to be uploaded anyway.
+	const header = await readFileHeader.call(this, itemIndex, first.propertyName, IMAGE_SIZE_HEADER_BYTES);
+	let firstSize = imageSize(header);
+	if (!firstSize && isJpeg(header) && header.length >= IMAGE_SIZE_HEADER_BYTES)
+		firstSize = imageSize(await this.helpers.getBinaryDataBuffer(itemIndex, first.propertyName));
 	if (firstSize && (firstSize.width !== size.width || firstSize.height !== size.height)) {
 		const rule = `must match the size of the first reference image "${first.propertyName}" (${firstSize.width}x${firstSize.height})`;
 		throw fail(`${size.width}x${size.height}`, rule);
@@ -329,15 +313,14 @@ export async function prepareRequest(
 		: { files: [], fields: [], count: 0, complete: true, broken: [] };
 
 	const fields: Array<[string, string]> = Object.entries(spec.constants ?? {});
-	// Names this operation sends, the broken fields included (extra fields may not take them).
-	const taken = new Set<string>();
+	const broken = [...references.broken];
 	for (const field of spec.fields) {
 		const name = parameterName(field.wire);
 		const raw = field.placement === 'main' ? this.getNodeParameter(name, itemIndex, undefined) : additional[name];
 		const before = problems.count;
 		const value = problems.check(() => fieldValue.call(this, itemIndex, field, raw, references.count));
 		if (value !== undefined) fields.push([field.wire, value]);
-		else if (problems.count > before) taken.add(field.wire);
+		else if (problems.count > before) broken.push(field.wire);
 	}
 	fields.push(...references.fields);
 
@@ -349,8 +332,8 @@ export async function prepareRequest(
 		if (mask) files.push({ ...mask, field: spec.mask.wire });
 	}
 
-	for (const name of [...fields.map(([wire]) => wire), ...files.map((file) => file.field), ...references.broken])
-		taken.add(name);
+	// Names this operation sends, the broken fields included (extra fields may not take them).
+	const taken = new Set([...fields.map(([wire]) => wire), ...files.map((file) => file.field), ...broken]);
 	fields.push(...readExtraFields.call(this, problems, additional, taken));
 	problems.throwIfAny();
 	return { itemIndex, spec, fields, files };

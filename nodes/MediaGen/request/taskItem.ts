@@ -20,7 +20,6 @@ export interface TaskRef {
 }
 
 export function readTaskRef(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskRef {
-	// Both fields are checked, and reported together when both are wrong.
 	const problems = new ItemProblems(this, itemIndex);
 	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
 	const taskId = problems.check(() => readTaskId.call(this, itemIndex));

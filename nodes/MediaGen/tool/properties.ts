@@ -159,7 +159,6 @@ export function withToolProperties(properties: INodeProperties[]): INodeProperti
 			const options = withOptionDefaults(property, TOOL_OPTIONS);
 			return [original, { ...options, displayOptions: withTool(property.displayOptions, true) }];
 		}
-		// The binary reference input: None by default, since a tool call carries no files.
 		if (property.name === 'imageInput') {
 			const description =
 				'Leave at None in a tool: a tool call carries no files. Let the model give images as URLs in the URL field instead.';

@@ -27,13 +27,6 @@ interface ApiEnvelope {
 	data?: unknown;
 }
 
-function redirectTarget(response: IN8nHttpFullResponse, requestUrl: string, redactText: Redact): string {
-	const location = response.headers.location;
-	if (typeof location !== 'string' || !location) return 'a redirect without a Location';
-	const target = URL.canParse(location, requestUrl) ? new URL(location, requestUrl).href : location;
-	return `a redirect to ${echo(target, redactText)}`;
-}
-
 /** Nothing in it invites a paid re-run. */
 export function mayHaveCreated(reason: string): string {
 	return `${reason} a task may have been created (and charged) anyway: check your tasks before running the node again.`;
@@ -102,7 +95,12 @@ export async function receive(call: ApiCall, response: IN8nHttpFullResponse, dea
 /** API calls follow no redirect, so that the key goes nowhere but the Base URL. */
 function redirected(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, redact } = call;
-	const target = redirectTarget(answer.response, `${call.baseUrl}${path}`, redact);
+	const location = answer.response.headers.location;
+	const from = `${call.baseUrl}${path}`;
+	const target =
+		typeof location !== 'string' || !location
+			? 'a redirect without a Location'
+			: `a redirect to ${echo(URL.canParse(location, from) ? new URL(location, from).href : location, redact)}`;
 	const advice = taskAdvice(answer.taskIds, path, creation, 'The server answered, so');
 	return apiError.call(this, redact, call.context, {
 		message: `The MediaGen API answered HTTP ${answer.status}, ${target}, which the node does not follow`,
@@ -196,24 +194,24 @@ function noCredits(this: IExecuteFunctions, call: ApiCall, answer: Answer): Node
 
 function refused(this: IExecuteFunctions, call: ApiCall, answer: Answer): NodeApiError {
 	const { path, creation, context } = call;
-	const { taskIds, serverMessage, envelope } = answer;
-	const notFound = mayMeanNotFound(envelope!.msg);
+	const { taskIds, serverMessage } = answer;
+	const { code, msg } = answer.envelope!;
+	const message = typeof msg === 'string' ? msg : '';
 	// The hint (which Task Type, which User ID) only where the refusal says that tasks are not known (wording.ts's
 	// rules); an "Unknown error, please try again later" is not about them.
-	const notKnown =
-		typeof envelope!.msg === 'string' && notKnownIn(envelope!.msg, [...taskIds, context.taskId ?? '']) !== undefined;
+	const notKnown = notKnownIn(message, [...taskIds, context.taskId ?? '']) !== undefined;
 	const hint = !creation && context.notFoundHint && notKnown ? ` ${context.notFoundHint}` : '';
 	return apiError.call(this, call.redact, context, {
 		message: `The MediaGen API refused the request: ${serverMessage ?? 'no message given'}`,
-		description: `POST ${path} answered code ${envelope!.code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskIds.length ? ` ${namesTask(taskIds, path)}` : ''}`,
-		apiCode: envelope!.code,
+		description: `POST ${path} answered code ${code}${serverMessage ? ` with message "${serverMessage}"` : ''}.${hint}${taskIds.length ? ` ${namesTask(taskIds, path)}` : ''}`,
+		apiCode: code,
 		taskIds,
 		facts: {
 			retryable: false,
 			// About a task (a status check): a refusal other than "not found" is the API's word on the task.
-			refused: !creation && !notFound,
+			refused: !creation && !mayMeanNotFound(message),
 			// Task → Delete reads the whole message for the tasks it says are not known (wording.ts).
-			refusal: { code: envelope!.code, message: typeof envelope!.msg === 'string' ? call.redact(envelope!.msg) : '' },
+			refusal: { code, message: call.redact(message) },
 		},
 	});
 }
