@@ -30,9 +30,6 @@ export interface InputProblem {
 	hint?: string;
 }
 
-/** A field by its display name, and the node parameter it was read from where the tool layer needs that. */
-type InputField = string | { name: string; parameter: string };
-
 /**
  * The problems behind a bad-input error, kept on the error itself (not enumerable, so not in n8n's saved error
  * data), so that the errors of one item's fields can be joined into one.
@@ -73,7 +70,7 @@ export function inputError(node: INode, itemIndex: number, problems: InputProble
 export function invalidInput(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	field: InputField,
+	field: string | { name: string; parameter: string },
 	value: unknown,
 	rule: string,
 	hint?: string,

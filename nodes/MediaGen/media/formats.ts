@@ -10,14 +10,6 @@ import { bmp, gif, jpeg, png, tiff, webp } from './imageWalkers';
 /** One part of the bytes a format starts with: latin1 text, a byte, bytes to skip, or one byte of a range. */
 type Part = string | number | { skip: number } | { from: number; to: number } | { oneOf: readonly number[] };
 
-/** ISO base media files (MP4, QuickTime, HEIF, AVIF) are told apart by their boxes, not by fixed bytes. */
-interface IsoRule {
-	/** Brands of the ftyp (or styp) box, major or compatible, that make a file this format. */
-	brands: readonly string[];
-	/** Boxes a file of this format may open with when it has no ftyp at all (QuickTime before ISO, segments). */
-	firstBoxes?: readonly string[];
-}
-
 export interface MediaFormat {
 	name: string;
 	mimeType: string;
@@ -27,7 +19,13 @@ export interface MediaFormat {
 	starts?: ReadonlyArray<readonly Part[]>;
 	/** The EBML header's DocType. */
 	docType?: string;
-	iso?: IsoRule;
+	/** ISO base media files (MP4, QuickTime, HEIF, AVIF) are told apart by their boxes, not by fixed bytes. */
+	iso?: {
+		/** Brands of the ftyp (or styp) box, major or compatible, that make a file this format. */
+		brands: readonly string[];
+		/** Boxes a file of this format may open with when it has no ftyp at all (QuickTime before ISO, segments). */
+		firstBoxes?: readonly string[];
+	};
 	whole: Walker;
 }
 

@@ -4,8 +4,6 @@
  */
 import { fault, figure, holds, MAX_READ, read, showBytes, skip, span, type Cursor, type Walk } from './structure';
 
-const printable = (type: string) => /^[\x20-\x7e]{4}$/.test(type);
-
 export function* png(c: Cursor): Walk {
 	yield* skip(8, 'the PNG signature');
 	let images = 0;
@@ -98,8 +96,6 @@ export function* gif(c: Cursor): Walk {
 	}
 }
 
-const IMAGE_CHUNKS = ['VP8 ', 'VP8L', 'ANMF'];
-
 export function* webp(c: Cursor): Walk {
 	const head = yield* read(12, 'the RIFF header');
 	const end = 8 + head.readUInt32LE(4);
@@ -111,12 +107,13 @@ export function* webp(c: Cursor): Walk {
 		const header = yield* read(8, `the chunk header at byte ${figure(at)}`);
 		const type = header.toString('latin1', 0, 4);
 		const length = header.readUInt32LE(4);
-		if (!printable(type)) throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${showBytes(header)}`);
+		if (!/^[\x20-\x7e]{4}$/.test(type))
+			throw fault(at, `the bytes at byte ${figure(at)} are not a RIFF chunk: ${showBytes(header)}`);
 		const chunk = span(`the chunk ${JSON.stringify(type)}`, at, length + 8);
 		if (at + 8 + length > end) throw fault(at, `${chunk} runs past the RIFF data's end, byte ${figure(end)}`);
 		// Odd chunks are padded to an even size; the padding of the last one may be missing.
 		yield* skip(Math.min(length + (length & 1), end - at - 8), chunk);
-		if (IMAGE_CHUNKS.includes(type)) images++;
+		if (['VP8 ', 'VP8L', 'ANMF'].includes(type)) images++;
 	}
 	if (!images) throw fault(12, 'it holds no image chunk (VP8, VP8L or ANMF)');
 }

@@ -4,13 +4,10 @@
  */
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 import { shorten, SHOWN } from '../helpers/shorten';
+import { mayHaveCreated } from '../transport';
 
 /** The errors an item can end with: each names its item, and its task when there is one. */
 export type ItemError = NodeApiError | NodeOperationError;
-
-function isItemError(error: unknown): error is ItemError {
-	return error instanceof NodeApiError || error instanceof NodeOperationError;
-}
 
 export interface FailureStep {
 	/** What the node was doing, for the message: "checking its task", "writing its output". */
@@ -22,35 +19,26 @@ export interface FailureStep {
 	advised?: boolean;
 }
 
-function causeOf(error: unknown): string {
-	const text =
-		error instanceof Error ? `${error.name}: ${error.message}` : `a thrown ${typeof error} (${String(error)})`;
-	return shorten(text, SHOWN.cause);
-}
-
-/** What to do next, after a space; nothing when the caller says it. */
-function advice(about: FailureStep): string {
-	if (about.advised) return '';
-	if (about.taskId) {
-		return ` Task ${about.taskId} exists on the server and keeps running: check it with Task → Get or Task → Wait (Task ID "${about.taskId}") rather than creating it again.`;
-	}
-	if (about.mayHaveCreated) {
-		return ' The creation request may have reached the server, so a task may have been created (and charged) anyway: check your tasks before running the node again.';
-	}
-	return '';
-}
-
 /** The error an item ends with: the node's own as it is, anything else as a NodeOperationError naming it. */
 export function itemFailure(node: INode, error: unknown, itemIndex: number, about: FailureStep): ItemError {
-	if (isItemError(error)) return error;
-	const cause = causeOf(error);
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	const thrown =
+		error instanceof Error ? `${error.name}: ${error.message}` : `a thrown ${typeof error} (${String(error)})`;
+	const cause = shorten(thrown, SHOWN.cause);
 	const task = about.taskId ? ` (task ${about.taskId})` : '';
+	const advice = about.advised
+		? ''
+		: about.taskId
+			? ` Task ${about.taskId} exists on the server and keeps running: check it with Task → Get or Task → Wait (Task ID "${about.taskId}") rather than creating it again.`
+			: about.mayHaveCreated
+				? ` ${mayHaveCreated('The creation request may have reached the server, so')}`
+				: '';
 	const failure = new NodeOperationError(
 		node,
 		`MediaGen failed while ${about.step}: ${cause}${task} [item ${itemIndex}]`,
 		{
 			itemIndex,
-			description: `The node met an error it does not expect (${cause}) and ended this item with it rather than lose the item.${advice(about)}`,
+			description: `The node met an error it does not expect (${cause}) and ended this item with it rather than lose the item.${advice}`,
 		},
 	);
 	if (error instanceof Error) failure.cause = error;

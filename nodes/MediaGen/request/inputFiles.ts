@@ -14,8 +14,7 @@ export interface InputFile {
 }
 
 export function describeInputFile(binary: IBinaryData, propertyName: string): InputFile {
-	const extensionName = binary.fileExtension ? `${propertyName}.${binary.fileExtension}` : propertyName;
-	const fileName = binary.fileName || extensionName;
+	const fileName = binary.fileName || (binary.fileExtension ? `${propertyName}.${binary.fileExtension}` : propertyName);
 	const declared = (binary.mimeType || '').split(';')[0].trim().toLowerCase();
 	const mimeType =
 		declared && declared !== 'application/octet-stream'

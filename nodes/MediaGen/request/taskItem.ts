@@ -22,7 +22,14 @@ export interface TaskRef {
 export function readTaskRef(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskRef {
 	const problems = new ItemProblems(this, itemIndex);
 	const taskType = problems.check(() => readTaskType.call(this, itemIndex, item));
-	const taskId = problems.check(() => readTaskId.call(this, itemIndex));
+	const field = { name: 'Task ID', parameter: 'taskId' };
+	const taskId = problems.check(() => {
+		const value = this.getNodeParameter(field.parameter, itemIndex, '') as unknown;
+		if (holdsObjects(value)) throw invalidInput.call(this, itemIndex, field, value, 'must be one task ID (text)');
+		const id = String(value ?? '').trim();
+		if (!id) throw invalidInput.call(this, itemIndex, field, value, 'is required');
+		return id;
+	});
 	problems.throwIfAny();
 	const moreTaskInfo =
 		taskType === 'video' ? (this.getNodeParameter('moreTaskInfo', itemIndex, false) as boolean) : undefined;
@@ -42,15 +49,6 @@ export function taskTypeHint(this: IExecuteFunctions, itemIndex: number, taskTyp
 			? `Task Type is "From Input Item" and the item's taskType is "${taskType}"`
 			: `Task Type is ${taskType === 'image' ? 'Image' : 'Video'}`;
 	return `${source}: if this is ${other === 'image' ? 'an image' : 'a video'} task, choose Task Type ${other === 'image' ? 'Image' : 'Video'} (the API does not find ${other} tasks among ${taskType} tasks).`;
-}
-
-function readTaskId(this: IExecuteFunctions, itemIndex: number): string {
-	const field = { name: 'Task ID', parameter: 'taskId' };
-	const value = this.getNodeParameter(field.parameter, itemIndex, '') as unknown;
-	if (holdsObjects(value)) throw invalidInput.call(this, itemIndex, field, value, 'must be one task ID (text)');
-	const taskId = String(value ?? '').trim();
-	if (!taskId) throw invalidInput.call(this, itemIndex, field, value, 'is required');
-	return taskId;
 }
 
 export function readTaskType(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): TaskType {

@@ -30,14 +30,12 @@ function fieldLimit(field: FieldSpec): string | undefined {
 			if (field.maxLength !== undefined) return `${name}${required}: at most ${field.maxLength} characters`;
 			if (field.check) return `${name}${required}: ${inSentence(field.description)}`;
 			return field.required ? `${name} (required)` : undefined;
-		case 'integer':
-			if (field.min !== undefined && field.max !== undefined) return `${name}: ${field.min} to ${field.max}`;
-			return undefined;
 		case 'options':
 			return `${name}: one of ${field.values.join(', ')}`;
-		case 'switch':
-			return undefined;
+		case 'integer':
+			if (field.min !== undefined && field.max !== undefined) return `${name}: ${field.min} to ${field.max}`;
 	}
+	return undefined;
 }
 
 function referenceLimit(spec: ModelSpec): string | undefined {

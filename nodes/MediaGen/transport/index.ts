@@ -4,7 +4,7 @@
  */
 export { apiJsonRequest, apiMultipartRequest, ApiSession, type ApiRequestContext } from './api';
 export { notKnownIn, readStatusText, type StatusReading } from './wording';
-export { RESPONSE_CODE } from './envelope';
+export { mayHaveCreated, RESPONSE_CODE } from './envelope';
 export {
 	clampRequestTimeout,
 	DEFAULT_REQUEST_TIMEOUT_MS,

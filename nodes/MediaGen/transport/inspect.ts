@@ -132,19 +132,13 @@ function checkedBody(this: IExecuteFunctions, got: Fetched, format: MediaFormat)
 	return readableFrom(file.body)(chunks(), { objectMode: false });
 }
 
-interface InspectedFile {
-	/** Undefined: a binary the table does not know (stored as it came). */
-	format?: MediaFormat;
-	body: StoredStream;
-}
-
-/** Throws for an empty body and for text of any kind. */
+/** Throws for an empty body and any text; without `format`: a binary the table does not know (stored as it came). */
 export async function inspectResultFile(
 	this: IExecuteFunctions,
 	file: DownloadedFile,
 	url: string,
 	context: RequestContext,
-): Promise<InspectedFile> {
+): Promise<{ format?: MediaFormat; body: StoredStream }> {
 	let head: Buffer;
 	try {
 		head = await peek(file.body, MEDIA_HEAD_BYTES, file.signal);

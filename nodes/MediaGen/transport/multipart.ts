@@ -22,11 +22,8 @@ export class StreamingForm {
 	readonly entryList: Array<[string, FormValue]> = [];
 
 	append(name: string, value: FormValue, fileName?: string): void {
-		if (value instanceof Blob && fileName !== undefined) {
-			this.entryList.push([name, new File([value], fileName, { type: value.type })]);
-		} else {
-			this.entryList.push([name, value]);
-		}
+		const named = value instanceof Blob && fileName !== undefined;
+		this.entryList.push([name, named ? new File([value], fileName, { type: value.type }) : value]);
 	}
 
 	entries(): IterableIterator<[string, FormValue]> {
