@@ -204,8 +204,6 @@ async function runToSuccess(target: Target, item: Case, items: Row[], how = '') 
 	return { summary, execution: await getExecution(target.install, target.session, summary.id) };
 }
 
-/** The editor's Stop button (REST `/stop`) for execution `id`. */
-const stopExecution = async (target: Target, id: string) => await restPost(target.session, `/executions/${id}/stop`);
 /** The execution that the editor's "Retry execution" of `id` (REST `/retry`) started, once its status is `wanted`. */
 async function retryOf(target: Target, item: Case, id: string, wanted = isFinal) {
 	const which = (candidate: { retryOf?: string | null }) => String(candidate.retryOf ?? '') === id;
@@ -375,7 +373,7 @@ async function stop(target: Target): Promise<string> {
 	ids = await taskIds(target, items);
 	const logFrom = logSize(target.logFile);
 	const stoppedAt = Date.now();
-	await stopExecution(target, running.id);
+	await restPost(target.session, `/executions/${running.id}/stop`); // the editor's Stop button
 	// n8n has aborted the execution when it answers the Stop (however long a busy machine took to get there).
 	const stopAnswered = Date.now();
 	const ended = await executionOf(target, CASES.stop, running.id, `stopped execution ${running.id}`);
@@ -404,13 +402,11 @@ async function stop(target: Target): Promise<string> {
 	}
 	const saved = await getExecution(target.install, target.session, running.id);
 	const { runData, error } = saved.data.resultData;
-	const kept = Object.entries(runData)
-		.map(
-			([node, runs]) =>
-				`${node} ×${runs.length}${runs.some((run) => run.error) ? ` (error: ${runs.find((run) => run.error)!.error!.message})` : ''}`,
-		)
-		.join(', ');
-	const holds = `runData {${kept}}; resultData.error ${error ? `${error.name ?? ''} "${error.message}"` : 'none'}; status ${saved.status}, finished ${saved.finished}`;
+	const kept = Object.entries(runData).map(([node, runs]) => {
+		const failed = runs.find((run) => run.error)?.error;
+		return `${node} ×${runs.length}${failed ? ` (error: ${failed.message})` : ''}`;
+	});
+	const holds = `runData {${kept.join(', ')}}; resultData.error ${error ? `${error.name ?? ''} "${error.message}"` : 'none'}; status ${saved.status}, finished ${saved.finished}`;
 	log(SCOPE, `n8n ${target.version}: the stopped execution ${running.id} as saved: ${holds}`);
 	target.stopped = running.id;
 	return `canceled ${endedIn.toFixed(1)} s after the REST Stop; log lines for all 3 created tasks (${ids.join(', ')}); ${polledBefore} polls before the Stop, ${after.length} in flight at it; saved: ${holds}`;
@@ -441,7 +437,7 @@ async function retryStopped(target: Target): Promise<string> {
 		{ deadline: 120_000, describe: `the retry ${retried.id} to end or to create its tasks anew` },
 	);
 	if (!isFinal(status)) {
-		await stopExecution(target, retried.id);
+		await restPost(target.session, `/executions/${retried.id}/stop`);
 		await executionOf(target, CASES.stop, retried.id, `stopping the retry ${retried.id}`);
 	}
 	const answered = await answer;
