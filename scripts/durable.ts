@@ -6,20 +6,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { checkOneCreationEach, checkRefused, creationsOf, durableExample } from './lib/durable-example';
+import { checkRun, creationsOf, durableExample } from './lib/durable-example';
 import { callWebhook, type Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
 import { check, log } from './lib/report';
-import {
-	getExecution,
-	listExecutions,
-	outputOf,
-	readBinary,
-	waitForExecution,
-	type ExecutionRecord,
-	type ExecutionItem,
-} from './lib/rest';
+import { getExecution, listExecutions, outputOf, readBinary, waitForExecution, type ExecutionItem } from './lib/rest';
 import { simulatorRecord } from './lib/simulator';
 import { runOnVersions, withN8n, type RunningN8n } from './lib/suite';
 
@@ -50,7 +42,7 @@ function testVariant() {
 }
 
 /** Starts the workflow and waits until its execution is parked in the database (status waiting). */
-async function triggerAndPark(n8n: RunningN8n, workflow: Workflow): Promise<ExecutionRecord['id']> {
+async function triggerAndPark(n8n: RunningN8n, workflow: Workflow): Promise<string> {
 	await callWebhook(n8n.server.url, WEBHOOK_PATH, {});
 	const parked = await waitForExecution(
 		() => n8n.session,
@@ -67,22 +59,8 @@ async function triggerAndPark(n8n: RunningN8n, workflow: Workflow): Promise<Exec
 	return parked.id;
 }
 
-/** Every other render: completed, with its video readable through n8n; returns what was read. */
-async function checkCompleted(
-	n8n: RunningN8n,
-	created: ExecutionItem[],
-	results: ExecutionItem[],
-	refusedId: string,
-): Promise<string[]> {
-	const createdIds = created
-		.map((item) => String(item.json.taskid))
-		.filter((id) => id !== refusedId)
-		.sort();
-	const resultIds = results.map((item) => String(item.json.taskid)).sort();
-	check(
-		JSON.stringify(createdIds) === JSON.stringify(resultIds),
-		`every other render reached the end: the results are the created tasks but the refused one (${resultIds.join(', ')} vs ${createdIds.join(', ')})`,
-	);
+/** The renders at the loop's end (every other one, checkRun says): completed, with their videos readable through n8n. */
+async function checkCompleted(n8n: RunningN8n, results: ExecutionItem[]): Promise<string[]> {
 	const files: string[] = [];
 	for (const item of results) {
 		const task = String(item.json.taskid);
@@ -121,7 +99,8 @@ async function resumed(n8n: RunningN8n, workflow: Workflow, parkedId: string, cr
 }
 
 async function runVersion(version: string, tarball: string): Promise<void> {
-	const { workflow, wait, create, taskWait, done, failed: failedNode, count: scenes } = testVariant();
+	const example = testVariant();
+	const { workflow, wait, create, taskWait, done, failed: failedNode } = example;
 	const logDir = logFolder(SCOPE);
 	const logs = [path.join(logDir, 'n8n-before-kill.log'), path.join(logDir, 'n8n-after-restart.log')];
 	const options = {
@@ -152,20 +131,17 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 
 		const execution = await getExecution(n8n.install, n8n.session, finished.id);
 		const runs = (node: string) => execution.data.resultData.runData[node]?.length ?? 0;
-		const created = outputOf(execution, create.name);
-		const results = outputOf(execution, done);
-		const failed = outputOf(execution, failedNode);
 		const checks = outputOf(execution, taskWait.name);
 		say(
 			`runs per node: ${[create.name, wait.name, taskWait.name, done, failedNode].map((node) => `"${node}" ${runs(node)}`).join(', ')}; Task → Wait outputs: ${checks.map((item) => item.json.status).join(', ')}`,
 		);
-		const creations = await checkOneCreationEach(n8n.simulator.url, created, scenes);
+		const run = await checkRun(n8n.simulator.url, execution, example, [example.count, REFUSED_SCENE.prompt]);
+		const { created, done: results, refusedId, refusedChecks, creations } = run;
 		check(
 			checks.some((item) => item.json.status === 'pending'),
 			'a check found a render still pending and the loop sent it back to the Wait node',
 		);
-		const { refusedId, refusedChecks } = await checkRefused(n8n.simulator.url, created, failed, REFUSED_SCENE.prompt);
-		const files = await checkCompleted(n8n, created, results, refusedId);
+		const files = await checkCompleted(n8n, results);
 		const record = await simulatorRecord(n8n.simulator.url);
 		const polls = record.filter((entry) => entry.path === '/v1/tlvideo/infobytaskid').length;
 		const all = await listExecutions(n8n.session, workflow.id);

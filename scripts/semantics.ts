@@ -9,20 +9,12 @@ import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
 import type { RecordedRequestSummary } from '../test/simulator/server';
-import { checkOneCreationEach, checkRefused, creationsOf, durableExample, sceneTask } from './lib/durable-example';
-import {
-	callWebhook,
-	CREDENTIAL_REF,
-	webhookNode,
-	workflowOf,
-	type Link,
-	type NodeSpec,
-	type Workflow,
-} from './lib/n8n';
+import { checkRun, creationsOf, durableExample, sceneTask } from './lib/durable-example';
+import { callWebhook, CREDENTIAL_REF, webhookNode, workflowOf, type Link, type NodeSpec } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { logSize, runMain, waitForLog } from './lib/process';
 import { check, log } from './lib/report';
-import { getExecution, listExecutions, outputOf, restPost, waitForExecution, type ExecutionItem } from './lib/rest';
+import { getExecution, listExecutions, outputOf, restPost, waitForExecution, type ExecutionSummary } from './lib/rest';
 import { injectFault, simulatorRecord, simulatorTasks } from './lib/simulator';
 import { runOnVersions, suiteVersions, withN8n, type RunningN8n } from './lib/suite';
 import { waitFor } from './lib/wait';
@@ -37,6 +29,7 @@ const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 };
 const DURABLE_ROUNDS = 3;
 const LOOP_PROMPT = 'a lighthouse at dusk (loop)';
 
+type Row = Record<string, unknown>;
 let uuid = 0;
 const nextId = () => `e0000000-0000-4000-8000-${String(++uuid).padStart(12, '0')}`;
 
@@ -54,11 +47,7 @@ function caseWorkflow(id: string, name: string, nodes: NodeSpec[], links: Link[]
 }
 
 /** "Render", a beta v4 creation that waits; `options` go into its Options, `settings` onto the node (On Error, …). */
-function render(
-	options: Record<string, unknown>,
-	settings: Record<string, unknown> = {},
-	prompt = '={{ $json.prompt }}',
-) {
+function render(options: Row, settings: Row = {}, prompt = '={{ $json.prompt }}') {
 	return {
 		name: 'Render',
 		type: NODE_TYPE,
@@ -181,10 +170,9 @@ const CASES = {
 };
 
 /** A test workflow and the production webhook that starts it. */
-type Case = { workflow: Workflow; path: string };
+type Case = ReturnType<typeof caseWorkflow>;
 /** n8n of one version, running every case; `stopped` is the execution the Stop check stopped (retried next). */
 type Target = RunningN8n & { stopped?: string };
-type Row = Record<string, unknown>;
 const json = (value: unknown) => JSON.stringify(value);
 
 /** The final table's rows: what each check proved on each version, and how long it took. */
@@ -216,22 +204,10 @@ async function runToSuccess(target: Target, item: Case, items: Row[], how = '') 
 	return { summary, execution: await getExecution(target.install, target.session, summary.id) };
 }
 
-/** The editor's Stop button, and "Retry execution" with the original (`loadWorkflow` false) or current workflow. */
-const stopExecution = async (target: Target, id: string) => await restPost(target.session, `/executions/${id}/stop`);
-const retryExecution = async (target: Target, id: string, loadWorkflow: boolean) =>
-	await restPost(target.session, `/executions/${id}/retry`, { loadWorkflow });
-/** The execution that "Retry execution" of `id` started, once its status is `wanted`. */
+/** The execution that the editor's "Retry execution" of `id` (REST `/retry`) started, once its status is `wanted`. */
 async function retryOf(target: Target, item: Case, id: string, wanted = isFinal) {
 	const which = (candidate: { retryOf?: string | null }) => String(candidate.retryOf ?? '') === id;
 	return await executionOf(target, item, which, `the retry of execution ${id}`, wanted);
-}
-
-async function failFirstDownload(target: Target): Promise<void> {
-	await injectFault(target.simulator.url, {
-		pathPattern: '^/files/',
-		times: 1,
-		action: { type: 'status', status: 404 },
-	});
 }
 
 /** How many creations the simulator saw whose prompt contains `tag`. */
@@ -261,29 +237,54 @@ function logLines(target: Target, did: string, id: string, execution = '\\d+'): 
 	return readFileSync(target.logFile, 'utf8').match(new RegExp(line, 'g'))?.length ?? 0;
 }
 
-/** Checks that `output` holds the tasks `ids`, in order, completed, each with its file. */
-function completedWithFiles(output: ExecutionItem[], ids: string[], what: string): void {
-	check(
-		json(output.map((item) => [item.json.taskid, item.json.status, Boolean(item.binary?.data)])) ===
-			json(ids.map((id) => [id, 'completed', true])),
-		`${what}: ${json(output.map((item) => item.json))}`,
-	);
-}
-
-/** Three items, tagged for this case: one that completes, one the simulator fails, one it refuses. */
-function threeOutcomes(tag: string) {
-	return [
+/**
+ * Runs a case on three items tagged `tag`: one that completes, one the simulator fails, one it refuses; checks it
+ * succeeded and created each once, and returns the items, the execution and the task ids.
+ */
+async function threeOutcomes(target: Target, item: Case, tag: string) {
+	const items = [
 		{ row: 1, scene: 'harbour', prompt: `a cat ${tag}` },
 		{ row: 2, scene: 'beach', prompt: `a dog [sim:fail] ${tag}` },
 		{ row: 3, scene: 'forest', prompt: `a fox [sim:refuse] ${tag}` },
 	];
+	const { execution } = await runToSuccess(target, item, items);
+	return { items, execution, ids: await createdOnce(target, tag, items, 'three creations') };
+}
+
+/**
+ * Runs the case `item` on `count` items tagged `tag` whose first result download is answered 404, then `resume`:
+ * it takes that execution and returns the one that finished the work (the same after Retry On Fail's next try, or
+ * a "Retry execution" of it). Checks that each task was created once (`once`: what that shows) and came out of the
+ * finishing execution in order, completed, with its file (`files`); returns how many of them n8n's log says it
+ * resumed, and the two executions.
+ */
+async function resumeAfter404(
+	target: Target,
+	[item, tag, count]: [Case, string, number],
+	resume: (first: ExecutionSummary) => Promise<ExecutionSummary>,
+	[once, files]: [string, string],
+) {
+	const items = Array.from({ length: count }, (_, index) => ({ row: index + 1, prompt: `a kite ${index + 1} ${tag}` }));
+	await injectFault(target.simulator.url, {
+		pathPattern: '^/files/',
+		times: 1,
+		action: { type: 'status', status: 404 },
+	});
+	const first = await runCase(target, item, items);
+	const last = await resume(first);
+	const ids = await createdOnce(target, tag, items, once);
+	const output = outputOf(await getExecution(target.install, target.session, last.id), 'Render');
+	check(
+		json(output.map((item) => [item.json.taskid, item.json.status, Boolean(item.binary?.data)])) ===
+			json(ids.map((id) => [id, 'completed', true])),
+		`${files}: ${json(output.map((item) => item.json))}`,
+	);
+	return { first, last, resumed: ids.filter((id) => logLines(target, 'resumes', id, last.id) > 0).length };
 }
 
 async function errorOutput(target: Target): Promise<string> {
-	const tag = '(error output)';
-	const items = threeOutcomes(tag);
-	const { execution } = await runToSuccess(target, CASES.errorOutput, items);
-	const [cat, dog, fox] = await createdOnce(target, tag, items, 'three creations');
+	const { items, execution, ids } = await threeOutcomes(target, CASES.errorOutput, '(error output)');
+	const [cat, dog, fox] = ids;
 	const succeeded = outputOf(execution, 'Render', 0);
 	check(
 		succeeded.length === 1 && succeeded[0].json.taskid === cat && succeeded[0].json.status === 'completed',
@@ -322,10 +323,7 @@ async function errorOutput(target: Target): Promise<string> {
 }
 
 async function continueRegular(target: Target): Promise<string> {
-	const tag = '(continue)';
-	const items = threeOutcomes(tag);
-	const { execution } = await runToSuccess(target, CASES.continueRegular, items);
-	const ids = await createdOnce(target, tag, items, 'three creations');
+	const { execution, ids } = await threeOutcomes(target, CASES.continueRegular, '(continue)');
 	const output = outputOf(execution, 'Render', 0);
 	check(
 		json(output.map((item) => [item.json.taskid, item.json.status])) ===
@@ -375,7 +373,7 @@ async function stop(target: Target): Promise<string> {
 	ids = await taskIds(target, items);
 	const logFrom = logSize(target.logFile);
 	const stoppedAt = Date.now();
-	await stopExecution(target, running.id);
+	await restPost(target.session, `/executions/${running.id}/stop`); // the editor's Stop button
 	// n8n has aborted the execution when it answers the Stop (however long a busy machine took to get there).
 	const stopAnswered = Date.now();
 	const ended = await executionOf(target, CASES.stop, running.id, `stopped execution ${running.id}`);
@@ -404,13 +402,11 @@ async function stop(target: Target): Promise<string> {
 	}
 	const saved = await getExecution(target.install, target.session, running.id);
 	const { runData, error } = saved.data.resultData;
-	const kept = Object.entries(runData)
-		.map(
-			([node, runs]) =>
-				`${node} ×${runs.length}${runs.some((run) => run.error) ? ` (error: ${runs.find((run) => run.error)!.error!.message})` : ''}`,
-		)
-		.join(', ');
-	const holds = `runData {${kept}}; resultData.error ${error ? `${error.name ?? ''} "${error.message}"` : 'none'}; status ${saved.status}, finished ${saved.finished}`;
+	const kept = Object.entries(runData).map(([node, runs]) => {
+		const failed = runs.find((run) => run.error)?.error;
+		return `${node} ×${runs.length}${failed ? ` (error: ${failed.message})` : ''}`;
+	});
+	const holds = `runData {${kept.join(', ')}}; resultData.error ${error ? `${error.name ?? ''} "${error.message}"` : 'none'}; status ${saved.status}, finished ${saved.finished}`;
 	log(SCOPE, `n8n ${target.version}: the stopped execution ${running.id} as saved: ${holds}`);
 	target.stopped = running.id;
 	return `canceled ${endedIn.toFixed(1)} s after the REST Stop; log lines for all 3 created tasks (${ids.join(', ')}); ${polledBefore} polls before the Stop, ${after.length} in flight at it; saved: ${holds}`;
@@ -423,7 +419,7 @@ async function retryStopped(target: Target): Promise<string> {
 	check(stopped, 'the Stop check left a stopped execution');
 	const before = await creationCount(target, tag);
 	// n8n answers the retry request when the retried execution ends: do not wait for the answer here.
-	const answer = retryExecution(target, stopped, false).then(
+	const answer = restPost(target.session, `/executions/${stopped}/retry`, { loadWorkflow: false }).then(
 		() => 'answered',
 		(error: Error) => `refused (${error.message.split('\n')[0].slice(0, 120)})`,
 	);
@@ -441,7 +437,7 @@ async function retryStopped(target: Target): Promise<string> {
 		{ deadline: 120_000, describe: `the retry ${retried.id} to end or to create its tasks anew` },
 	);
 	if (!isFinal(status)) {
-		await stopExecution(target, retried.id);
+		await restPost(target.session, `/executions/${retried.id}/stop`);
 		await executionOf(target, CASES.stop, retried.id, `stopping the retry ${retried.id}`);
 	}
 	const answered = await answer;
@@ -463,18 +459,19 @@ async function retryStopped(target: Target): Promise<string> {
 }
 
 async function retryOnFail(target: Target): Promise<string> {
-	const tag = '(retry on fail)';
-	const items = [1, 2, 3].map((row) => ({ row, prompt: `a boat ${row} ${tag}` }));
-	await failFirstDownload(target);
-	const { summary, execution } = await runToSuccess(target, CASES.retryOnFail, items, ' after a retry');
-	const ids = await createdOnce(target, tag, items, 'exactly one creation per item');
+	const succeeded = async (execution: ExecutionSummary) => {
+		check(execution.status === 'success', `the execution succeeded after a retry (status ${execution.status})`);
+		return execution;
+	};
+	const { resumed } = await resumeAfter404(target, [CASES.retryOnFail, '(retry on fail)', 3], succeeded, [
+		'exactly one creation per item',
+		'three completed items with their files',
+	]);
 	const record = await simulatorRecord(target.simulator.url);
 	const refused = record.filter((entry) => entry.path.startsWith('/files/') && entry.status === 404);
 	check(refused.length === 1, `the first download was answered 404 (${refused.length})`);
-	completedWithFiles(outputOf(execution, 'Render'), ids, 'three completed items with their files');
-	const resumed = ids.filter((id) => logLines(target, 'resumes', id, summary.id) > 0);
-	check(resumed.length >= 1, `n8n's log says a later try resumed the tasks (${resumed.length})`);
-	return `first try failed on a 404 download after creating 3 tasks; the retry resumed ${resumed.length} of them (log "resumes image task"); execution success with 3 files; 3 creations in all`;
+	check(resumed >= 1, `n8n's log says a later try resumed the tasks (${resumed})`);
+	return `first try failed on a 404 download after creating 3 tasks; the retry resumed ${resumed} of them (log "resumes image task"); execution success with 3 files; 3 creations in all`;
 }
 
 /**
@@ -508,20 +505,18 @@ async function retryContinue(target: Target): Promise<string> {
 }
 
 async function durableLoop(target: Target): Promise<string> {
-	const { create, failed: failedNode, done: doneNode, condition } = CASES.durableExample;
+	const example = CASES.durableExample;
 	const tag = '(durable example)';
 	const items = [
 		{ prompt: `The boat sails out ${tag}`, image: 'https://example.com/harbour.png' },
 		{ prompt: `Waves roll in [sim:refuse] ${tag}`, image: 'https://example.com/beach.png' },
 		{ prompt: `Fog that never lifts [sim:never] ${tag}`, image: 'https://example.com/fog.png' },
 	];
-	const { execution } = await runToSuccess(target, CASES.durableExample, items);
-	const created = outputOf(execution, create.name);
-	await checkOneCreationEach(target.simulator.url, created, items.length, tag);
-	const [good, never] = [items[0], items[2]].map((item) => sceneTask(created, item.prompt));
-	const failed = outputOf(execution, failedNode);
-	const { refusedId, refusedChecks } = await checkRefused(target.simulator.url, created, failed, items[1].prompt);
-	const done = outputOf(execution, doneNode).map((item) => [item.json.taskid, item.json.status]);
+	const { execution } = await runToSuccess(target, example, items);
+	const scenes: [number, string, string] = [items.length, items[1].prompt, tag];
+	const run = await checkRun(target.simulator.url, execution, example, scenes);
+	const [good, never] = [items[0], items[2]].map((item) => sceneTask(run.created, item.prompt));
+	const done = run.done.map((item) => [item.json.taskid, item.json.status]);
 	const expected = [
 		[good, 'completed'],
 		[never, 'pending'],
@@ -530,12 +525,12 @@ async function durableLoop(target: Target): Promise<string> {
 		json(done.sort()) === json(expected.sort()),
 		`the completed render and, after the bound, the never-ending one (still pending) reached the end: ${json(done)}`,
 	);
-	const conditionRuns = execution.data.resultData.runData[condition.name]?.length ?? 0;
+	const conditionRuns = execution.data.resultData.runData[example.condition.name]?.length ?? 0;
 	check(
 		conditionRuns === DURABLE_ROUNDS + 1,
 		`the IF node ran ${DURABLE_ROUNDS} rounds back plus the last one (${conditionRuns})`,
 	);
-	return `3 renders: ${good} completed; ${refusedId} refused → error output after ${refusedChecks} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
+	return `3 renders: ${good} completed; ${run.refusedId} refused → error output after ${run.refusedChecks} checks, loop ended; ${never} left pending by the IF bound after ${conditionRuns} IF runs ($runIndex < ${DURABLE_ROUNDS})`;
 }
 
 async function loop(target: Target): Promise<string> {
@@ -550,26 +545,27 @@ async function loop(target: Target): Promise<string> {
 	return 'the same request in a loop (run index 0 and 1, Retry On Fail on): 4 creations, 4 distinct ids';
 }
 
+/** "Retry execution" of a failed execution, with the original (`loadWorkflow` false) or the current workflow. */
 async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promise<string> {
 	const tag = loadWorkflow ? '(retry execution, current workflow)' : '(retry execution, original workflow)';
-	const items = [1, 2].map((row) => ({ row, prompt: `a kite ${row} ${tag}` }));
-	await failFirstDownload(target);
-	const failed = await runCase(target, CASES.retryExecution, items);
-	check(failed.status === 'error', `the execution failed on the 404 download (status ${failed.status})`);
-	const before = await creationCount(target, tag);
-	check(before === 2, `two creations before the retry (${before})`);
-	const failedData = await getExecution(target.install, target.session, failed.id);
-	const stored = Object.keys(failedData.data.executionData?.contextData ?? {});
-	await retryExecution(target, failed.id, loadWorkflow);
-	const retried = await retryOf(target, CASES.retryExecution, failed.id);
-	check(retried.status === 'success', `the retry succeeded (status ${retried.status}, mode ${retried.mode})`);
-	const ids = await createdOnce(target, tag, items, 'the retry created nothing');
-	const execution = await getExecution(target.install, target.session, retried.id);
-	const output = outputOf(execution, 'Render');
-	completedWithFiles(output, ids, "the retry output has the first execution's tasks, completed, with files");
-	const resumed = ids.filter((id) => logLines(target, 'resumes', id, retried.id) > 0);
-	check(resumed.length === 2, `n8n's log says the retry resumed both tasks (${resumed.length})`);
-	return `execution ${failed.id} failed (404) after 2 creations, its saved context holds [${stored.join(', ')}]; retry ${retried.id} (mode ${retried.mode}) resumed both, success, no new creation`;
+	let stored: string[] = [];
+	const retry = async (failed: ExecutionSummary) => {
+		check(failed.status === 'error', `the execution failed on the 404 download (status ${failed.status})`);
+		const before = await creationCount(target, tag);
+		check(before === 2, `two creations before the retry (${before})`);
+		const failedData = await getExecution(target.install, target.session, failed.id);
+		stored = Object.keys(failedData.data.executionData?.contextData ?? {});
+		await restPost(target.session, `/executions/${failed.id}/retry`, { loadWorkflow });
+		const retried = await retryOf(target, CASES.retryExecution, failed.id);
+		check(retried.status === 'success', `the retry succeeded (status ${retried.status}, mode ${retried.mode})`);
+		return retried;
+	};
+	const { first, last, resumed } = await resumeAfter404(target, [CASES.retryExecution, tag, 2], retry, [
+		'the retry created nothing',
+		"the retry output has the first execution's tasks, completed, with files",
+	]);
+	check(resumed === 2, `n8n's log says the retry resumed both tasks (${resumed})`);
+	return `execution ${first.id} failed (404) after 2 creations, its saved context holds [${stored.join(', ')}]; retry ${last.id} (mode ${last.mode}) resumed both, success, no new creation`;
 }
 
 async function deleteRetry(target: Target): Promise<string> {
@@ -652,9 +648,8 @@ async function runVersion(version: string, tarball: string, logDir: string): Pro
 async function main(): Promise<void> {
 	const logDir = logFolder(SCOPE);
 	try {
-		await runOnVersions(SCOPE, suiteVersions('MEDIAGEN_E2E_VERSIONS'), async (version, tarball) => {
-			await runVersion(version, tarball, logDir);
-		});
+		const versions = suiteVersions('MEDIAGEN_E2E_VERSIONS');
+		await runOnVersions(SCOPE, versions, async (version, tarball) => await runVersion(version, tarball, logDir));
 	} finally {
 		if (proofs.length) {
 			console.log('\n| n8n | check | s | proved |\n|---|---|---|---|');

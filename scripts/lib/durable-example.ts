@@ -6,7 +6,7 @@
 import { NODE_TYPE } from '../../test/nodeType';
 import { findNode, startedByWebhook, type Workflow, type WorkflowNode } from './n8n';
 import { check } from './report';
-import type { ExecutionItem } from './rest';
+import { outputOf, type ExecutionItem, type ExecutionRecord } from './rest';
 import { simulatorRecord } from './simulator';
 import { readExample } from './suite';
 
@@ -77,8 +77,20 @@ export async function creationsOf(simulatorUrl: string, path = '/v1/tlvideo/alph
 	);
 }
 
-/** Checks that the run created one render per scene, and the simulator saw one creation for each (`tag`ged). */
-export async function checkOneCreationEach(simulatorUrl: string, created: ExecutionItem[], scenes: number, tag = '') {
+/**
+ * Checks what both suites' runs of the example show (`nodes`: durableExample's): one render created per scene, the
+ * simulator saw one creation for each (`tag`ged), and the render refused at a status check (its scene's `prompt`)
+ * left by Task → Wait's error output with its task id, the refusal its last check (the loop ended for it), every
+ * other render at the loop's end (`done`). Returns the creation node's items, the end's, the refused task and how
+ * many checks it had, and the creations.
+ */
+export async function checkRun(
+	simulatorUrl: string,
+	execution: ExecutionRecord,
+	nodes: { create: { name: string }; done: string; failed: string },
+	[scenes, prompt, tag = '']: [number, string, string?],
+) {
+	const created = outputOf(execution, nodes.create.name);
 	check(created.length === scenes, `one render per scene was created (${created.length} of ${scenes})`);
 	const creations = await creationsOf(simulatorUrl, undefined, tag);
 	const prompts = new Set(creations.map((entry) => entry.fields.prompt?.[0]));
@@ -86,20 +98,8 @@ export async function checkOneCreationEach(simulatorUrl: string, created: Execut
 		creations.length === scenes && prompts.size === scenes,
 		`exactly one creation per scene (${creations.length} creations for ${scenes} scenes)`,
 	);
-	return creations.length;
-}
-
-/**
- * Checks the render refused at a status check (its scene's `prompt`): out by Task → Wait's error output with its
- * task id, the refusal its last check (the loop ended for it). Returns its id and how many checks it had.
- */
-export async function checkRefused(
-	simulatorUrl: string,
-	created: ExecutionItem[],
-	failed: ExecutionItem[],
-	prompt: string,
-): Promise<{ refusedId: string; refusedChecks: number }> {
 	const refusedId = sceneTask(created, prompt);
+	const failed = outputOf(execution, nodes.failed);
 	check(failed.length === 1, `one render left by the error output (${failed.length})`);
 	const failure = failed[0].json as { error?: Record<string, unknown>; [field: string]: unknown };
 	check(
@@ -124,5 +124,12 @@ export async function checkRefused(
 		codes.at(-1) === 9999 && codes.filter((code) => code === 9999).length === 1,
 		`the loop ended for the refused render: its refusal was the last status check of it (${codes.join(', ')})`,
 	);
-	return { refusedId, refusedChecks: codes.length };
+	const done = outputOf(execution, nodes.done);
+	const idsOf = (items: ExecutionItem[]) => items.map((item) => String(item.json.taskid)).sort();
+	const [ended, expected] = [idsOf(done), idsOf(created).filter((id) => id !== refusedId)];
+	check(
+		JSON.stringify(ended) === JSON.stringify(expected),
+		`every other render reached the end: the results are the created tasks but the refused one (${ended.join(', ')} vs ${expected.join(', ')})`,
+	);
+	return { created, done, refusedId, refusedChecks: codes.length, creations: creations.length };
 }
