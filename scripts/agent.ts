@@ -214,16 +214,15 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 
 /** 1. A successful creation: the model's arguments reach the API, the model reads the result URLs and task id. */
 async function success(context: Context, variant: Variant): Promise<void> {
-	const { createTool, waitTool } = context;
-	const simulator = context.n8n.simulator;
+	const { createTool, waitTool, n8n } = context;
 	const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
 	const args = imageArgs(prompt, { referenceImageUrl: 'https://images.example.com/lighthouse.jpg', count: 2 });
-	const result = await runScenario(context, variant, {
+	const { record, results, answer, requests } = await runScenario(context, variant, {
 		name: 'success',
 		chatInput: 'Paint me a lighthouse at dawn, two versions, wide format.',
 		args,
 	});
-	const created = creationsAt(result.record, CREATE_PATH)[0];
+	const created = creationsAt(record, CREATE_PATH)[0];
 	check(
 		created.fields.imageUrl?.[0] === args.referenceImageUrl,
 		'success: the reference image URL the model chose reached the API',
@@ -232,24 +231,24 @@ async function success(context: Context, variant: Variant): Promise<void> {
 		created.fields.batchsize?.[0] === '2' && created.fields.resolution?.[0] === '16:9',
 		'success: the count and aspect ratio the model chose reached the API',
 	);
-	check(result.results.length === 1, 'success: the model read one tool result');
-	const [item, ...more] = result.results[0].items;
+	check(results.length === 1, 'success: the model read one tool result');
+	const [item, ...more] = results[0].items;
 	check(!more.length, 'success: the tool result holds one item for the one task');
 	check(item.status === 'completed', `success: status completed (${String(item.status)})`);
 	const urls = item.urls as string[];
 	check(
-		Array.isArray(urls) && urls.length === 2 && urls.every((url) => url.startsWith(`${simulator.url}/files/`)),
+		Array.isArray(urls) && urls.length === 2 && urls.every((url) => url.startsWith(`${n8n.simulator.url}/files/`)),
 		'success: the model read the two result URLs',
 	);
 	check(typeof item.taskid === 'string' && urls[0].includes(item.taskid), 'success: the model read the task id');
 	check(item.request === undefined, 'success: the tool result does not echo the request');
-	check(!result.results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
+	check(!results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
 	check(
-		urls.every((url) => result.answer.includes(url)),
+		urls.every((url) => answer.includes(url)),
 		'success: the final chat answer carries the URLs',
 	);
 	// What the model is told about the tool, by default and by the example's $fromAI descriptions.
-	const offered = offeredTool(result.requests[0], createTool);
+	const offered = offeredTool(requests[0], createTool);
 	check(
 		/url/i.test(offered.description) && /taskid/.test(offered.description) && /pending/.test(offered.description),
 		`success: the tool description says what comes back (URLs, taskid, pending): ${offered.description}`,
@@ -259,7 +258,7 @@ async function success(context: Context, variant: Variant): Promise<void> {
 		'success: the prompt argument carries the example description',
 	);
 	check(
-		/taskid/.test(offeredTool(result.requests[0], waitTool).description),
+		/taskid/.test(offeredTool(requests[0], waitTool).description),
 		'success: the Task → Wait tool says it takes the taskid',
 	);
 }
@@ -342,23 +341,20 @@ async function pending(context: Context, variant: Variant): Promise<void> {
 		const [item] = toolItems(created.output);
 		return item.status === 'pending' ? { taskid: item.taskid } : `expected pending: ${created.output}`;
 	};
-	const result = await runScenario(context, variant, {
+	const { results, answer } = await runScenario(context, variant, {
 		name: 'pending',
 		chatInput: 'Paint a mountain lake.',
 		args: imageArgs('A slow render of a mountain lake'),
 		next: { tool: waitTool, args: comeBack },
 	});
-	check(result.results.length === 2, `pending: the model read two tool results (${result.results.length})`);
-	const [first, second] = result.results;
+	check(results.length === 2, `pending: the model read two tool results (${results.length})`);
+	const [first, second] = results;
 	check(
 		first.name === createTool && second.name === waitTool,
 		'pending: the model called the creation tool, then the Task → Wait tool',
 	);
 	const urls = checkCompleted('pending', second.items[0], checkPending('pending', first.items[0]));
-	check(
-		urls.length === 1 && urls.every((url) => result.answer.includes(url)),
-		'pending: the final answer carries the URL',
-	);
+	check(urls.length === 1 && urls.every((url) => answer.includes(url)), 'pending: the final answer carries the URL');
 }
 
 async function runVersion(version: string, tarball: string): Promise<void> {
