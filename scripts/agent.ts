@@ -19,11 +19,11 @@ import {
 	creationsAt,
 	imageArgs,
 	offeredTool,
+	TOOL_TYPE,
 	withModelServer,
 	type ScriptedCall,
 } from './lib/tool-suite';
 
-const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
 const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
 const CREATE_PATH = '/v1/tlimages/betav45';
 const INFO_PATH = '/v1/tlimages/infobytaskid';
@@ -125,21 +125,6 @@ async function chat(baseUrl: string, variant: Variant, sessionId: string, chatIn
 		.join('');
 }
 
-async function finishedExecution({ install, session }: RunningN8n, workflowId: string, seen: Set<string>) {
-	const fresh = await waitForExecution(
-		() => session,
-		workflowId,
-		(execution) => !seen.has(execution.id),
-		(status) => !['new', 'running', 'waiting'].includes(status),
-		180_000,
-		`a new execution of ${workflowId} to finish`,
-	);
-	seen.add(fresh.id);
-	return await getExecution(install, session, fresh.id);
-}
-
-type ScenarioResult = Awaited<ReturnType<typeof runScenario>>;
-
 interface Context {
 	n8n: RunningN8n;
 	model: ModelServer;
@@ -151,21 +136,27 @@ interface Context {
 	waitTool: string;
 }
 
-/** A chat message, the calls the model makes then, and an envelope the API answers `fault.path` with (HTTP 200). */
+/**
+ * A chat message, the creation tool's arguments the model calls it with (then `next`, when given), and an
+ * envelope the API answers `fault.path` with (HTTP 200). Unless `refusedByNode`, the creation reaches the API.
+ */
 interface Scenario {
 	name: string;
 	chatInput: string;
-	calls: ScriptedCall[];
+	args: Record<string, unknown> & { prompt: string };
+	next?: ScriptedCall;
 	fault?: { path: string; code: number; msg: string };
+	refusedByNode?: boolean;
 }
 
+/** Runs a scenario and checks what every one checks; returns what it saw and the first result's first item. */
 async function runScenario(context: Context, variant: Variant, scenario: Scenario) {
-	const { n8n, model } = context;
+	const { n8n, model, seen } = context;
 	const { name, fault } = scenario;
-	const { simulator } = n8n;
+	const { simulator, install, session } = n8n;
 	await resetSimulator(simulator.url);
-	model.reset();
-	model.setScript(callsThenRepeat(scenario.calls));
+	const calls = [{ tool: context.createTool, args: scenario.args }, ...(scenario.next ? [scenario.next] : [])];
+	model.setScript(callsThenRepeat(calls));
 	if (fault) {
 		const body = JSON.stringify({ code: fault.code, msg: fault.msg });
 		await injectFault(simulator.url, {
@@ -175,17 +166,25 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	}
 	const started = Date.now();
 	const answer = await chat(n8n.server.url, variant, `${name}-${n8n.version}`, scenario.chatInput);
-	const execution = await finishedExecution(n8n, variant.workflow.id, context.seen);
+	const fresh = await waitForExecution(
+		() => session,
+		variant.workflow.id,
+		(candidate) => !seen.has(candidate.id),
+		(status) => !['new', 'running', 'waiting'].includes(status),
+		180_000,
+		`a new execution of ${variant.workflow.id} to finish`,
+	);
+	seen.add(fresh.id);
+	const execution = await getExecution(install, session, fresh.id);
 	const requests = [...model.requests];
 	const record = await simulatorRecord(simulator.url);
 	check(requests.length > 0, `${name}: the model was asked`);
 	const how = `${variant.api} API ${variant.streamed ? 'streamed' : 'not streamed'}`;
-	for (const request of requests) {
+	for (const request of requests)
 		check(
 			request.api === variant.api && request.stream === variant.streamed,
 			`${name}: n8n called the ${how} (got ${request.api}, stream ${request.stream})`,
 		);
-	}
 	// Every tool result the model read in this scenario, in call order.
 	const last = requests[requests.length - 1];
 	const results = last.toolResults.map((result) => ({ ...result, items: toolItems(result.output) }));
@@ -195,38 +194,35 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	);
 	for (const result of results) log('agent', `  the model read from ${result.name}: ${result.output}`);
 	check(execution.status === 'success', `${name}: the execution succeeded (${execution.status})`);
-	return { name, answer, requests, results, record, execution };
-}
-
-/** What every scenario that reaches the API asserts: one creation with the model's prompt, no download, no binary. */
-function checkCommon(context: Context, { name, ...result }: ScenarioResult, prompt: string): void {
-	const made = creationsAt(result.record, CREATE_PATH);
-	check(made.length === 1, `${name}: exactly one creation reached the API (${made.length})`);
-	check(made[0].fields.prompt?.[0] === prompt, `${name}: the creation carries the model's prompt`);
-	const downloads = result.record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
-	check(downloads.length === 0, `${name}: no result file was downloaded in tool mode`);
-	for (const run of result.execution.data.resultData.runData[context.createNode] ?? []) {
-		const items = Object.values(run.data ?? {}).flatMap((output) => output.flat().filter(Boolean));
-		check(
-			items.every((item) => item && !item.binary),
-			`${name}: the tool's output items carry no binary data`,
-		);
+	if (!scenario.refusedByNode) {
+		// What every scenario that reaches the API asserts: one creation with the model's prompt, no download, no binary.
+		const made = creationsAt(record, CREATE_PATH);
+		check(made.length === 1, `${name}: exactly one creation reached the API (${made.length})`);
+		check(made[0].fields.prompt?.[0] === scenario.args.prompt, `${name}: the creation carries the model's prompt`);
+		const downloads = record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
+		check(downloads.length === 0, `${name}: no result file was downloaded in tool mode`);
+		for (const run of execution.data.resultData.runData[context.createNode] ?? []) {
+			const items = Object.values(run.data ?? {}).flatMap((output) => output.flat().filter(Boolean));
+			check(
+				items.every((item) => item && !item.binary),
+				`${name}: the tool's output items carry no binary data`,
+			);
+		}
 	}
+	return { answer, requests, results, record, item: results[0]?.items[0] };
 }
 
 /** 1. A successful creation: the model's arguments reach the API, the model reads the result URLs and task id. */
 async function success(context: Context, variant: Variant): Promise<void> {
-	const { createTool, waitTool } = context;
-	const simulator = context.n8n.simulator;
+	const { createTool, waitTool, n8n } = context;
 	const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
 	const args = imageArgs(prompt, { referenceImageUrl: 'https://images.example.com/lighthouse.jpg', count: 2 });
-	const result = await runScenario(context, variant, {
+	const { record, results, answer, requests } = await runScenario(context, variant, {
 		name: 'success',
 		chatInput: 'Paint me a lighthouse at dawn, two versions, wide format.',
-		calls: [{ tool: createTool, args }],
+		args,
 	});
-	checkCommon(context, result, prompt);
-	const created = creationsAt(result.record, CREATE_PATH)[0];
+	const created = creationsAt(record, CREATE_PATH)[0];
 	check(
 		created.fields.imageUrl?.[0] === args.referenceImageUrl,
 		'success: the reference image URL the model chose reached the API',
@@ -235,24 +231,24 @@ async function success(context: Context, variant: Variant): Promise<void> {
 		created.fields.batchsize?.[0] === '2' && created.fields.resolution?.[0] === '16:9',
 		'success: the count and aspect ratio the model chose reached the API',
 	);
-	check(result.results.length === 1, 'success: the model read one tool result');
-	const [item, ...more] = result.results[0].items;
+	check(results.length === 1, 'success: the model read one tool result');
+	const [item, ...more] = results[0].items;
 	check(!more.length, 'success: the tool result holds one item for the one task');
 	check(item.status === 'completed', `success: status completed (${String(item.status)})`);
 	const urls = item.urls as string[];
 	check(
-		Array.isArray(urls) && urls.length === 2 && urls.every((url) => url.startsWith(`${simulator.url}/files/`)),
+		Array.isArray(urls) && urls.length === 2 && urls.every((url) => url.startsWith(`${n8n.simulator.url}/files/`)),
 		'success: the model read the two result URLs',
 	);
 	check(typeof item.taskid === 'string' && urls[0].includes(item.taskid), 'success: the model read the task id');
 	check(item.request === undefined, 'success: the tool result does not echo the request');
-	check(!result.results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
+	check(!results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
 	check(
-		urls.every((url) => result.answer.includes(url)),
+		urls.every((url) => answer.includes(url)),
 		'success: the final chat answer carries the URLs',
 	);
 	// What the model is told about the tool, by default and by the example's $fromAI descriptions.
-	const offered = offeredTool(result.requests[0], createTool);
+	const offered = offeredTool(requests[0], createTool);
 	check(
 		/url/i.test(offered.description) && /taskid/.test(offered.description) && /pending/.test(offered.description),
 		`success: the tool description says what comes back (URLs, taskid, pending): ${offered.description}`,
@@ -262,22 +258,19 @@ async function success(context: Context, variant: Variant): Promise<void> {
 		'success: the prompt argument carries the example description',
 	);
 	check(
-		/taskid/.test(offeredTool(result.requests[0], waitTool).description),
+		/taskid/.test(offeredTool(requests[0], waitTool).description),
 		'success: the Task → Wait tool says it takes the taskid',
 	);
 }
 
 /** 2. Insufficient credits (9000): nothing was created; the model reads the message and the advice. */
 async function credits(context: Context, variant: Variant): Promise<void> {
-	const prompt = 'A red fox in the snow';
-	const result = await runScenario(context, variant, {
+	const { item, answer, results } = await runScenario(context, variant, {
 		name: 'credits',
 		chatInput: 'Draw a red fox in the snow.',
-		calls: [{ tool: context.createTool, args: imageArgs(prompt) }],
+		args: imageArgs('A red fox in the snow'),
 		fault: { path: CREATE_PATH, code: 9000, msg: 'Insufficient credits' },
 	});
-	checkCommon(context, result, prompt);
-	const [item] = result.results[0].items;
 	check(item.status === 'failed', `credits: status failed (${String(item.status)})`);
 	check(item.error === undefined, 'credits: no top-level "error" key (it would trigger Retry On Fail)');
 	check(
@@ -289,25 +282,19 @@ async function credits(context: Context, variant: Variant): Promise<void> {
 		`credits: the model read the advice (${String(item.hint)})`,
 	);
 	check(item.taskid === undefined, 'credits: no task id, since nothing was created');
-	check(
-		result.answer.includes(result.results[0].output),
-		'credits: the final chat answer repeats the tool result, advice included',
-	);
+	check(answer.includes(results[0].output), 'credits: the final chat answer repeats the tool result, advice included');
 }
 
 /** 3. A task the API refuses after it was created: the model reads the task id, the API's reason, the advice. */
 async function refused(context: Context, variant: Variant): Promise<void> {
-	const prompt = 'A portrait of a famous singer';
 	const reason = 'task refused: the prompt violates the content policy';
-	const result = await runScenario(context, variant, {
+	const { item, record } = await runScenario(context, variant, {
 		name: 'refused',
 		chatInput: 'Make a portrait of a famous singer.',
-		calls: [{ tool: context.createTool, args: imageArgs(prompt) }],
+		args: imageArgs('A portrait of a famous singer'),
 		fault: { path: INFO_PATH, code: 9999, msg: reason },
 	});
-	checkCommon(context, result, prompt);
-	const [item] = result.results[0].items;
-	const taskid = (result.record.find((entry) => entry.path === INFO_PATH)?.json as { taskid?: string })?.taskid;
+	const taskid = (record.find((entry) => entry.path === INFO_PATH)?.json as { taskid?: string })?.taskid;
 	check(item.status === 'failed', `refused: status failed (${String(item.status)})`);
 	check(taskid && item.taskid === taskid, `refused: the model read the task id ${taskid}`);
 	check(String(item.message).includes(reason), 'refused: the model read the API’s reason');
@@ -319,19 +306,19 @@ async function refused(context: Context, variant: Variant): Promise<void> {
 
 /** 4. Arguments the node refuses: named by the example's $fromAI argument names; nothing reaches the API. */
 async function badArguments(context: Context, variant: Variant): Promise<void> {
-	const args = imageArgs('A lighthouse in a storm', {
-		referenceImageUrl: 'lighthouse.jpg',
-		count: 20,
-		aspectRatio: 'square please',
-	});
-	const result = await runScenario(context, variant, {
+	const { record, results } = await runScenario(context, variant, {
 		name: 'bad arguments',
 		chatInput: 'Paint twenty lighthouses from my photo lighthouse.jpg, square please.',
-		calls: [{ tool: context.createTool, args }],
+		args: imageArgs('A lighthouse in a storm', {
+			referenceImageUrl: 'lighthouse.jpg',
+			count: 20,
+			aspectRatio: 'square please',
+		}),
+		refusedByNode: true,
 	});
-	check(result.record.length === 0, `bad arguments: nothing reached the API (${result.record.length} requests)`);
-	const [item, ...more] = result.results[0].items;
-	check(!more.length && item.status === 'failed', `bad arguments: one failed result (${result.results[0].output})`);
+	check(record.length === 0, `bad arguments: nothing reached the API (${record.length} requests)`);
+	const [item, ...more] = results[0].items;
+	check(!more.length && item.status === 'failed', `bad arguments: one failed result (${results[0].output})`);
 	const message = String(item.message);
 	log('agent', `  bad arguments: the model read "${message}"`);
 	for (const expected of [
@@ -350,31 +337,24 @@ async function badArguments(context: Context, variant: Variant): Promise<void> {
 /** 5. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait. */
 async function pending(context: Context, variant: Variant): Promise<void> {
 	const { createTool, waitTool } = context;
-	const prompt = 'A slow render of a mountain lake';
 	const comeBack = ([created]: Array<{ output: string }>) => {
 		const [item] = toolItems(created.output);
 		return item.status === 'pending' ? { taskid: item.taskid } : `expected pending: ${created.output}`;
 	};
-	const result = await runScenario(context, variant, {
+	const { results, answer } = await runScenario(context, variant, {
 		name: 'pending',
 		chatInput: 'Paint a mountain lake.',
-		calls: [
-			{ tool: createTool, args: imageArgs(prompt) },
-			{ tool: waitTool, args: comeBack },
-		],
+		args: imageArgs('A slow render of a mountain lake'),
+		next: { tool: waitTool, args: comeBack },
 	});
-	checkCommon(context, result, prompt);
-	check(result.results.length === 2, `pending: the model read two tool results (${result.results.length})`);
-	const [first, second] = result.results;
+	check(results.length === 2, `pending: the model read two tool results (${results.length})`);
+	const [first, second] = results;
 	check(
 		first.name === createTool && second.name === waitTool,
 		'pending: the model called the creation tool, then the Task → Wait tool',
 	);
 	const urls = checkCompleted('pending', second.items[0], checkPending('pending', first.items[0]));
-	check(
-		urls.length === 1 && urls.every((url) => result.answer.includes(url)),
-		'pending: the final answer carries the URL',
-	);
+	check(urls.length === 1 && urls.every((url) => answer.includes(url)), 'pending: the final answer carries the URL');
 }
 
 async function runVersion(version: string, tarball: string): Promise<void> {

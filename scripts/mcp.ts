@@ -22,6 +22,7 @@ import {
 	checkPending,
 	creationsAt,
 	imageArgs,
+	TOOL_TYPE,
 	withModelServer,
 } from './lib/tool-suite';
 import { waitFor } from './lib/wait';
@@ -32,7 +33,6 @@ const CLIENT_TIMEOUT_MS = 60_000;
 const LONG_RENDER_S = 70;
 const IMAGE_PATH = '/v1/tlimages/betav45';
 const TOOLS = ['create_image', 'create_video', 'wait_for_task'];
-const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
 const VIDEO_PATH = '/v1/tlvideo/alphav15pro';
 
 interface CallResult {
@@ -119,13 +119,10 @@ async function answered(session: Session, what: string, tool: string, args: Reco
 	return { isError: result.isError === true, text: textOf(result), ms };
 }
 
-function textOf(result: CallResult): string {
-	return (result.content ?? []).map((part) => part.text ?? '').join('\n');
-}
+const textOf = (result: CallResult) => (result.content ?? []).map((part) => part.text ?? '').join('\n');
 
-async function creations(context: Context, apiPath: string, marker: string): Promise<number> {
-	return creationsAt(await simulatorRecord(context.simulator.url), apiPath, marker).length;
-}
+const creations = async (context: Context, apiPath: string, marker: string) =>
+	creationsAt(await simulatorRecord(context.simulator.url), apiPath, marker).length;
 
 /** The arguments of a video call that renders longer than the client's patience. */
 const longVideo = (context: Context, prompt: string) => ({
@@ -182,29 +179,23 @@ async function imageCall(session: Session): Promise<void> {
 /** Refusals: MCP errors whose text still says what happened and what to do. */
 async function refusals(session: Session): Promise<void> {
 	const { label, tag, context } = session;
-	{
-		const { isError, text } = await image(session, 'bad arguments', tag('bad'), { count: 20, aspectRatio: 'square' });
-		check(isError, `${label('bad arguments')}: isError`);
-		check(/count/.test(text) && /aspectRatio/.test(text), `${label('bad arguments')}: named`);
-		check(/Nothing was sent/i.test(text), `${label('bad arguments')}: says nothing was sent`);
-		check((await creations(context, IMAGE_PATH, tag('bad'))) === 0, `${label('bad arguments')}: no creation`);
-	}
-	{
-		const { isError, text } = await image(session, 'credits', `${tag('credits')} [sim:credits]`);
-		check(isError, `${label('credits')}: isError`);
-		check(/insufficient credits/i.test(text), `${label('credits')}: says why`);
-		check(/top up/i.test(text), `${label('credits')}: says what to do`);
-	}
-	{
-		const marker = tag('refused');
-		const { isError, text } = await image(session, 'refused task', `${marker} [sim:refuse] [sim:seconds=1]`);
-		check(isError, `${label('refused task')}: isError`);
-		check((await creations(context, IMAGE_PATH, marker)) === 1, `${label('refused task')}: one creation`);
-		const tasks = await simulatorTasks(context.simulator.url);
-		const taskid = tasks.find((task) => (task.prompt ?? '').includes(marker))?.taskid;
-		check(taskid && text.includes(taskid), `${label('refused task')}: the text names task ${taskid}`);
-		check(/moderation/i.test(text), `${label('refused task')}: with the API's reason`);
-	}
+	const bad = await image(session, 'bad arguments', tag('bad'), { count: 20, aspectRatio: 'square' });
+	check(bad.isError, `${label('bad arguments')}: isError`);
+	check(/count/.test(bad.text) && /aspectRatio/.test(bad.text), `${label('bad arguments')}: named`);
+	check(/Nothing was sent/i.test(bad.text), `${label('bad arguments')}: says nothing was sent`);
+	check((await creations(context, IMAGE_PATH, tag('bad'))) === 0, `${label('bad arguments')}: no creation`);
+	const credits = await image(session, 'credits', `${tag('credits')} [sim:credits]`);
+	check(credits.isError, `${label('credits')}: isError`);
+	check(/insufficient credits/i.test(credits.text), `${label('credits')}: says why`);
+	check(/top up/i.test(credits.text), `${label('credits')}: says what to do`);
+	const marker = tag('refused');
+	const refused = await image(session, 'refused task', `${marker} [sim:refuse] [sim:seconds=1]`);
+	check(refused.isError, `${label('refused task')}: isError`);
+	check((await creations(context, IMAGE_PATH, marker)) === 1, `${label('refused task')}: one creation`);
+	const tasks = await simulatorTasks(context.simulator.url);
+	const taskid = tasks.find((task) => (task.prompt ?? '').includes(marker))?.taskid;
+	check(taskid && refused.text.includes(taskid), `${label('refused task')}: the text names task ${taskid}`);
+	check(/moderation/i.test(refused.text), `${label('refused task')}: with the API's reason`);
 }
 
 async function parallelCalls(session: Session): Promise<void> {

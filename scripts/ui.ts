@@ -127,8 +127,8 @@ async function closeWithEscape(page: Page, selector: string): Promise<void> {
 	);
 }
 
-async function click(page: Page, selector: string): Promise<void> {
-	await (await element(page, selector)).click();
+async function click(page: Page, selector: string, text?: string): Promise<void> {
+	await (await element(page, selector, { text })).click();
 }
 
 /**
@@ -508,7 +508,7 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 /** 2. Its actions list names every model; add beta v4.5 from it, as a user picks an operation, and run it. */
 async function addAndRun(page: Page, simulatorUrl: string): Promise<void> {
 	await searchNodes(page, NODE_NAME);
-	await (await element(page, testId('node-creator-item-name'), { text: NODE_NAME })).click();
+	await click(page, testId('node-creator-item-name'), NODE_NAME);
 	const listed = `the actions list to show at least ${MODELS.length} actions`;
 	const actions = await pageValue(page, listed, [MODELS.length], (count) => {
 		const texts = Array.from(document.querySelectorAll<HTMLElement>('[data-test-id="item-iterator-item"]')).map(
@@ -519,7 +519,7 @@ async function addAndRun(page: Page, simulatorUrl: string): Promise<void> {
 	for (const model of MODELS)
 		check(actions.includes(model.action), `the actions list offers "${model.action}" (lists: ${actions.join(', ')})`);
 	await screenshot(page, '02-actions');
-	await (await element(page, testId('item-iterator-item'), { text: BETAV45.action })).click();
+	await click(page, testId('item-iterator-item'), BETAV45.action);
 	await element(page, PARAMETERS);
 	const prompt = `${field('prompt')} textarea`;
 	await typeInto(page, prompt, 'A lighthouse on a cliff at dawn, watercolor');

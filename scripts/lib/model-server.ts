@@ -90,13 +90,7 @@ function parseModelRequest(path: string, body: Json): ModelRequest {
 	};
 }
 
-const USAGE_CHAT = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-const USAGE_RESPONSES = { input_tokens: 10, output_tokens: 5, total_tokens: 15 };
-
-interface Sse {
-	event?: string;
-	data: unknown;
-}
+type Sse = { event?: string; data: unknown };
 
 function chatAnswer(request: ModelRequest, turn: ModelTurn, n: number): { json: Json; events: Sse[] } {
 	const base = { id: `chatcmpl-${n}`, created: Math.floor(Date.now() / 1000), model: request.model ?? 'gpt-4o-mini' };
@@ -122,7 +116,7 @@ function chatAnswer(request: ModelRequest, turn: ModelTurn, n: number): { json: 
 			...base,
 			object: 'chat.completion',
 			choices: [{ index: 0, message, finish_reason: finish }],
-			usage: USAGE_CHAT,
+			usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 		},
 		events: [
 			{ data: chunk(call ? { ...message, tool_calls: [{ index: 0, ...call }] } : message, null) },
@@ -139,7 +133,7 @@ function responsesAnswer(request: ModelRequest, turn: ModelTurn, n: number): { j
 		created_at: Math.floor(Date.now() / 1000),
 		status: 'completed',
 		model: request.model ?? 'gpt-4o-mini',
-		usage: USAGE_RESPONSES,
+		usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
 	};
 	const item: Json =
 		'call' in turn
@@ -189,8 +183,6 @@ export async function startModelServer() {
 			return sendJson(outgoing, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'test' }] });
 		if (method !== 'POST' || !/\/(chat\/completions|responses)$/.test(path))
 			return sendJson(outgoing, { error: { message: `no route ${method} ${path}` } }, 404);
-		if (incoming.body.length && !incoming.json)
-			return sendJson(outgoing, { error: { message: 'body must be JSON' } }, 400);
 		const request = parseModelRequest(path, incoming.json ?? {});
 		requests.push(request);
 		let turn: ModelTurn;
@@ -213,12 +205,10 @@ export async function startModelServer() {
 	return {
 		/** The OpenAI Base URL to give n8n's credential. */
 		baseUrl: `${server.url}/v1`,
-		/** Every request received since the start (or the last `reset`). */
+		/** Every request received since the last script was set. */
 		requests,
 		setScript(next: ModelScript) {
 			script = next;
-		},
-		reset() {
 			requests.length = 0;
 		},
 		close: async () => await server.stop(),

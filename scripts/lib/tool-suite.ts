@@ -18,6 +18,8 @@ import { check } from './report';
 import { withN8n, type RunningN8n, type StartOptions } from './suite';
 import type { RecordedRequestSummary } from '../../test/simulator/server';
 
+export const TOOL_TYPE = 'n8n-nodes-mediagen.mediaGenTool';
+
 /** The tool `name` as the request offers it (n8n's MCP Client Tool may prefix the server's tool names). */
 export function offeredTool(request: ModelRequest, name: string): OfferedTool {
 	const tool = request.tools.find((candidate) => candidate.name === name || candidate.name.endsWith(`_${name}`));
