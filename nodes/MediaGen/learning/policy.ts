@@ -101,9 +101,8 @@ export function pointOf(observation: Observation): number {
 }
 
 /**
- * How late a "done" answered slowly may have been judged after its check started. Taken as done at the start, such a
- * render would be kept too short (an early check for every later task on its own); taken as proving nothing, a run
- * on a loaded machine would lose its renders and stay on the grid.
+ * How late a "done" answered slowly may have been judged after its check started (docs/waiting-and-output.md, what
+ * is learned): taken as done at the start it teaches too short a render; as nothing, a loaded run stays on the grid.
  */
 export function judgedLateBy(roundTripMs: number, grid: GridShape): number {
 	const extra = roundTripMs - grid.rttMs;
@@ -282,10 +281,7 @@ function bestFirstStep(
 export function isStale(history: readonly Observation[], seen: Observation): boolean {
 	if (history.length < GRID_UNTIL) return false;
 	const done = history.map((o) => o.hi).sort(byValue);
-	const running = history
-		.filter((o) => o.lo > 0)
-		.map((o) => o.lo)
-		.sort(byValue);
+	const running = history.flatMap((o) => (o.lo > 0 ? [o.lo] : [])).sort(byValue);
 	const low = running.length >= GRID_UNTIL ? quantile(running, 0.05) : 0;
 	return seen.lo > STALE_SLOWER * quantile(done, 0.95) || seen.hi < STALE_FASTER * low;
 }
@@ -358,10 +354,8 @@ export interface BatchView {
 }
 
 /**
- * Rule 2 for a batch, or undefined for the grid. Many stragglers (older than every known render) mean what is known
- * is still behind most tasks (a batch created at once): the grid until the renders catch up, unless remembered times,
- * which cover whole runs, place them. Without those no check after the first comes after the task's next grid slot:
- * what this run saw so far is no reason to be later than Fixed Interval.
+ * Rule 2 for a batch, or undefined for the grid: many stragglers (older than every known render) keep it until the
+ * renders catch up, unless remembered times, which cover whole runs, place them; without those, rules 3 and 6 hold.
  */
 export function batchPlacement(
 	view: BatchView,

@@ -26,7 +26,7 @@ import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { CreationQueue, type CreationJob, type QueuedJob, type RequestJob } from './creationQueue';
 import { PaidTasks, type PaidTasksMemory } from './paidTasks';
 import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
-import { keepLearned, learnedTimes, type RenderTimes } from '../learning/renderTimes';
+import { learnedTimes, type RenderTimes } from '../learning/renderTimes';
 import { ResultDownloads } from './resultDownloads';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
 
@@ -88,7 +88,7 @@ class Engine {
 		private readonly input: EngineInput,
 		/** The credential, read once for the run's creations and polls. */
 		private readonly session: ApiSession,
-		learned: RenderTimes | undefined,
+		private readonly learned: RenderTimes | undefined,
 	) {
 		this.options = input.options;
 		this.cancel = context.getExecutionCancelSignal();
@@ -217,7 +217,7 @@ class Engine {
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				// The creation's round trip stands for a check's until one is answered (policy.ts, rule 3).
-				this.schedule.sawRoundTrip(now - startedAt);
+				this.learned?.sawRoundTrip(now - startedAt);
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
 				const deadline = waitEndsAt(this.options, entry.firstAttemptAt);
 				this.schedule.add(task, now, now + this.options.pollIntervalMs, deadline, job.renderKey);
@@ -419,6 +419,6 @@ export async function runEngine(this: IExecuteFunctions, input: EngineInput): Pr
 	const api = input.creations.length ? await session.apiId() : undefined;
 	const learning = learnedTimes(this, input.options, input.creations, api);
 	const outcomes = await new Engine(this, input, session, learning?.times).run();
-	if (learning) keepLearned(learning);
+	learning?.keep();
 	return outcomes;
 }

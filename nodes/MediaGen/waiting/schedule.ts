@@ -150,11 +150,6 @@ export class PollSchedule {
 		entry.checks++;
 	}
 
-	/** A round trip of an API request: rule 3 allows a check one round trip late (policy.ts). */
-	sawRoundTrip(ms: number): void {
-		this.learned?.sawRoundTrip(ms);
-	}
-
 	/** The earliest ticket that still counts (void ones are dropped on the way). */
 	next(): PollTicket | undefined {
 		for (;;) {
