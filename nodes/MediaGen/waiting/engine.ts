@@ -1,8 +1,8 @@
 /**
  * The waiting engine: one loop, without rounds or timers of its own, for a run's creations (creationQueue.ts), status
- * checks (schedule.ts) and result downloads (resultDownloads.ts), as docs/waiting-and-output.md tells it. No item is
- * lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error that names the
- * task (output/itemFailure.ts), wherever it is raised.
+ * checks (schedule.ts) and result downloads (resultDownloads.ts), as docs/waiting-and-output.md tells it; Task → Wait
+ * and Task → Get run it on tasks that already exist. No item is lost: an exception that is not the node's own (hostile
+ * data, a bug) ends its item with an error that names the task (output/itemFailure.ts), wherever it is raised.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -29,6 +29,7 @@ import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
 import { learnedTimes, type RenderTimes } from '../learning/renderTimes';
 import { ResultDownloads } from './resultDownloads';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
+import { failuresContinue } from '../tool/call';
 
 export type { CreationJob, RequestJob } from './creationQueue';
 
@@ -282,7 +283,7 @@ class Engine {
 	/** The API said the task failed: a later try creates it anew. */
 	private failed(entry: Waiting, outcome: ItemOutcome): void {
 		this.end(entry);
-		this.paidTasks.failed(entry.task);
+		this.input.memory?.failed(entry.task);
 		this.fail(outcome);
 	}
 
@@ -356,15 +357,18 @@ class Engine {
 		if (facts.retryable) {
 			entry.failures++;
 			entry.lastError = error;
-			const retryAfter = facts.retryAfterMs;
-			if (facts.rateLimited) this.concurrency.onRateLimited(startedAt, retryAfter);
+			if (facts.rateLimited) this.concurrency.onRateLimited(startedAt, facts.retryAfterMs);
 			if (final && this.input.checkOnly) {
 				this.end(entry);
 				this.fail({ itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
 			} else if (final) {
 				this.timedOut(entry);
 			} else if (!entry.finalStarted) {
-				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter), true);
+				this.schedule.moveTo(
+					entry,
+					Date.now() + pollRetryDelay(this.options, entry.failures, facts.retryAfterMs),
+					true,
+				);
 			}
 		} else if (facts.refused) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
@@ -421,4 +425,41 @@ export async function runEngine(this: IExecuteFunctions, input: EngineInput): Pr
 	const outcomes = await new Engine(this, input, session, learning?.times).run();
 	learning?.keep();
 	return outcomes;
+}
+
+/** Task → Get retries a failed status check until this long after the first try, then reports the last error. */
+const CHECK_RETRY_WINDOW_MS = 60_000;
+
+/** Task → Get's first pause before a retry (doubling per failure); it has no Poll Interval of its own. */
+const CHECK_RETRY_PAUSE_MS = 500;
+
+/** Task → Wait: polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
+export async function waitForTasks(
+	this: IExecuteFunctions,
+	tasks: CreatedTask[],
+	options: WaitingOptions,
+	checkOnly = false,
+): Promise<ItemOutcome[]> {
+	const continueOnFail = failuresContinue(this);
+	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail, checkOnly });
+}
+
+/** Task → Get: one status check per task, with the engine's bound on requests in flight and its retries. */
+export async function checkTasks(
+	this: IExecuteFunctions,
+	tasks: CreatedTask[],
+	options: WaitingOptions,
+): Promise<ItemOutcome[]> {
+	// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
+	const checkOptions: WaitingOptions = {
+		...options,
+		wait: true,
+		download: false,
+		split: false,
+		succeededCodes: [],
+		failedCodes: [],
+		maxWaitMs: CHECK_RETRY_WINDOW_MS,
+		pollIntervalMs: CHECK_RETRY_PAUSE_MS,
+	};
+	return await waitForTasks.call(this, tasks, checkOptions, true);
 }

@@ -237,12 +237,10 @@ export class PollSchedule {
 		if (!kind || !role || !this.learned) return;
 		const roundTrip = now - startedAt;
 		this.learned.sawRoundTrip(roundTrip);
-		// A first check the engine held counts as seen when due (a batch's next check corrects it); one a busy process
-		// started late, where it went out: a stall must not teach a render shorter than it was.
+		// Where a check counts, and judgedLateBy only for a task alone: docs/waiting-and-output.md, what is learned (a
+		// batch's answers vary with its own requests in flight, and its placements err early by design: earlyEstimate).
 		const held = entry.notYetAge === undefined && entry.firstCheckHeld === true;
 		const checked = held ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
-		// judgedLateBy only for a task waited on alone after a "not yet": a batch's answers vary with its own requests
-		// in flight, and its placements err early by design (earlyEstimate).
 		const lo = entry.notYetAge ?? 0;
 		const late = this.active.size === 1 && lo > 0 ? judgedLateBy(roundTrip, this.learned.grid) : 0;
 		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };
