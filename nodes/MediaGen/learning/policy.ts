@@ -60,9 +60,9 @@ function probeGap(probes: number, grid: GridShape): number {
 	return minGap(grid.intervalMs) * 2 ** Math.min(probes, 16);
 }
 
-/** Rule 1: the grid, while too little is known to trust (`confirms`), and for a batch's scouts. */
-export function backToGrid(observations: number, scout: boolean): boolean {
-	return scout || observations < GRID_UNTIL;
+/** Rule 1: the grid, while too little is known to trust (`confirms`); a batch's scouts keep it too (renderTimes.ts). */
+export function backToGrid(observations: number): boolean {
+	return observations < GRID_UNTIL;
 }
 
 /**
@@ -71,7 +71,7 @@ export function backToGrid(observations: number, scout: boolean): boolean {
  * slow answer may stretch a render (judgedLateBy), and a busy machine is off by a fraction of an interval.
  */
 export function confirms(mine: readonly Observation[], borrowed: readonly Observation[], intervalMs: number): boolean {
-	if (backToGrid(borrowed.length, false) || !mine.length) return false;
+	if (backToGrid(borrowed.length) || !mine.length) return false;
 	const shortest = quantile(borrowed.map(pointOf).sort(byValue), 0.05);
 	const bySlot = (seen: Observation) => Math.ceil(pointOf(seen) / intervalMs - 1e-9) * intervalMs >= shortest;
 	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen) && bySlot(seen));
@@ -204,7 +204,6 @@ export function planChecks(
 		for (let slot = Math.floor(from / grid.intervalMs) + 1; slot * grid.intervalMs <= last + grid.intervalMs; slot++)
 			slots.push(slot * grid.intervalMs);
 	const candidates = [...new Set([...near.map((point) => point.at), ...slots])].sort(byValue);
-	// Weight done, and weight × age done, by each candidate.
 	const done: number[] = [];
 	const moment: number[] = [];
 	let index = 0;

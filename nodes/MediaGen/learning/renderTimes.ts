@@ -56,7 +56,7 @@ class Track {
 
 	/** Rule 1: what earlier runs saw that placements trust, with this run's renders; undefined: the grid. */
 	trusted(): { remembered: Observation[]; observations: Observation[] } | undefined {
-		const remembered = !rules.backToGrid(this.own.length + this.fresh.length, false)
+		const remembered = !rules.backToGrid(this.own.length + this.fresh.length)
 			? this.own
 			: rules.confirms(this.mine, elsewhere(this.borrowed, this.own), this.intervalMs)
 				? this.borrowed

@@ -120,7 +120,10 @@ class Engine {
 				const now = Date.now();
 				this.dispatch(now);
 				if (this.idle()) break;
-				await this.pause(now);
+				// Until the next due time, a request's end or a cancel; a timer only when something falls due at a time.
+				const wakeAt = this.nextWakeAt(now);
+				const nothingRunning = !this.apiInFlight && !this.results.inFlight;
+				await this.sleeper.sleepUntil(wakeAt ?? (nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : undefined));
 			}
 		} finally {
 			this.cancel?.removeEventListener('abort', onCancel);
@@ -181,13 +184,6 @@ class Engine {
 			this.concurrency.holdUntil > now ? this.concurrency.holdUntil : undefined,
 			this.results.nextDueAt(),
 		);
-	}
-
-	/** Sleeps until the next due time, a request's end or a cancel; a timer only when something falls due at a time. */
-	private async pause(now: number): Promise<void> {
-		const wakeAt = this.nextWakeAt(now);
-		const nothingRunning = !this.apiInFlight && !this.results.inFlight;
-		await this.sleeper.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
 	}
 
 	private start(entry: QueuedJob): void {
@@ -275,20 +271,15 @@ class Engine {
 		void this.poll(entry, final);
 	}
 
-	private end(entry: Waiting, outcome?: ItemOutcome): void {
-		this.schedule.end(entry);
-		if (outcome) this.outcomes.push(outcome);
-	}
-
 	/** The API said the task failed: a later try creates it anew. */
 	private failed(entry: Waiting, outcome: ItemOutcome): void {
-		this.end(entry);
+		this.schedule.end(entry);
 		this.input.memory?.failed(entry.task);
 		this.fail(outcome);
 	}
 
 	private timedOut(entry: Waiting): void {
-		this.end(entry);
+		this.schedule.end(entry);
 		this.fail(timedOutOutcome.call(this.context, entry, this.options));
 	}
 
@@ -331,11 +322,12 @@ class Engine {
 			this.failed(entry, state.outcome);
 		} else if (state.state === 'done') {
 			this.schedule.finished(entry, startedAt, Date.now());
-			this.end(entry);
+			this.schedule.end(entry);
 			if (this.options.download) this.results.add(task, info, state.urls);
 			else this.outcomes.push(completedOutcome(task, info, state.urls, this.options));
 		} else if (this.input.checkOnly) {
-			this.end(entry, checkedOutcome(task, info));
+			this.schedule.end(entry);
+			this.outcomes.push(checkedOutcome(task, info));
 		} else if (final) {
 			this.timedOut(entry);
 		} else {
@@ -359,7 +351,7 @@ class Engine {
 			entry.lastError = error;
 			if (facts.rateLimited) this.concurrency.onRateLimited(startedAt, facts.retryAfterMs);
 			if (final && this.input.checkOnly) {
-				this.end(entry);
+				this.schedule.end(entry);
 				this.fail({ itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
 			} else if (final) {
 				this.timedOut(entry);
@@ -376,7 +368,7 @@ class Engine {
 		} else {
 			// Not found, a proxy's 4xx, a redirect, an unreadable answer: not a verdict on the task, which stays
 			// remembered, so that Retry On Fail checks it again instead of paying for it again.
-			this.end(entry);
+			this.schedule.end(entry);
 			this.fail(statusCheckFailed(entry, error, this.paidTasks.remembers));
 		}
 	}
@@ -384,7 +376,7 @@ class Engine {
 	/** An exception that escaped a job's own handling: its item comes out with it, unless it came out already. */
 	private lost(itemIndex: number, error: unknown, about: FailureStep & { entry?: Waiting; job?: CreationJob }): void {
 		const { entry, job } = about;
-		if (entry && !entry.ended) this.end(entry);
+		if (entry && !entry.ended) this.schedule.end(entry);
 		if (this.cancelled || this.outcomes.some((outcome) => outcome.itemIndex === itemIndex)) return;
 		const failure = itemFailure(this.context.getNode(), error, itemIndex, about);
 		if (entry) return this.fail(statusCheckFailed(entry, failure, this.paidTasks.remembers));
