@@ -106,34 +106,27 @@ export function bounded(history: NodeHistory): NodeHistory {
 	return new Map(entries);
 }
 
-function readNode(value: unknown): NodeHistory {
-	const history: NodeHistory = new Map();
-	if (!isRecord(value)) return history;
-	const keys = own(value, 'keys');
-	if (!isRecord(keys)) return history;
-	for (const key of Object.keys(keys).slice(0, 4 * MAX_KEYS)) {
-		const entry = own(keys, key);
-		if (!modelOfKey(key) || !isRecord(entry)) continue;
-		const observations = readObservations(own(entry, 'o'));
-		if (observations.length) history.set(key, { used: stamp(own(entry, 'u')), observations });
-	}
-	return bounded(history);
-}
-
-/** The id a node's history was stored under: its id when that is plain, else its fingerprint. */
-function storedNodeId(nodeId: string): string {
-	return /^[A-Za-z0-9-]{1,64}$/.test(nodeId) ? nodeId : `#${fingerprint(nodeId)}`;
-}
-
 /**
  * The history an earlier version left for this node in the workflow's static data (empty when there is none, or
  * it cannot be read). Reading creates nothing n8n would save: n8n adds an empty `global` entry unmarked.
  */
 export function readStaticHistory(context: IExecuteFunctions): NodeHistory {
+	const history: NodeHistory = new Map();
 	try {
 		const stored: unknown = context.getWorkflowStaticData('global')[STATIC_KEY];
 		const nodes = isRecord(stored) ? own(stored, 'nodes') : undefined;
-		return readNode(isRecord(nodes) ? own(nodes, storedNodeId(context.getNode().id)) : undefined);
+		// A node's history was stored under its id when that is plain, else its fingerprint.
+		const id = context.getNode().id;
+		const node = isRecord(nodes) ? own(nodes, /^[A-Za-z0-9-]{1,64}$/.test(id) ? id : `#${fingerprint(id)}`) : undefined;
+		const keys = isRecord(node) ? own(node, 'keys') : undefined;
+		if (!isRecord(keys)) return history;
+		for (const key of Object.keys(keys).slice(0, 4 * MAX_KEYS)) {
+			const entry = own(keys, key);
+			if (!modelOfKey(key) || !isRecord(entry)) continue;
+			const observations = readObservations(own(entry, 'o'));
+			if (observations.length) history.set(key, { used: stamp(own(entry, 'u')), observations });
+		}
+		return bounded(history);
 	} catch {
 		return new Map();
 	}

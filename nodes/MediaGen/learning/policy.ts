@@ -60,9 +60,9 @@ function probeGap(probes: number, grid: GridShape): number {
 	return minGap(grid.intervalMs) * 2 ** Math.min(probes, 16);
 }
 
-/** Rule 1: the grid, while too little is known to trust (`confirms`), and for a batch's scouts. */
-export function backToGrid(observations: number, scout: boolean): boolean {
-	return scout || observations < GRID_UNTIL;
+/** Rule 1: the grid, while too little is known to trust (`confirms`); a batch's scouts keep it too (renderTimes.ts). */
+export function backToGrid(observations: number): boolean {
+	return observations < GRID_UNTIL;
 }
 
 /**
@@ -71,7 +71,7 @@ export function backToGrid(observations: number, scout: boolean): boolean {
  * slow answer may stretch a render (judgedLateBy), and a busy machine is off by a fraction of an interval.
  */
 export function confirms(mine: readonly Observation[], borrowed: readonly Observation[], intervalMs: number): boolean {
-	if (backToGrid(borrowed.length, false) || !mine.length) return false;
+	if (backToGrid(borrowed.length) || !mine.length) return false;
 	const shortest = quantile(borrowed.map(pointOf).sort(byValue), 0.05);
 	const bySlot = (seen: Observation) => Math.ceil(pointOf(seen) / intervalMs - 1e-9) * intervalMs >= shortest;
 	return mine.every((seen) => !isStale(borrowed, seen) && !unlikeHistory(borrowed, seen) && bySlot(seen));
@@ -101,9 +101,8 @@ export function pointOf(observation: Observation): number {
 }
 
 /**
- * How late a "done" answered slowly may have been judged after its check started. Taken as done at the start, such a
- * render would be kept too short (an early check for every later task on its own); taken as proving nothing, a run
- * on a loaded machine would lose its renders and stay on the grid.
+ * How late a "done" answered slowly may have been judged after its check started (docs/waiting-and-output.md, what
+ * is learned): taken as done at the start it teaches too short a render; as nothing, a loaded run stays on the grid.
  */
 export function judgedLateBy(roundTripMs: number, grid: GridShape): number {
 	const extra = roundTripMs - grid.rttMs;
@@ -205,7 +204,6 @@ export function planChecks(
 		for (let slot = Math.floor(from / grid.intervalMs) + 1; slot * grid.intervalMs <= last + grid.intervalMs; slot++)
 			slots.push(slot * grid.intervalMs);
 	const candidates = [...new Set([...near.map((point) => point.at), ...slots])].sort(byValue);
-	// Weight done, and weight × age done, by each candidate.
 	const done: number[] = [];
 	const moment: number[] = [];
 	let index = 0;
@@ -282,10 +280,7 @@ function bestFirstStep(
 export function isStale(history: readonly Observation[], seen: Observation): boolean {
 	if (history.length < GRID_UNTIL) return false;
 	const done = history.map((o) => o.hi).sort(byValue);
-	const running = history
-		.filter((o) => o.lo > 0)
-		.map((o) => o.lo)
-		.sort(byValue);
+	const running = history.flatMap((o) => (o.lo > 0 ? [o.lo] : [])).sort(byValue);
 	const low = running.length >= GRID_UNTIL ? quantile(running, 0.05) : 0;
 	return seen.lo > STALE_SLOWER * quantile(done, 0.95) || seen.hi < STALE_FASTER * low;
 }
@@ -358,10 +353,8 @@ export interface BatchView {
 }
 
 /**
- * Rule 2 for a batch, or undefined for the grid. Many stragglers (older than every known render) mean what is known
- * is still behind most tasks (a batch created at once): the grid until the renders catch up, unless remembered times,
- * which cover whole runs, place them. Without those no check after the first comes after the task's next grid slot:
- * what this run saw so far is no reason to be later than Fixed Interval.
+ * Rule 2 for a batch, or undefined for the grid: many stragglers (older than every known render) keep it until the
+ * renders catch up, unless remembered times, which cover whole runs, place them; without those, rules 3 and 6 hold.
  */
 export function batchPlacement(
 	view: BatchView,

@@ -56,7 +56,7 @@ class Track {
 
 	/** Rule 1: what earlier runs saw that placements trust, with this run's renders; undefined: the grid. */
 	trusted(): { remembered: Observation[]; observations: Observation[] } | undefined {
-		const remembered = !rules.backToGrid(this.own.length + this.fresh.length, false)
+		const remembered = !rules.backToGrid(this.own.length + this.fresh.length)
 			? this.own
 			: rules.confirms(this.mine, elsewhere(this.borrowed, this.own), this.intervalMs)
 				? this.borrowed
@@ -208,7 +208,9 @@ export class RenderTimes {
 		const { anchor, age, probes } = task;
 		const grid = { ...this.grid, strict: task.strict };
 		const track = this.track(kind.key);
-		const ending = role === 'planned' ? undefined : this.runEnd(track, anchor, age, probes);
+		const end =
+			role === 'planned' ? undefined : rules.runEnd(track.points, track.active.length, age, this.grid, probes);
+		const ending = end === undefined ? undefined : { at: anchor + end, pastRange: false, runEnd: true };
 		if (role === 'scout') return ending;
 		const trusted = track.trusted();
 		if (!trusted) return ending;
@@ -223,11 +225,6 @@ export class RenderTimes {
 		const planned = this.planned(trusted.observations, task, grid, false);
 		if (planned !== undefined) return { at: planned, pastRange: false };
 		return { at: anchor + rules.pastRange(age, probes, grid), pastRange: true };
-	}
-
-	private runEnd(track: Track, anchor: number, age: number, probes: number): Placement | undefined {
-		const at = rules.runEnd(track.points, track.active.length, age, this.grid, probes);
-		return at === undefined ? undefined : { at: anchor + at, pastRange: false, runEnd: true };
 	}
 
 	private batchView(track: Track, remembered: Observation[], now: number) {
@@ -266,32 +263,23 @@ export class RenderTimes {
 	}
 }
 
-export interface Learning {
-	times: RenderTimes;
-	node: string;
-	api: string | undefined;
-}
-
 /**
  * What Poll Schedule "Learned" places a run's tasks by (`api`: a fingerprint of the Base URL, whose pool a kind the
  * node knows too little of may borrow from); undefined, for the grid, unless the run creates tasks and learns.
+ * `keep` adds what the run saw to what the process keeps (store.ts): every mode, manual runs too.
  */
 export function learnedTimes(
 	context: IExecuteFunctions,
 	options: { pollSchedule: 'learned' | 'fixed'; pollIntervalMs: number },
 	creations: ReadonlyArray<{ renderKey?: RenderKey }>,
 	api: string | undefined,
-): Learning | undefined {
+): { times: RenderTimes; keep: () => void } | undefined {
 	if (options.pollSchedule !== 'learned' || !creations.length) return undefined;
 	const planned = new Map<string, number>();
 	for (const { renderKey } of creations)
 		if (renderKey) planned.set(renderKey.key, (planned.get(renderKey.key) ?? 0) + 1);
 	const node = LearnedStore.nodeSlot(context.getWorkflow().id ?? '', context.getNode().id);
 	const learned = LEARNED.read(node, api, () => readStaticHistory(context), planned.keys());
-	return { times: new RenderTimes(options.pollIntervalMs, learned, planned), node, api };
-}
-
-/** Adds what the run saw to what the process keeps (store.ts): every mode, manual runs too. */
-export function keepLearned(learning: Learning): void {
-	LEARNED.keep(learning.node, learning.api, learning.times.keep());
+	const times = new RenderTimes(options.pollIntervalMs, learned, planned);
+	return { times, keep: () => LEARNED.keep(node, api, times.keep()) };
 }

@@ -34,8 +34,6 @@ export interface Learned {
 
 const copyOf = (entry: KeyHistory): KeyHistory => ({ used: entry.used, observations: [...entry.observations] });
 
-const copy = (history: NodeHistory): NodeHistory => new Map([...history].map(([key, entry]) => [key, copyOf(entry)]));
-
 /** Ages as whole ms, done after not done. */
 const whole = ({ lo, hi }: Observation): Observation => ({
 	lo: Math.max(0, Math.round(lo)),
@@ -79,7 +77,8 @@ export class LearnedStore {
 			const entry = shared?.get(key);
 			if (entry) ofApi.set(key, copyOf(entry));
 		}
-		return { own: copy(own), api: ofApi, clock: ++this.clock };
+		const copy: NodeHistory = new Map([...own].map(([key, entry]) => [key, copyOf(entry)]));
+		return { own: copy, api: ofApi, clock: ++this.clock };
 	}
 
 	keep(node: string, api: string | undefined, kept: ReadonlyMap<string, KeptKind>): void {

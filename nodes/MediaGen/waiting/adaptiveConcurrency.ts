@@ -8,13 +8,6 @@ import { DEFAULT_MAX_CONCURRENCY } from './options';
 /** Longest Retry-After honoured; a larger value is capped so that Max Wait and the retry window still hold. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-/**
- * The bound a run starts with: the default Max Concurrent Requests (options.ts), so that at the defaults a batch goes
- * out as n8n's HTTP Request node sends it. Starting at 64 cost 500 creations two more round trips (0.9 s against the
- * HTTP Request loop's 0.35 s in `npm run bench`).
- */
-const INITIAL_BOUND = DEFAULT_MAX_CONCURRENCY;
-
 /** The hold after a refusal at a bound of 1, doubling per refusal in a row (Retry-After: 0 is not "at once"). */
 const FIRST_HOLD_MS = 250;
 
@@ -34,7 +27,8 @@ export class AdaptiveConcurrency {
 	holdUntil = 0;
 
 	constructor(private readonly max: number) {
-		this.limit = Math.min(max, INITIAL_BOUND);
+		// options.ts says why: at the defaults a batch goes out as n8n's HTTP Request node sends it.
+		this.limit = Math.min(max, DEFAULT_MAX_CONCURRENCY);
 	}
 
 	get slots(): number {

@@ -15,11 +15,7 @@ const CREATE_RETRY_WINDOW_MS = 300_000;
  * The pause before attempt `attempts + 1` of a request, honouring the server's Retry-After (capped). The backoff is
  * a floor that grows per attempt: a Retry-After of 0 does not mean "at once, forever".
  */
-export function retryDelay(
-	attempts: number,
-	retryAfter: number | undefined,
-	backoff: { firstMs: number; maxMs: number },
-): number {
+export function retryDelay(attempts: number, retryAfter: number | undefined, backoff: typeof CREATE_BACKOFF): number {
 	const floor = Math.min(backoff.firstMs * 2 ** (attempts - 1), backoff.maxMs);
 	return Math.max(floor, Math.min(retryAfter ?? 0, MAX_RETRY_AFTER_MS));
 }
@@ -44,7 +40,6 @@ export function repeatAt(
 
 export function pollRetryDelay(options: WaitingOptions, failures: number, retryAfter: number | undefined): number {
 	const interval = options.pollIntervalMs;
-	// Without Retry-After the pause doubles per failure; with one, it is at least the grid's interval.
 	const backoff =
 		retryAfter !== undefined ? Math.max(interval, Math.min(retryAfter, MAX_RETRY_AFTER_MS)) : interval * 2 ** failures;
 	return Math.min(backoff, MAX_POLL_BACKOFF_MS);

@@ -1,8 +1,8 @@
 /**
  * The waiting engine: one loop, without rounds or timers of its own, for a run's creations (creationQueue.ts), status
- * checks (schedule.ts) and result downloads (resultDownloads.ts), as docs/waiting-and-output.md tells it. No item is
- * lost: an exception that is not the node's own (hostile data, a bug) ends its item with an error that names the
- * task (output/itemFailure.ts), wherever it is raised.
+ * checks (schedule.ts) and result downloads (resultDownloads.ts), as docs/waiting-and-output.md tells it; Task → Wait
+ * and Task → Get run it on tasks that already exist. No item is lost: an exception that is not the node's own (hostile
+ * data, a bug) ends its item with an error that names the task (output/itemFailure.ts), wherever it is raised.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -26,9 +26,10 @@ import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { CreationQueue, type CreationJob, type QueuedJob, type RequestJob } from './creationQueue';
 import { PaidTasks, type PaidTasksMemory } from './paidTasks';
 import { requestTimeoutAt, waitEndsAt, type WaitingOptions } from './options';
-import { keepLearned, learnedTimes, type RenderTimes } from '../learning/renderTimes';
+import { learnedTimes, type RenderTimes } from '../learning/renderTimes';
 import { ResultDownloads } from './resultDownloads';
 import { PollSchedule, type PollTicket, type Waiting } from './schedule';
+import { failuresContinue } from '../tool/call';
 
 export type { CreationJob, RequestJob } from './creationQueue';
 
@@ -88,7 +89,7 @@ class Engine {
 		private readonly input: EngineInput,
 		/** The credential, read once for the run's creations and polls. */
 		private readonly session: ApiSession,
-		learned: RenderTimes | undefined,
+		private readonly learned: RenderTimes | undefined,
 	) {
 		this.options = input.options;
 		this.cancel = context.getExecutionCancelSignal();
@@ -119,7 +120,10 @@ class Engine {
 				const now = Date.now();
 				this.dispatch(now);
 				if (this.idle()) break;
-				await this.pause(now);
+				// Until the next due time, a request's end or a cancel; a timer only when something falls due at a time.
+				const wakeAt = this.nextWakeAt(now);
+				const nothingRunning = !this.apiInFlight && !this.results.inFlight;
+				await this.sleeper.sleepUntil(wakeAt ?? (nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : undefined));
 			}
 		} finally {
 			this.cancel?.removeEventListener('abort', onCancel);
@@ -182,13 +186,6 @@ class Engine {
 		);
 	}
 
-	/** Sleeps until the next due time, a request's end or a cancel; a timer only when something falls due at a time. */
-	private async pause(now: number): Promise<void> {
-		const wakeAt = this.nextWakeAt(now);
-		const nothingRunning = !this.apiInFlight && !this.results.inFlight;
-		await this.sleeper.sleepUntil(wakeAt === undefined && nothingRunning ? Date.now() + MAX_POLL_BACKOFF_MS : wakeAt);
-	}
-
 	private start(entry: QueuedJob): void {
 		this.inFlight.create++;
 		const startedAt = Date.now();
@@ -217,7 +214,7 @@ class Engine {
 			if (this.options.wait && !this.stopped) {
 				const now = Date.now();
 				// The creation's round trip stands for a check's until one is answered (policy.ts, rule 3).
-				this.schedule.sawRoundTrip(now - startedAt);
+				this.learned?.sawRoundTrip(now - startedAt);
 				// Max Wait counts from the item's first attempt: refused attempts before it do not extend the wait.
 				const deadline = waitEndsAt(this.options, entry.firstAttemptAt);
 				this.schedule.add(task, now, now + this.options.pollIntervalMs, deadline, job.renderKey);
@@ -274,20 +271,15 @@ class Engine {
 		void this.poll(entry, final);
 	}
 
-	private end(entry: Waiting, outcome?: ItemOutcome): void {
-		this.schedule.end(entry);
-		if (outcome) this.outcomes.push(outcome);
-	}
-
 	/** The API said the task failed: a later try creates it anew. */
 	private failed(entry: Waiting, outcome: ItemOutcome): void {
-		this.end(entry);
-		this.paidTasks.failed(entry.task);
+		this.schedule.end(entry);
+		this.input.memory?.failed(entry.task);
 		this.fail(outcome);
 	}
 
 	private timedOut(entry: Waiting): void {
-		this.end(entry);
+		this.schedule.end(entry);
 		this.fail(timedOutOutcome.call(this.context, entry, this.options));
 	}
 
@@ -330,11 +322,12 @@ class Engine {
 			this.failed(entry, state.outcome);
 		} else if (state.state === 'done') {
 			this.schedule.finished(entry, startedAt, Date.now());
-			this.end(entry);
+			this.schedule.end(entry);
 			if (this.options.download) this.results.add(task, info, state.urls);
 			else this.outcomes.push(completedOutcome(task, info, state.urls, this.options));
 		} else if (this.input.checkOnly) {
-			this.end(entry, checkedOutcome(task, info));
+			this.schedule.end(entry);
+			this.outcomes.push(checkedOutcome(task, info));
 		} else if (final) {
 			this.timedOut(entry);
 		} else {
@@ -356,15 +349,18 @@ class Engine {
 		if (facts.retryable) {
 			entry.failures++;
 			entry.lastError = error;
-			const retryAfter = facts.retryAfterMs;
-			if (facts.rateLimited) this.concurrency.onRateLimited(startedAt, retryAfter);
+			if (facts.rateLimited) this.concurrency.onRateLimited(startedAt, facts.retryAfterMs);
 			if (final && this.input.checkOnly) {
-				this.end(entry);
+				this.schedule.end(entry);
 				this.fail({ itemIndex: task.itemIndex, error, json: pendingJson(task, entry.lastStatus) });
 			} else if (final) {
 				this.timedOut(entry);
 			} else if (!entry.finalStarted) {
-				this.schedule.moveTo(entry, Date.now() + pollRetryDelay(this.options, entry.failures, retryAfter), true);
+				this.schedule.moveTo(
+					entry,
+					Date.now() + pollRetryDelay(this.options, entry.failures, facts.retryAfterMs),
+					true,
+				);
 			}
 		} else if (facts.refused) {
 			// The API refused the task (a 9999 answer about it, e.g. a moderation): it has failed, it is not pending.
@@ -372,7 +368,7 @@ class Engine {
 		} else {
 			// Not found, a proxy's 4xx, a redirect, an unreadable answer: not a verdict on the task, which stays
 			// remembered, so that Retry On Fail checks it again instead of paying for it again.
-			this.end(entry);
+			this.schedule.end(entry);
 			this.fail(statusCheckFailed(entry, error, this.paidTasks.remembers));
 		}
 	}
@@ -380,7 +376,7 @@ class Engine {
 	/** An exception that escaped a job's own handling: its item comes out with it, unless it came out already. */
 	private lost(itemIndex: number, error: unknown, about: FailureStep & { entry?: Waiting; job?: CreationJob }): void {
 		const { entry, job } = about;
-		if (entry && !entry.ended) this.end(entry);
+		if (entry && !entry.ended) this.schedule.end(entry);
 		if (this.cancelled || this.outcomes.some((outcome) => outcome.itemIndex === itemIndex)) return;
 		const failure = itemFailure(this.context.getNode(), error, itemIndex, about);
 		if (entry) return this.fail(statusCheckFailed(entry, failure, this.paidTasks.remembers));
@@ -419,6 +415,43 @@ export async function runEngine(this: IExecuteFunctions, input: EngineInput): Pr
 	const api = input.creations.length ? await session.apiId() : undefined;
 	const learning = learnedTimes(this, input.options, input.creations, api);
 	const outcomes = await new Engine(this, input, session, learning?.times).run();
-	if (learning) keepLearned(learning);
+	learning?.keep();
 	return outcomes;
+}
+
+/** Task → Get retries a failed status check until this long after the first try, then reports the last error. */
+const CHECK_RETRY_WINDOW_MS = 60_000;
+
+/** Task → Get's first pause before a retry (doubling per failure); it has no Poll Interval of its own. */
+const CHECK_RETRY_PAUSE_MS = 500;
+
+/** Task → Wait: polls every task until it finishes, fails or runs out of time; one outcome per task, in any order. */
+export async function waitForTasks(
+	this: IExecuteFunctions,
+	tasks: CreatedTask[],
+	options: WaitingOptions,
+	checkOnly = false,
+): Promise<ItemOutcome[]> {
+	const continueOnFail = failuresContinue(this);
+	return await runEngine.call(this, { creations: [], existing: tasks, options, continueOnFail, checkOnly });
+}
+
+/** Task → Get: one status check per task, with the engine's bound on requests in flight and its retries. */
+export async function checkTasks(
+	this: IExecuteFunctions,
+	tasks: CreatedTask[],
+	options: WaitingOptions,
+): Promise<ItemOutcome[]> {
+	// Without declared status codes only result URLs tell that a task is done (Task → Wait can use codes).
+	const checkOptions: WaitingOptions = {
+		...options,
+		wait: true,
+		download: false,
+		split: false,
+		succeededCodes: [],
+		failedCodes: [],
+		maxWaitMs: CHECK_RETRY_WINDOW_MS,
+		pollIntervalMs: CHECK_RETRY_PAUSE_MS,
+	};
+	return await waitForTasks.call(this, tasks, checkOptions, true);
 }

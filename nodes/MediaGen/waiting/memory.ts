@@ -82,10 +82,6 @@ export class TaskMemory {
 		return this.stored?.items[String(itemIndex)] ?? [];
 	}
 
-	private parsed(itemIndex: number): Entry[] {
-		return this.entries(itemIndex).map(parse);
-	}
-
 	private write(itemIndex: number, entries: string[]): void {
 		if (!this.stored) {
 			this.stored = { runIndex: TaskMemory.runIndex(this.context), items: {} };
@@ -96,7 +92,9 @@ export class TaskMemory {
 	}
 
 	find(itemIndex: number, request: string): Remembered | undefined {
-		const entries = this.parsed(itemIndex).filter((parsed) => parsed.request === request);
+		const entries = this.entries(itemIndex)
+			.map(parse)
+			.filter((parsed) => parsed.request === request);
 		const main = entries.find((parsed) => !parsed.also)?.remembered;
 		const alsoNamed = taskIds(entries.filter((parsed) => parsed.also));
 		return main && main !== 'uncertain' && alsoNamed.length ? { ...main, alsoNamed } : main;
@@ -104,7 +102,11 @@ export class TaskMemory {
 
 	/** Tasks an earlier try created for this item with another request (an expression gave other values). */
 	otherTasks(itemIndex: number, request: string): string[] {
-		return taskIds(this.parsed(itemIndex).filter((parsed) => parsed.request !== request));
+		return taskIds(
+			this.entries(itemIndex)
+				.map(parse)
+				.filter((parsed) => parsed.request !== request),
+		);
 	}
 
 	remember(itemIndex: number, request: string, remembered: Remembered): void {
@@ -126,7 +128,7 @@ export class TaskMemory {
 			.map(Number)
 			.sort((a, b) => a - b);
 		return items.flatMap((itemIndex) =>
-			taskIds(memory.parsed(itemIndex)).map((taskId) => `${taskId} (item ${itemIndex})`),
+			taskIds(memory.entries(itemIndex).map(parse)).map((taskId) => `${taskId} (item ${itemIndex})`),
 		);
 	}
 }

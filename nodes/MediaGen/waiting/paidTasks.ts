@@ -57,8 +57,4 @@ export class PaidTasks {
 			`MediaGen node "${this.context.getNode().name}" may have created a ${job.taskType} task for item ${job.itemIndex} ${executionNote(this.context)}: ${(error as Error).message}`,
 		);
 	}
-
-	failed(task: CreatedTask): void {
-		this.memory?.failed(task);
-	}
 }

@@ -1,10 +1,8 @@
 /**
  * Result downloads: finished tasks' files into n8n's binary storage, each file a job of its own, beside the API's
- * requests and outside their bound (file hosts are not the API); for users: docs/waiting-and-output.md#downloads.
- * Each file is asked for once: result hosts bill every byte, limit requests and may sign a URL for one use, so an
- * answered GET is read to its end, never dropped for lack of room: it waits unread (a waiting connection costs the
- * host nothing, a second GET would). n8n builds a new HTTP agent per request (transport/download.ts): parallel
- * streams make up for the round trips.
+ * requests and outside their bound (file hosts are not the API). docs/waiting-and-output.md#downloads says why each
+ * file is asked for once and files stream side by side: an answered GET waits unread for room (a waiting connection
+ * costs the host nothing, a second GET would).
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 

@@ -150,11 +150,6 @@ export class PollSchedule {
 		entry.checks++;
 	}
 
-	/** A round trip of an API request: rule 3 allows a check one round trip late (policy.ts). */
-	sawRoundTrip(ms: number): void {
-		this.learned?.sawRoundTrip(ms);
-	}
-
 	/** The earliest ticket that still counts (void ones are dropped on the way). */
 	next(): PollTicket | undefined {
 		for (;;) {
@@ -242,12 +237,10 @@ export class PollSchedule {
 		if (!kind || !role || !this.learned) return;
 		const roundTrip = now - startedAt;
 		this.learned.sawRoundTrip(roundTrip);
-		// A first check the engine held counts as seen when due (a batch's next check corrects it); one a busy process
-		// started late, where it went out: a stall must not teach a render shorter than it was.
+		// Where a check counts, and judgedLateBy only for a task alone: docs/waiting-and-output.md, what is learned (a
+		// batch's answers vary with its own requests in flight, and its placements err early by design: earlyEstimate).
 		const held = entry.notYetAge === undefined && entry.firstCheckHeld === true;
 		const checked = held ? Math.min(startedAt, entry.firstCheckAt) : startedAt;
-		// judgedLateBy only for a task waited on alone after a "not yet": a batch's answers vary with its own requests
-		// in flight, and its placements err early by design (earlyEstimate).
 		const lo = entry.notYetAge ?? 0;
 		const late = this.active.size === 1 && lo > 0 ? judgedLateBy(roundTrip, this.learned.grid) : 0;
 		const seen = { lo, hi: Math.max(checked + late - entry.anchor, lo + 1) };

@@ -99,16 +99,10 @@ function failedVerdict(
 	text: { short: string; message: string; description: string },
 ): TaskState {
 	const { itemIndex } = task;
-	const { message, description } = text;
-	const error = new NodeApiError(this.getNode(), { message: text.short, status } as never, {
-		message,
-		description,
-		itemIndex,
-	});
-	return {
-		state: 'ended',
-		outcome: { itemIndex, error, json: taskJson(task, 'failed', { lastStatus: status, info }) },
-	};
+	const { short, ...shown } = text;
+	const error = new NodeApiError(this.getNode(), { message: short, status } as never, { ...shown, itemIndex });
+	const json = taskJson(task, 'failed', { lastStatus: status, info });
+	return { state: 'ended', outcome: { itemIndex, error, json } };
 }
 
 export function timedOutOutcome(this: IExecuteFunctions, waited: Waited, options: WaitingOptions): ItemOutcome {

@@ -20,12 +20,6 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 const MAX_SLEEP_MS = 2 ** 31 - 1;
 
-function sleepMs(at: number, now: number): number {
-	const ms = at - now;
-	if (Number.isNaN(ms)) return MAX_SLEEP_MS;
-	return Math.min(MAX_SLEEP_MS, Math.max(0, Math.ceil(ms)));
-}
-
 export function earliest(...times: Array<number | undefined>): number | undefined {
 	const known = times.filter((time): time is number => time !== undefined);
 	return known.length ? Math.min(...known) : undefined;
@@ -54,8 +48,10 @@ export class WakeableSleep {
 		if (at === undefined) {
 			await woken;
 		} else {
+			const ms = at - Date.now();
+			const sleep = Number.isNaN(ms) ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Math.ceil(ms)));
 			const timer = new AbortController();
-			await Promise.race([abortableSleep(sleepMs(at, Date.now()), timer.signal).catch(() => undefined), woken]);
+			await Promise.race([abortableSleep(sleep, timer.signal).catch(() => undefined), woken]);
 			timer.abort();
 		}
 		this.wakeUp = undefined;

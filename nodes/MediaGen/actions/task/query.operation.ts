@@ -3,7 +3,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { readTaskRef, TASK_TYPE_FROM_INPUT } from '../../request/taskItem';
 import type { CreatedTask } from '../../waiting/taskState';
-import { checkTasks, waitForTasks } from '../../waiting/tasks';
+import { checkTasks, waitForTasks } from '../../waiting/engine';
 import { readWaitingOptions } from '../../waiting/options';
 import type { OperationModule } from '../node.type';
 import { taskOptionsProperties } from '../descriptions';
