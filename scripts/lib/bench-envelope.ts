@@ -1,8 +1,6 @@
 /**
  * The benchmark's `envelope` case (docs/performance.md#the-envelope-against-fixed-interval): Poll Schedule "Learned"
- * beside Fixed Interval on the same renders at the same time, in the shapes where learning once cost users time or
- * the API checks, idle and beside a CPU hog. Figures from the simulator's record: time from each render's end to the
- * answer that said done, and status checks per task.
+ * beside Fixed Interval on the same renders at the same time, idle and beside a CPU hog.
  */
 import { spawn } from 'node:child_process';
 
