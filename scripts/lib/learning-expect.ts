@@ -50,14 +50,11 @@ const NEVER_WORSE = { afterFloor: 0.25, checks: 0.1, runAfterFloor: 0.25 };
 
 const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
 /**
- * What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none). The
- * two runs of a comparison share n8n's process and the simulator, but a stall does not hit them alike (CI run 29,
- * CPU hog: a queue worker sent nothing for about 2 s of the cold batch): it holds the learned run's tasks until their
- * scouts' late answers come, and makes Fixed Interval skip slots. Fixed Interval keeps one check per Poll Interval
- * (late timers within LATE_TIMER), so a longer wait, or a check later after its slot, is a stall, and the time
- * statements allow it. Lateness counts, not only waits: a process slow for a while holds every check alike (CI, CPU
- * hog: Fixed Interval's checks 0.46 then 0.95 I late, a wait of only 1.49 I; the learned run's came 1.3 I late).
- * Where Fixed Interval skipped a slot, the checks are held to the grid's own count for the renders.
+ * What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none): a
+ * stall does not hit the two runs of a comparison alike (CONTRIBUTING.md, "The learning suite"; CI run 29, CPU hog: a
+ * queue worker sent nothing for about 2 s of the cold batch). Fixed Interval keeps one check per Poll Interval, so a
+ * longer wait, or a check later after its slot, is a stall: lateness counts, not only waits (CI, CPU hog: Fixed
+ * Interval's checks 0.46 then 0.95 I late, a wait of only 1.49 I; the learned run's came 1.3 I late).
  */
 const stallOf = (fixed: RunFigures) => Math.max(0, Math.max(fixed.longestWait - 1, fixed.mostLate) - LATE_TIMER);
 const stallNote = (stall: number) => (stall > 0 ? ` + a stall of ${two(stall)} I` : '');
