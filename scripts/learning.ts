@@ -6,8 +6,15 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { BatchCase, dropCase, taughtCase } from './lib/learning-batches';
-import { agentCase, agentModel, dropOneCase, singleItemCase, warmUpAgent, warmUpWorker } from './lib/learning-one-item';
+import { BatchCase, taughtCase, type TaughtRun } from './lib/learning-batches';
+import {
+	agentModel,
+	chatSender,
+	dropOneCase,
+	singleItemCase,
+	warmUpAgent,
+	warmUpWorker,
+} from './lib/learning-one-item';
 import { RENDER_S, renderTimes, type Row } from './lib/learning-rows';
 import { manualCase, rssCase, scheduleCase, waitCase } from './lib/learning-triggers';
 import { timedPrompt } from './lib/learning-measure';
@@ -41,20 +48,12 @@ const SINGLE = { runs: 10, warmUp: 5, seed: 1 };
 /** A new workflow of a kind the process knows; run 1 apart: it keeps the grid until its render agrees with history. */
 const WARM = { runs: 5, warmUp: 1, seed: 11 };
 const BATCH_ITEMS = 20;
-/** Renders that drop: 15 s taught, then 6 s (Poll Interval 1 s, as everywhere here). */
-const DROP = { count: 10, fromS: 15, toS: 6, taught: 1, seed: 21 };
 /**
  * The drop one item per execution: five teach the kind (Learned places checks from the fifth observation on). A task
  * on its own is first checked where the taught renders end: the first after the drop is found late (`searching`),
  * the next sees the drop (rule 5). Scaled by 0.4 (6 s → 2.4 s at 0.4 s) to keep within the others' time.
  */
 const DROP_ONE = { taught: 5, drops: 7, searching: 1, fromS: 6, toS: 2.4, intervalS: 0.4, seed: 31 };
-/** A new workflow, five one-item executions, after another workflow's batch of its kind twice as long. */
-const NEWCOMER = { taught: 8, runs: 5, seed: 41 };
-/** A new workflow's batch of 40 after other workflows' renders of about 1, 2.5 and 6 s; its second run alone. */
-const MIXED = { teachers: [0.4, 1, 2.4], count: 40, seed: 51 };
-/** Renders three times slower than a batch's own run taught: 10 of RENDER_S / 3, then 10 of RENDER_S. */
-const SLOWER = { count: 10, seed: 61 };
 const SCHEDULE_SECONDS = 12;
 const SCHEDULE_RUNS = 3;
 /** Above n8n's 65 s: the execution is parked in the database and resumed by the wait tracker. */
@@ -89,33 +88,47 @@ function commonWorkflows(version: string, prefix: string) {
 type Common = ReturnType<typeof commonWorkflows>;
 type Cases = Array<[string, Promise<Row[]>]>;
 
-/** The envelope's cases both modes run: a new workflow after longer renders, and after a mixed history. */
-function envelopeCases(deployment: Deployment, url: string, common: Common) {
-	const newcomer = async () =>
+/** A taughtCase (learning-batches.ts) whose teachers' renders are drawn narrow: [workflow, count, seed, around (s)]. */
+const taughtRunner =
+	(deployment: Deployment, url: string) =>
+	(learned: Workflow, fixed: Workflow, teachers: Array<[Workflow, number, number, number]>, runs: TaughtRun[]) =>
+	async () =>
 		await taughtCase(deployment, url, {
-			teachers: [
-				{ workflow: common.teacher, renders: renderTimes(NEWCOMER.taught, NEWCOMER.seed, 'narrow', 2 * RENDER_S) },
-			],
-			learned: common.newcomer,
-			fixed: common.fixedNewcomer,
-			runs: renderTimes(NEWCOMER.runs, NEWCOMER.seed + 1, 'narrow').map((seconds) => ({
-				label: `executions 1–${NEWCOMER.runs}, one item each, after another workflow's renders of ${2 * RENDER_S} s`,
-				renders: [seconds],
-			})),
-		});
-	const mixed = async () =>
-		await taughtCase(deployment, url, {
-			teachers: [common.mixed0, common.mixed1, common.mixed2].map((workflow, index) => ({
+			teachers: teachers.map(([workflow, count, seed, around]) => ({
 				workflow,
-				renders: renderTimes(10, MIXED.seed + index, 'narrow', MIXED.teachers[index] * RENDER_S),
+				renders: renderTimes(count, seed, 'narrow', around),
 			})),
-			learned: common.mixed,
-			fixed: common.fixedMixed,
-			runs: [
-				{ label: 'run 1 after a mixed history', renders: renderTimes(MIXED.count, MIXED.seed + 10, 'wide') },
-				{ label: 'run 2', renders: renderTimes(MIXED.count, MIXED.seed + 11, 'wide'), alone: true },
-			],
+			learned,
+			fixed,
+			runs,
 		});
+
+/** The envelope's cases both modes run: a new workflow after longer renders, and after a mixed history. */
+function envelopeCases(teach: ReturnType<typeof taughtRunner>, common: Common) {
+	// A new workflow, five one-item executions, after another workflow's batch of its kind twice as long.
+	const newcomer = teach(
+		common.newcomer,
+		common.fixedNewcomer,
+		[[common.teacher, 8, 41, 2 * RENDER_S]],
+		renderTimes(5, 42, 'narrow').map((seconds) => ({
+			label: `executions 1–5, one item each, after another workflow's renders of ${2 * RENDER_S} s`,
+			renders: [seconds],
+		})),
+	);
+	// A new workflow's batch of 40 after other workflows' renders of about 1, 2.5 and 6 s; its second run alone.
+	const mixed = teach(
+		common.mixed,
+		common.fixedMixed,
+		[
+			[common.mixed0, 10, 51, 0.4 * RENDER_S],
+			[common.mixed1, 10, 52, RENDER_S],
+			[common.mixed2, 10, 53, 2.4 * RENDER_S],
+		],
+		[
+			{ label: 'run 1 after a mixed history', renders: renderTimes(40, 61, 'wide') },
+			{ label: 'run 2', renders: renderTimes(40, 62, 'wide'), alone: true },
+		],
+	);
 	/**
 	 * Once every case of `timed` ended (passed or not): the envelope's batches (about 150 tasks at once) would hold
 	 * the process while one-item executions are timed. `after` runs after the newcomer case, as mixed does.
@@ -142,6 +155,7 @@ const published = (common: Common) =>
  */
 function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Common, warmUp: () => Promise<void>) {
 	const url = world.simulatorUrl;
+	const teach = taughtRunner(deployment, url);
 	const guard = (workflow: Workflow) => new OtherNodeState(world.db, deployment.idOf(workflow.id));
 	const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
 	const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
@@ -175,7 +189,8 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 		warm,
 		fixed: async () => await singleItemCase(deployment, url, common.fixed, SINGLE),
 		schedule: async () => await scheduleCase(deployment, url, common.schedule, SCHEDULE_RUNS, world.db),
-		envelope: envelopeCases(deployment, url, common),
+		teach,
+		envelope: envelopeCases(teach, common),
 	};
 }
 
@@ -208,23 +223,26 @@ function regularPlan(version: string, modelUrl: string): Plan {
 			// What holds n8n's process for seconds goes first, alone: the agent's first execution (n8n loads the AI
 			// Agent's modules then).
 			const shared = sharedCases(deployment, world, common, async () => await warmUpAgent(deployment, agent));
-			const { url, guard, then } = shared;
-			const drop = async () => await dropCase(deployment, url, drops.drop, drops.fixedDrop, DROP);
+			const { url, guard, then, teach } = shared;
+			// Renders that drop: 15 s taught, then 6 s (Poll Interval 1 s, as everywhere here).
+			const drop = teach(
+				drops.drop,
+				drops.fixedDrop,
+				[],
+				[
+					{ label: 'run 1: renders of 15 s', renders: renderTimes(10, 22, 'narrow', 15) },
+					{ label: 'run 2: renders drop to 6 s', renders: renderTimes(10, 23, 'narrow', 6) },
+				],
+			);
 			const dropOne = async () => await dropOneCase(deployment, url, drops.dropOne, drops.fixedDropOne, DROP_ONE);
-			const slower = async () =>
-				await taughtCase(deployment, url, {
-					teachers: [
-						{ workflow: drops.slower, renders: renderTimes(SLOWER.count, SLOWER.seed, 'narrow', RENDER_S / 3) },
-					],
-					learned: drops.slower,
-					fixed: drops.fixedSlower,
-					runs: [
-						{
-							label: 'renders three times slower than taught',
-							renders: renderTimes(SLOWER.count, SLOWER.seed + 1, 'narrow'),
-						},
-					],
-				});
+			// Renders three times slower than a batch's own run taught: 10 of RENDER_S / 3, then 10 of RENDER_S.
+			const slower = teach(
+				drops.slower,
+				drops.fixedSlower,
+				[[drops.slower, 10, 61, RENDER_S / 3]],
+				[{ label: 'renders three times slower than taught', renders: renderTimes(10, 62, 'narrow') }],
+			);
+			const agentRuns = { ...SINGLE, guard: guard(agent), send: chatSender(deployment, agent) };
 			const timed: Cases = [
 				['single', shared.single],
 				['warm', shared.warm],
@@ -234,7 +252,7 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				['drop-one', then(dropOne)],
 				['schedule', then(shared.schedule)],
 				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
-				['agent', then(async () => await agentCase(deployment, url, agent, { ...SINGLE, guard: guard(agent) }))],
+				['agent', then(async () => await singleItemCase(deployment, url, agent, agentRuns))],
 			];
 			return [...timed, ['wait', shared.wait], ...shared.envelope(timed, ['slower', slower])];
 		},

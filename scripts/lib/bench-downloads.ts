@@ -1,8 +1,6 @@
 /**
- * The benchmark's `downloads` case (docs/performance.md#downloads): result files from a host that answers 150 ms late
- * and counts what it is asked and sends, in the shapes a batch meets. Each file must be asked for once
- * (waiting/resultDownloads.ts): a host bills every byte it sends, limits requests and may sign a URL for one use.
- * The node's wall time is measured beside the HTTP Request loop, and its memory where the files are large.
+ * The benchmark's `downloads` case (docs/performance.md#downloads): each result file asked for once
+ * (waiting/resultDownloads.ts), in the shapes a batch meets, beside the HTTP Request loop.
  */
 import type http from 'node:http';
 
@@ -19,10 +17,7 @@ interface Shape {
 	name: string;
 	/** Each file's size, whether its answer announces it (Content-Length), and whether the host stalls it. */
 	files: Array<{ size: number; announce?: boolean; stall?: boolean }>;
-	/**
-	 * Wall time at most this many times the HTTP Request loop's (docs/performance.md#downloads: why small files
-	 * may take longer); none for a stalled file: the loop waits out its 5-minute timeout.
-	 */
+	/** Wall time at most this many times the loop's; none for a stalled file (the loop waits out its timeout). */
 	loop?: number;
 	/** The node's peak RSS growth during its run is held to this (bytes). */
 	memory?: number;

@@ -1,13 +1,12 @@
 /**
  * The benchmark's `envelope` case (docs/performance.md#the-envelope-against-fixed-interval): Poll Schedule "Learned"
- * beside Fixed Interval on the same renders at the same time, in the shapes where learning once cost users time or
- * the API checks, idle and beside a CPU hog. Figures from the simulator's record: time from each render's end to the
- * answer that said done, and status checks per task.
+ * beside Fixed Interval on the same renders at the same time, idle and beside a CPU hog.
  */
 import { spawn } from 'node:child_process';
 
 import { runNode } from '../../test/harness';
-import { seeded, taskRecords, timedPrompt, mean } from './learning-measure';
+import { taskRecords, timedPrompt, mean } from './learning-measure';
+import { renderTimes } from './learning-rows';
 import { RTT_MS, type Figure } from './bench-common';
 import { FIXED } from './bench-polling';
 import { nodeParameters } from './bench-results';
@@ -26,12 +25,6 @@ interface Measured {
 }
 
 type Pair = { learned: Measured; fixed: Measured };
-
-/** Renders of `seconds` ± `spread` (a share), seeded. */
-function renders(count: number, seconds: number, seed: number, spread = 0.1): number[] {
-	const random = seeded(seed);
-	return Array.from({ length: count }, () => seconds * (1 + spread * (2 * random() - 1)));
-}
 
 class Bench {
 	private serial = 0;
@@ -130,26 +123,26 @@ function batchFigures(title: string, pair: Pair, factor = 1): Figure[] {
 async function shapes(bench: Bench, run: string): Promise<Figure[]> {
 	const wf = (name: string) => `${run}-${name}`;
 	// A new workflow after another workflow's renders of the same kind twice as long.
-	await bench.run(wf('teacher'), renders(8, 3, 1));
-	const newcomer = await bench.executions(wf('newcomer'), renders(5, 1.5, 2));
+	await bench.run(wf('teacher'), renderTimes(8, 1, 'narrow', 3));
+	const newcomer = await bench.executions(wf('newcomer'), renderTimes(5, 2, 'narrow', 1.5));
 	// A workflow's own renders get twice as fast: the first one may be late.
-	for (const seconds of renders(5, 3, 3)) await bench.run(wf('faster'), [seconds]);
-	const faster = await bench.executions(wf('faster'), renders(6, 1.5, 4));
+	for (const seconds of renderTimes(5, 3, 'narrow', 3)) await bench.run(wf('faster'), [seconds]);
+	const faster = await bench.executions(wf('faster'), renderTimes(6, 4, 'narrow', 1.5));
 	// One item per execution, as an AI Agent's tool is called: executions 6–10 placed from 1–5.
-	const agent = await bench.executions(wf('agent'), renders(10, 1.25, 5));
+	const agent = await bench.executions(wf('agent'), renderTimes(10, 5, 'narrow', 1.25));
 	// A batch's renders three times slower than taught, and twice as fast.
-	await bench.run(wf('slower'), renders(10, 0.5, 6));
-	const slower = await bench.pair(wf('slower'), renders(10, 1.5, 7));
-	await bench.run(wf('twice'), renders(20, 3, 8));
-	const twice = await bench.pair(wf('twice'), renders(20, 1.5, 9));
+	await bench.run(wf('slower'), renderTimes(10, 6, 'narrow', 0.5));
+	const slower = await bench.pair(wf('slower'), renderTimes(10, 7, 'narrow', 1.5));
+	await bench.run(wf('twice'), renderTimes(20, 8, 'narrow', 3));
+	const twice = await bench.pair(wf('twice'), renderTimes(20, 9, 'narrow', 1.5));
 	// A new workflow's batch after other workflows' renders of about 0.6, 1.5 and 3.6 s.
 	await Promise.all(
 		[0.6, 1.5, 3.6].map(
-			async (seconds, index) => await bench.run(wf(`mixed${index}`), renders(10, seconds, 10 + index)),
+			async (seconds, index) => await bench.run(wf(`mixed${index}`), renderTimes(10, 10 + index, 'narrow', seconds)),
 		),
 	);
-	const mixed = await bench.pair(wf('mixed'), renders(40, 1.5, 13, 0.4));
-	const second = await bench.run(wf('mixed'), renders(40, 1.5, 14, 0.4));
+	const mixed = await bench.pair(wf('mixed'), renderTimes(40, 13, 'wide', 1.5));
+	const second = await bench.run(wf('mixed'), renderTimes(40, 14, 'wide', 1.5));
 	return [
 		...oneItemFigures(`${run}: a new workflow after another's 3 s renders, its 1.5 s executions 1–5`, newcomer),
 		...oneItemFigures(`${run}: own renders from 3 s to 1.5 s, executions 2–6`, faster.slice(1)),

@@ -1,17 +1,8 @@
 /**
- * The nodes the benchmark runs in the harness beside MediaGen (docs/performance.md).
- *
- * The "HTTP Request loop": what an n8n user builds without this package, done the way n8n's HTTP Request node
- * (HttpRequestV3, read in n8n 2.41.1) does it, in the same engine and process:
- *
- *   HTTP Request (create, every item) → Wait (Poll Interval) → HTTP Request (info, every pending item) → IF
- *       done  → HTTP Request (Response Format: File, every finished item's URLs)
- *       else  → back to Wait
- *
- * Through n8n's legacy request helper, as that node: it builds a new agent, so a new connection, per request.
- *
- * The floor (case "overhead"): one beta v4 creation per item through n8n's own `httpRequestWithAuthentication`,
- * 64 at a time, and nothing else: what any node that creates through n8n's request helper pays.
+ * The nodes the benchmark runs in the harness beside MediaGen: the "HTTP Request loop" (docs/performance.md), done as
+ * n8n's HTTP Request node (HttpRequestV3, read in n8n 2.41.1) does it, through n8n's legacy request helper; and the
+ * floor of case "overhead": one beta v4 creation per item through n8n's own `httpRequestWithAuthentication`, 64 at
+ * a time, and nothing else: what any node that creates through n8n's request helper pays.
  */
 import type {
 	IBinaryData,

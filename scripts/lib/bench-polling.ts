@@ -1,8 +1,6 @@
 /**
- * The benchmark's cases about where polls go (docs/performance.md#poll-schedule) and `measure`, which they and
- * bench-spread.ts and bench-render-drop.ts use: a run against the simulator's record of its tasks. The cases: renders
- * learned across runs (acrossRuns), creations that keep coming after the first render ends (fixedDurations), and
- * renders where learning must never lose to the fixed grid (neverWorse).
+ * The benchmark's cases about where polls go (docs/performance.md#poll-schedule): acrossRuns, fixedDurations and
+ * neverWorse; and `measure` (a run against the simulator's record), which bench-spread.ts also uses.
  */
 import { ideas, RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeRun, stridedPrompts, type NodeRunExtras } from './bench-results';

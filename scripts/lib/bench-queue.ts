@@ -1,8 +1,6 @@
 /**
  * The bench's `queueMode` case (docs/performance.md#queue-mode): one item per execution in real n8n in queue mode,
- * through the learning suite's deployments and cases (learning-run.ts): Learned, Fixed Interval and Learned in a
- * sub-workflow side by side on the same seeded renders, each of a render kind of its own (so that they do not teach
- * each other through the worker's memory), then a copy of the learned workflow, which must start warm.
+ * through the learning suite's deployments and cases (learning-run.ts).
  */
 import type { Figure } from './bench-common';
 import { singleItemCase } from './learning-one-item';

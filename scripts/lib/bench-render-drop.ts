@@ -1,7 +1,6 @@
 /**
- * The benchmark's `renderDrop` case (docs/performance.md#poll-schedule): learning never costs time when renders get
- * faster. A workflow learned 15 s renders, then renders 6 s; beside Fixed Interval and the loop on the same renders
- * at the same time, how long after the last render each one's output came.
+ * The benchmark's `renderDrop` case (docs/performance.md#poll-schedule): a workflow learned 15 s renders, then renders
+ * 6 s, beside Fixed Interval and the loop: how long after the last render each one's output came.
  */
 import { repeatsOr, report, RTT_MS, s, type Figure } from './bench-common';
 import { downloadModes, FIXED } from './bench-polling';

@@ -1,9 +1,7 @@
 /**
- * The benchmark's `singleItem` case (issue 30; docs/performance.md#the-envelope-against-fixed-interval): a form, a
- * webhook or a chat message runs a workflow once per item, so every execution creates one task and learns only
- * from the executions before it. Four shapes of renders, each as chains of 25 one-item executions, learned and
- * Fixed Interval side by side on the same seeded renders; then a copy of one narrow chain's workflow (a new
- * workflow id, the same kind) that must start warm.
+ * The benchmark's `singleItem` case (issue 30; docs/performance.md#the-envelope-against-fixed-interval): chains of
+ * one-item executions (a form, a webhook, a chat message), learned and Fixed Interval side by side on the same
+ * seeded renders, in four shapes; then a copy of one narrow chain's workflow that must start warm.
  */
 import { runNode } from '../../test/harness';
 import { Random } from '../../test/explorer/random';
@@ -20,11 +18,7 @@ const EXECUTIONS = Number(process.env.BENCH_SINGLE_EXECUTIONS ?? 25);
 const WORKFLOWS = Number(process.env.BENCH_SINGLE_WORKFLOWS ?? 3);
 /** Executions before this one are the workflow's past: the figures are the later ones. */
 const MEASURED_FROM = 11;
-/**
- * Executions of the copy, all measured: its first keeps the grid until its own render agrees with what the process
- * learned of the kind elsewhere (issue 44: another workflow's renders are a hint, not a reason to wait past the
- * grid), the others start warm.
- */
+/** Executions of the copy, all measured: its first keeps the grid until its render agrees (issue 44). */
 const COPY_EXECUTIONS = 6;
 
 /**

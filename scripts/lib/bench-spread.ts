@@ -1,8 +1,6 @@
 /**
- * The benchmark's spread cases (docs/performance.md#poll-schedule; measured as bench-polling.ts measures): 500
- * renders spread over 3–7 s, shifted across one Poll Interval, beside the HTTP Request loop on the same renders.
- * `spread`: one production workflow per download mode, learning from run to run; `coldBatch`: a workflow's first
- * batch, nothing of its kind known to the process, also beside Fixed Interval.
+ * The benchmark's spread cases (docs/performance.md#poll-schedule): 500 renders spread over 3–7 s, shifted across one
+ * Poll Interval, beside the HTTP Request loop; `spread` learns from run to run, `coldBatch` is a first batch.
  */
 import { repeatsOr, report, RTT_MS, s, type Figure } from './bench-common';
 import { mean } from './learning-measure';

@@ -70,23 +70,8 @@ export class BatchCase {
 	}
 }
 
-/** Renders that drop, beside Fixed Interval: `taught` batch runs of about `fromS`, then one of about `toS`. */
-export async function dropCase(
-	deployment: Deployment,
-	simulatorUrl: string,
-	learned: Workflow,
-	fixed: Workflow,
-	{ count, fromS, toS, taught, seed }: { count: number; fromS: number; toS: number; taught: number; seed: number },
-): Promise<Row[]> {
-	const runs = Array.from({ length: taught + 1 }, (_, index) => {
-		const drop = index === taught;
-		return {
-			label: drop ? `run ${index + 1}: renders drop to ${toS} s` : `run ${index + 1}: renders of ${fromS} s`,
-			renders: renderTimes(count, seed + index + 1, 'narrow', drop ? toS : fromS),
-		};
-	});
-	return await taughtCase(deployment, simulatorUrl, { teachers: [], learned, fixed, runs });
-}
+/** A run of taughtCase: its label, its renders (s), and whether it runs without Fixed Interval beside it. */
+export type TaughtRun = { label: string; renders: number[]; alone?: boolean };
 
 /**
  * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, run once, at once),
@@ -100,7 +85,7 @@ export async function taughtCase(
 		teachers: Array<{ workflow: Workflow; renders: number[] }>;
 		learned: Workflow;
 		fixed: Workflow;
-		runs: Array<{ label: string; renders: number[]; alone?: boolean }>;
+		runs: TaughtRun[];
 	},
 ): Promise<Row[]> {
 	await Promise.all(

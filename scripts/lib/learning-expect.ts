@@ -15,11 +15,9 @@ type Statement = [whatMustHold: string, held: boolean];
 
 /**
  * One item per execution, placed from history: the grid needs 3 checks per task here and finds it about 0.6 I after
- * the render's end; issue 30's target in n8n's engine alone is ≤ 2.2 checks and ≤ 0.15 I. A busy process costs time:
- * a first check sent late teaches the render it saw, and a creation's answer handled late makes a render look
- * shorter (the node cannot tell when the server started it). A task on its own has no more checks than the grid's
- * (issue 44): 0.04 I more in the planner alone (0.14 → 0.18 I, a 0.1 I round trip); measured here 0.17–0.31 I idle
- * and beside a CPU hog. The target keeps its margin over that: 0.35 I, against the grid's 0.6.
+ * the render's end. A busy process costs time (a first check sent late teaches the render it saw, a creation's answer
+ * handled late makes a render look shorter), and a task on its own has no more checks than the grid's (issue 44):
+ * measured here 0.17–0.31 I idle and beside a CPU hog; the target keeps its margin over that.
  */
 const LEARNED = { afterFloor: 0.35 };
 /** A new workflow's second batch run, placed from its first (issue 44: 3.05 after a mixed history, before). */
@@ -39,25 +37,20 @@ const BATCH_LEARNED = { checks: 2.5, runAfterFloor: 0.8 };
  */
 const SCHEDULE_LEARNED = { checks: 2.8, runAfterFloor: 1 };
 /**
- * Never worse than the grid on the same renders at the same time: per task, found no later after its render on
- * average (20 tasks, or 10, average out where each render's end falls between two checks) but for a late timer
- * (0.25 I); no more checks per task but for a grid slot that timing moved for two tasks in twenty (0.1). A run's
- * last result is one task's luck: where its render ended between two checks of either schedule (the same renders
- * gave Fixed Interval 0.02 I and the learned run 0.68 I in one run, 0.68 I and 0.12 I in another). It is held to
- * what the grid promises, the longer of one Poll Interval and Fixed Interval's own, but for a late timer.
+ * Never worse than the grid on the same renders at the same time: per task, found no later on average but for a late
+ * timer (0.25 I); no more checks but for a grid slot that timing moved for two tasks in twenty (0.1). A run's last
+ * result is one task's luck (the same renders gave Fixed Interval 0.02 I and the learned run 0.68 I in one run, 0.68
+ * and 0.12 I in another): it is held to the grid's reach, one Poll Interval or Fixed Interval's own if longer.
  */
 const NEVER_WORSE = { afterFloor: 0.25, checks: 0.1, runAfterFloor: 0.25 };
 
 const two = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
 /**
- * What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none). The
- * two runs of a comparison share n8n's process and the simulator, but a stall does not hit them alike (CI run 29,
- * CPU hog: a queue worker sent nothing for about 2 s of the cold batch): it holds the learned run's tasks until their
- * scouts' late answers come, and makes Fixed Interval skip slots. Fixed Interval keeps one check per Poll Interval
- * (late timers within LATE_TIMER), so a longer wait, or a check later after its slot, is a stall, and the time
- * statements allow it. Lateness counts, not only waits: a process slow for a while holds every check alike (CI, CPU
- * hog: Fixed Interval's checks 0.46 then 0.95 I late, a wait of only 1.49 I; the learned run's came 1.3 I late).
- * Where Fixed Interval skipped a slot, the checks are held to the grid's own count for the renders.
+ * What a stall of the processes held Fixed Interval's checks beyond a late timer, in Poll Intervals (0: none): a
+ * stall does not hit the two runs of a comparison alike (CONTRIBUTING.md, "The learning suite"; CI run 29, CPU hog: a
+ * queue worker sent nothing for about 2 s of the cold batch). Fixed Interval keeps one check per Poll Interval, so a
+ * longer wait, or a check later after its slot, is a stall: lateness counts, not only waits (CI, CPU hog: Fixed
+ * Interval's checks 0.46 then 0.95 I late, a wait of only 1.49 I; the learned run's came 1.3 I late).
  */
 const stallOf = (fixed: RunFigures) => Math.max(0, Math.max(fixed.longestWait - 1, fixed.mostLate) - LATE_TIMER);
 const stallNote = (stall: number) => (stall > 0 ? ` + a stall of ${two(stall)} I` : '');

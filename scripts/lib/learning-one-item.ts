@@ -59,18 +59,11 @@ export async function singleItemCase(
 	return runs > warmUp ? [row(1, warmUp), row(warmUp + 1, runs)] : [row(1, runs)];
 }
 
-/** The agent example asked in chat, a session per message: the model (agentModel) calls the tool once, one item. */
-export async function agentCase(
-	deployment: Deployment,
-	simulatorUrl: string,
-	workflow: Workflow,
-	runs: Omit<SingleItemRuns, 'send'>,
-): Promise<Row[]> {
-	return await singleItemCase(deployment, simulatorUrl, workflow, { ...runs, send: chatSender(deployment, workflow) });
-}
-
-/** Sends one chat message to the agent workflow in a session of its own; resolves once it is answered. */
-function chatSender(deployment: Deployment, workflow: Workflow) {
+/**
+ * Sends one chat message to the agent example in a session of its own (singleItemCase's `send`); resolves once it is
+ * answered: the model (agentModel) calls the tool once, one item.
+ */
+export function chatSender(deployment: Deployment, workflow: Workflow) {
 	return async (chatInput: string, run: number | string) => {
 		await sendChat(deployment.baseUrl, workflow.chatId!, `${workflow.id}-${run}`, chatInput, CHAT_TIMEOUT_MS);
 	};
@@ -88,7 +81,7 @@ export async function warmUpWorker(deployment: Deployment, fixed: Workflow): Pro
 	await callWebhook(deployment, fixed, { prompt: timedPrompt(0.5, `${fixed.id} warm-up `) });
 }
 
-/** The model's script for agentCase: call the MediaGen tool with the user's message as the prompt, then answer. */
+/** The model's script for the agent case: call the MediaGen tool with the user's message as the prompt, then answer. */
 export const agentModel: ModelScript = (request) =>
 	request.toolResults.length
 		? { text: 'Here is your picture.' }

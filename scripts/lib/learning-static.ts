@@ -79,7 +79,6 @@ export class OtherNodeState {
 	constructor(
 		private readonly db: StaticDataDb,
 		readonly workflowId: string,
-		private readonly key = OTHER_NODE,
 	) {}
 
 	/** Writes the next value of the other node's state (and of a global key beside it). */
@@ -89,14 +88,14 @@ export class OtherNodeState {
 		const global = (data.global && typeof data.global === 'object' ? data.global : {}) as StaticData;
 		this.db.write(this.workflowId, {
 			...data,
-			[this.key]: { cursor: this.value, at: new Date().toISOString() },
+			[OTHER_NODE]: { cursor: this.value, at: new Date().toISOString() },
 			global: { ...global, [OTHER_GLOBAL]: this.value },
 		});
 	}
 
 	check(): StateAfter {
 		const data = this.db.read(this.workflowId);
-		const node = data[this.key] as { cursor?: unknown } | undefined;
+		const node = data[OTHER_NODE] as { cursor?: unknown } | undefined;
 		const global = data.global as StaticData | undefined;
 		const values = [node?.cursor, global?.[OTHER_GLOBAL]];
 		const other = values.every((value) => value === this.value)

@@ -21,12 +21,28 @@ import {
 import { simulatorTasks } from './simulator';
 import { waitFor } from './wait';
 
-/** The executions of a workflow, or nothing (told to `see`) while the list does not answer. */
-async function executionsOf(deployment: Deployment, workflowId: string, see: (state: string) => void) {
-	return await listExecutions(deployment.session, workflowId).catch((error: Error) => {
-		see(`the executions list did not answer (${error.message.slice(0, 200)})`);
-		return undefined;
-	});
+type Listed = Array<Omit<ExecutionRecord, 'data'>>;
+
+/** Lists a workflow's executions (newest first) until `enough` returns what to wait for (a failed list: again). */
+async function executionsUntil<T>(
+	deployment: Deployment,
+	workflowId: string,
+	what: string,
+	deadline: number,
+	enough: (listed: Listed) => T | undefined,
+): Promise<T> {
+	return await waitFor(
+		async (see) => {
+			const listed = await listExecutions(deployment.session, workflowId).catch((error: Error) => {
+				see(`the executions list did not answer (${error.message.slice(0, 200)})`);
+				return undefined;
+			});
+			if (!listed) return undefined;
+			see(listed.map((execution) => `${execution.id} ${execution.status}`).join(', ') || 'no execution');
+			return enough(listed);
+		},
+		{ deadline, describe: what, interval: 500 },
+	);
 }
 
 /**
@@ -43,16 +59,11 @@ export async function scheduleCase(
 	const session = deployment.session;
 	const workflowId = deployment.idOf(workflow.id);
 	await activateWorkflow(session, workflowId);
-	const ended = await waitFor(
-		async (see) => {
-			const listed = await executionsOf(deployment, workflowId, see);
-			if (!listed) return undefined;
-			const done = listed.filter((execution) => execution.stoppedAt);
-			see(`${done.length} ended: ${done.map((execution) => `${execution.id} ${execution.status}`).join(', ')}`);
-			return done.length >= runs ? done : undefined;
-		},
-		{ deadline: 60_000 * runs, describe: `${runs} Schedule Trigger executions to end`, interval: 500 },
-	);
+	const what = `${runs} Schedule Trigger executions to end`;
+	const ended = await executionsUntil(deployment, workflowId, what, 60_000 * runs, (listed) => {
+		const done = listed.filter((execution) => execution.stoppedAt);
+		return done.length >= runs ? done : undefined;
+	});
 	await restPost(session, `/workflows/${workflowId}/deactivate`, {});
 	const ids = ended.map((execution) => execution.id).sort((a, b) => Number(a) - Number(b));
 	const tasks = await taskRecords(simulatorUrl);
@@ -130,24 +141,10 @@ export async function manualCase(
 }
 
 /** Every execution of a workflow has ended; at least `count` of them (newest first). */
-async function executionsEnded(
-	deployment: Deployment,
-	workflowId: string,
-	count: number,
-	what: string,
-	deadline: number,
-): Promise<Array<Omit<ExecutionRecord, 'data'>>> {
-	return await waitFor(
-		async (see) => {
-			const listed = await executionsOf(deployment, workflowId, see);
-			if (!listed) return undefined;
-			see(listed.map((execution) => `${execution.id} ${execution.status}`).join(', ') || 'no execution');
-			const ended = listed.every((execution) => execution.stoppedAt && execution.status !== 'waiting');
-			return listed.length >= count && ended ? listed : undefined;
-		},
-		{ deadline, describe: what, interval: 500 },
-	);
-}
+const allEnded = (count: number) => (listed: Listed) =>
+	listed.length >= count && listed.every((execution) => execution.stoppedAt && execution.status !== 'waiting')
+		? listed
+		: undefined;
 
 /**
  * Webhook → Wait (parked in the database) → MediaGen: the other node's state is written again while the execution
@@ -235,7 +232,7 @@ export async function rssCase(
 
 	await activateWorkflow(deployment.session, workflowId);
 	await emitted(['A1', 'A2'], 180_000, `the trigger of ${workflow.id} to emit A1 and A2`);
-	await executionsEnded(deployment, workflowId, 1, `the execution of A1 and A2 to end`, 180_000);
+	await executionsUntil(deployment, workflowId, `the execution of A1 and A2 to end`, 180_000, allEnded(1));
 	const afterA = cursor(a2.date);
 
 	await othersDone.catch(() => undefined);
@@ -246,13 +243,8 @@ export async function rssCase(
 		sentinel = feed.publish(title('S'), new Date(Date.now() + 3_600_000));
 	});
 	await emitted(['S'], 240_000, `the first poll after the restart to emit S`);
-	const executions = await executionsEnded(
-		deployment,
-		workflowId,
-		2,
-		`the executions after the restart to end`,
-		240_000,
-	);
+	const what = `the executions after the restart to end`;
+	const executions = await executionsUntil(deployment, workflowId, what, 240_000, allEnded(2));
 	const afterRestart = cursor(sentinel.date);
 
 	const names = ['X0', 'A1', 'A2', 'B1', 'B2', 'S'];

@@ -33,10 +33,8 @@ function node(name: string, type: string, typeVersion: number, parameters: Recor
 }
 
 /**
- * The render kind of each case (beta v4's Batch Size, one of its render-time fields). An n8n process pools what its
- * nodes learned per API and render kind: one kind per case, so that cases running at once in one deployment do not
- * teach each other and each case's first runs are cold; what one case teaches reaches another only where the suite
- * means it to (warm: single's kind).
+ * The render kind of each case (beta v4's Batch Size, a render-time field): an n8n process pools what it learned per
+ * API and kind, so cases running at once do not teach each other but where the suite means it to (warm: single's).
  */
 export const KINDS = {
 	single: 2,
