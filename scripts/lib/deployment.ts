@@ -4,7 +4,7 @@
  * mode (a main and `n8n worker` processes sharing Postgres and Redis), each process with its own user folder and the
  * packed package installed as a community package (as separate machines would).
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -78,7 +78,7 @@ export function installedPackage(tarball: string): string {
 	const folder = mkdtempSync(path.join(tmpdir(), 'mediagen-package-'));
 	removeOnExit(folder);
 	installCommunityPackage(folder, tarball);
-	rmSync(path.dirname(tarball), { recursive: true, force: true });
+	removeNow(path.dirname(tarball));
 	return path.join(folder, '.n8n');
 }
 
@@ -109,10 +109,7 @@ export interface Deployment {
 	mainFolder: string;
 	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
 	idOf: (workflowId: string) => string;
-	/**
-	 * Stops the main process (SIGTERM, as a deploy does; workers keep running), calls `whileDown`, starts it again as
-	 * it was and waits for its webhooks; `session` is logged in again (the same object, updated).
-	 */
+	/** The main's restart('SIGTERM', …) (MainProcess in suite.ts): the workers keep running. */
 	restartMain: (whileDown?: () => Promise<void> | void) => Promise<void>;
 	stop: () => Promise<void>;
 }

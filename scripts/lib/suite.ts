@@ -5,7 +5,7 @@
  * up and the workflows published (`withN8n`). However it ends (a failed check, Ctrl-C through runMain's exit
  * hook), n8n's log tail is printed if it failed, and n8n, the simulator and the folder go.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -24,6 +24,11 @@ export function suiteVersions(variable: string): string[] {
 		.map((version) => version.trim())
 		.filter(Boolean);
 }
+
+/** The workflows of examples/, by file name. */
+export const EXAMPLES = readdirSync(path.join(ROOT, 'examples'))
+	.filter((name) => name.endsWith('.json'))
+	.sort();
 
 /** A workflow of examples/, as JSON. */
 export function readExample<Workflow>(file: string): Workflow {
