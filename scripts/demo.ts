@@ -14,7 +14,7 @@ import { NODE_TYPE } from '../test/nodeType';
 import { DEFAULT_SIM_KEY, MediaGenSimulator } from '../test/simulator/server';
 import { ROOT } from './lib/paths';
 import { runMain } from './lib/process';
-import { readExample } from './lib/suite';
+import { EXAMPLES, readExample } from './lib/suite';
 
 const outputDir = path.join(ROOT, 'demo-output');
 
@@ -152,10 +152,7 @@ async function main(): Promise<void> {
 	const { credentials, simulator } = await startApi();
 	rmSync(outputDir, { recursive: true, force: true });
 	const rows: Row[] = [];
-	const examples = readdirSync(path.join(ROOT, 'examples'))
-		.filter((file) => file.endsWith('.json'))
-		.sort();
-	for (const file of examples) {
+	for (const file of EXAMPLES) {
 		const workflow = readExample<WorkflowDefinition & { name: string }>(file);
 		console.log(`\n▶ ${workflow.name}`);
 		if (!harnessCanRun(workflow)) {

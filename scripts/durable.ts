@@ -121,7 +121,7 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 		// The crash: no graceful shutdown, the task runner goes too; then n8n starts again on the same user folder.
 		const killedPid = n8n.server.child.pid;
 		const restartedAt = Date.now();
-		await n8n.crashAndRestart(logs[1]);
+		await n8n.restart('SIGKILL', logs[1]);
 		say(
 			`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((restartedAt - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parkedId} waits; it started again (pid ${n8n.server.child.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`,
 		);

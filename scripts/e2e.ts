@@ -3,21 +3,16 @@
  * community packages, executing the example workflows against the API simulator (`n8n execute`). n8n comes from
  * scripts/lib/installer.ts (cached per version in MEDIAGEN_E2E_CACHE); MEDIAGEN_E2E_VERSIONS picks the versions.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { NODE_TYPE } from '../test/nodeType';
 import type { Workflow, WorkflowNode } from './lib/n8n';
-import { ROOT } from './lib/paths';
 import { runMain } from './lib/process';
 import { check, log } from './lib/report';
 import type { ExecutionItem, ExecutionRecord } from './lib/rest';
 import { SIM_KEY, simulatorRecord } from './lib/simulator';
-import { readExample, runOnVersions, suiteVersions, withN8nFolder, type N8nFolder } from './lib/suite';
-
-const EXAMPLES = readdirSync(path.join(ROOT, 'examples'))
-	.filter((name) => name.endsWith('.json'))
-	.sort();
+import { EXAMPLES, readExample, runOnVersions, suiteVersions, withN8nFolder, type N8nFolder } from './lib/suite';
 
 type Binary = NonNullable<ExecutionItem['binary']>[string];
 

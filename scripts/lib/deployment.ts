@@ -1,19 +1,20 @@
 /**
- * A running n8n deployment for test:queue and test:learning, as users run one: regular mode (`n8n start`, SQLite)
- * or queue mode (a main and `n8n worker` processes sharing Postgres and Redis), each process with its own user folder
- * and the packed package installed as a community package (as separate machines would).
+ * The main `n8n start` lifecycle of every real-n8n suite (startMain: suite.ts's withN8n uses it too), and a running
+ * n8n deployment for test:queue and test:learning, as users run one: regular mode (`n8n start`, SQLite) or queue
+ * mode (a main and `n8n worker` processes sharing Postgres and Redis), each process with its own user folder and the
+ * packed package installed as a community package (as separate machines would).
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
 import { installCommunityPackage, type N8nInstall } from './installer';
-import { n8nEnv, simulatorCredential, spawnN8n, startN8nServer, waitForWebhook } from './n8n';
+import { n8nEnv, simulatorCredential, spawnN8n } from './n8n';
 import { freePort, removeNow, removeOnExit, stopProcess, waitForHttp } from './process';
-import { activateWorkflow, loginOwner, restPost, setupOwner, type RestSession } from './rest';
+import { activateWorkflow, restPost, whileDatabaseNotReady, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
-import { waitFor } from './wait';
+import { startMain, type MainProcess, type StartOptions } from './suite';
 
 /** Postgres and Redis for a queue-mode deployment, and the `name` of its own database and Bull prefix in them. */
 interface QueueServices {
@@ -46,7 +47,7 @@ async function startWorker(
 	env: Record<string, string>,
 	concurrency: number,
 	logFile: string,
-): Promise<{ child: ChildProcess; port: number }> {
+): Promise<ChildProcess> {
 	for (let attempt = 1; ; attempt++) {
 		const port = await freePort();
 		const workerEnv = await n8nEnv(install, userFolder, {
@@ -60,7 +61,7 @@ async function startWorker(
 		const child = spawnN8n(install, workerEnv, ['worker', `--concurrency=${concurrency}`], logFile);
 		try {
 			await waitForHttp(`http://127.0.0.1:${port}/healthz/readiness`, 240_000, child);
-			return { child, port };
+			return child;
 		} catch (error) {
 			const exited = child.exitCode !== null || child.signalCode !== null;
 			await stopProcess(child);
@@ -77,11 +78,11 @@ export function installedPackage(tarball: string): string {
 	const folder = mkdtempSync(path.join(tmpdir(), 'mediagen-package-'));
 	removeOnExit(folder);
 	installCommunityPackage(folder, tarball);
-	rmSync(path.dirname(tarball), { recursive: true, force: true });
+	removeNow(path.dirname(tarball));
 	return path.join(folder, '.n8n');
 }
 
-export interface DeploymentOptions {
+export interface DeploymentOptions extends Pick<StartOptions, 'webhookPaths'> {
 	install: N8nInstall;
 	/** installedPackage's folder. */
 	packageFolder: string;
@@ -91,8 +92,6 @@ export interface DeploymentOptions {
 	publish: string[];
 	/** Credentials besides the simulator's, with the ids the workflows name. */
 	credentials?: Array<{ id: string; name: string; type: string; data: object }>;
-	/** Production webhook paths to wait for after publishing. */
-	webhookPaths: string[];
 	logDir: string;
 	/** Queue mode when set: Postgres and Redis, and how many workers. */
 	queue?: { services: QueueServices; workers: number };
@@ -110,32 +109,9 @@ export interface Deployment {
 	mainFolder: string;
 	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
 	idOf: (workflowId: string) => string;
-	/**
-	 * Stops the main process (SIGTERM, as a deploy does; workers keep running), calls `whileDown`, starts it again as
-	 * it was and waits for its webhooks; `session` is logged in again (the same object, updated).
-	 */
+	/** The main's restart('SIGTERM', …) (MainProcess in suite.ts): the workers keep running. */
 	restartMain: (whileDown?: () => Promise<void> | void) => Promise<void>;
 	stop: () => Promise<void>;
-}
-
-/**
- * Runs a REST request again while n8n answers "503 Database is not ready!": n8n refuses every request (before
- * handling it) for a while after a database ping took more than 5 s, which a loaded machine sees at start-up.
- */
-async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<T> {
-	return await waitFor(
-		async (see) => {
-			try {
-				return { value: await work() };
-			} catch (error) {
-				const message = (error as Error).message;
-				if (!/HTTP 503\b.*Database is not ready/.test(message)) throw error;
-				see(message.slice(0, 200));
-				return undefined;
-			}
-		},
-		{ deadline: 120_000, describe: "n8n's database to be ready", interval: 1000 },
-	).then(({ value }) => value);
 }
 
 /**
@@ -164,10 +140,11 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 	const { install, queue } = options;
 	const work = mkdtempSync(path.join(tmpdir(), 'mediagen-deployment-'));
 	removeOnExit(work);
-	const children: ChildProcess[] = [];
+	let main: MainProcess | undefined;
+	const workers: ChildProcess[] = [];
 	const stop = async () => {
-		await Promise.all(children.slice(1).map(async (child) => await stopProcess(child, 20_000)));
-		await stopProcess(children[0], 20_000);
+		await Promise.all(workers.map(async (child) => await stopProcess(child, 20_000)));
+		await stopProcess(main?.server.child, 20_000);
 		removeNow(work);
 	};
 	try {
@@ -181,26 +158,17 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		// The workers start once the main is ready, that is its database migrated: n8n 1.x takes no migration lock,
 		// and a worker migrating the same database at the same time breaks both.
 		const mainFolder = path.join(work, 'main');
+		let ids = new Map<string, string>();
 		const mainEnv = await n8nEnv(install, mainFolder, modeEnv);
-		const server = await startN8nServer(install, mainEnv, mainLog);
-		children.push(server.child);
+		main = await startMain(install, mainEnv, { ...options, logFile: mainLog }, async (session) => {
+			ids = await createWorkflows(session, options);
+		});
+		const { server, session, restart } = main;
 		await Promise.all(
 			folders.slice(1).map(async (name, index) => {
-				const { child } = await startWorker(install, path.join(work, name), modeEnv, 10, workerLogs[index]);
-				children.push(child);
+				workers.push(await startWorker(install, path.join(work, name), modeEnv, 10, workerLogs[index]));
 			}),
 		);
-		const session = await whileDatabaseNotReady(async () => await setupOwner(server.url));
-		const ids = await createWorkflows(session, options);
-		for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
-		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
-		const restartMain = async (whileDown?: () => Promise<void> | void) => {
-			await stopProcess(children[0], 20_000);
-			await whileDown?.();
-			children[0] = (await startN8nServer(install, mainEnv, mainLog, Number(new URL(server.url).port))).child;
-			Object.assign(session, await whileDatabaseNotReady(async () => await loginOwner(server.url)));
-			for (const webhookPath of options.webhookPaths) await waitForWebhook(server.url, webhookPath, 120_000);
-		};
 		return {
 			install,
 			baseUrl: server.url,
@@ -209,8 +177,8 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 			workerLogs,
 			database,
 			mainFolder,
-			idOf,
-			restartMain,
+			idOf: (workflowId) => ids.get(workflowId) ?? workflowId,
+			restartMain: async (whileDown) => await restart('SIGTERM', mainLog, whileDown),
 			stop,
 		};
 	} catch (error) {

@@ -1,10 +1,7 @@
 /**
  * The one way this project installs real n8n (CONTRIBUTING.md, "Real n8n in tests: the shared installer", says
- * how and why): each version once, from a recipe, into a cache folder outside the package (MEDIAGEN_E2E_CACHE),
- * trusted only once a check under the Node that will run n8n passes (sqlite3's binding loads, `n8n --version`
- * answers), then marked `.ready` with the recipe's hash; a cache that fails the check is repaired on the next run.
- * A lock folder (<install>.lock) lets one process install while others wait. Also the package under test:
- * packPackage and installCommunityPackage.
+ * how and why), each version once into MEDIAGEN_E2E_CACHE; and the package under test: packPackage and
+ * installCommunityPackage.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -52,9 +49,8 @@ export interface N8nInstall {
 }
 
 /**
- * The environment for npm commands that must run install scripts. `npm run` exports the project's
- * `.npmrc` (ignore-scripts=true) as npm_config_* variables; a child npm would inherit them and silently
- * build nothing, so drop every inherited npm setting and state the ones that matter explicitly.
+ * The environment for npm commands that must run install scripts: without the npm_config_* variables that
+ * `npm run` exports from the project's `.npmrc` (ignore-scripts=true), with which a child npm builds nothing.
  */
 export function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};

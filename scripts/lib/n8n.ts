@@ -13,7 +13,7 @@ import { freePort, logSize, spawnLogged, stopProcess, waitForHttp, waitForLog } 
 import { check } from './report';
 import { jsonPost } from './rest';
 import { SIM_KEY } from './simulator';
-import { waitFor } from './wait';
+import { waitFor, type WaitOptions } from './wait';
 
 /** The environment every suite runs n8n with: isolated user folder, quiet, its own task-broker port. */
 export async function n8nEnv(
@@ -58,15 +58,6 @@ export interface N8nServer {
 }
 
 /**
- * Whether this start of n8n found its port taken. A port free when freePort chose it can be taken before n8n
- * binds it (another suite's process, an outgoing connection's local port); then n8n exits, and another process
- * may even answer on that port.
- */
-function portTaken(logFile: string, port: number): boolean {
-	return existsSync(logFile) && readFileSync(logFile, 'utf8').includes(`n8n's port ${port} is already in use`);
-}
-
-/**
  * Starts `n8n start` on a free port of 127.0.0.1 (or `chosenPort`: workflows imported before the start may need
  * their own URLs), its output appended to `logFile`, and waits until its editor is accessible: its HTTP server
  * answers before it has activated the published workflows and registered their webhooks. `env` comes from
@@ -84,7 +75,11 @@ export async function startN8nServer(
 		try {
 			return await startOnPort(install, env, port, logFile);
 		} catch (error) {
-			if (chosenPort !== undefined || attempt >= 3 || !portTaken(logFile, port)) throw error;
+			// A port free when freePort chose it can be taken before n8n binds it (another suite's process, an
+			// outgoing connection's local port); then n8n exits, and another process may even answer on that port.
+			const taken =
+				existsSync(logFile) && readFileSync(logFile, 'utf8').includes(`n8n's port ${port} is already in use`);
+			if (chosenPort !== undefined || attempt >= 3 || !taken) throw error;
 		}
 	}
 }
@@ -129,29 +124,31 @@ async function startOnPort(
  * without starting an execution ("not registered for GET requests" once the POST webhook exists).
  */
 export async function waitForWebhook(baseUrl: string, webhookPath: string, timeoutMs: number): Promise<void> {
-	await waitFor(
-		async (see) => {
-			const text = await fetch(`${baseUrl}/webhook/${webhookPath}`)
-				.then(async (response) => `HTTP ${response.status} ${await response.text()}`)
-				.catch((error: Error) => `no answer (${error.message})`);
-			see(text.slice(0, 200));
-			return /not registered for GET requests/.test(text);
-		},
-		{ deadline: timeoutMs, describe: `the webhook ${webhookPath} to be registered`, interval: 500 },
-	);
+	await waitForGet(`${baseUrl}/webhook/${webhookPath}`, (text) => /not registered for GET requests/.test(text), {
+		deadline: timeoutMs,
+		describe: `the webhook ${webhookPath} to be registered`,
+	});
 }
 
 /** Waits for a Chat Trigger's production URL (the hosted chat page answers GET once the workflow is active). */
 export async function waitForChat(baseUrl: string, webhookId: string, timeoutMs: number): Promise<void> {
+	await waitForGet(`${baseUrl}/webhook/${webhookId}/chat`, (text) => text.startsWith('HTTP 200 '), {
+		deadline: timeoutMs,
+		describe: `the chat ${webhookId} to be registered`,
+	});
+}
+
+/** Sends GETs to `url` until `registered` holds for its answer ("HTTP <status> <body>"). */
+async function waitForGet(url: string, registered: (text: string) => boolean, options: WaitOptions): Promise<void> {
 	await waitFor(
 		async (see) => {
-			const status = await fetch(`${baseUrl}/webhook/${webhookId}/chat`)
-				.then((response) => `HTTP ${response.status}`)
+			const text = await fetch(url)
+				.then(async (response) => `HTTP ${response.status} ${await response.text()}`)
 				.catch((error: Error) => `no answer (${error.message})`);
-			see(status);
-			return status === 'HTTP 200';
+			see(text.slice(0, 200));
+			return registered(text);
 		},
-		{ deadline: timeoutMs, describe: `the chat ${webhookId} to be registered`, interval: 500 },
+		{ ...options, interval: 500 },
 	);
 }
 

@@ -158,6 +158,26 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
 	);
 }
 
+/**
+ * Runs a REST request again while n8n answers "503 Database is not ready!": n8n refuses every request (before
+ * handling it) for a while after a database ping took more than 5 s, which a loaded machine sees at start-up.
+ */
+export async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<T> {
+	return await waitFor(
+		async (see) => {
+			try {
+				return { value: await work() };
+			} catch (error) {
+				const message = (error as Error).message;
+				if (!/HTTP 503\b.*Database is not ready/.test(message)) throw error;
+				see(message.slice(0, 200));
+				return undefined;
+			}
+		},
+		{ deadline: 120_000, describe: "n8n's database to be ready", interval: 1000 },
+	).then(({ value }) => value);
+}
+
 /** Sends a JSON body to a REST route and returns the `data` of its answer. */
 export async function restPost<T>(session: RestSession, pathAndQuery: string, body: object = {}): Promise<T> {
 	const response = await restRequest(session, pathAndQuery, jsonPost(body));

@@ -5,7 +5,7 @@
  * up and the workflows published (`withN8n`). However it ends (a failed check, Ctrl-C through runMain's exit
  * hook), n8n's log tail is printed if it failed, and n8n, the simulator and the folder go.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -14,7 +14,7 @@ import { n8nEnv, simulatorCredential, startN8nServer, waitForChat, waitForWebhoo
 import { ROOT } from './paths';
 import { removeNow, removeOnExit, run, stopProcess } from './process';
 import { log, printLogTail, stepTimer } from './report';
-import { loginOwner, setupOwner, activateWorkflow, type RestSession } from './rest';
+import { activateWorkflow, loginOwner, setupOwner, whileDatabaseNotReady, type RestSession } from './rest';
 import { startSimulator, type SimulatorProcess } from './simulator';
 
 /** The n8n versions a suite runs on: `variable` (comma-separated) or 2.41.1 and 1.123.81. */
@@ -24,6 +24,11 @@ export function suiteVersions(variable: string): string[] {
 		.map((version) => version.trim())
 		.filter(Boolean);
 }
+
+/** The workflows of examples/, by file name. */
+export const EXAMPLES = readdirSync(path.join(ROOT, 'examples'))
+	.filter((name) => name.endsWith('.json'))
+	.sort();
 
 /** A workflow of examples/, as JSON. */
 export function readExample<Workflow>(file: string): Workflow {
@@ -64,12 +69,12 @@ export interface N8nOptions {
 export interface StartOptions extends N8nOptions {
 	/** n8n's log (kept after the run, in the suite's .e2e folder). */
 	logFile: string;
+	/** A port chosen beforehand (a workflow imported before the start names its own URL). */
+	port?: number;
 	/** Workflow ids to publish (default: every imported one), then the triggers to wait for. */
 	publish?: string[];
 	webhookPaths?: string[];
 	chats?: string[];
-	/** A port chosen beforehand (a workflow imported before the start names its own URL). */
-	port?: number;
 }
 
 /** An installed, imported n8n of one version (not started) and the simulator its credential points at. */
@@ -86,13 +91,7 @@ export interface N8nFolder {
 }
 
 /** A running `n8n start` on the folder: its address, the owner's session and its current log. */
-export interface RunningN8n extends N8nFolder {
-	server: N8nServer;
-	session: RestSession;
-	logFile: string;
-	/** Kills n8n with SIGKILL (a crash: no shutdown, its task runner goes too), then starts it again. */
-	crashAndRestart(logFile: string): Promise<void>;
-}
+export type RunningN8n = N8nFolder & MainProcess;
 
 /** Prepares n8n `version` (install, simulator, package, imports), runs `body`, and tears it all down. */
 export async function withN8nFolder(
@@ -151,40 +150,67 @@ function importInto(cli: N8nFolder['cli'], dir: string, credentials: object[], w
  * editor's Publish (2.x) / Activate (1.x) does, and their webhooks and chats registered.
  */
 export async function withN8n(options: StartOptions, body: (n8n: RunningN8n) => Promise<void>): Promise<void> {
-	let running: RunningN8n | undefined;
+	let main: MainProcess | undefined;
+	const publish = options.publish ?? (options.workflows ?? []).map((workflow) => workflow.id);
 	await withN8nFolder(
 		options,
 		async (folder) => {
 			try {
-				running = await startOn(folder, options);
-				await body(running);
+				main = await startMain(folder.install, folder.env, options, async (session) => {
+					for (const id of publish) await activateWorkflow(session, id);
+				});
+				folder.step('n8n started, workflows published');
+				// One object: restart updates the server and log that the body reads.
+				await body(Object.assign(main, folder));
 			} finally {
-				await stopProcess(running?.server.child, 20_000);
+				await stopProcess(main?.server.child, 20_000);
 			}
 		},
-		() => [running?.logFile ?? options.logFile],
+		() => [main?.logFile ?? options.logFile],
 	);
 }
 
-async function startOn(folder: N8nFolder, options: StartOptions): Promise<RunningN8n> {
-	const { install, env } = folder;
+/**
+ * A running main. `restart` stops it with `signal` (SIGTERM as a deploy does; SIGKILL as a crash, its task runner
+ * going too), calls `whileDown`, and starts it again on its port as startMain did, logging to `logFile`.
+ */
+export interface MainProcess {
+	server: N8nServer;
+	session: RestSession;
+	logFile: string;
+	restart(signal: NodeJS.Signals, logFile: string, whileDown?: () => Promise<void> | void): Promise<void>;
+}
+
+/**
+ * The main `n8n start` of a suite or a deployment: the owner set up (after a restart logged in again, the same
+ * session object updated), `setUp` run (the workflows created or published), the webhooks and chats registered.
+ */
+export async function startMain(
+	install: N8nInstall,
+	env: NodeJS.ProcessEnv,
+	options: Pick<StartOptions, 'logFile' | 'port' | 'webhookPaths' | 'chats'>,
+	setUp: (session: RestSession) => Promise<void>,
+): Promise<MainProcess> {
 	const server = await startN8nServer(install, env, options.logFile, options.port);
-	const running: RunningN8n = {
-		...folder,
+	const registered = async () => {
+		for (const webhookPath of options.webhookPaths ?? []) await waitForWebhook(server.url, webhookPath, 120_000);
+		for (const chat of options.chats ?? []) await waitForChat(server.url, chat, 120_000);
+	};
+	const session = await whileDatabaseNotReady(async () => await setupOwner(server.url));
+	await setUp(session);
+	await registered();
+	const main: MainProcess = {
 		server,
-		session: await setupOwner(server.url),
+		session,
 		logFile: options.logFile,
-		crashAndRestart: async (logFile) => {
-			await stopProcess(running.server.child, 10_000, 'SIGKILL');
-			running.server = await startN8nServer(install, env, logFile, Number(new URL(server.url).port));
-			running.logFile = logFile;
-			running.session = await loginOwner(server.url);
+		restart: async (signal, logFile, whileDown) => {
+			await stopProcess(main.server.child, 20_000, signal);
+			await whileDown?.();
+			main.server = await startN8nServer(install, env, logFile, Number(new URL(server.url).port));
+			main.logFile = logFile;
+			Object.assign(session, await whileDatabaseNotReady(async () => await loginOwner(server.url)));
+			await registered();
 		},
 	};
-	const publish = options.publish ?? (options.workflows ?? []).map((workflow) => workflow.id);
-	for (const id of publish) await activateWorkflow(running.session, id);
-	for (const webhookPath of options.webhookPaths ?? []) await waitForWebhook(server.url, webhookPath, 120_000);
-	for (const chat of options.chats ?? []) await waitForChat(server.url, chat, 120_000);
-	folder.step('n8n started, workflows published');
-	return running;
+	return main;
 }
