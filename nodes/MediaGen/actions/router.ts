@@ -32,6 +32,7 @@ const RESOURCES: Record<string, Record<string, OperationModule>> = {
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const { resource, operation, module } = operationOf.call(this);
+	// As an AI Agent's tool every failure is a result the model reads (tool/reply.ts), never a thrown error.
 	const continueOnFail = failuresContinue(this);
 	const cancel = this.getExecutionCancelSignal();
 	// n8n's Retry On Fail calls a node again even after Stop: a stopped execution creates nothing more, and its

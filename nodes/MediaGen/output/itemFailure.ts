@@ -19,6 +19,16 @@ export interface FailureStep {
 	advised?: boolean;
 }
 
+/** What to do next, after a space; nothing when the caller says it. */
+function advice(about: FailureStep): string {
+	if (about.advised) return '';
+	if (about.taskId) {
+		return ` Task ${about.taskId} exists on the server and keeps running: check it with Task → Get or Task → Wait (Task ID "${about.taskId}") rather than creating it again.`;
+	}
+	if (about.mayHaveCreated) return ` ${mayHaveCreated('The creation request may have reached the server, so')}`;
+	return '';
+}
+
 /** The error an item ends with: the node's own as it is, anything else as a NodeOperationError naming it. */
 export function itemFailure(node: INode, error: unknown, itemIndex: number, about: FailureStep): ItemError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
@@ -26,19 +36,12 @@ export function itemFailure(node: INode, error: unknown, itemIndex: number, abou
 		error instanceof Error ? `${error.name}: ${error.message}` : `a thrown ${typeof error} (${String(error)})`;
 	const cause = shorten(thrown, SHOWN.cause);
 	const task = about.taskId ? ` (task ${about.taskId})` : '';
-	const advice = about.advised
-		? ''
-		: about.taskId
-			? ` Task ${about.taskId} exists on the server and keeps running: check it with Task → Get or Task → Wait (Task ID "${about.taskId}") rather than creating it again.`
-			: about.mayHaveCreated
-				? ` ${mayHaveCreated('The creation request may have reached the server, so')}`
-				: '';
 	const failure = new NodeOperationError(
 		node,
 		`MediaGen failed while ${about.step}: ${cause}${task} [item ${itemIndex}]`,
 		{
 			itemIndex,
-			description: `The node met an error it does not expect (${cause}) and ended this item with it rather than lose the item.${advice}`,
+			description: `The node met an error it does not expect (${cause}) and ended this item with it rather than lose the item.${advice(about)}`,
 		},
 	);
 	if (error instanceof Error) failure.cause = error;

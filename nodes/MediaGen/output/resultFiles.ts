@@ -32,6 +32,7 @@ export async function storeResultFile(
 		file.release();
 		throw emptyResultFile.call(this, url, context);
 	}
+	// The bytes tell the type, never the host: a stored file's MIME type and extension always say what it is.
 	const { format, body } = await inspectResultFile.call(this, file, url, context);
 	const mimeType = format?.mimeType ?? 'application/octet-stream';
 	const extension = format?.extensions[0] ?? 'bin';

@@ -150,6 +150,7 @@ export async function downloadResultFile(
 	context: RequestContext,
 ): Promise<DownloadedFile> {
 	refuseScheme.call(this, url, context);
+	// One total deadline for the whole download, redirects included (Request Timeout).
 	const timeout = context.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
 	const deadline = requestSignal.call(this, timeout, false, context.signal);
 	let target = url;
