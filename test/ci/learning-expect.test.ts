@@ -1,11 +1,12 @@
 /**
  * The learning suite's comparison with Fixed Interval (scripts/lib/learning-expect.ts), judged on made-up records
  * of the simulator: a stall that Fixed Interval's own checks show is allowed for, and only that much; without one,
- * a learned run that is later, or checks more, than the grid fails.
+ * a learned run that is later, or checks more, than the grid fails. A run without a twin of its own is allowed the
+ * stalls Fixed Interval's tasks saw while its tasks waited (learning-rows.ts `withStalls`), and only those.
  */
 import { evaluate } from '../../scripts/lib/learning-expect';
 import { figures, type TaskRecord } from '../../scripts/lib/learning-measure';
-import { measured } from '../../scripts/lib/learning-rows';
+import { measured, withStalls } from '../../scripts/lib/learning-rows';
 
 const RENDERS = [2300, 2500, 2700, 2900, 2100, 2600, 2400, 2800, 2200, 2500];
 
@@ -141,5 +142,61 @@ describe("the learning suite's comparison with Fixed Interval", () => {
 		};
 		expect(withinCount([1160, 1260, 2070, 4410, 4530])).toMatch(/^ok/);
 		expect(withinCount([1160, 1260, 1360, 2070, 4410])).toMatch(/^FAIL .*1 were: 5 checks for 2460 ms/);
+	});
+});
+
+describe("the learning suite's stall witness for runs without a twin", () => {
+	/** Five executions of one item, 4 s apart, renders of 2.5 s: each found `after(run)` ms after its render's end. */
+	const executions = (after: (run: number) => number): TaskRecord[] =>
+		[0, 1, 2, 3, 4].map((run) => {
+			const createdAt = run * 4000;
+			const seenAt = createdAt + 2500 + after(run);
+			return { taskid: `l${run}`, prompt: '', createdAt, doneAt: createdAt + 2500, seenAt, checks: [seenAt] };
+		});
+	/** Fixed Interval's tasks at the same times; run 1's third check held to 4.6 s (1.2 s beyond a late timer). */
+	const witness = [0, 1, 2, 3, 4].map((run) => {
+		const createdAt = run * 4000;
+		const checks = [1000, 2000, run === 1 ? 4600 : 3000].map((at) => createdAt + at);
+		return { taskid: `f${run}`, prompt: '', createdAt, doneAt: createdAt + 2500, seenAt: checks[2], checks };
+	});
+	const judgedAlone = (learned: TaskRecord[], grid: TaskRecord[]) => {
+		const lines: Array<[string, boolean]> = [];
+		const rows = withStalls([{ label: 'runs 1–5', ...measured(learned) }], [{ tasks: grid, intervalMs: 1000 }]);
+		evaluate([{ version: 'v', mode: 'queue', name: 'single', rows }], (line) =>
+			lines.push([line.slice(5), line.startsWith('ok')]),
+		);
+		return said(lines, /after the floor ≤/)!;
+	};
+
+	it('allows what a stall held while a task waited, spread over the run, and no more', () => {
+		const quiet = witness.map((task, run) =>
+			run === 1
+				? { ...task, checks: [1000, 2000, 3000].map((at) => task.createdAt + at), seenAt: task.createdAt + 3000 }
+				: task,
+		);
+		expect(
+			judgedAlone(
+				executions(() => 100),
+				quiet,
+			),
+		).toEqual([expect.not.stringMatching(/stall/), true]);
+		expect(
+			judgedAlone(
+				executions(() => 600),
+				quiet,
+			),
+		).toEqual([expect.not.stringMatching(/stall/), false]);
+		// Run 1 found at 4.6 s, 2.1 s after its render: the stall held 3.4–4.6 s of its wait, 0.24 I over five.
+		const held = executions((run) => (run === 1 ? 2100 : 100));
+		expect(judgedAlone(held, witness)).toEqual([
+			expect.stringMatching(/0\.50 I after the floor ≤ 0\.35 I \+ a stall of 0\.24 I/),
+			true,
+		]);
+		expect(
+			judgedAlone(
+				executions((run) => (run === 1 ? 2100 : 600)),
+				witness,
+			)[1],
+		).toBe(false);
 	});
 });
