@@ -76,12 +76,12 @@ function stateKept(rows: Row[], what = "another node's state"): Statement[] {
 
 /**
  * One item per execution, placed from what earlier executions (of this workflow, or of its kind) taught; allowing
- * for the stalls Fixed Interval's tasks saw meanwhile in the same processes (Row `stall`; CI, a loaded machine:
- * 2.41.1's queue worker held a sub-workflow's check for seconds, 0.54 I after the floor over five executions).
+ * for what stalls held of each task, as Fixed Interval's tasks saw them in the same processes (Row `stall`; CI, a
+ * loaded machine: 2.41.1's queue worker held a sub-workflow's checks, 0.54 I after the floor over five executions).
  */
 function learns(rows: Row[], measured = rows[rows.length - 1]): Statement[] {
 	const { checks, afterFloor, gridChecks } = measured.figures;
-	const stall = measured.stall ?? 0;
+	const stall = measured.stall?.task ?? 0;
 	return [
 		allSeen(rows),
 		[`${measured.label}: ${two(checks)} checks per task ≤ the grid's ${two(gridChecks)}`, checks <= gridChecks],
@@ -92,15 +92,19 @@ function learns(rows: Row[], measured = rows[rows.length - 1]): Statement[] {
 	];
 }
 
-/** Later runs of a batch or a schedule: fewer checks (the mean), the last result in reach (the median run). */
+/**
+ * Later runs of a batch or a schedule: fewer checks (the mean), the last result in reach (the median run, less what
+ * stalls held of each run: Row `stall`).
+ */
 function laterRunsLearn(later: Row[], target: { checks: number; runAfterFloor: number }): Statement[] {
 	const checks = mean(later.map((row) => row.figures.checks));
-	const after = median(later.map((row) => row.figures.runAfterFloor));
+	const after = median(later.map((row) => row.figures.runAfterFloor - (row.stall?.run ?? 0)));
+	const stalled = later.some((row) => row.stall?.run) ? ', less what stalls held of each run' : '';
 	const labels = later.map((row) => row.label).join('; ');
 	return [
 		[`${labels}: ${two(checks)} checks per task ≤ ${target.checks}`, checks <= target.checks],
 		[
-			`${labels}: last result ${two(after)} I after the last render's end, in the median run, ≤ ${target.runAfterFloor} I`,
+			`${labels}: last result ${two(after)} I after the last render's end, in the median run${stalled}, ≤ ${target.runAfterFloor} I`,
 			later.length > 0 && after <= target.runAfterFloor,
 		],
 	];

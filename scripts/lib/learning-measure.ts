@@ -105,20 +105,27 @@ const latestOf = (task: TaskRecord, intervalMs: number) =>
 	Math.max(0, ...slotsOf(task, intervalMs).map(({ due, at }) => at - due));
 
 /**
- * When a stall held the processes, seen by a grid (Fixed Interval's tasks, `witness`): from a check's slot and a late
- * timer to when the check came (absolute ms). A stall holds whatever runs in the process at the time, learned or not.
+ * When a stall held the processes, as a grid saw it (`witness`: Fixed Interval's tasks): from the slot of a check that
+ * came later than a late timer to when it came (absolute ms). A stall holds whatever runs in the process then.
  */
 export function stallsOf(witness: TaskRecord[], intervalMs = INTERVAL_MS): Array<[from: number, to: number]> {
 	return witness.flatMap((task) =>
 		slotsOf(task, intervalMs)
 			.filter(({ due, at }) => at - due > GRID_LATE_MS)
-			.map(({ due, at }): [number, number] => [task.createdAt + due + GRID_LATE_MS, task.createdAt + at]),
+			.map(({ due, at }): [number, number] => [task.createdAt + due, task.createdAt + at]),
 	);
 }
 
-/** How long the stalls held any moment between `from` and `to` (absolute ms): the longest overlap, 0 for none. */
-export const stallBetween = (stalls: Array<[number, number]>, from: number, to: number) =>
-	Math.max(0, ...stalls.map(([start, end]) => Math.min(end, to) - Math.max(start, from)));
+/** How long `stalls` held the time between `from` and `to` (absolute ms), overlapping stalls counted once. */
+export function stallBetween(stalls: Array<[number, number]>, from: number, to: number): number {
+	let held = 0;
+	let reached = from;
+	for (const [start, end] of [...stalls].sort((a, b) => a[0] - b[0])) {
+		held += Math.max(0, Math.min(end, to) - Math.max(start, reached));
+		reached = Math.max(reached, Math.min(end, to));
+	}
+	return held;
+}
 
 /** The figures of `tasks`, in Poll Intervals of `intervalMs` (default the suite's, INTERVAL_S). */
 export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigures {

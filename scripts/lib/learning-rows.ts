@@ -33,8 +33,11 @@ export interface Row {
 	 * each check reached the API and when an answer first said "done" (results.json).
 	 */
 	detail?: Array<{ created: number; render: number; checks: number[]; seen?: number }>;
-	/** Per task, how long a stall held its wait after its render's end, the mean, in Poll Intervals (withStalls). */
-	stall?: number;
+	/**
+	 * How long stalls held the row's tasks from creation to being seen done (withStalls), in Poll Intervals: `task`,
+	 * the mean per task; `run`, of the run from its first creation to its last result.
+	 */
+	stall?: { task: number; run: number };
 	/** The Poll Interval of the row's runs, when not the suite's (INTERVAL_S). */
 	intervalS?: number;
 }
@@ -51,17 +54,18 @@ export const measured = (tasks: TaskRecord[], intervalMs?: number): Pick<Row, 'f
 });
 
 /**
- * Each row's `stall`, as a grid (`witness`: Fixed Interval's tasks that ran in the same processes, each with its
- * Poll Interval) saw stalls while the row's tasks waited: a row without a Fixed Interval twin of its own.
+ * Each row's `stall`, as a grid saw stalls (`witness`: Fixed Interval's tasks that ran in the same processes, each
+ * with its Poll Interval): a stall before a render's end delays its checks too (a creation's answer handled late).
  */
 export function withStalls(rows: Row[], witness: Array<{ tasks: TaskRecord[]; intervalMs: number }>): Row[] {
 	const stalls = witness.flatMap(({ tasks, intervalMs }) => stallsOf(tasks, intervalMs));
 	return rows.map((row) => {
-		const waits = (row.detail ?? []).filter((task) => task.seen !== undefined);
-		const held = waits.map((task) =>
-			stallBetween(stalls, task.created + task.render, task.created + Math.max(task.render, task.seen!)),
+		const lives = (row.detail ?? []).flatMap((task) =>
+			task.seen === undefined ? [] : [[task.created, task.created + task.seen]],
 		);
-		return { ...row, stall: mean(held) / ((row.intervalS ?? INTERVAL_S) * 1000) };
+		const held = (from: number, to: number) => stallBetween(stalls, from, to) / ((row.intervalS ?? INTERVAL_S) * 1000);
+		const run = held(Math.min(...lives.map(([from]) => from)), Math.max(...lives.map(([, to]) => to)));
+		return { ...row, stall: { task: mean(lives.map(([from, to]) => held(from, to))), run: lives.length ? run : 0 } };
 	});
 }
 

@@ -146,57 +146,60 @@ describe("the learning suite's comparison with Fixed Interval", () => {
 });
 
 describe("the learning suite's stall witness for runs without a twin", () => {
-	/** Five executions of one item, 4 s apart, renders of 2.5 s: each found `after(run)` ms after its render's end. */
+	/** Five executions of one item, 5 s apart, renders of 2.5 s: each found `after(run)` ms after its render's end. */
 	const executions = (after: (run: number) => number): TaskRecord[] =>
 		[0, 1, 2, 3, 4].map((run) => {
-			const createdAt = run * 4000;
+			const createdAt = run * 5000;
 			const seenAt = createdAt + 2500 + after(run);
 			return { taskid: `l${run}`, prompt: '', createdAt, doneAt: createdAt + 2500, seenAt, checks: [seenAt] };
 		});
-	/** Fixed Interval's tasks at the same times; run 1's third check held to 4.6 s (1.2 s beyond a late timer). */
-	const witness = [0, 1, 2, 3, 4].map((run) => {
-		const createdAt = run * 4000;
-		const checks = [1000, 2000, run === 1 ? 4600 : 3000].map((at) => createdAt + at);
-		return { taskid: `f${run}`, prompt: '', createdAt, doneAt: createdAt + 2500, seenAt: checks[2], checks };
-	});
-	const judgedAlone = (learned: TaskRecord[], grid: TaskRecord[]) => {
+	/** Fixed Interval's tasks at the same times; with `stalled`, run 1's third check held to 4.6 s, 1.6 s late. */
+	const witness = (stalled: boolean) =>
+		[0, 1, 2, 3, 4].map((run) => {
+			const createdAt = run * 5000;
+			const checks = [1000, 2000, stalled && run === 1 ? 4600 : 3000].map((at) => createdAt + at);
+			return { taskid: `f${run}`, prompt: '', createdAt, doneAt: createdAt + 2500, seenAt: checks[2], checks };
+		});
+	/** What the suite said of `name`'s rows (learned tasks taken together, or one row per task), beside `grid`. */
+	const judgedAlone = (name: string, learned: TaskRecord[], grid: TaskRecord[], pattern: RegExp) => {
 		const lines: Array<[string, boolean]> = [];
-		const rows = withStalls([{ label: 'runs 1–5', ...measured(learned) }], [{ tasks: grid, intervalMs: 1000 }]);
-		evaluate([{ version: 'v', mode: 'queue', name: 'single', rows }], (line) =>
+		const together = name === 'single' ? [learned] : learned.map((task) => [task]);
+		const rows = withStalls(
+			together.map((tasks, run) => ({ label: `run ${run + 1}`, ...measured(tasks) })),
+			[{ tasks: grid, intervalMs: 1000 }],
+		);
+		evaluate([{ version: 'v', mode: 'queue', name, rows }], (line) =>
 			lines.push([line.slice(5), line.startsWith('ok')]),
 		);
-		return said(lines, /after the floor ≤/)!;
+		return said(lines, pattern)!;
 	};
 
-	it('allows what a stall held while a task waited, spread over the run, and no more', () => {
-		const quiet = witness.map((task, run) =>
-			run === 1
-				? { ...task, checks: [1000, 2000, 3000].map((at) => task.createdAt + at), seenAt: task.createdAt + 3000 }
-				: task,
-		);
-		expect(
-			judgedAlone(
-				executions(() => 100),
-				quiet,
-			),
-		).toEqual([expect.not.stringMatching(/stall/), true]);
-		expect(
-			judgedAlone(
-				executions(() => 600),
-				quiet,
-			),
-		).toEqual([expect.not.stringMatching(/stall/), false]);
-		// Run 1 found at 4.6 s, 2.1 s after its render: the stall held 3.4–4.6 s of its wait, 0.24 I over five.
-		const held = executions((run) => (run === 1 ? 2100 : 100));
-		expect(judgedAlone(held, witness)).toEqual([
-			expect.stringMatching(/0\.50 I after the floor ≤ 0\.35 I \+ a stall of 0\.24 I/),
+	it('allows what a stall held of each task, spread over the run, and no more', () => {
+		const single = (after: (run: number) => number, stalled: boolean) =>
+			judgedAlone('single', executions(after), witness(stalled), /after the floor ≤/);
+		expect(single(() => 100, false)).toEqual([expect.not.stringMatching(/stall/), true]);
+		expect(single(() => 600, false)).toEqual([expect.not.stringMatching(/stall/), false]);
+		// Run 1 found at 4.6 s, 2.1 s after its render: the stall held 3–4.6 s of its life, 0.32 I over five.
+		expect(single((run) => (run === 1 ? 2100 : 100), true)).toEqual([
+			expect.stringMatching(/0\.50 I after the floor ≤ 0\.35 I \+ a stall of 0\.32 I/),
 			true,
 		]);
-		expect(
+		expect(single((run) => (run === 1 ? 2100 : 600), true)[1]).toBe(false);
+	});
+
+	it("a schedule's later runs: each run's last result less what a stall held of that run", () => {
+		// Runs 2 and 3 (a schedule's first run is cold): 2.1 I and 0.1 I after their renders, 1.1 I in the median.
+		const schedule = (stalled: boolean) =>
 			judgedAlone(
-				executions((run) => (run === 1 ? 2100 : 600)),
-				witness,
-			)[1],
-		).toBe(false);
+				'schedule',
+				executions((run) => (run === 1 ? 2100 : 100)).slice(0, 3),
+				witness(stalled),
+				/last result/,
+			);
+		expect(schedule(false)).toEqual([expect.stringMatching(/1\.10 I after .* in the median run, ≤ 1 I/), false]);
+		expect(schedule(true)).toEqual([
+			expect.stringMatching(/0\.30 I .* less what stalls held of each run, ≤ 1 I/),
+			true,
+		]);
 	});
 });
