@@ -182,8 +182,8 @@ function taughtStatements(rows: Row[], factor?: number): Statement[] {
 	const ofRun = (row: Row): Statement[] => {
 		const fixed = fixedOf(row);
 		const f = row.figures;
-		if (!fixed) return neverWorse(row, fixed);
 		const [time, checks, last] = neverWorse(row, fixed);
+		if (!fixed) return [time];
 		if (/^run 2\b/.test(row.label))
 			return [
 				[`${row.label}: ${two(f.checks)} checks per task ≤ ${SECOND_RUN.checks}`, f.checks <= SECOND_RUN.checks],

@@ -108,7 +108,7 @@ const latestOf = (task: TaskRecord, intervalMs: number) =>
  * When a stall held the processes, as a grid saw it (`witness`: Fixed Interval's tasks): from the slot of a check that
  * came later than a late timer to when it came (absolute ms). A stall holds whatever runs in the process then.
  */
-export function stallsOf(witness: TaskRecord[], intervalMs = INTERVAL_MS): Array<[from: number, to: number]> {
+export function stallWindows(witness: TaskRecord[], intervalMs = INTERVAL_MS): Array<[from: number, to: number]> {
 	return witness.flatMap((task) =>
 		slotsOf(task, intervalMs)
 			.filter(({ due, at }) => at - due > GRID_LATE_MS)
@@ -116,11 +116,14 @@ export function stallsOf(witness: TaskRecord[], intervalMs = INTERVAL_MS): Array
 	);
 }
 
-/** How long `stalls` held the time between `from` and `to` (absolute ms), overlapping stalls counted once. */
-export function stallBetween(stalls: Array<[number, number]>, from: number, to: number): number {
+/**
+ * How long stall windows (sorted by their start) held the time between `from` and `to` (absolute ms), overlapping
+ * windows counted once.
+ */
+export function heldBetween(windows: Array<[number, number]>, from: number, to: number): number {
 	let held = 0;
 	let reached = from;
-	for (const [start, end] of [...stalls].sort((a, b) => a[0] - b[0])) {
+	for (const [start, end] of windows) {
 		held += Math.max(0, Math.min(end, to) - Math.max(start, reached));
 		reached = Math.max(reached, Math.min(end, to));
 	}

@@ -2,7 +2,7 @@
  * What a learning case returns (Row), the renders every case draws, and how it picks a run's tasks from the
  * simulator's record by the tag its prompts carry.
  */
-import { figures, mean, seeded, stallBetween, stallsOf, type RunFigures, type TaskRecord } from './learning-measure';
+import { figures, heldBetween, mean, seeded, stallWindows, type RunFigures, type TaskRecord } from './learning-measure';
 import type { StateAfter } from './learning-static';
 import { INTERVAL_S, type Workflow } from './learning-workflows';
 
@@ -58,14 +58,20 @@ export const measured = (tasks: TaskRecord[], intervalMs?: number): Pick<Row, 'f
  * with its Poll Interval): a stall before a render's end delays its checks too (a creation's answer handled late).
  */
 export function withStalls(rows: Row[], witness: Array<{ tasks: TaskRecord[]; intervalMs: number }>): Row[] {
-	const stalls = witness.flatMap(({ tasks, intervalMs }) => stallsOf(tasks, intervalMs));
+	const windows = witness
+		.flatMap(({ tasks, intervalMs }) => stallWindows(tasks, intervalMs))
+		.sort((a, b) => a[0] - b[0]);
 	return rows.map((row) => {
 		const lives = (row.detail ?? []).flatMap((task) =>
 			task.seen === undefined ? [] : [[task.created, task.created + task.seen]],
 		);
-		const held = (from: number, to: number) => stallBetween(stalls, from, to) / ((row.intervalS ?? INTERVAL_S) * 1000);
-		const run = held(Math.min(...lives.map(([from]) => from)), Math.max(...lives.map(([, to]) => to)));
-		return { ...row, stall: { task: mean(lives.map(([from, to]) => held(from, to))), run: lives.length ? run : 0 } };
+		const held = (from: number, to: number) => heldBetween(windows, from, to) / ((row.intervalS ?? INTERVAL_S) * 1000);
+		const first = Math.min(...lives.map(([from]) => from));
+		const last = Math.max(...lives.map(([, to]) => to));
+		return {
+			...row,
+			stall: { task: mean(lives.map(([from, to]) => held(from, to))), run: lives.length ? held(first, last) : 0 },
+		};
 	});
 }
 
