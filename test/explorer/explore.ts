@@ -199,6 +199,7 @@ function traceLine(request: World['requests'][number], startedAt: number): strin
 	const notes = [
 		request.kind === 'create' ? (acted ? 'the server acted' : 'nothing done') : '',
 		namesTask ? 'names the task' : '',
+		request.shape && request.shape !== 'plain' ? `shaped: ${request.shape}` : '',
 		request.body ?? '',
 	]
 		.filter(Boolean)

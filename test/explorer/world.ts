@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { namesTwoTasks, shapedAnswer } from './generators/answers';
+import { namesTwoTasks, shapedAnswer, type AnswerShape } from './generators/answers';
 import {
 	deleteAnswer,
 	goneBefore,
@@ -70,6 +70,8 @@ export interface WorldRequest {
 	fault: Fault;
 	/** A download's body as generators/files.ts drew it, in words. */
 	body?: string;
+	/** How generators/answers.ts shaped a success answer of the API (unset: plain). */
+	shape?: AnswerShape;
 	/** When the request's body had arrived, and when the exchange ended (answered, or the connection closed). */
 	arrivedAt: number;
 	endedAt?: number;
@@ -349,9 +351,9 @@ export class World {
 			const item = Number(/name="prompt"\r\n\r\nidea (\d+)/.exec(body.toString('latin1'))?.[1] ?? -1);
 			const attempt = this.nextAttempt('create', item);
 			const fault = faultFor(this.schedule, 'create', item, attempt);
-			record('create', fault, item);
+			const tracked = record('create', fault, item);
 			const taskType = path.startsWith('/v1/tlvideo/') ? 'video' : 'image';
-			return this.answerCreation(response, item, taskType, fault, attempt);
+			return this.answerCreation(response, tracked, taskType, attempt);
 		}
 		let json: Record<string, unknown> = {};
 		try {
@@ -364,8 +366,8 @@ export class World {
 			const item = task?.item ?? -1;
 			const attempt = this.nextAttempt('status', item);
 			const fault = faultFor(this.schedule, 'status', item, attempt);
-			record('status', fault, item, task?.taskId);
-			return this.answerStatus(response, task, fault, attempt);
+			const tracked = record('status', fault, item, task?.taskId);
+			return this.answerStatus(response, task, tracked, attempt);
 		}
 		if (path === '/v1/tlimages/deleteimagestask' || path === '/v1/tlvideo/deletevideotask') {
 			const ids = Array.isArray(json.taskids) ? json.taskids.map(String) : [];
@@ -382,11 +384,12 @@ export class World {
 
 	private answerCreation(
 		response: http.ServerResponse,
-		item: number,
+		request: WorldRequest,
 		taskType: 'image' | 'video',
-		fault: Fault,
 		attempt: number,
 	): void {
+		const { fault } = request;
+		const item = request.item!;
 		const task = fault.acted ? this.addTask(item, taskType, false, fault.answer) : undefined;
 		const taskId = task?.taskId;
 		const named = () => task && (task.named = true);
@@ -407,6 +410,7 @@ export class World {
 					{ code: 1000, msg: 'ok', data: { taskid: taskId } },
 					also?.taskId,
 				);
+				request.shape = shaped.shape;
 				if (shaped.namesTask) {
 					named();
 					if (also) also.named = true;
@@ -451,9 +455,10 @@ export class World {
 	private answerStatus(
 		response: http.ServerResponse,
 		task: WorldTask | undefined,
-		fault: Fault,
+		request: WorldRequest,
 		attempt: number,
 	): void {
+		const { fault } = request;
 		if (!['ok', 'odd-json', 'echo-key'].includes(fault.answer)) {
 			return this.answerPlain(response, fault, fault.namesTask ? task?.taskId : undefined, {}, (place) =>
 				this.echo('status', task?.item ?? -1, attempt, place),
@@ -487,6 +492,7 @@ export class World {
 		const msg = fault.answer === 'echo-key' ? this.echo('status', task.item, attempt, 'msg') : 'ok';
 		if (fault.answer !== 'ok') return this.json(response, 200, { code: 1000, msg, data });
 		const shaped = shapedAnswer(this.schedule, 'status', task.item, attempt, { code: 1000, msg, data });
+		request.shape = shaped.shape;
 		return this.raw(response, 200, 'application/json', shaped.bytes);
 	}
 

@@ -6,14 +6,17 @@
  * the node's handling of a creation's answer while seven other schedules run in the same process) and twice the
  * time the process measurably lost to a blocked event loop (the 50 ms sampler sees only part of what a starved
  * process loses: runs on a machine at load 10–20 were late by up to 1.5 × what it measured) — once the task has
- * been checked at all: only a first check may come after
- * the grid's, and it comes no later than the grid's slot at or after the longest render the node could know of
- * (any time in the static data the run started with, or a render of the run that had been seen done before the
- * task was created), or the grid's first slot when it knows none.
+ * been checked at all: only a first check may come after the grid's, and it comes no later than the grid's slot at
+ * or after the longest render the node could know of (any time in the static data the run started with, or a render
+ * of the run that had been seen done before the task was created), or the grid's first slot when it knows none. A
+ * batch's task beyond its first SCOUTS may also wait, unchecked, until the first of those scouts ended
+ * (learning/policy.ts, rule 1: the batch's output leaves after theirs anyway; the scouts are the first tasks the
+ * node's log says it created): seed 780's scouts met answers past the cap, and their checks were repeated late.
  *
  * Checked where only the schedule decides when checks go: no Retry On Fail try after a failure, no HTTP 429 (it
  * holds every check and halves the requests in flight), room for every task's checks in flight (Max Concurrent
- * Requests at least twice the items); for each task whose creation and status checks all met a plain answer, that
+ * Requests at least twice the items); for each task whose creation and status checks all met a plain answer (not
+ * one past the 4 MiB cap: the node cannot read it, and repeats the check after its backoff, on the grid too), that
  * was seen done before Stop and before the run ended (a check in flight when On Error stopped the run reached the
  * server up to 0.85 s later on a loaded machine: seed 1767), and that the grid would have seen before Max Wait.
  */
@@ -32,6 +35,9 @@ const TIMING_SLACK_MS = 150;
 const LONGEST_MS = 30 * 24 * 3600 * 1000;
 
 const PLAIN = new Set(['ok', 'odd-json', 'echo-key']);
+
+/** An answer the node reads as the API meant it: a plain one, not one past the 4 MiB it reads. */
+const plain = (request: WorldRequest) => PLAIN.has(request.fault.answer) && !request.shape?.startsWith('over-cap');
 
 /** Every finite number up to LONGEST_MS anywhere in `value`: a bound on any render time the node can read there. */
 function longestTime(value: unknown, depth = 0): number {
@@ -69,10 +75,11 @@ export function checkNeverLaterThanGrid(observation: Observation, fail: (text: s
 	const interval = schedule.pollIntervalS * 1000;
 	const created = [...world.tasks.values()].filter((task) => !task.preexisting && task.renderMs !== undefined);
 	const remembered = longestTime(memoryFor(schedule, world.renders).staticData as IDataObject | undefined);
+	const scouts = scoutsOf(observation);
 	for (const task of created) {
 		if (task.doneAt === undefined || !PLAIN.has(task.answer)) continue;
-		const checks = world.requests.filter((request) => request.kind === 'status' && request.taskId === task.taskId);
-		if (!checks.length || checks.some((request) => !PLAIN.has(request.fault.answer))) continue;
+		const checks = statusChecks(world.requests, task.taskId);
+		if (!checks.length || !checks.every(plain)) continue;
 		if (task.doneAt > Math.min(stoppedAt ?? Infinity, endedAt)) continue;
 		const slot = (age: number) => task.createdAt + Math.max(1, Math.ceil(age / interval - 1e-9)) * interval;
 		const grid = slot(task.renderMs!);
@@ -90,10 +97,11 @@ export function checkNeverLaterThanGrid(observation: Observation, fail: (text: s
 				`task ${task.taskId} (render ${task.renderMs} ms) was seen done ${task.doneAt - task.createdAt} ms after its creation, first checked at ${firstCheck - task.createdAt} ms; the grid would have seen it at ${grid - task.createdAt} ms (allowance ${Math.round(allowance)} ms)`,
 			);
 		const longest = Math.max(remembered, ...known(created, task));
-		const latestFirst = (longest > 0 ? slot(longest) : task.createdAt + interval) + allowance;
+		const held = scouts && !scouts.ids.includes(task.taskId) ? scouts.firstEnded : -Infinity;
+		const latestFirst = Math.max(longest > 0 ? slot(longest) : task.createdAt + interval, held) + allowance;
 		if (firstCheck > latestFirst)
 			fail(
-				`task ${task.taskId} was first checked ${firstCheck - task.createdAt} ms after its creation, later than the grid's slot after the longest render the node could know (${Math.round(longest)} ms)`,
+				`task ${task.taskId} was first checked ${firstCheck - task.createdAt} ms after its creation, later than the grid's slot after the longest render the node could know (${Math.round(longest)} ms)${held > task.createdAt ? ` and the first scout's end (${held - task.createdAt} ms)` : ''}`,
 			);
 	}
 }
@@ -126,8 +134,8 @@ export function checkNoMoreChecksThanGrid(observation: Observation, fail: (text:
 	);
 	for (const task of world.tasks.values()) {
 		if (task.preexisting || task.renderMs === undefined) continue;
-		const checks = world.requests.filter((request) => request.kind === 'status' && request.taskId === task.taskId);
-		if (checks.some((request) => !PLAIN.has(request.fault.answer))) continue;
+		const checks = statusChecks(world.requests, task.taskId);
+		if (!checks.every(plain)) continue;
 		// Max Wait's last check goes wherever the others went: a task still running at its last check got it there,
 		// and so did one whose last check came when the wait could have ended, done or not.
 		const last = checks[checks.length - 1];
@@ -147,6 +155,28 @@ export function checkNoMoreChecksThanGrid(observation: Observation, fail: (text:
 				);
 		});
 	}
+}
+
+function statusChecks(requests: readonly WorldRequest[], taskId: string): WorldRequest[] {
+	return requests.filter((request) => request.kind === 'status' && request.taskId === taskId);
+}
+
+/**
+ * A batch's scouts (the first SCOUTS tasks the node's log says it created) and when the first of them ended: the
+ * answer of the check that found it done, or of its last check; undefined for a run of at most SCOUTS items.
+ */
+function scoutsOf(observation: Observation): { ids: string[]; firstEnded: number } | undefined {
+	const { schedule, world, logLines } = observation;
+	if (schedule.items <= SCOUTS) return undefined;
+	const ids = logLines.flatMap((line) => /" created (?:image|video) task (\S+)/.exec(line)?.[1] ?? []).slice(0, SCOUTS);
+	const ends = ids.map((id) => {
+		const checks = statusChecks(world.requests, id);
+		const doneAt = world.tasks.get(id)?.doneAt ?? Infinity;
+		const ending = checks.find((check) => check.arrivedAt <= doneAt && doneAt <= (check.endedAt ?? Infinity));
+		const last = ending ?? checks[checks.length - 1];
+		return last ? (last.endedAt ?? last.arrivedAt) : Infinity;
+	});
+	return { ids, firstEnded: Math.min(...ends) };
 }
 
 /** The renders of the run the node could have seen done before `task` was created (ms). */
