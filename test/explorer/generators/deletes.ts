@@ -120,7 +120,8 @@ const UNREADABLE_TEXTS = [
 	'request received',
 	'削除しました',
 	'will be deleted',
-	'deleted 1 task(s)',
+	// A count that is not the ids sent (one more): "deleted 1 task(s)" for a request of one id reports its success.
+	'deleted {more} task(s)',
 	undefined,
 ];
 /** Refusals for another reason than unknown ids: the server did nothing. */
@@ -174,7 +175,8 @@ export function deleteAnswer(
 	const words = Random.stream(schedule.seed, 'deletes', 'words', firstId, attempt);
 	const refusal = words.chance(0.06) ? words.pick(OTHER_REFUSALS) : undefined;
 	if (!fails && words.chance(0.06)) {
-		return { text: words.pick(UNREADABLE_TEXTS), reading: 'unreadable', deletes: words.chance(0.5), refusal, acted };
+		const unreadable = words.pick(UNREADABLE_TEXTS)?.replace('{more}', String(ids + 1));
+		return { text: unreadable, reading: 'unreadable', deletes: words.chance(0.5), refusal, acted };
 	}
 	return { text, reading: fails ? 'failure' : 'success', deletes: !fails, refusal, acted };
 }
