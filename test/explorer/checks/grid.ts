@@ -37,7 +37,7 @@ const LONGEST_MS = 30 * 24 * 3600 * 1000;
 const PLAIN = new Set(['ok', 'odd-json', 'echo-key']);
 
 /** An answer the node reads as the API meant it: a plain one, not one past the 4 MiB it reads. */
-const plain = (request: WorldRequest) => PLAIN.has(request.fault.answer) && !request.shape?.startsWith('over-cap');
+const readable = (request: WorldRequest) => PLAIN.has(request.fault.answer) && !request.shape?.startsWith('over-cap');
 
 /** Every finite number up to LONGEST_MS anywhere in `value`: a bound on any render time the node can read there. */
 function longestTime(value: unknown, depth = 0): number {
@@ -79,7 +79,7 @@ export function checkNeverLaterThanGrid(observation: Observation, fail: (text: s
 	for (const task of created) {
 		if (task.doneAt === undefined || !PLAIN.has(task.answer)) continue;
 		const checks = statusChecks(world.requests, task.taskId);
-		if (!checks.length || !checks.every(plain)) continue;
+		if (!checks.length || !checks.every(readable)) continue;
 		if (task.doneAt > Math.min(stoppedAt ?? Infinity, endedAt)) continue;
 		const slot = (age: number) => task.createdAt + Math.max(1, Math.ceil(age / interval - 1e-9)) * interval;
 		const grid = slot(task.renderMs!);
@@ -135,7 +135,7 @@ export function checkNoMoreChecksThanGrid(observation: Observation, fail: (text:
 	for (const task of world.tasks.values()) {
 		if (task.preexisting || task.renderMs === undefined) continue;
 		const checks = statusChecks(world.requests, task.taskId);
-		if (!checks.every(plain)) continue;
+		if (!checks.every(readable)) continue;
 		// Max Wait's last check goes wherever the others went: a task still running at its last check got it there,
 		// and so did one whose last check came when the wait could have ended, done or not.
 		const last = checks[checks.length - 1];
