@@ -169,6 +169,8 @@ function scoutsOf(observation: Observation): { ids: string[]; firstEnded: number
 	const { schedule, world, logLines } = observation;
 	if (schedule.items <= SCOUTS) return undefined;
 	const ids = logLines.flatMap((line) => /" created (?:image|video) task (\S+)/.exec(line)?.[1] ?? []).slice(0, SCOUTS);
+	// No scout found (the log's words changed, or nothing was created): no task is allowed to wait for one.
+	if (!ids.length) return undefined;
 	const ends = ids.map((id) => {
 		const checks = statusChecks(world.requests, id);
 		const doneAt = world.tasks.get(id)?.doneAt ?? Infinity;
