@@ -65,17 +65,11 @@ function render(options: Row, settings: Row = {}, prompt = '={{ $json.prompt }}'
 
 const noOp = (name: string) => ({ name, type: 'n8n-nodes-base.noOp', parameters: {} });
 
-/** A case whose Render node's outputs (0, then 1) lead to No Op nodes named `outputs`, then `more` nodes. */
-function renderCase(
-	id: string,
-	name: string,
-	node: NodeSpec,
-	outputs: string[],
-	more: NodeSpec[] = [],
-	links: Link[] = [],
-) {
-	const toOutputs = outputs.map((output, index): Link => ['Render', output, index]);
-	return caseWorkflow(id, name, [node, ...outputs.map(noOp), ...more], [...toOutputs, ...links]);
+/** A case whose Render node's outputs (0, then 1) lead to No Op nodes named `outputs`, the last one to `after`. */
+function renderCase(id: string, name: string, node: NodeSpec, outputs: string[], after?: NodeSpec) {
+	const links = outputs.map((output, index): Link => ['Render', output, index]);
+	if (after) links.push([outputs[outputs.length - 1], after.name]);
+	return caseWorkflow(id, name, [node, ...outputs.map(noOp), ...(after ? [after] : [])], links);
 }
 
 /** examples/durable-wait.json made quick (Waits of 1 s, DURABLE_ROUNDS rounds), its scenes from the webhook's body. */
@@ -100,19 +94,16 @@ const CASES = {
 		'error output',
 		render({ failedStatusCodes: '3' }, { onError: 'continueErrorOutput' }),
 		['Rendered', 'Failed Renders'],
-		[
-			{
-				name: 'Failed Task Id',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				parameters: {
-					mode: 'raw',
-					jsonOutput: '={{ JSON.stringify({ failedTask: $json.error.taskid, scene: $json.scene }) }}',
-					options: {},
-				},
+		{
+			name: 'Failed Task Id',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			parameters: {
+				mode: 'raw',
+				jsonOutput: '={{ JSON.stringify({ failedTask: $json.error.taskid, scene: $json.scene }) }}',
+				options: {},
 			},
-		],
-		[['Failed Renders', 'Failed Task Id']],
+		},
 	),
 	continueRegular: renderCase(
 		'mgSemContinue',
@@ -178,14 +169,10 @@ const json = (value: unknown) => JSON.stringify(value);
 /** The final table's rows: what each check proved on each version, and how long it took. */
 const proofs: Array<{ version: string; check: string; proved: string; seconds: number }> = [];
 
+type Which = Parameters<typeof waitForExecution>[2];
+
 /** Waits until execution `which` of a case's workflow has a status `wanted` (by default: it has ended). */
-async function executionOf(
-	target: Target,
-	item: Case,
-	which: Parameters<typeof waitForExecution>[2],
-	what: string,
-	wanted = isFinal,
-) {
+async function executionOf(target: Target, item: Case, which: Which, what: string, wanted = isFinal) {
 	return await waitForExecution(() => target.session, item.workflow.id, which, wanted, 120_000, what);
 }
 
@@ -201,7 +188,7 @@ async function runCase(target: Target, item: Case, items: Row[], wanted = isFina
 async function runToSuccess(target: Target, item: Case, items: Row[], how = '') {
 	const summary = await runCase(target, item, items);
 	check(summary.status === 'success', `the execution succeeded${how} (status ${summary.status})`);
-	return { summary, execution: await getExecution(target.install, target.session, summary.id) };
+	return await getExecution(target.install, target.session, summary.id);
 }
 
 /** The execution that the editor's "Retry execution" of `id` (REST `/retry`) started, once its status is `wanted`. */
@@ -247,7 +234,7 @@ async function threeOutcomes(target: Target, item: Case, tag: string) {
 		{ row: 2, scene: 'beach', prompt: `a dog [sim:fail] ${tag}` },
 		{ row: 3, scene: 'forest', prompt: `a fox [sim:refuse] ${tag}` },
 	];
-	const { execution } = await runToSuccess(target, item, items);
+	const execution = await runToSuccess(target, item, items);
 	return { items, execution, ids: await createdOnce(target, tag, items, 'three creations') };
 }
 
@@ -312,11 +299,7 @@ async function errorOutput(target: Target): Promise<string> {
 	check(outputOf(execution, 'Failed Renders').length === 2, 'the error branch ran with both failed items');
 	const read = outputOf(execution, 'Failed Task Id').map((item) => item.json);
 	check(
-		json(read) ===
-			json([
-				{ failedTask: dog, scene: 'beach' },
-				{ failedTask: fox, scene: 'forest' },
-			]),
+		json(read) === json([1, 2].map((index) => ({ failedTask: ids[index], scene: items[index].scene }))),
 		`an expression on the error branch reads {{ $json.error.taskid }}: ${json(read)}`,
 	);
 	return `success output [${cat} completed]; error output [${dog} status 3, ${fox} refused] with $json.error.taskid, input fields row/scene/prompt merged in; Set on the error branch read ${dog}, ${fox}`;
@@ -327,11 +310,7 @@ async function continueRegular(target: Target): Promise<string> {
 	const output = outputOf(execution, 'Render', 0);
 	check(
 		json(output.map((item) => [item.json.taskid, item.json.status])) ===
-			json([
-				[ids[0], 'completed'],
-				[ids[1], 'failed'],
-				[ids[2], 'failed'],
-			]),
+			json(ids.map((id, index) => [id, ['completed', 'failed', 'failed'][index]])),
 		`one output, in item order, failed ones with their taskid and status "failed": ${json(output.map((item) => item.json))}`,
 	);
 	check(outputOf(execution, 'Render', 1).length === 0, 'nothing on a second output');
@@ -441,8 +420,7 @@ async function retryStopped(target: Target): Promise<string> {
 		await executionOf(target, CASES.stop, retried.id, `stopping the retry ${retried.id}`);
 	}
 	const answered = await answer;
-	const execution = await getExecution(target.install, target.session, retried.id);
-	const ran = Object.keys(execution.data.resultData.runData);
+	const ran = Object.keys((await getExecution(target.install, target.session, retried.id)).data.resultData.runData);
 	const after = await creationCount(target, tag);
 	if (Number(target.version.split('.')[0]) >= 2) {
 		check(
@@ -484,9 +462,8 @@ async function retryContinue(target: Target): Promise<string> {
 		{ row: 1, prompt: `a dog [sim:fail] ${tag}` },
 		{ row: 2, prompt: `a cat ${tag}` },
 	];
-	const { execution } = await runToSuccess(target, CASES.retryContinue, items);
-	const dogs = await creationCount(target, items[0].prompt);
-	const cats = await creationCount(target, items[1].prompt);
+	const execution = await runToSuccess(target, CASES.retryContinue, items);
+	const [dogs, cats] = await Promise.all(items.map(async (item) => await creationCount(target, item.prompt)));
 	const tasks = await simulatorTasks(target.simulator.url);
 	const [dogIds, [catId]] = items.map((item) =>
 		tasks.filter((task) => task.prompt === item.prompt).map((task) => task.taskid),
@@ -512,17 +489,13 @@ async function durableLoop(target: Target): Promise<string> {
 		{ prompt: `Waves roll in [sim:refuse] ${tag}`, image: 'https://example.com/beach.png' },
 		{ prompt: `Fog that never lifts [sim:never] ${tag}`, image: 'https://example.com/fog.png' },
 	];
-	const { execution } = await runToSuccess(target, example, items);
+	const execution = await runToSuccess(target, example, items);
 	const scenes: [number, string, string] = [items.length, items[1].prompt, tag];
 	const run = await checkRun(target.simulator.url, execution, example, scenes);
 	const [good, never] = [items[0], items[2]].map((item) => sceneTask(run.created, item.prompt));
-	const done = run.done.map((item) => [item.json.taskid, item.json.status]);
-	const expected = [
-		[good, 'completed'],
-		[never, 'pending'],
-	];
+	const done = run.done.map((item) => `${item.json.taskid} ${item.json.status}`);
 	check(
-		json(done.sort()) === json(expected.sort()),
+		json(done.sort()) === json([`${good} completed`, `${never} pending`].sort()),
 		`the completed render and, after the bound, the never-ending one (still pending) reached the end: ${json(done)}`,
 	);
 	const conditionRuns = execution.data.resultData.runData[example.condition.name]?.length ?? 0;
@@ -534,7 +507,7 @@ async function durableLoop(target: Target): Promise<string> {
 }
 
 async function loop(target: Target): Promise<string> {
-	const { execution } = await runToSuccess(target, CASES.loop, [{ row: 1 }, { row: 2 }]);
+	const execution = await runToSuccess(target, CASES.loop, [{ row: 1 }, { row: 2 }]);
 	const runs = execution.data.resultData.runData.Render?.length ?? 0;
 	check(runs === 2, `the node ran twice (run index 0 and 1): ${runs}`);
 	const count = await creationCount(target, LOOP_PROMPT);
@@ -579,7 +552,7 @@ async function deleteRetry(target: Target): Promise<string> {
 		times: 2,
 		action: { type: 'status', status: 502, body: json({ code: 9999, msg: 'Bad Gateway' }) },
 	});
-	const { execution } = await runToSuccess(target, CASES.deleteRetry, items, ' after a retry');
+	const execution = await runToSuccess(target, CASES.deleteRetry, items, ' after a retry');
 	const [first, second] = await taskIds(target, items);
 	const firstId = (entry: RecordedRequestSummary) => (entry.json as { taskids?: string[] } | undefined)?.taskids?.[0];
 	const deletes = (await simulatorRecord(target.simulator.url)).filter(
