@@ -22,8 +22,9 @@ import { waitFor } from './lib/wait';
 const SCOPE = 'semantics';
 const CREATE_PATH = '/v1/tlimages/betav4';
 const isFinal = (status: string) => ['success', 'error', 'canceled', 'crashed'].includes(status);
-/** Retry On Fail's tries of the node that the Stop check stops. */
+/** Retry On Fail's tries of the node that the Stop check stops, and the tag of its prompts (its retry's too). */
 const STOP_TRIES = 3;
+const STOP_TAG = '(stop)';
 const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 };
 /** How many rounds the durable example's IF node allows in this suite (100 in the example). */
 const DURABLE_ROUNDS = 3;
@@ -330,25 +331,22 @@ async function continueRegular(target: Target): Promise<string> {
 }
 
 async function stop(target: Target): Promise<string> {
-	const tag = '(stop)';
-	const items = [1, 2, 3].map((row) => ({ row, prompt: `render ${row} [sim:never] ${tag}` }));
+	const items = [1, 2, 3].map((row) => ({ row, prompt: `render ${row} [sim:never] ${STOP_TAG}` }));
 	const running = await runCase(target, CASES.stop, items, (status) => status === 'running');
 	// Stop while the node polls: every task has been created and polled at least once.
 	let ids: string[] = [];
 	const isPoll = (entry: RecordedRequestSummary) =>
 		entry.path.includes('infobytaskid') && ids.includes(String((entry.json as Row | undefined)?.taskid));
-	await waitFor(
-		async (see) => {
-			const tasks = (await simulatorTasks(target.simulator.url)).filter((task) => task.prompt?.includes(tag));
-			ids = tasks.map((task) => task.taskid);
-			const polled = new Set(
-				(await simulatorRecord(target.simulator.url)).filter(isPoll).map((entry) => json(entry.json)),
-			);
-			see(`${ids.length} tasks created, ${polled.size} of them polled`);
-			return polled.size >= 3;
-		},
-		{ deadline: 120_000, describe: 'each of the three tasks to be created and polled' },
-	);
+	const polling = { deadline: 120_000, describe: 'each of the three tasks to be created and polled' };
+	await waitFor(async (see) => {
+		const tasks = (await simulatorTasks(target.simulator.url)).filter((task) => task.prompt?.includes(STOP_TAG));
+		ids = tasks.map((task) => task.taskid);
+		const polled = new Set(
+			(await simulatorRecord(target.simulator.url)).filter(isPoll).map((entry) => json(entry.json)),
+		);
+		see(`${ids.length} tasks created, ${polled.size} of them polled`);
+		return polled.size >= 3;
+	}, polling);
 	ids = await taskIds(target, items);
 	const logFrom = logSize(target.logFile);
 	const stoppedAt = Date.now();
@@ -367,7 +365,7 @@ async function stop(target: Target): Promise<string> {
 	const record = await simulatorRecord(target.simulator.url);
 	const polledBefore = record.filter((entry) => entry.at <= stoppedAt && isPoll(entry)).length;
 	check(polledBefore >= 3, `the tasks were being polled before the Stop (${polledBefore} polls)`);
-	const createdInAll = await creationCount(target, tag);
+	const createdInAll = await creationCount(target, STOP_TAG);
 	check(createdInAll === 3, `nothing was created after the Stop (${createdInAll} creations in all)`);
 	// Polls in flight when n8n answered the Stop may still be recorded after it, at most one per task; a node
 	// that went on polling (or a try that polled) would add at least one more round.
@@ -393,10 +391,9 @@ async function stop(target: Target): Promise<string> {
 
 /** "Retry execution" of the stopped execution: n8n saved too little to resume (2.x no run data, 1.x no stack). */
 async function retryStopped(target: Target): Promise<string> {
-	const tag = '(stop)';
 	const stopped = target.stopped;
 	check(stopped, 'the Stop check left a stopped execution');
-	const before = await creationCount(target, tag);
+	const before = await creationCount(target, STOP_TAG);
 	// n8n answers the retry request when the retried execution ends: do not wait for the answer here.
 	const answer = restPost(target.session, `/executions/${stopped}/retry`, { loadWorkflow: false }).then(
 		() => 'answered',
@@ -405,23 +402,21 @@ async function retryStopped(target: Target): Promise<string> {
 	const retried = await retryOf(target, CASES.stop, stopped, () => true);
 	// n8n 2.x runs the workflow again and the node creates its 3 tasks anew (then waits for them: the test stops
 	// it); n8n 1.x ends the retry at once. Whichever happens first ends the wait.
-	const { status } = await waitFor(
-		async (see) => {
-			const now = await creationCount(target, tag);
-			const listed = await listExecutions(target.session, CASES.stop.workflow.id);
-			const status = listed.find((candidate) => candidate.id === retried.id)?.status ?? 'not listed';
-			see(`retry ${retried.id} with status "${status}", ${now - before} new creations`);
-			return (isFinal(status) || now >= before + 3) && { status };
-		},
-		{ deadline: 120_000, describe: `the retry ${retried.id} to end or to create its tasks anew` },
-	);
+	const wait = { deadline: 120_000, describe: `the retry ${retried.id} to end or to create its tasks anew` };
+	const { status } = await waitFor(async (see) => {
+		const now = await creationCount(target, STOP_TAG);
+		const listed = await listExecutions(target.session, CASES.stop.workflow.id);
+		const status = listed.find((candidate) => candidate.id === retried.id)?.status ?? 'not listed';
+		see(`retry ${retried.id} with status "${status}", ${now - before} new creations`);
+		return (isFinal(status) || now >= before + 3) && { status };
+	}, wait);
 	if (!isFinal(status)) {
 		await restPost(target.session, `/executions/${retried.id}/stop`);
 		await executionOf(target, CASES.stop, retried.id, `stopping the retry ${retried.id}`);
 	}
 	const answered = await answer;
 	const ran = Object.keys((await getExecution(target.install, target.session, retried.id)).data.resultData.runData);
-	const after = await creationCount(target, tag);
+	const after = await creationCount(target, STOP_TAG);
 	if (Number(target.version.split('.')[0]) >= 2) {
 		check(
 			after === before + 3,
