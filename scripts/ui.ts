@@ -36,7 +36,7 @@ const RUN_TIMEOUT = 300_000;
 /** How long a panel may take to show a choice's fields; a panel that never does costs this much per panel. */
 const PANEL_TIMEOUT = 60_000;
 
-const since = (started: number) => `${Math.round((Date.now() - started) / 1000)} s`;
+const since = (started: number, digits = 0) => `${((Date.now() - started) / 1000).toFixed(digits)} s`;
 
 const mismatches: string[] = [];
 /** Records a panel mismatch and goes on, so that one run reports every operation that is wrong. */
@@ -190,7 +190,6 @@ async function searchNodes(page: Page, term: string): Promise<string[]> {
 	});
 }
 
-/** Opens the nodes panel with a click on `opener`, searches every term there, and takes screenshot `shot`. */
 async function searchFrom(page: Page, opener: string, where: string, shot: string): Promise<void> {
 	await click(page, opener);
 	for (const term of SEARCH_TERMS) {
@@ -372,8 +371,7 @@ async function settledPanel(page: Page, choices: Record<string, string>, where: 
 		return false;
 	});
 	// How often, and how long, the panel lags behind a choice on this machine: worth seeing in the log.
-	if (settled && checks > 1)
-		log('ui', `${where}: the panel showed the choice's fields after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	if (settled && checks > 1) log('ui', `${where}: the panel showed the choice's fields after ${since(started, 1)}`);
 	for (const problem of problems) expect(false, problem);
 	return last!;
 }
@@ -393,7 +391,6 @@ async function checkOperation(page: Page, choices: Record<string, string>, where
 		const is = PLACES[place];
 		for (const label of own[place])
 			expect(shown[place].includes(label), `${where}: the ${spec.operation} spec's field "${label}" is ${is}`);
-		// No field of another model leaks into this one's panel.
 		for (const other of MODELS.filter((model) => model !== spec))
 			for (const label of specLabels(other)[place].filter((otherLabel) => !ownLabels.includes(otherLabel)))
 				expect(!shown[place].includes(label), `${where}: "${label}" (a ${other.operation} field) is not ${is}`);
@@ -484,7 +481,7 @@ async function runInEditor(page: Page, simulatorUrl: string): Promise<void> {
 		const shown = document.querySelector<HTMLElement>(selector)?.innerText ?? '(no panel)';
 		return { seen: `the output panel shows: ${shown.replace(/\s+/g, ' ').slice(0, 300)}` };
 	});
-	log('ui', `beta v4.5 creation ran in the editor in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	log('ui', `beta v4.5 creation ran in the editor in ${since(started, 1)}`);
 
 	await click(page, `${OUTPUT_PANEL} ${testId('radio-button-json')}`);
 	const [output, taskId] = await outputText(page, testId('ndv-data-container'), /"taskid":\s*"([^"]+)"/);
@@ -597,8 +594,7 @@ async function main(): Promise<void> {
 	mkdirSync(OUTPUT, { recursive: true });
 	const chromium = ensureChromium('ui');
 	await runOnVersions('ui', [VERSION], async (version, tarball) => {
-		const options = { scope: 'ui', version, tarball, logFile: path.join(OUTPUT, 'n8n.log') };
-		await withN8n(options, async (n8n) => {
+		await withN8n({ scope: 'ui', version, tarball, logFile: path.join(OUTPUT, 'n8n.log') }, async (n8n) => {
 			log('ui', `n8n ${VERSION} editor at ${n8n.server.url}, owner set up (${since(started)})`);
 			await runInBrowser(chromium, n8n.server.url, n8n.simulator.url, started);
 			n8n.step('the editor in Chromium');
