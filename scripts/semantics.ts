@@ -242,9 +242,9 @@ async function threeOutcomes(target: Target, item: Case, tag: string) {
 /**
  * Runs the case `item` on `count` items tagged `tag` whose first result download is answered 404, then `resume`:
  * it takes that execution and returns the one that finished the work (the same after Retry On Fail's next try, or
- * a "Retry execution" of it). Checks that each task was created once (`once`: what that shows) and came out of the
- * finishing execution in order, completed, with its file (`files`); returns how many of them n8n's log says it
- * resumed, and the two executions.
+ * a "Retry execution" of it). Checks that this one succeeded, that each task was created once (`once`: what that
+ * shows) and came out of it in order, completed, with its file (`files`); returns how many of them n8n's log says
+ * it resumed, and the two executions.
  */
 async function resumeAfter404(
 	target: Target,
@@ -260,6 +260,8 @@ async function resumeAfter404(
 	});
 	const first = await runCase(target, item, items);
 	const last = await resume(first);
+	const finisher = last.id === first.id ? 'the execution, after a retry,' : `the retry ${last.id}`;
+	check(last.status === 'success', `${finisher} succeeded (status ${last.status}, mode ${last.mode})`);
 	const ids = await createdOnce(target, tag, items, once);
 	const output = outputOf(await getExecution(target.install, target.session, last.id), 'Render');
 	check(
@@ -371,12 +373,11 @@ async function stop(target: Target): Promise<string> {
 	// that went on polling (or a try that polled) would add at least one more round.
 	const after = record.filter((entry) => entry.at > stopAnswered && isPoll(entry));
 	check(after.length <= ids.length, `no poll round started after the Stop: ${after.length} polls recorded after it`);
-	for (const id of ids) {
+	for (const id of ids)
 		check(
 			logLines(target, 'created', id, running.id) > 0,
 			`n8n's log has the line "created image task ${id}" for execution ${running.id}`,
 		);
-	}
 	const saved = await getExecution(target.install, target.session, running.id);
 	const { runData, error } = saved.data.resultData;
 	const kept = Object.entries(runData).map(([node, runs]) => {
@@ -432,11 +433,7 @@ async function retryStopped(target: Target): Promise<string> {
 }
 
 async function retryOnFail(target: Target): Promise<string> {
-	const succeeded = async (execution: ExecutionSummary) => {
-		check(execution.status === 'success', `the execution succeeded after a retry (status ${execution.status})`);
-		return execution;
-	};
-	const { resumed } = await resumeAfter404(target, [CASES.retryOnFail, '(retry on fail)', 3], succeeded, [
+	const { resumed } = await resumeAfter404(target, [CASES.retryOnFail, '(retry on fail)', 3], async (first) => first, [
 		'exactly one creation per item',
 		'three completed items with their files',
 	]);
@@ -524,9 +521,7 @@ async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promis
 		const failedData = await getExecution(target.install, target.session, failed.id);
 		stored = Object.keys(failedData.data.executionData?.contextData ?? {});
 		await restPost(target.session, `/executions/${failed.id}/retry`, { loadWorkflow });
-		const retried = await retryOf(target, CASES.retryExecution, failed.id);
-		check(retried.status === 'success', `the retry succeeded (status ${retried.status}, mode ${retried.mode})`);
-		return retried;
+		return await retryOf(target, CASES.retryExecution, failed.id);
 	};
 	const { first, last, resumed } = await resumeAfter404(target, [CASES.retryExecution, tag, 2], retry, [
 		'the retry created nothing',
