@@ -482,8 +482,7 @@ async function durableLoop(target: Target): Promise<string> {
 		{ prompt: `Fog that never lifts [sim:never] ${tag}`, image: 'https://example.com/fog.png' },
 	];
 	const execution = await runToSuccess(target, example, items);
-	const scenes: [number, string, string] = [items.length, items[1].prompt, tag];
-	const run = await checkRun(target.simulator.url, execution, example, scenes);
+	const run = await checkRun(target.simulator.url, execution, example, [items.length, items[1].prompt, tag]);
 	const [good, never] = [items[0], items[2]].map((item) => sceneTask(run.created, item.prompt));
 	const done = run.done.map((item) => `${item.json.taskid} ${item.json.status}`);
 	check(
