@@ -94,14 +94,11 @@ type Sse = { event?: string; data: unknown };
 
 function chatAnswer(request: ModelRequest, turn: ModelTurn, n: number): { json: Json; events: Sse[] } {
 	const base = { id: `chatcmpl-${n}`, created: Math.floor(Date.now() / 1000), model: request.model ?? 'gpt-4o-mini' };
-	const call =
-		'call' in turn
-			? {
-					id: `call_${n}`,
-					type: 'function',
-					function: { name: turn.call.name, arguments: JSON.stringify(turn.call.arguments) },
-				}
-			: undefined;
+	const call = 'call' in turn && {
+		id: `call_${n}`,
+		type: 'function',
+		function: { name: turn.call.name, arguments: JSON.stringify(turn.call.arguments) },
+	};
 	const message = call
 		? { role: 'assistant', content: null, tool_calls: [call] }
 		: { role: 'assistant', content: (turn as { text: string }).text };
@@ -192,8 +189,7 @@ export async function startModelServer() {
 			// A script that cannot go on answers with its reason: the test sees it in the chat answer.
 			turn = { text: `SCRIPT ERROR: ${(error as Error).message}` };
 		}
-		const answer =
-			request.api === 'chat' ? chatAnswer(request, turn, ++answered) : responsesAnswer(request, turn, ++answered);
+		const answer = (request.api === 'chat' ? chatAnswer : responsesAnswer)(request, turn, ++answered);
 		if (!request.stream) return sendJson(outgoing, answer.json);
 		outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 		for (const event of answer.events) {
