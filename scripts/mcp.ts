@@ -49,31 +49,28 @@ interface McpClient {
 }
 
 type Transport = 'streamable HTTP' | 'SSE';
-type Connect = (url: string, transport: Transport) => Promise<McpClient>;
 
-/** Connects the MCP SDK client that n8n ships: a dependency of its AI nodes, resolved from there as n8n does. */
-function sdkClient(install: N8nInstall): Connect {
+/** Connects the MCP SDK client that n8n ships (from its AI nodes' dependencies, as n8n resolves it) to `url`. */
+function sdkClient(install: N8nInstall, url: string): (transport: Transport) => Promise<McpClient> {
 	const langchain = createRequire(
 		createRequire(path.join(install.dir, 'package.json')).resolve('@n8n/n8n-nodes-langchain/package.json'),
 	);
-	const load = (entry: string) => langchain(`@modelcontextprotocol/sdk/${entry}`) as Record<string, unknown>;
-	const { Client } = load('client/index.js') as { Client: new (info: object) => McpClient };
-	const { StreamableHTTPClientTransport } = load('client/streamableHttp.js') as {
-		StreamableHTTPClientTransport: new (url: URL) => unknown;
+	const load = (file: string) =>
+		langchain(`@modelcontextprotocol/sdk/client/${file}`) as Record<string, new (arg: object) => unknown>;
+	const Client = load('index.js').Client as new (info: object) => McpClient;
+	const transports = {
+		'streamable HTTP': load('streamableHttp.js').StreamableHTTPClientTransport,
+		SSE: load('sse.js').SSEClientTransport,
 	};
-	const { SSEClientTransport } = load('client/sse.js') as { SSEClientTransport: new (url: URL) => unknown };
-	return async (url, transport) => {
+	return async (transport) => {
 		const client = new Client({ name: 'mediagen-mcp-suite', version: '1.0.0' });
-		const made =
-			transport === 'SSE' ? new SSEClientTransport(new URL(url)) : new StreamableHTTPClientTransport(new URL(url));
-		await client.connect(made);
+		await client.connect(new transports[transport](new URL(url)));
 		return client;
 	};
 }
 
 interface Context {
-	connect: Connect;
-	url: string;
+	connect: ReturnType<typeof sdkClient>;
 	simulator: SimulatorProcess;
 	/** Every text any client received, for the key check. */
 	received: string[];
@@ -88,7 +85,7 @@ interface Session {
 }
 
 async function onSession(context: Context, transport: Transport, body: (session: Session) => Promise<void>) {
-	const client = await context.connect(context.url, transport);
+	const client = await context.connect(transport);
 	try {
 		const tag = (what: string) => `[${transport === 'SSE' ? 'sse' : 'http'} ${what}]`;
 		await body({ context, client, label: (what) => `${transport} / ${what}`, tag });
@@ -101,25 +98,19 @@ async function onSession(context: Context, transport: Transport, body: (session:
 async function answered(session: Session, what: string, tool: string, args: Record<string, unknown>) {
 	const label = session.label(what);
 	const started = Date.now();
-	let result: CallResult | undefined;
-	let seen: string;
-	try {
-		result = await session.client.callTool({ name: tool, arguments: args });
-		const text = textOf(result);
-		seen = `isError ${result.isError === true}, ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`;
-	} catch (error) {
-		const { code, message } = error as { code?: number; message: string };
-		seen = `the call failed (${code ?? '-'} ${message})`;
-	}
+	// A failed call (an MCP error, a timeout) comes back as what it says.
+	const result = await session.client
+		.callTool({ name: tool, arguments: args })
+		.catch(({ code, message }: { code?: number; message: string }) => `the call failed (${code ?? '-'} ${message})`);
 	const ms = Date.now() - started;
-	seen = `${(ms / 1000).toFixed(1)} s: ${seen}`;
+	const text = typeof result === 'string' ? '' : (result.content ?? []).map((part) => part.text ?? '').join('\n');
+	const said = typeof result === 'string' ? result : `isError ${result.isError === true}, ${text.slice(0, 400)}`;
+	const seen = `${(ms / 1000).toFixed(1)} s: ${said}${text.length > 400 ? '…' : ''}`;
 	log('mcp', `${label}: ${tool} → ${seen}`);
-	check(result, `${label}: the client got an answer (${seen})`);
-	session.context.received.push(textOf(result));
-	return { isError: result.isError === true, text: textOf(result), ms };
+	check(typeof result !== 'string', `${label}: the client got an answer (${seen})`);
+	session.context.received.push(text);
+	return { isError: result.isError === true, text, ms };
 }
-
-const textOf = (result: CallResult) => (result.content ?? []).map((part) => part.text ?? '').join('\n');
 
 const creations = async (context: Context, apiPath: string, marker: string) =>
 	creationsAt(await simulatorRecord(context.simulator.url), apiPath, marker).length;
@@ -149,9 +140,8 @@ async function longRender(session: Session): Promise<void> {
 	check((await creations(context, VIDEO_PATH, marker)) === 1, `${label('long video')}: exactly one creation`);
 }
 
-async function image(session: Session, what: string, marker: string, extra: Record<string, unknown> = {}) {
-	return await answered(session, what, 'create_image', imageArgs(`A lighthouse on a cliff at dawn ${marker}`, extra));
-}
+const image = async (session: Session, what: string, marker: string, extra: Record<string, unknown> = {}) =>
+	await answered(session, what, 'create_image', imageArgs(`A lighthouse on a cliff at dawn ${marker}`, extra));
 
 async function listTools({ context, client, label }: Session): Promise<void> {
 	const { tools } = await client.listTools();
@@ -315,21 +305,6 @@ async function agentThroughMcp(context: Context, n8n: RunningN8n, model: ModelSe
 	log('mcp', `${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-async function waitForMcpServer(connect: Connect, url: string): Promise<void> {
-	await waitFor(
-		async (see) => {
-			try {
-				await (await connect(url, 'streamable HTTP')).close();
-				return true;
-			} catch (error) {
-				see((error as Error).message);
-				return false;
-			}
-		},
-		{ deadline: 120_000, describe: `the MCP server at ${url}`, interval: 500 },
-	);
-}
-
 async function runVersion(version: string, tarball: string): Promise<void> {
 	const example = readExample<Workflow>('mcp-server.json');
 	const openAi = { id: 'openai-cred', name: 'OpenAi account' };
@@ -350,10 +325,21 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 		port,
 	};
 	await withModelServer(options, openAi, async (n8n, model) => {
-		const connect = sdkClient(n8n.install);
-		await waitForMcpServer(connect, url);
+		const connect = sdkClient(n8n.install, url);
+		await waitFor(
+			async (see) => {
+				try {
+					await (await connect('streamable HTTP')).close();
+					return true;
+				} catch (error) {
+					see((error as Error).message);
+					return false;
+				}
+			},
+			{ deadline: 120_000, describe: `the MCP server at ${url}`, interval: 500 },
+		);
 		n8n.step('MCP server answers');
-		const context: Context = { connect, url, simulator: n8n.simulator, received: [] };
+		const context: Context = { connect, simulator: n8n.simulator, received: [] };
 		// The long renders run side by side; everything else runs meanwhile.
 		const long = Promise.all([
 			onSession(context, 'streamable HTTP', longRender),
