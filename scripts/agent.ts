@@ -41,16 +41,10 @@ function toolName(nodeName: string): string {
 function exampleParts(workflow: Workflow) {
 	const trigger = findNode(workflow, 'a Chat Trigger', (node) => node.type === CHAT_TRIGGER);
 	const model = findNode(workflow, 'an OpenAI Chat Model', (node) => node.type.endsWith('.lmChatOpenAi'));
-	const create = findNode(
-		workflow,
-		'a MediaGen image tool',
-		(node) => node.type === TOOL_TYPE && node.parameters.resource === 'image',
-	);
-	const wait = findNode(
-		workflow,
-		'a MediaGen Task → Wait tool',
-		(node) => node.type === TOOL_TYPE && node.parameters.resource === 'task' && node.parameters.operation === 'wait',
-	);
+	const tool = (what: string, test: (parameters: Record<string, unknown>) => boolean) =>
+		findNode(workflow, `a MediaGen ${what} tool`, (node) => node.type === TOOL_TYPE && test(node.parameters));
+	const create = tool('image', ({ resource }) => resource === 'image');
+	const wait = tool('Task → Wait', ({ resource, operation }) => resource === 'task' && operation === 'wait');
 	check(trigger.parameters.public === true && trigger.webhookId, 'the Chat Trigger is public and has a webhook id');
 	for (const tool of [create, wait])
 		check(
@@ -159,10 +153,7 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	model.setScript(callsThenRepeat(calls));
 	if (fault) {
 		const body = JSON.stringify({ code: fault.code, msg: fault.msg });
-		await injectFault(simulator.url, {
-			path: fault.path,
-			action: { type: 'status', status: 200, contentType: 'application/json', body },
-		});
+		await injectFault(simulator.url, { path: fault.path, action: { type: 'status', status: 200, body } });
 	}
 	const started = Date.now();
 	const answer = await chat(n8n.server.url, variant, `${name}-${n8n.version}`, scenario.chatInput);
