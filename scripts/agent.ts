@@ -41,10 +41,10 @@ function toolName(nodeName: string): string {
 function exampleParts(workflow: Workflow) {
 	const trigger = findNode(workflow, 'a Chat Trigger', (node) => node.type === CHAT_TRIGGER);
 	const model = findNode(workflow, 'an OpenAI Chat Model', (node) => node.type.endsWith('.lmChatOpenAi'));
-	const tool = (what: string, test: (parameters: Record<string, unknown>) => boolean) =>
+	const toolNode = (what: string, test: (parameters: Record<string, unknown>) => boolean) =>
 		findNode(workflow, `a MediaGen ${what} tool`, (node) => node.type === TOOL_TYPE && test(node.parameters));
-	const create = tool('image', ({ resource }) => resource === 'image');
-	const wait = tool('Task → Wait', ({ resource, operation }) => resource === 'task' && operation === 'wait');
+	const create = toolNode('image', ({ resource }) => resource === 'image');
+	const wait = toolNode('Task → Wait', ({ resource, operation }) => resource === 'task' && operation === 'wait');
 	check(trigger.parameters.public === true && trigger.webhookId, 'the Chat Trigger is public and has a webhook id');
 	for (const tool of [create, wait])
 		check(
@@ -192,13 +192,10 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 		check(made[0].fields.prompt?.[0] === scenario.args.prompt, `${name}: the creation carries the model's prompt`);
 		const downloads = record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
 		check(downloads.length === 0, `${name}: no result file was downloaded in tool mode`);
-		for (const run of execution.data.resultData.runData[context.createNode] ?? []) {
-			const items = Object.values(run.data ?? {}).flatMap((output) => output.flat().filter(Boolean));
-			check(
-				items.every((item) => item && !item.binary),
-				`${name}: the tool's output items carry no binary data`,
-			);
-		}
+		const runs = execution.data.resultData.runData[context.createNode] ?? [];
+		const items = runs.flatMap((run) => Object.values(run.data ?? {}).flatMap((output) => output.flat()));
+		const binary = items.filter((item) => item?.binary);
+		check(!binary.length, `${name}: the tool's output items carry no binary data (${binary.length} do)`);
 	}
 	return { answer, requests, results, record, item: results[0]?.items[0] };
 }
@@ -234,10 +231,8 @@ async function success(context: Context, variant: Variant): Promise<void> {
 	check(typeof item.taskid === 'string' && urls[0].includes(item.taskid), 'success: the model read the task id');
 	check(item.request === undefined, 'success: the tool result does not echo the request');
 	check(!results[0].output.includes(prompt), 'success: the tool result does not echo the prompt');
-	check(
-		urls.every((url) => answer.includes(url)),
-		'success: the final chat answer carries the URLs',
-	);
+	const missing = urls.filter((url) => !answer.includes(url));
+	check(!missing.length, `success: the final chat answer carries the URLs (not ${missing.join(', ')})`);
 	// What the model is told about the tool, by default and by the example's $fromAI descriptions.
 	const offered = offeredTool(requests[0], createTool);
 	check(
