@@ -92,13 +92,14 @@ function parseModelRequest(path: string, body: Json): ModelRequest {
 
 type Sse = { event?: string; data: unknown };
 
+/** The turn's call as both APIs carry it (its arguments as JSON text), or false when the turn is text. */
+const callOf = (turn: ModelTurn) =>
+	'call' in turn && { name: turn.call.name, arguments: JSON.stringify(turn.call.arguments) };
+
 function chatAnswer(request: ModelRequest, turn: ModelTurn, n: number): { json: Json; events: Sse[] } {
 	const base = { id: `chatcmpl-${n}`, created: Math.floor(Date.now() / 1000), model: request.model ?? 'gpt-4o-mini' };
-	const call = 'call' in turn && {
-		id: `call_${n}`,
-		type: 'function',
-		function: { name: turn.call.name, arguments: JSON.stringify(turn.call.arguments) },
-	};
+	const fn = callOf(turn);
+	const call = fn && { id: `call_${n}`, type: 'function', function: fn };
 	const message = call
 		? { role: 'assistant', content: null, tool_calls: [call] }
 		: { role: 'assistant', content: (turn as { text: string }).text };
@@ -132,29 +133,22 @@ function responsesAnswer(request: ModelRequest, turn: ModelTurn, n: number): { j
 		model: request.model ?? 'gpt-4o-mini',
 		usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
 	};
-	const item: Json =
-		'call' in turn
-			? {
-					type: 'function_call',
-					id: `fc_${n}`,
-					call_id: `call_${n}`,
-					name: turn.call.name,
-					arguments: JSON.stringify(turn.call.arguments),
-					status: 'completed',
-				}
-			: {
-					type: 'message',
-					id: `msg_${n}`,
-					status: 'completed',
-					role: 'assistant',
-					// The SDK maps `annotations` with .map: it must be an array.
-					content: [{ type: 'output_text', text: turn.text, annotations: [] }],
-				};
-	const started = 'call' in turn ? { ...item, arguments: '' } : { ...item, status: 'in_progress', content: [] };
-	const delta =
-		'call' in turn
-			? { type: 'response.function_call_arguments.delta', delta: item.arguments }
-			: { type: 'response.output_text.delta', content_index: 0, delta: turn.text };
+	const call = callOf(turn);
+	const text = 'text' in turn ? turn.text : '';
+	const item: Json = call
+		? { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, ...call, status: 'completed' }
+		: {
+				type: 'message',
+				id: `msg_${n}`,
+				status: 'completed',
+				role: 'assistant',
+				// The SDK maps `annotations` with .map: it must be an array.
+				content: [{ type: 'output_text', text, annotations: [] }],
+			};
+	const started = call ? { ...item, arguments: '' } : { ...item, status: 'in_progress', content: [] };
+	const delta = call
+		? { type: 'response.function_call_arguments.delta', delta: call.arguments }
+		: { type: 'response.output_text.delta', content_index: 0, delta: text };
 	const events: Json[] = [
 		{ type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
 		{ type: 'response.output_item.added', output_index: 0, item: started },
