@@ -124,10 +124,9 @@ interface Context {
 	model: ModelServer;
 	/** Executions already read: a scenario's execution is the one not seen before. */
 	seen: Set<string>;
-	/** The example's creation node, and the tool names the model knows the two MediaGen tools by. */
-	createNode: string;
-	createTool: string;
-	waitTool: string;
+	/** The example's two MediaGen nodes' names (the model knows them by their toolName). */
+	create: string;
+	wait: string;
 }
 
 /**
@@ -149,7 +148,7 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	const { name, fault } = scenario;
 	const { simulator, install, session } = n8n;
 	await resetSimulator(simulator.url);
-	const calls = [{ tool: context.createTool, args: scenario.args }, ...(scenario.next ? [scenario.next] : [])];
+	const calls = [{ tool: toolName(context.create), args: scenario.args }, ...(scenario.next ? [scenario.next] : [])];
 	model.setScript(callsThenRepeat(calls));
 	if (fault) {
 		const body = JSON.stringify({ code: fault.code, msg: fault.msg });
@@ -186,13 +185,12 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	for (const result of results) log('agent', `  the model read from ${result.name}: ${result.output}`);
 	check(execution.status === 'success', `${name}: the execution succeeded (${execution.status})`);
 	if (!scenario.refusedByNode) {
-		// What every scenario that reaches the API asserts: one creation with the model's prompt, no download, no binary.
 		const made = creationsAt(record, CREATE_PATH);
 		check(made.length === 1, `${name}: exactly one creation reached the API (${made.length})`);
 		check(made[0].fields.prompt?.[0] === scenario.args.prompt, `${name}: the creation carries the model's prompt`);
 		const downloads = record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
 		check(downloads.length === 0, `${name}: no result file was downloaded in tool mode`);
-		const runs = execution.data.resultData.runData[context.createNode] ?? [];
+		const runs = execution.data.resultData.runData[context.create] ?? [];
 		const items = runs.flatMap((run) => Object.values(run.data ?? {}).flatMap((output) => output.flat()));
 		const binary = items.filter((item) => item?.binary);
 		check(!binary.length, `${name}: the tool's output items carry no binary data (${binary.length} do)`);
@@ -202,7 +200,7 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 
 /** 1. A successful creation: the model's arguments reach the API, the model reads the result URLs and task id. */
 async function success(context: Context, variant: Variant): Promise<void> {
-	const { createTool, waitTool, n8n } = context;
+	const { create, wait, n8n } = context;
 	const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
 	const args = imageArgs(prompt, { referenceImageUrl: 'https://images.example.com/lighthouse.jpg', count: 2 });
 	const { record, results, answer, requests } = await runScenario(context, variant, {
@@ -234,7 +232,7 @@ async function success(context: Context, variant: Variant): Promise<void> {
 	const missing = urls.filter((url) => !answer.includes(url));
 	check(!missing.length, `success: the final chat answer carries the URLs (not ${missing.join(', ')})`);
 	// What the model is told about the tool, by default and by the example's $fromAI descriptions.
-	const offered = offeredTool(requests[0], createTool);
+	const offered = offeredTool(requests[0], toolName(create));
 	check(
 		/url/i.test(offered.description) && /taskid/.test(offered.description) && /pending/.test(offered.description),
 		`success: the tool description says what comes back (URLs, taskid, pending): ${offered.description}`,
@@ -244,7 +242,7 @@ async function success(context: Context, variant: Variant): Promise<void> {
 		'success: the prompt argument carries the example description',
 	);
 	check(
-		/taskid/.test(offeredTool(requests[0], waitTool).description),
+		/taskid/.test(offeredTool(requests[0], toolName(wait)).description),
 		'success: the Task → Wait tool says it takes the taskid',
 	);
 }
@@ -322,7 +320,7 @@ async function badArguments(context: Context, variant: Variant): Promise<void> {
 
 /** 5. A render longer than Max Wait: pending with the task id; the model comes back through Task → Wait. */
 async function pending(context: Context, variant: Variant): Promise<void> {
-	const { createTool, waitTool } = context;
+	const [createTool, waitTool] = [toolName(context.create), toolName(context.wait)];
 	const comeBack = ([created]: Array<{ output: string }>) => {
 		const [item] = toolItems(created.output);
 		return item.status === 'pending' ? { taskid: item.taskid } : `expected pending: ${created.output}`;
@@ -358,14 +356,7 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 		chats: all.map((variant) => variant.webhookId),
 	};
 	await withModelServer(options, openAi, async (n8n, model) => {
-		const context: Context = {
-			n8n,
-			model,
-			seen: new Set(),
-			createNode: create.name,
-			createTool: toolName(create.name),
-			waitTool: toolName(wait.name),
-		};
+		const context: Context = { n8n, model, seen: new Set(), create: create.name, wait: wait.name };
 		const [exampleVariant, ...others] = all;
 		const shortWait = others[others.length - 1];
 		// Every API × streaming combination the variants cover.

@@ -345,7 +345,6 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 			agentThroughMcp(context, n8n, model, chatId),
 		]);
 		long.catch(() => {});
-		// Everything else, on each transport: list, image, refusals, parallel calls.
 		for (const transport of ['streamable HTTP', 'SSE'] as const)
 			await onSession(context, transport, async (session) => {
 				await listTools(session);
