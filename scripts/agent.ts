@@ -184,8 +184,8 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	);
 	for (const result of results) log('agent', `  the model read from ${result.name}: ${result.output}`);
 	check(execution.status === 'success', `${name}: the execution succeeded (${execution.status})`);
+	const made = creationsAt(record, CREATE_PATH);
 	if (!scenario.refusedByNode) {
-		const made = creationsAt(record, CREATE_PATH);
 		check(made.length === 1, `${name}: exactly one creation reached the API (${made.length})`);
 		check(made[0].fields.prompt?.[0] === scenario.args.prompt, `${name}: the creation carries the model's prompt`);
 		const downloads = record.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/files/'));
@@ -195,7 +195,7 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 		const binary = items.filter((item) => item?.binary);
 		check(!binary.length, `${name}: the tool's output items carry no binary data (${binary.length} do)`);
 	}
-	return { answer, requests, results, record, item: results[0]?.items[0] };
+	return { answer, requests, results, record, created: made[0], item: results[0]?.items[0] };
 }
 
 /** 1. A successful creation: the model's arguments reach the API, the model reads the result URLs and task id. */
@@ -203,12 +203,11 @@ async function success(context: Context, variant: Variant): Promise<void> {
 	const { create, wait, n8n } = context;
 	const prompt = `A lighthouse on a cliff at dawn, watercolour (${variant.label})`;
 	const args = imageArgs(prompt, { referenceImageUrl: 'https://images.example.com/lighthouse.jpg', count: 2 });
-	const { record, results, answer, requests } = await runScenario(context, variant, {
+	const { created, results, answer, requests } = await runScenario(context, variant, {
 		name: 'success',
 		chatInput: 'Paint me a lighthouse at dawn, two versions, wide format.',
 		args,
 	});
-	const created = creationsAt(record, CREATE_PATH)[0];
 	check(
 		created.fields.imageUrl?.[0] === args.referenceImageUrl,
 		'success: the reference image URL the model chose reached the API',
@@ -357,14 +356,13 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 	};
 	await withModelServer(options, openAi, async (n8n, model) => {
 		const context: Context = { n8n, model, seen: new Set(), create: create.name, wait: wait.name };
-		const [exampleVariant, ...others] = all;
-		const shortWait = others[others.length - 1];
+		const [asIs, chatNotStreamed, responsesNotStreamed, , shortWait] = all;
 		// Every API × streaming combination the variants cover.
 		for (const variant of all.filter((candidate) => candidate !== shortWait)) await success(context, variant);
 		n8n.step('success: 4 combinations');
-		await credits(context, exampleVariant);
-		await refused(context, others[0]);
-		await badArguments(context, others[1]);
+		await credits(context, asIs);
+		await refused(context, chatNotStreamed);
+		await badArguments(context, responsesNotStreamed);
 		n8n.step('errors: 9000, a refused task, bad arguments');
 		await pending(context, shortWait);
 		n8n.step('pending, then Task → Wait');
