@@ -24,7 +24,6 @@ export interface ToolResult {
 export interface ModelRequest {
 	api: 'chat' | 'responses';
 	stream: boolean;
-	model?: string;
 	tools: OfferedTool[];
 	/** Every tool result in the conversation so far, oldest first. */
 	toolResults: ToolResult[];
@@ -40,6 +39,9 @@ export type ModelScript = (request: ModelRequest) => ModelTurn;
 export type ModelServer = Awaited<ReturnType<typeof startModelServer>>;
 
 type Json = Record<string, unknown>;
+
+/** The one model the server lists and answers as (the suites' workflows all name it). */
+const MODEL = 'gpt-4o-mini';
 
 function asArray(value: unknown): Json[] {
 	return Array.isArray(value) ? (value.filter((entry) => entry && typeof entry === 'object') as Json[]) : [];
@@ -80,14 +82,7 @@ function parseModelRequest(path: string, body: Json): ModelRequest {
 			toolResults.push({ name: calledTools.get(callId), output: text(entry.content ?? entry.output) });
 		}
 	}
-	return {
-		api,
-		stream: body.stream === true,
-		model: typeof body.model === 'string' ? body.model : undefined,
-		tools,
-		toolResults,
-		userMessages,
-	};
+	return { api, stream: body.stream === true, tools, toolResults, userMessages };
 }
 
 type Sse = { event?: string; data: unknown };
@@ -96,8 +91,8 @@ type Sse = { event?: string; data: unknown };
 const callOf = (turn: ModelTurn) =>
 	'call' in turn && { name: turn.call.name, arguments: JSON.stringify(turn.call.arguments) };
 
-function chatAnswer(request: ModelRequest, turn: ModelTurn, n: number): { json: Json; events: Sse[] } {
-	const base = { id: `chatcmpl-${n}`, created: Math.floor(Date.now() / 1000), model: request.model ?? 'gpt-4o-mini' };
+function chatAnswer(turn: ModelTurn, n: number): { json: Json; events: Sse[] } {
+	const base = { id: `chatcmpl-${n}`, created: Math.floor(Date.now() / 1000), model: MODEL };
 	const fn = callOf(turn);
 	const call = fn && { id: `call_${n}`, type: 'function', function: fn };
 	const message = call
@@ -124,13 +119,13 @@ function chatAnswer(request: ModelRequest, turn: ModelTurn, n: number): { json: 
 	};
 }
 
-function responsesAnswer(request: ModelRequest, turn: ModelTurn, n: number): { json: Json; events: Sse[] } {
+function responsesAnswer(turn: ModelTurn, n: number): { json: Json; events: Sse[] } {
 	const response = {
 		id: `resp_${n}`,
 		object: 'response',
 		created_at: Math.floor(Date.now() / 1000),
 		status: 'completed',
-		model: request.model ?? 'gpt-4o-mini',
+		model: MODEL,
 		usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
 	};
 	const call = callOf(turn);
@@ -171,7 +166,7 @@ export async function startModelServer() {
 	const server = await new HostileServer((incoming, outgoing) => {
 		const { method, path } = incoming;
 		if (method === 'GET' && path.endsWith('/models'))
-			return sendJson(outgoing, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'test' }] });
+			return sendJson(outgoing, { object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'test' }] });
 		if (method !== 'POST' || !/\/(chat\/completions|responses)$/.test(path))
 			return sendJson(outgoing, { error: { message: `no route ${method} ${path}` } }, 404);
 		const request = parseModelRequest(path, incoming.json ?? {});
@@ -183,7 +178,7 @@ export async function startModelServer() {
 			// A script that cannot go on answers with its reason: the test sees it in the chat answer.
 			turn = { text: `SCRIPT ERROR: ${(error as Error).message}` };
 		}
-		const answer = (request.api === 'chat' ? chatAnswer : responsesAnswer)(request, turn, ++answered);
+		const answer = (request.api === 'chat' ? chatAnswer : responsesAnswer)(turn, ++answered);
 		if (!request.stream) return sendJson(outgoing, answer.json);
 		outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 		for (const event of answer.events) {
