@@ -296,7 +296,6 @@ async function badArguments(context: Context, variant: Variant): Promise<void> {
 	const [item, ...more] = results[0].items;
 	check(!more.length && item.status === 'failed', `bad arguments: one failed result (${results[0].output})`);
 	const message = String(item.message);
-	log('agent', `  bad arguments: the model read "${message}"`);
 	for (const expected of [
 		/^3 fields are invalid\. /,
 		/\(1\) referenceImageUrl must hold http\(s\) URLs \("Source Image URL"\); got "lighthouse\.jpg"\./,

@@ -325,15 +325,11 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 	await withModelServer(options, openAi, async (n8n, model) => {
 		const connect = sdkClient(n8n.install, url);
 		await waitFor(
-			async (see) => {
-				try {
-					await (await connect('streamable HTTP')).close();
-					return true;
-				} catch (error) {
-					see((error as Error).message);
-					return false;
-				}
-			},
+			async (see) =>
+				await connect('streamable HTTP')
+					.then(async (client) => await client.close())
+					.then(() => true)
+					.catch((error: Error) => see(error.message)),
 			{ deadline: 120_000, describe: `the MCP server at ${url}`, interval: 500 },
 		);
 		n8n.step('MCP server answers');
