@@ -169,8 +169,7 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	const other = requests.find((request) => request.api !== variant.api || request.stream !== variant.streamed);
 	check(!other, `${name}: n8n called the ${how} (got ${other?.api}, stream ${other?.stream})`);
 	// Every tool result the model read in this scenario, in call order.
-	const last = requests[requests.length - 1];
-	const results = last.toolResults.map((result) => ({ ...result, items: toolItems(result.output) }));
+	const results = requests.at(-1)!.toolResults.map((result) => ({ ...result, items: toolItems(result.output) }));
 	log(
 		'agent',
 		`${variant.label} / ${name}: ${requests.length} model requests (${how}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -35,16 +35,14 @@ const IMAGE_PATH = '/v1/tlimages/betav45';
 const TOOLS = ['create_image', 'create_video', 'wait_for_task'];
 const VIDEO_PATH = '/v1/tlvideo/alphav15pro';
 
-interface CallResult {
-	isError?: boolean;
-	content?: Array<{ type: string; text?: string }>;
-}
-
 /** The parts of the SDK's client the suite uses. */
 interface McpClient {
 	connect(transport: unknown): Promise<void>;
 	listTools(): Promise<{ tools: Array<{ name: string; description?: string }> }>;
-	callTool(request: { name: string; arguments: Record<string, unknown> }): Promise<CallResult>;
+	callTool(request: {
+		name: string;
+		arguments: Record<string, unknown>;
+	}): Promise<{ isError?: boolean; content?: Array<{ text?: string }> }>;
 	close(): Promise<void>;
 }
 
@@ -289,7 +287,7 @@ async function agentThroughMcp(context: Context, n8n: RunningN8n, model: ModelSe
 	);
 	const started = Date.now();
 	await sendChat(n8n.server.url, webhookId, 'mcp-agent', 'Make a video of waves at night.', 300_000);
-	const results = model.requests[model.requests.length - 1]?.toolResults ?? [];
+	const results = model.requests.at(-1)?.toolResults ?? [];
 	for (const { name, output } of results) log('mcp', `${label}: the model read from ${name}: ${output.slice(0, 400)}`);
 	const [created, waited, refused] = results;
 	const taskid = checkPending(label, clientToolItems(created?.output)[0], false);
