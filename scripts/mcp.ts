@@ -96,7 +96,6 @@ async function onSession(context: Context, transport: Transport, body: (session:
 async function answered(session: Session, what: string, tool: string, args: Record<string, unknown>) {
 	const label = session.label(what);
 	const started = Date.now();
-	// A failed call (an MCP error, a timeout) comes back as what it says.
 	const result = await session.client
 		.callTool({ name: tool, arguments: args })
 		.catch(({ code, message }: { code?: number; message: string }) => `the call failed (${code ?? '-'} ${message})`);
