@@ -24,7 +24,6 @@ import {
 	type ScriptedCall,
 } from './lib/tool-suite';
 
-const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
 const CREATE_PATH = '/v1/tlimages/betav45';
 const INFO_PATH = '/v1/tlimages/infobytaskid';
 /** Renders take this long in the simulator: longer than the short-wait variant's Max Wait (1 s). */
@@ -39,16 +38,15 @@ function toolName(nodeName: string): string {
 
 /** The example's parts the suite drives, checked to be there. */
 function exampleParts(workflow: Workflow) {
-	const trigger = findNode(workflow, 'a Chat Trigger', (node) => node.type === CHAT_TRIGGER);
+	const trigger = findNode(workflow, 'a Chat Trigger', (node) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger');
 	const model = findNode(workflow, 'an OpenAI Chat Model', (node) => node.type.endsWith('.lmChatOpenAi'));
 	const toolNode = (what: string, test: (parameters: Record<string, unknown>) => boolean) =>
 		findNode(workflow, `a MediaGen ${what} tool`, (node) => node.type === TOOL_TYPE && test(node.parameters));
 	const create = toolNode('image', ({ resource }) => resource === 'image');
 	const wait = toolNode('Task → Wait', ({ resource, operation }) => resource === 'task' && operation === 'wait');
 	check(trigger.parameters.public === true && trigger.webhookId, 'the Chat Trigger is public and has a webhook id');
-	const apart = [create, wait].filter((tool) => !workflow.connections[tool.name]?.ai_tool?.[0]?.[0]?.node);
-	const names = apart.map((tool) => tool.name).join(', ');
-	check(!apart.length, `the MediaGen tools are connected to the agent as tools (not ${names})`);
+	const apart = [create.name, wait.name].filter((name) => !workflow.connections[name]?.ai_tool?.[0]?.[0]?.node);
+	check(!apart.length, `the MediaGen tools are connected to the agent as tools (not ${apart.join(', ')})`);
 	return { trigger, model, create, wait };
 }
 
@@ -294,14 +292,13 @@ async function badArguments(context: Context, variant: Variant): Promise<void> {
 	check(record.length === 0, `bad arguments: nothing reached the API (${record.length} requests)`);
 	const [item, ...more] = results[0].items;
 	check(!more.length && item.status === 'failed', `bad arguments: one failed result (${results[0].output})`);
-	const message = String(item.message);
 	for (const expected of [
 		/^3 fields are invalid\. /,
 		/\(1\) referenceImageUrl must hold http\(s\) URLs \("Source Image URL"\); got "lighthouse\.jpg"\./,
 		/\(2\) count must be an integer from 1 to 15 \("Batch Size"\); got 20\./,
 		/\(3\) aspectRatio must be .+ \("Resolution"\); got "square please"\.$/,
 	])
-		check(expected.test(message), `bad arguments: the message matches ${String(expected)}`);
+		check(expected.test(String(item.message)), `bad arguments: the message matches ${String(expected)}`);
 	check(
 		typeof item.hint === 'string' && /Nothing was sent to the API/.test(item.hint),
 		`bad arguments: the hint says nothing was sent (${String(item.hint)})`,

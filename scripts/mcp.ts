@@ -8,7 +8,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import type { N8nInstall } from './lib/installer';
 import type { ModelServer } from './lib/model-server';
 import { findNode, sendChat, toolItems, workflowOf, type Workflow } from './lib/n8n';
 import { freePort, runMain } from './lib/process';
@@ -49,9 +48,9 @@ interface McpClient {
 type Transport = 'streamable HTTP' | 'SSE';
 
 /** Connects the MCP SDK client that n8n ships (from its AI nodes' dependencies, as n8n resolves it) to `url`. */
-function sdkClient(install: N8nInstall, url: string): (transport: Transport) => Promise<McpClient> {
+function sdkClient(installDir: string, url: string): (transport: Transport) => Promise<McpClient> {
 	const langchain = createRequire(
-		createRequire(path.join(install.dir, 'package.json')).resolve('@n8n/n8n-nodes-langchain/package.json'),
+		createRequire(path.join(installDir, 'package.json')).resolve('@n8n/n8n-nodes-langchain/package.json'),
 	);
 	const load = (file: string) =>
 		langchain(`@modelcontextprotocol/sdk/client/${file}`) as Record<string, new (arg: object) => unknown>;
@@ -320,7 +319,7 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 		port,
 	};
 	await withModelServer(options, openAi, async (n8n, model) => {
-		const connect = sdkClient(n8n.install, url);
+		const connect = sdkClient(n8n.install.dir, url);
 		await waitFor(
 			async (see) =>
 				await connect('streamable HTTP')
