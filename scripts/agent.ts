@@ -107,10 +107,7 @@ async function chat(baseUrl: string, variant: Variant, sessionId: string, chatIn
 		.map((line) => JSON.parse(line) as { type: string; content?: string });
 	const types = chunks.map((chunk) => chunk.type);
 	check(types.includes('begin') && types.includes('end'), `the chat answer was streamed: ${text.slice(0, 300)}`);
-	return chunks
-		.filter((chunk) => chunk.type === 'item')
-		.map((chunk) => chunk.content ?? '')
-		.join('');
+	return chunks.map((chunk) => (chunk.type === 'item' ? (chunk.content ?? '') : '')).join('');
 }
 
 interface Context {

@@ -73,8 +73,7 @@ interface Context {
 	received: string[];
 }
 
-interface Session {
-	context: Context;
+interface Session extends Context {
 	client: McpClient;
 	label: (what: string) => string;
 	/** A short tag that makes a scenario's prompts unique in the simulator's record. */
@@ -85,7 +84,7 @@ async function onSession(context: Context, transport: Transport, body: (session:
 	const client = await context.connect(transport);
 	try {
 		const tag = (what: string) => `[${transport === 'SSE' ? 'sse' : 'http'} ${what}]`;
-		await body({ context, client, label: (what) => `${transport} / ${what}`, tag });
+		await body({ ...context, client, label: (what) => `${transport} / ${what}`, tag });
 	} finally {
 		await client.close();
 	}
@@ -104,7 +103,7 @@ async function answered(session: Session, what: string, tool: string, args: Reco
 	const seen = `${(ms / 1000).toFixed(1)} s: ${said}${text.length > 400 ? '…' : ''}`;
 	log('mcp', `${label}: ${tool} → ${seen}`);
 	check(typeof result !== 'string', `${label}: the client got an answer (${seen})`);
-	session.context.received.push(text);
+	session.received.push(text);
 	return { isError: result.isError === true, text, ms };
 }
 
@@ -121,9 +120,9 @@ const longVideo = (context: Context, prompt: string) => ({
 
 /** The long render: answered pending within the client's patience, then picked up by wait_for_task. */
 async function longRender(session: Session): Promise<void> {
-	const { context, label, tag } = session;
+	const { label, tag } = session;
 	const marker = tag('long');
-	const video = longVideo(context, `A slow pan over a harbour at night ${marker}`);
+	const video = longVideo(session, `A slow pan over a harbour at night ${marker}`);
 	const created = await answered(session, 'long video', 'create_video', video);
 	const timeout = `the client's ${CLIENT_TIMEOUT_MS / 1000} s`;
 	check(created.ms < CLIENT_TIMEOUT_MS, `${label('long video')}: answered within ${timeout}`);
@@ -133,15 +132,15 @@ async function longRender(session: Session): Promise<void> {
 	check(waited.ms < CLIENT_TIMEOUT_MS, `${label('long video')}: wait_for_task answered within ${timeout}`);
 	const urls = checkCompleted(label('long video'), toolItems(waited.text)[0], taskid);
 	check(urls.length > 0, `${label('long video')}: with its result URLs`);
-	check((await creations(context, VIDEO_PATH, marker)) === 1, `${label('long video')}: exactly one creation`);
+	check((await creations(session, VIDEO_PATH, marker)) === 1, `${label('long video')}: exactly one creation`);
 }
 
 const image = async (session: Session, what: string, marker: string, extra: Record<string, unknown> = {}) =>
 	await answered(session, what, 'create_image', imageArgs(`A lighthouse on a cliff at dawn ${marker}`, extra));
 
-async function listTools({ context, client, label }: Session): Promise<void> {
+async function listTools({ received, client, label }: Session): Promise<void> {
 	const { tools } = await client.listTools();
-	context.received.push(JSON.stringify(tools));
+	received.push(JSON.stringify(tools));
 	const names = tools.map((tool) => tool.name).sort();
 	log('mcp', `${label('tools/list')}: ${names.join(', ')}`);
 	const missing = TOOLS.filter((name) => !names.includes(name));
@@ -151,23 +150,23 @@ async function listTools({ context, client, label }: Session): Promise<void> {
 }
 
 async function imageCall(session: Session): Promise<void> {
-	const { context, label, tag } = session;
+	const { label, tag } = session;
 	const { isError, text } = await image(session, 'image', `${tag('image')} [sim:seconds=2]`);
 	check(!isError, `${label('image')}: not an error`);
 	const [item] = toolItems(text);
 	check(item.status === 'completed' && typeof item.taskid === 'string', `${label('image')}: completed`);
 	check(Array.isArray(item.urls) && item.urls.length === 1, `${label('image')}: one result URL`);
-	check((await creations(context, IMAGE_PATH, tag('image'))) === 1, `${label('image')}: one creation`);
+	check((await creations(session, IMAGE_PATH, tag('image'))) === 1, `${label('image')}: one creation`);
 }
 
 /** Refusals: MCP errors whose text still says what happened and what to do. */
 async function refusals(session: Session): Promise<void> {
-	const { label, tag, context } = session;
+	const { label, tag } = session;
 	const bad = await image(session, 'bad arguments', tag('bad'), { count: 20, aspectRatio: 'square' });
 	check(bad.isError, `${label('bad arguments')}: isError`);
 	check(/count/.test(bad.text) && /aspectRatio/.test(bad.text), `${label('bad arguments')}: named`);
 	check(/Nothing was sent/i.test(bad.text), `${label('bad arguments')}: says nothing was sent`);
-	check((await creations(context, IMAGE_PATH, tag('bad'))) === 0, `${label('bad arguments')}: no creation`);
+	check((await creations(session, IMAGE_PATH, tag('bad'))) === 0, `${label('bad arguments')}: no creation`);
 	const credits = await image(session, 'credits', `${tag('credits')} [sim:credits]`);
 	check(credits.isError, `${label('credits')}: isError`);
 	check(/insufficient credits/i.test(credits.text), `${label('credits')}: says why`);
@@ -175,15 +174,15 @@ async function refusals(session: Session): Promise<void> {
 	const marker = tag('refused');
 	const refused = await image(session, 'refused task', `${marker} [sim:refuse] [sim:seconds=1]`);
 	check(refused.isError, `${label('refused task')}: isError`);
-	check((await creations(context, IMAGE_PATH, marker)) === 1, `${label('refused task')}: one creation`);
-	const tasks = await simulatorTasks(context.simulator.url);
+	check((await creations(session, IMAGE_PATH, marker)) === 1, `${label('refused task')}: one creation`);
+	const tasks = await simulatorTasks(session.simulator.url);
 	const taskid = tasks.find((task) => (task.prompt ?? '').includes(marker))?.taskid;
 	check(taskid && refused.text.includes(taskid), `${label('refused task')}: the text names task ${taskid}`);
 	check(/moderation/i.test(refused.text), `${label('refused task')}: with the API's reason`);
 }
 
 async function parallelCalls(session: Session): Promise<void> {
-	const { context, label, tag } = session;
+	const { label, tag } = session;
 	const ids = await Promise.all(
 		[1, 2, 3].map(async (index) => {
 			const what = `parallel #${index}`;
@@ -194,7 +193,7 @@ async function parallelCalls(session: Session): Promise<void> {
 		}),
 	);
 	check(new Set(ids).size === 3, `${label('parallel')}: three different tasks`);
-	check((await creations(context, IMAGE_PATH, tag('parallel'))) === 3, `${label('parallel')}: three creations`);
+	check((await creations(session, IMAGE_PATH, tag('parallel'))) === 3, `${label('parallel')}: three creations`);
 }
 
 /** The path of the example's MCP Server Trigger, and its three tools checked to be there. */
