@@ -7,7 +7,7 @@ import { ensureN8n, packPackage } from './installer';
 import { installedPackage, startDeployment, type Deployment, type DeploymentOptions } from './deployment';
 import { startFeedServer } from './feed-server';
 import { taskRecords, type TaskRecord } from './learning-measure';
-import { withStalls, type Row } from './learning-rows';
+import { tagged, withStalls, type Row } from './learning-rows';
 import { SQLITE_PACKAGE, staticDataDb, type StaticDataDb } from './learning-static';
 import { MEDIAGEN, type Workflow } from './learning-workflows';
 import { startModelServer, type ModelScript } from './model-server';
@@ -84,13 +84,9 @@ function gridsOf(workflows: Workflow[], tasks: TaskRecord[]) {
 		const options = workflow.nodes.find((node) => node.name === MEDIAGEN)?.parameters.options as
 			| { pollSchedule?: string; pollInterval: number }
 			| undefined;
-		if (options?.pollSchedule !== 'fixed') return [];
-		return [
-			{
-				tasks: tasks.filter((task) => task.prompt.includes(` ${workflow.id} `)),
-				intervalMs: options.pollInterval * 1000,
-			},
-		];
+		return options?.pollSchedule === 'fixed'
+			? [{ tasks: tagged(tasks, workflow.id), intervalMs: options.pollInterval * 1000 }]
+			: [];
 	});
 }
 
