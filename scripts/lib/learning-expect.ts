@@ -181,30 +181,18 @@ function taughtStatements(rows: Row[], factor?: number): Statement[] {
 		rows.find((other) => other.label === row.label.replace(/, learned$/, ', Fixed Interval'));
 	const ofRun = (row: Row): Statement[] => {
 		const fixed = fixedOf(row);
-		const f = row.figures;
-		const [time, checks, last] = neverWorse(row, fixed);
-		if (!fixed) return [time];
-		if (/^run 2\b/.test(row.label))
-			return [
-				[`${row.label}: ${two(f.checks)} checks per task ≤ ${SECOND_RUN.checks}`, f.checks <= SECOND_RUN.checks],
-				last,
-			];
-		if (f.tasks <= 5)
-			return [
-				time,
-				[
-					`${row.label}: ${two(f.checks)} checks per task ≤ the grid's ${two(f.gridChecks)} + 0.2 (one in five executions)`,
-					f.checks <= f.gridChecks + 0.2,
-				],
-			];
-		if (factor === undefined) return [checks, last];
-		return [
-			[
-				`${row.label}: ${two(f.checks)} checks per task ≤ ${factor} × the grid's ${two(f.gridChecks)}`,
-				f.checks <= factor * f.gridChecks,
-			],
-			last,
+		const { checks, gridChecks } = row.figures;
+		const [time, checksStatement, last] = neverWorse(row, fixed);
+		const atMost = (limit: number, what: string): Statement => [
+			`${row.label}: ${two(checks)} checks per task ≤ ${what}`,
+			checks <= limit,
 		];
+		if (!fixed) return [time];
+		if (/^run 2\b/.test(row.label)) return [atMost(SECOND_RUN.checks, `${SECOND_RUN.checks}`), last];
+		if (row.figures.tasks <= 5)
+			return [time, atMost(gridChecks + 0.2, `the grid's ${two(gridChecks)} + 0.2 (one in five executions)`)];
+		if (factor === undefined) return [checksStatement, last];
+		return [atMost(factor * gridChecks, `${factor} × the grid's ${two(gridChecks)}`), last];
 	};
 	return [allSeen(rows), ...rows.filter((row) => row.label.endsWith(', learned')).flatMap(ofRun)];
 }
@@ -291,8 +279,8 @@ const STATEMENTS: Record<string, (rows: Row[]) => Statement[]> = {
 		...stateKept(rows, "another node's state (written again while the execution waited)"),
 	],
 	rss: rssStatements,
-	newcomer: (rows) => taughtStatements(rows),
-	mixed: (rows) => taughtStatements(rows),
+	newcomer: taughtStatements,
+	mixed: taughtStatements,
 	slower: (rows) => taughtStatements(rows, SLOWER_CHECKS),
 };
 
