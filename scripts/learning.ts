@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { BatchCase, taughtCase, type TaughtRun } from './lib/learning-batches';
+import { batchCase, taughtCase, type Taught } from './lib/learning-batches';
 import {
 	agentModel,
 	chatSender,
@@ -88,23 +88,11 @@ function commonWorkflows(version: string, prefix: string) {
 type Common = ReturnType<typeof commonWorkflows>;
 type Cases = Array<[string, Promise<Row[]>]>;
 
-/** A taughtCase (learning-batches.ts) whose teachers' renders are drawn narrow: [workflow, count, seed, around (s)]. */
-const taughtRunner =
-	(deployment: Deployment, url: string) =>
-	(learned: Workflow, fixed: Workflow, teachers: Array<[Workflow, number, number, number]>, runs: TaughtRun[]) =>
-	async () =>
-		await taughtCase(deployment, url, {
-			teachers: teachers.map(([workflow, count, seed, around]) => ({
-				workflow,
-				renders: renderTimes(count, seed, 'narrow', around),
-			})),
-			learned,
-			fixed,
-			runs,
-		});
+/** A taughtCase (learning-batches.ts) of a deployment, to run when called. */
+type Teach = (...spec: Taught) => () => Promise<Row[]>;
 
 /** The envelope's cases both modes run: a new workflow after longer renders, and after a mixed history. */
-function envelopeCases(teach: ReturnType<typeof taughtRunner>, common: Common) {
+function envelopeCases(teach: Teach, common: Common) {
 	// A new workflow, five one-item executions, after another workflow's batch of its kind twice as long.
 	const newcomer = teach(
 		common.newcomer,
@@ -155,15 +143,18 @@ const published = (common: Common) =>
  */
 function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Common, warmUp: () => Promise<void>) {
 	const url = world.simulatorUrl;
-	const teach = taughtRunner(deployment, url);
+	const teach: Teach =
+		(...spec) =>
+		async () =>
+			await taughtCase(deployment, url, ...spec);
 	const guard = (workflow: Workflow) => new OtherNodeState(world.db, deployment.idOf(workflow.id));
 	const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
-	const batchCase = new BatchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
+	const batch = batchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
 		guard: guard(common.batch),
 		fixed: common.fixedBatch,
 	});
 	const warmedUp = warmUp();
-	const ready = warmedUp.then(async () => await batchCase.start());
+	const ready = warmedUp.then(async () => await batch.start());
 	const then = async (work: () => Promise<Row[]>) => await ready.then(work);
 	let taught: () => void = () => undefined;
 	const kindKnown = new Promise<void>((resolve) => (taught = resolve));
@@ -183,7 +174,7 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 		guard,
 		then,
 		warmedUp,
-		batchCase,
+		batch,
 		wait,
 		single,
 		warm,
@@ -247,7 +238,7 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				['single', shared.single],
 				['warm', shared.warm],
 				['fixed', then(shared.fixed)],
-				['batch', shared.warmedUp.then(async () => await shared.batchCase.rest())],
+				['batch', shared.warmedUp.then(async () => await shared.batch.rest())],
 				['drop', then(drop)],
 				['drop-one', then(dropOne)],
 				['schedule', then(shared.schedule)],
@@ -281,7 +272,7 @@ function queuePlan(version: string, feedUrl: string): Plan {
 				['warm', shared.warm],
 				['fixed', then(shared.fixed)],
 				['sub-workflow', then(subCase)],
-				['batch', shared.batchCase.rest()],
+				['batch', shared.batch.rest()],
 				['schedule', then(shared.schedule)],
 			];
 			const cases = [...timed, ...shared.envelope(timed)];
@@ -305,18 +296,8 @@ async function main(): Promise<void> {
 	try {
 		// The versions run side by side: most of a case is waiting for renders, and the deployments' start-up (the
 		// CPU-bound part) overlaps what the other version waits for.
-		const perVersion = await Promise.all(
-			VERSIONS.map(
-				async (version) =>
-					await runPlans(
-						SCOPE,
-						version,
-						[regularPlan(version, world.modelUrl!), queuePlan(version, world.feed.url)],
-						world,
-					),
-			),
-		);
-		results = perVersion.flat();
+		const plans = (version: string) => [regularPlan(version, world.modelUrl!), queuePlan(version, world.feed.url)];
+		results = (await Promise.all(VERSIONS.map(async (v) => await runPlans(SCOPE, v, plans(v), world)))).flat();
 		step(`n8n ${VERSIONS.join(' and ')}: both deployments each, every case`);
 	} finally {
 		await world.stop();

@@ -15,96 +15,87 @@ import { activateWorkflow, restJson, restRequest } from './rest';
  * editor save, run 2, two runs at once, runs 4 and 5. `start` (run 1 and the save) may run before the deployment's
  * other cases: publishing the saved version holds n8n 2.x's main process for a moment.
  */
-export class BatchCase {
-	private readonly renders: number[];
-
-	private readonly rows: Array<{ label: string; tag: string; state?: StateAfter; workflow: Workflow }> = [];
-
-	private started?: Promise<void>;
-
-	constructor(
-		private readonly deployment: Deployment,
-		private readonly simulatorUrl: string,
-		private readonly workflow: Workflow,
-		count: number,
-		seed: number,
-		private readonly options: { guard?: OtherNodeState; fixed?: Workflow } = {},
-	) {
-		this.renders = renderTimes(count, seed, 'wide');
-	}
-
-	private async step(label: string, tag: string, calls = 1): Promise<void> {
-		const { guard, fixed } = this.options;
-		const state = await guarded(this.simulatorUrl, `${this.workflow.id} ${tag}c0`, guard, async () => {
+export function batchCase(
+	deployment: Deployment,
+	simulatorUrl: string,
+	workflow: Workflow,
+	count: number,
+	seed: number,
+	{ guard, fixed }: { guard?: OtherNodeState; fixed?: Workflow } = {},
+) {
+	const renders = renderTimes(count, seed, 'wide');
+	const rows: Array<{ label: string; tag: string; state?: StateAfter; workflow: Workflow }> = [];
+	const step = async (label: string, tag: string, calls = 1) => {
+		const state = await guarded(simulatorUrl, `${workflow.id} ${tag}c0`, guard, async () => {
 			await Promise.all([
-				batchRun(this.deployment, this.workflow, this.renders, tag, calls),
-				...(fixed && tag === 'r1' ? [batchRun(this.deployment, fixed, this.renders, tag)] : []),
+				batchRun(deployment, workflow, renders, tag, calls),
+				...(fixed && tag === 'r1' ? [batchRun(deployment, fixed, renders, tag)] : []),
 			]);
 		});
-		this.rows.push({ label, tag, state, workflow: this.workflow });
+		rows.push({ label, tag, state, workflow });
 		if (fixed && tag === 'r1')
-			this.rows.push({ label: 'run 1 of Fixed Interval, the same renders at once', tag, workflow: fixed });
-	}
-
-	async start(): Promise<void> {
-		this.started ??= (async () => {
-			this.options.guard?.advance();
-			await this.step('run 1 (cold)', 'r1');
-			await editorSave(this.deployment, this.deployment.idOf(this.workflow.id));
+			rows.push({ label: 'run 1 of Fixed Interval, the same renders at once', tag, workflow: fixed });
+	};
+	let started: Promise<void> | undefined;
+	const start = async () => {
+		started ??= (async () => {
+			guard?.advance();
+			await step('run 1 (cold)', 'r1');
+			await editorSave(deployment, deployment.idOf(workflow.id));
 		})();
-		await this.started;
-	}
-
-	async rest(): Promise<Row[]> {
-		await this.start();
-		await this.step('run 2, after an editor save', 'r2');
-		await this.step('runs 3a + 3b, at once', 'r3', 2);
-		await this.step('run 4', 'r4');
-		await this.step('run 5', 'r5');
-		const tasks = await taskRecords(this.simulatorUrl);
-		return this.rows.map(({ label, tag, state, workflow }) => ({
+		await started;
+	};
+	const rest = async (): Promise<Row[]> => {
+		await start();
+		await step('run 2, after an editor save', 'r2');
+		await step('runs 3a + 3b, at once', 'r3', 2);
+		await step('run 4', 'r4');
+		await step('run 5', 'r5');
+		const tasks = await taskRecords(simulatorUrl);
+		return rows.map(({ label, tag, state, workflow: ran }) => ({
 			label,
-			...measured(ofBatch(tasks, workflow, tag)),
+			...measured(ofBatch(tasks, ran, tag)),
 			...(state ? { states: [state] } : {}),
 		}));
-	}
+	};
+	return { start, rest };
 }
 
-/** A run of taughtCase: its label and its renders (s). */
-export type TaughtRun = { label: string; renders: number[] };
+/** taughtCase's workflows, teachers and runs (each a label and its renders, in s). */
+export type Taught = [
+	learned: Workflow,
+	fixed: Workflow,
+	teachers: Array<[Workflow, number, number, number]>,
+	runs: Array<{ label: string; renders: number[] }>,
+];
 
 /**
- * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, run once, at once),
- * then `runs` of the learned workflow, each beside Fixed Interval on the same renders. Rows: each label, learned
- * then Fixed Interval (runs of one render, one item per execution, taken together per label).
+ * The grid's envelope after what other runs taught: `teachers` (batch workflows of the kind, run once, at once, their
+ * renders drawn narrow: [workflow, count, seed, around (s)]), then `runs` of the learned workflow, each beside Fixed
+ * Interval on the same renders. Rows: each label, learned then Fixed Interval (runs of one render, one item per
+ * execution, taken together per label).
  */
 export async function taughtCase(
 	deployment: Deployment,
 	simulatorUrl: string,
-	spec: {
-		teachers: Array<{ workflow: Workflow; renders: number[] }>;
-		learned: Workflow;
-		fixed: Workflow;
-		runs: TaughtRun[];
-	},
+	...[learned, fixed, teachers, runs]: Taught
 ): Promise<Row[]> {
 	await Promise.all(
-		spec.teachers.map(async ({ workflow, renders }) => await batchRun(deployment, workflow, renders, 't')),
+		teachers.map(async ([workflow, count, seed, around]) => {
+			await batchRun(deployment, workflow, renderTimes(count, seed, 'narrow', around), 't');
+		}),
 	);
-	for (const [index, run] of spec.runs.entries()) {
+	for (const [index, run] of runs.entries())
 		await Promise.all(
-			[spec.learned, spec.fixed].map(
-				async (workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`),
-			),
+			[learned, fixed].map(async (workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`)),
 		);
-	}
 	const tasks = await taskRecords(simulatorUrl);
-	const labels = [...new Set(spec.runs.map((run) => run.label))];
+	const labels = [...new Set(runs.map((run) => run.label))];
 	const row = (label: string, workflow: Workflow, suffix: string): Row => {
-		const mine = spec.runs.flatMap((run, index) => (run.label === label ? ofBatch(tasks, workflow, `t${index}`) : []));
+		const mine = runs.flatMap((run, index) => (run.label === label ? ofBatch(tasks, workflow, `t${index}`) : []));
 		return { label: `${label}, ${suffix}`, ...measured(mine) };
 	};
-	return labels.flatMap((label) => [row(label, spec.learned, 'learned'), row(label, spec.fixed, 'Fixed Interval')]);
+	return labels.flatMap((label) => [row(label, learned, 'learned'), row(label, fixed, 'Fixed Interval')]);
 }
 
 /**
