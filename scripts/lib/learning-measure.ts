@@ -133,16 +133,15 @@ export function heldBetween(windows: Array<[number, number]>, from: number, to: 
 /** The figures of `tasks`, in Poll Intervals of `intervalMs` (default the suite's, INTERVAL_S). */
 export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigures {
 	const seen = tasks.filter((task) => task.seenAt !== undefined);
-	const perTask = (value: (task: TaskRecord) => number) => tasks.reduce((sum, task) => sum + value(task), 0);
 	const delays = seen.map((task) => Math.max(0, task.seenAt! - task.doneAt));
 	const lastDone = Math.max(...tasks.map((task) => task.doneAt));
 	const lastSeen = Math.max(...seen.map((task) => task.seenAt!));
 	return {
 		tasks: tasks.length,
-		checks: perTask((task) => task.checks.length) / Math.max(1, tasks.length),
+		checks: mean(tasks.map((task) => task.checks.length)),
 		afterFloor: mean(delays) / intervalMs,
 		runAfterFloor: seen.length ? Math.max(0, lastSeen - lastDone) / intervalMs : NaN,
-		offGrid: perTask((task) => task.checks.filter((at) => !onGrid(task.createdAt, at, intervalMs)).length),
+		offGrid: tasks.flatMap((task) => task.checks.filter((at) => !onGrid(task.createdAt, at, intervalMs))).length,
 		unseen: tasks.length - seen.length,
 		longestWait:
 			Math.max(
@@ -152,7 +151,7 @@ export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigur
 				),
 			) / intervalMs,
 		mostLate: Math.max(0, ...tasks.map((task) => latestOf(task, intervalMs))) / intervalMs,
-		gridChecks: perTask((task) => Math.ceil((task.doneAt - task.createdAt) / intervalMs)) / Math.max(1, tasks.length),
+		gridChecks: mean(tasks.map((task) => Math.ceil((task.doneAt - task.createdAt) / intervalMs))),
 	};
 }
 
