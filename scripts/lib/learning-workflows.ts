@@ -199,20 +199,15 @@ export const AGENT_TOOL = 'Create_images';
  */
 export function agentWorkflow(id: string): Workflow {
 	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as Workflow;
+	type Node = Workflow['nodes'][number];
+	const chatTrigger = (node: Node) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger';
+	const withOptions = (node: Node, options: object) => ({ ...node, parameters: { ...node.parameters, options } });
 	const nodes = example.nodes.map((node) => {
-		if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger')
-			return { ...node, parameters: { ...node.parameters, options: { responseMode: 'lastNode' } } };
-		if (node.name === 'Create images')
-			return {
-				...node,
-				parameters: {
-					...node.parameters,
-					options: { ...(node.parameters.options as object), pollInterval: INTERVAL_S },
-				},
-			};
-		return node;
+		if (chatTrigger(node)) return withOptions(node, { responseMode: 'lastNode' });
+		if (node.name !== 'Create images') return node;
+		return withOptions(node, { ...(node.parameters.options as object), pollInterval: INTERVAL_S });
 	});
-	const chatId = nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger')?.webhookId as string;
+	const chatId = nodes.find(chatTrigger)?.webhookId as string;
 	return { ...example, id, name: `MediaGen learning: ${id}`, nodes, active: false, chatId };
 }
 
