@@ -65,9 +65,14 @@ export interface StateAfter {
 	mediagenWrote: boolean;
 }
 
-/** Render times under the key earlier versions used, in the global data or under any MediaGen node's name. */
-export const mediagenWrote = (data: StaticData) =>
-	JSON.stringify(data).includes(`"${MEDIAGEN_KEY}"`) || data[`node:${MEDIAGEN}`] !== undefined;
+/**
+ * What `data` held after a run: the other node's state as the caller found it, and whether there are render times
+ * under the key earlier versions used, in the global data or under any MediaGen node's name.
+ */
+export const stateOf = (data: StaticData, other: StateAfter['other']): StateAfter => ({
+	other,
+	mediagenWrote: JSON.stringify(data).includes(`"${MEDIAGEN_KEY}"`) || data[`node:${MEDIAGEN}`] !== undefined,
+});
 
 /**
  * Another node's state in one workflow's static data: `set(value)` writes it (keeping whatever else is there),
@@ -103,7 +108,7 @@ export class OtherNodeState {
 			: values.some((value) => value === undefined)
 				? 'wiped'
 				: 'put back';
-		return { other, mediagenWrote: mediagenWrote(data) };
+		return stateOf(data, other);
 	}
 }
 

@@ -7,7 +7,7 @@ import type { FeedServer } from './feed-server';
 import { callWebhook } from './learning-calls';
 import { figures, taskRecords, timedPrompt } from './learning-measure';
 import { measured, ofExecution, RENDER_S, tagged, type Row } from './learning-rows';
-import { mediagenWrote, type OtherNodeState, type StateAfter, type StaticDataDb } from './learning-static';
+import { stateOf, type OtherNodeState, type StateAfter, type StaticDataDb } from './learning-static';
 import { MANUAL_TRIGGER, MEDIAGEN, RSS_TRIGGER, type Workflow } from './learning-workflows';
 import {
 	activateWorkflow,
@@ -56,23 +56,19 @@ export async function scheduleCase(
 	runs: number,
 	db: StaticDataDb,
 ): Promise<Row[]> {
-	const session = deployment.session;
 	const workflowId = deployment.idOf(workflow.id);
-	await activateWorkflow(session, workflowId);
+	await activateWorkflow(deployment.session, workflowId);
 	const what = `${runs} Schedule Trigger executions to end`;
 	const ended = await executionsUntil(deployment, workflowId, what, 60_000 * runs, (listed) => {
 		const done = listed.filter((execution) => execution.stoppedAt);
 		return done.length >= runs ? done : undefined;
 	});
-	await restPost(session, `/workflows/${workflowId}/deactivate`, {});
+	await restPost(deployment.session, `/workflows/${workflowId}/deactivate`, {});
 	const ids = ended.map((execution) => execution.id).sort((a, b) => Number(a) - Number(b));
 	const tasks = await taskRecords(simulatorUrl);
 	const data = db.read(workflowId);
 	const trigger = data['node:Schedule Trigger'];
-	const state: StateAfter = {
-		other: trigger && typeof trigger === 'object' && Object.keys(trigger).length ? 'kept' : 'wiped',
-		mediagenWrote: mediagenWrote(data),
-	};
+	const state = stateOf(data, trigger && typeof trigger === 'object' && Object.keys(trigger).length ? 'kept' : 'wiped');
 	return ids.slice(0, runs).map((id, index) => ({
 		label: `run ${index + 1} (execution ${id})`,
 		...measured(ofExecution(tasks, workflow, id)),
@@ -213,10 +209,10 @@ export async function rssCase(
 	const cursor = (expected: Date): StateAfter => {
 		const data = db.read(workflowId);
 		const stored = (data[key] as { lastItemDate?: string } | undefined)?.lastItemDate;
-		return {
-			other: stored === undefined ? 'wiped' : Date.parse(stored) === expected.getTime() ? 'kept' : 'put back',
-			mediagenWrote: mediagenWrote(data),
-		};
+		return stateOf(
+			data,
+			stored === undefined ? 'wiped' : Date.parse(stored) === expected.getTime() ? 'kept' : 'put back',
+		);
 	};
 	const creations = async (name: string) =>
 		(await simulatorTasks(simulatorUrl)).filter((task) => task.prompt?.includes(` ${workflow.id} ${name} `)).length;
