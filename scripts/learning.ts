@@ -20,7 +20,7 @@ import { manualCase, rssCase, scheduleCase, waitCase } from './lib/learning-trig
 import { timedPrompt } from './lib/learning-measure';
 import { evaluate, printTable } from './lib/learning-expect';
 import { runPlans, startWorld, type CaseResult, type DeploymentWorld, type Plan } from './lib/learning-run';
-import { OtherNodeState } from './lib/learning-static';
+import { otherNodeState } from './lib/learning-static';
 import {
 	agentModelCredential,
 	agentWorkflow,
@@ -147,7 +147,7 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 		(...spec) =>
 		async () =>
 			await taughtCase(deployment, url, ...spec);
-	const guard = (workflow: Workflow) => new OtherNodeState(world.db, deployment.idOf(workflow.id));
+	const guard = (workflow: Workflow) => otherNodeState(world.db, deployment.idOf(workflow.id));
 	const wait = waitCase(deployment, url, common.wait, { waitS: WAIT_SECONDS, guard: guard(common.wait) });
 	const batch = batchCase(deployment, url, common.batch, BATCH_ITEMS, 2, {
 		guard: guard(common.batch),
@@ -255,8 +255,7 @@ function queuePlan(version: string, feedUrl: string): Plan {
 	const common = commonWorkflows(version, 'q');
 	const { sub, caller, publish } = subWorkflowPair(version, 'q', KINDS.subWorkflow);
 	// n8n 2.x: its workers run executions without the saved static data; its RSS case restarts the main process.
-	const restart = !version.startsWith('1.');
-	const rss = restart ? [rssWorkflow(workflowId(version, 'qrss'), feedUrl, KINDS.rss)] : [];
+	const rss = version.startsWith('1.') ? [] : [rssWorkflow(workflowId(version, 'qrss'), feedUrl, KINDS.rss)];
 	return {
 		mode: 'queue',
 		workflows: [...Object.values(common), sub, caller, ...rss],

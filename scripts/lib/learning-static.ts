@@ -75,42 +75,39 @@ export const stateOf = (data: StaticData, other: StateAfter['other']): StateAfte
 });
 
 /**
- * Another node's state in one workflow's static data: `set(value)` writes it (keeping whatever else is there),
- * `check()` reads the database and compares with the last value written.
+ * Another node's state in one workflow's static data: `advance()` writes its next value (keeping whatever else is
+ * there), `check()` reads the database and compares with the last value written.
  */
-export class OtherNodeState {
-	private value = 0;
-
-	constructor(
-		private readonly db: StaticDataDb,
-		readonly workflowId: string,
-	) {}
-
-	/** Writes the next value of the other node's state (and of a global key beside it). */
-	advance(): void {
-		this.value++;
-		const data = this.db.read(this.workflowId);
-		const global = (data.global && typeof data.global === 'object' ? data.global : {}) as StaticData;
-		this.db.write(this.workflowId, {
-			...data,
-			[OTHER_NODE]: { cursor: this.value, at: new Date().toISOString() },
-			global: { ...global, [OTHER_GLOBAL]: this.value },
-		});
-	}
-
-	check(): StateAfter {
-		const data = this.db.read(this.workflowId);
-		const node = data[OTHER_NODE] as { cursor?: unknown } | undefined;
-		const global = data.global as StaticData | undefined;
-		const values = [node?.cursor, global?.[OTHER_GLOBAL]];
-		const other = values.every((value) => value === this.value)
-			? 'kept'
-			: values.some((value) => value === undefined)
-				? 'wiped'
-				: 'put back';
-		return stateOf(data, other);
-	}
+export function otherNodeState(db: StaticDataDb, workflowId: string) {
+	let value = 0;
+	return {
+		/** Writes the next value of the other node's state (and of a global key beside it). */
+		advance(): void {
+			value++;
+			const data = db.read(workflowId);
+			const global = (data.global && typeof data.global === 'object' ? data.global : {}) as StaticData;
+			db.write(workflowId, {
+				...data,
+				[OTHER_NODE]: { cursor: value, at: new Date().toISOString() },
+				global: { ...global, [OTHER_GLOBAL]: value },
+			});
+		},
+		check(): StateAfter {
+			const data = db.read(workflowId);
+			const node = data[OTHER_NODE] as { cursor?: unknown } | undefined;
+			const global = data.global as StaticData | undefined;
+			const values = [node?.cursor, global?.[OTHER_GLOBAL]];
+			const other = values.every((found) => found === value)
+				? 'kept'
+				: values.some((found) => found === undefined)
+					? 'wiped'
+					: 'put back';
+			return stateOf(data, other);
+		},
+	};
 }
+
+export type OtherNodeState = ReturnType<typeof otherNodeState>;
 
 /** "kept ×10", "kept ×3, wiped ×2", with "MediaGen wrote" when it did. */
 export function describeStates(states: StateAfter[]): string {
