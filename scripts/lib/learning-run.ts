@@ -134,10 +134,8 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 		);
 		const results = await Promise.all(running);
 		const tasks = await taskRecords(world.simulatorUrl);
-		return results.map((result) => {
-			const plan = plans.find((one) => one.mode === result.mode)!;
-			return { ...result, rows: withStalls(result.rows, gridsOf(plan.workflows, tasks)) };
-		});
+		const witnesses = new Map(plans.map((plan) => [plan.mode, gridsOf(plan.workflows, tasks)]));
+		return results.map((result) => ({ ...result, rows: withStalls(result.rows, witnesses.get(result.mode)!) }));
 	} finally {
 		await Promise.all(deployments.map(async (deployment) => await deployment.stop()));
 	}
