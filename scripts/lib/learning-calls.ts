@@ -137,13 +137,8 @@ export async function batchRun(
 	label: string,
 	calls = 1,
 ): Promise<void> {
-	await Promise.all(
-		Array.from(
-			{ length: calls },
-			async (_, call) =>
-				await callWebhook(deployment, workflow, {
-					prompts: renders.map((seconds, item) => timedPrompt(seconds, `${workflow.id} ${label}c${call} i${item}`)),
-				}),
-		),
-	);
+	const prompts = (call: number) =>
+		renders.map((seconds, item) => timedPrompt(seconds, `${workflow.id} ${label}c${call} i${item}`));
+	const run = async (_: unknown, call: number) => await callWebhook(deployment, workflow, { prompts: prompts(call) });
+	await Promise.all(Array.from({ length: calls }, run));
 }
