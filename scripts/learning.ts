@@ -12,6 +12,7 @@ import {
 	chatSender,
 	dropOneCase,
 	singleItemCase,
+	type SingleItemRuns,
 	warmUpAgent,
 	warmUpWorker,
 } from './lib/learning-one-item';
@@ -158,20 +159,14 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 	const then = async (work: () => Promise<Row[]>) => await ready.then(work);
 	let taught: () => void = () => undefined;
 	const kindKnown = new Promise<void>((resolve) => (taught = resolve));
-	const single = then(
-		async () =>
-			await singleItemCase(deployment, url, common.single, {
-				...SINGLE,
-				guard: guard(common.single),
-				ran: (run) => run === SINGLE.warmUp && taught(),
-			}),
-	);
-	const warm = Promise.race([kindKnown, single]).then(
-		async () => await singleItemCase(deployment, url, common.warm, { ...WARM, guard: guard(common.warm) }),
-	);
+	const guardedCase = (workflow: Workflow, runs: SingleItemRuns) => async () =>
+		await singleItemCase(deployment, url, workflow, { ...runs, guard: guard(workflow) });
+	const single = then(guardedCase(common.single, { ...SINGLE, ran: (run) => run === SINGLE.warmUp && taught() }));
+	const warm = Promise.race([kindKnown, single]).then(guardedCase(common.warm, WARM));
 	return {
 		url,
 		guard,
+		guardedCase,
 		then,
 		warmedUp,
 		batch,
@@ -233,7 +228,6 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				[[drops.slower, 10, 61, RENDER_S / 3]],
 				[{ label: 'renders three times slower than taught', renders: renderTimes(10, 62, 'narrow') }],
 			);
-			const agentRuns = { ...SINGLE, guard: guard(agent), send: chatSender(deployment, agent) };
 			const timed: Cases = [
 				['single', shared.single],
 				['warm', shared.warm],
@@ -243,7 +237,7 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				['drop-one', then(dropOne)],
 				['schedule', then(shared.schedule)],
 				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
-				['agent', then(async () => await singleItemCase(deployment, url, agent, agentRuns))],
+				['agent', then(shared.guardedCase(agent, { ...SINGLE, send: chatSender(deployment, agent) }))],
 			];
 			return [...timed, ['wait', shared.wait], ...shared.envelope(timed, ['slower', slower])];
 		},
