@@ -136,6 +136,7 @@ export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigur
 	const delays = seen.map((task) => Math.max(0, task.seenAt! - task.doneAt));
 	const lastDone = Math.max(...tasks.map((task) => task.doneAt));
 	const lastSeen = Math.max(...seen.map((task) => task.seenAt!));
+	const waits = tasks.flatMap((task) => task.checks.map((at, i) => at - (i ? task.checks[i - 1] : task.createdAt)));
 	return {
 		tasks: tasks.length,
 		checks: mean(tasks.map((task) => task.checks.length)),
@@ -143,13 +144,7 @@ export function figures(tasks: TaskRecord[], intervalMs = INTERVAL_MS): RunFigur
 		runAfterFloor: seen.length ? Math.max(0, lastSeen - lastDone) / intervalMs : NaN,
 		offGrid: tasks.flatMap((task) => task.checks.filter((at) => !onGrid(task.createdAt, at, intervalMs))).length,
 		unseen: tasks.length - seen.length,
-		longestWait:
-			Math.max(
-				0,
-				...tasks.flatMap((task) =>
-					task.checks.map((at, index) => at - (index ? task.checks[index - 1] : task.createdAt)),
-				),
-			) / intervalMs,
+		longestWait: Math.max(0, ...waits) / intervalMs,
 		mostLate: Math.max(0, ...tasks.map((task) => latestOf(task, intervalMs))) / intervalMs,
 		gridChecks: mean(tasks.map((task) => Math.ceil((task.doneAt - task.createdAt) / intervalMs))),
 	};
