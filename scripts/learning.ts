@@ -180,10 +180,12 @@ function sharedCases(deployment: Deployment, world: DeploymentWorld, common: Com
 	};
 }
 
-/** The regular-mode workflows of the drops (batch and one item per execution) and of renders slower than taught. */
-function dropWorkflows(version: string) {
+/** Regular mode: the shared cases, and those that need no queue: the drops, renders slower, manual runs, the agent. */
+function regularPlan(version: string, modelUrl: string): Plan {
+	const common = commonWorkflows(version, '');
 	const id = (name: string) => workflowId(version, name);
-	return {
+	// The drops (batch and one item per execution) and renders slower than taught.
+	const drops = {
 		drop: batchWorkflow(id('drop'), KINDS.drop),
 		fixedDrop: batchWorkflow(id('fdrop'), KINDS.drop, 'fixed'),
 		dropOne: singleItemWorkflow(id('dropone'), 'learned', KINDS.dropOne, DROP_ONE.intervalS),
@@ -191,15 +193,8 @@ function dropWorkflows(version: string) {
 		slower: batchWorkflow(id('slower'), KINDS.slower),
 		fixedSlower: batchWorkflow(id('fslower'), KINDS.slower, 'fixed'),
 	};
-}
-
-/** Regular mode: the shared cases, and those that need no queue: the drops, renders slower, manual runs, the agent. */
-function regularPlan(version: string, modelUrl: string): Plan {
-	const common = commonWorkflows(version, '');
-	const drops = dropWorkflows(version);
-	const agent = agentWorkflow(workflowId(version, 'agent'));
-	const manualId = workflowId(version, 'manual');
-	const manual = manualWorkflow(manualId, timedPrompt(RENDER_S, manualId), KINDS.manual);
+	const agent = agentWorkflow(id('agent'));
+	const manual = manualWorkflow(id('manual'), timedPrompt(RENDER_S, id('manual')), KINDS.manual);
 	return {
 		mode: 'regular',
 		workflows: [...Object.values(common), ...Object.values(drops), manual, agent],
@@ -220,7 +215,6 @@ function regularPlan(version: string, modelUrl: string): Plan {
 					{ label: 'run 2: renders drop to 6 s', renders: renderTimes(10, 23, 'narrow', 6) },
 				],
 			);
-			const dropOne = async () => await dropOneCase(deployment, url, drops.dropOne, drops.fixedDropOne, DROP_ONE);
 			// Renders three times slower than a batch's own run taught: 10 of RENDER_S / 3, then 10 of RENDER_S.
 			const slower = teach(
 				drops.slower,
@@ -234,7 +228,7 @@ function regularPlan(version: string, modelUrl: string): Plan {
 				['fixed', then(shared.fixed)],
 				['batch', shared.warmedUp.then(async () => await shared.batch.rest())],
 				['drop', then(drop)],
-				['drop-one', then(dropOne)],
+				['drop-one', then(async () => await dropOneCase(deployment, url, drops.dropOne, drops.fixedDropOne, DROP_ONE))],
 				['schedule', then(shared.schedule)],
 				['manual', then(async () => await manualCase(deployment, url, manual, { ...MANUAL, guard: guard(manual) }))],
 				['agent', then(shared.guardedCase(agent, { ...SINGLE, send: chatSender(deployment, agent) }))],
