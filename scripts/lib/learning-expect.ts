@@ -177,10 +177,8 @@ function dropOneStatements(rows: Row[]): Statement[] {
  * may spend one more check in five executions. A new workflow's second batch run: SECOND_RUN checks at most.
  */
 function taughtStatements(rows: Row[], factor?: number): Statement[] {
-	const fixedOf = (row: Row) =>
-		rows.find((other) => other.label === row.label.replace(/, learned$/, ', Fixed Interval'));
 	const ofRun = (row: Row): Statement[] => {
-		const fixed = fixedOf(row);
+		const fixed = rows.find((other) => other.label === row.label.replace(/, learned$/, ', Fixed Interval'));
 		const { checks, gridChecks } = row.figures;
 		const [time, checksStatement, last] = neverWorse(row, fixed);
 		const atMost = (limit: number, what: string): Statement => [
