@@ -113,15 +113,11 @@ export async function dropOneCase(
 		...renderTimes(spec.taught, spec.seed, 'narrow', spec.fromS),
 		...Array.from({ length: spec.drops }, () => spec.toS),
 	];
-	for (let run = 1; run <= renders.length; run++)
-		await Promise.all(
-			[learned, fixed].map(
-				async (workflow) =>
-					await callWebhook(deployment, workflow, {
-						prompt: timedPrompt(renders[run - 1], `${workflow.id} o${run} `),
-					}),
-			),
-		);
+	for (const [index, seconds] of renders.entries()) {
+		const call = async (workflow: Workflow) =>
+			await callWebhook(deployment, workflow, { prompt: timedPrompt(seconds, `${workflow.id} o${index + 1} `) });
+		await Promise.all([learned, fixed].map(call));
+	}
 	const tasks = await taskRecords(simulatorUrl);
 	const row = (label: string, workflow: Workflow, from: number, to: number): Row => ({
 		label,
