@@ -25,22 +25,19 @@ export function batchCase(
 ) {
 	const renders = renderTimes(count, seed, 'wide');
 	const rows: Array<{ label: string; tag: string; state?: StateAfter; workflow: Workflow }> = [];
-	const step = async (label: string, tag: string, calls = 1) => {
+	const step = async (label: string, tag: string, calls = 1, beside?: Workflow) => {
+		const run = async (ran: Workflow) => await batchRun(deployment, ran, renders, tag, calls);
 		const state = await guarded(simulatorUrl, `${workflow.id} ${tag}c0`, guard, async () => {
-			await Promise.all([
-				batchRun(deployment, workflow, renders, tag, calls),
-				...(fixed && tag === 'r1' ? [batchRun(deployment, fixed, renders, tag)] : []),
-			]);
+			await Promise.all([workflow, ...(beside ? [beside] : [])].map(run));
 		});
 		rows.push({ label, tag, state, workflow });
-		if (fixed && tag === 'r1')
-			rows.push({ label: 'run 1 of Fixed Interval, the same renders at once', tag, workflow: fixed });
+		if (beside) rows.push({ label: 'run 1 of Fixed Interval, the same renders at once', tag, workflow: beside });
 	};
 	let started: Promise<void> | undefined;
 	const start = async () => {
 		started ??= (async () => {
 			guard?.advance();
-			await step('run 1 (cold)', 'r1');
+			await step('run 1 (cold)', 'r1', 1, fixed);
 			await editorSave(deployment, deployment.idOf(workflow.id));
 		})();
 		await started;
