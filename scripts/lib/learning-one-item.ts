@@ -41,12 +41,8 @@ export async function singleItemCase(
 	const states: StateAfter[] = [];
 	for (let run = 1; run <= runs; run++) {
 		const tag = `${workflow.id} r${run}`;
-		const state = await guarded(
-			simulatorUrl,
-			tag,
-			guard,
-			async () => await start(timedPrompt(renders[run - 1], `${tag} `), run),
-		);
+		const execute = async () => await start(timedPrompt(renders[run - 1], `${tag} `), run);
+		const state = await guarded(simulatorUrl, tag, guard, execute);
 		if (state) states.push(state);
 		ran?.(run);
 	}
