@@ -247,7 +247,6 @@ export async function rssCase(
 	const counts = await Promise.all(names.map(async (name) => [name, await creations(name)] as const));
 	const tasks = await taskRecords(simulatorUrl);
 	const phase = (list: string[]) => list.flatMap((name) => tagged(tasks, `${workflow.id} ${name}`));
-	const items = Object.fromEntries(counts);
 	const note = `rendered ${counts.map(([name, count]) => `${name} ×${count}`).join(', ')}; ${executions.length} executions`;
 	return [
 		{ label: 'A1, A2 before the restart', figures: figures(phase(['A1', 'A2'])), states: [afterA] },
@@ -256,7 +255,7 @@ export async function rssCase(
 			figures: figures(phase(['B1', 'B2', 'S'])),
 			states: [afterRestart],
 			note,
-			items,
+			items: Object.fromEntries(counts),
 		},
 	];
 }
