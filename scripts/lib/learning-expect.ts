@@ -295,17 +295,15 @@ export function evaluate(results: CaseResult[], report: (line: string) => void):
 			report(`${holds ? 'ok  ' : 'FAIL'} ${line}`);
 			if (!holds) failures.push(line);
 		}
-		if (failures.length > before) for (const row of result.rows) describeTasks(row, report);
+		if (failures.length === before) continue;
+		// A failed case's first tasks per row: each render and its checks, in the row's Poll Intervals from creation.
+		for (const row of result.rows) {
+			const I = (ms: number) => (ms / ((row.intervalS ?? INTERVAL_S) * 1000)).toFixed(2);
+			for (const task of (row.detail ?? []).slice(0, 12))
+				report(`     ${row.label}: render ${I(task.render)}, checks ${task.checks.map(I).join(' ')}`);
+		}
 	}
 	return failures;
-}
-
-/** The first tasks of a row: each render and its checks, in the row's Poll Intervals from the task's creation. */
-function describeTasks(row: Row, report: (line: string) => void): void {
-	const intervalMs = (row.intervalS ?? INTERVAL_S) * 1000;
-	const I = (ms: number) => (ms / intervalMs).toFixed(2);
-	for (const task of (row.detail ?? []).slice(0, 12))
-		report(`     ${row.label}: render ${I(task.render)}, checks ${task.checks.map(I).join(' ')}`);
 }
 
 export function printTable(results: CaseResult[]): void {
