@@ -86,9 +86,8 @@ async function followLost(
 	const ended = await waitFor(
 		async (seen) => {
 			const executions = await ours();
-			const running = executions.filter((execution) => execution.status === 'new' || execution.status === 'running');
 			seen(executions.map((execution) => `${execution.id} ${execution.status}`).join(', '));
-			return running.length ? undefined : executions;
+			return executions.some((execution) => ['new', 'running'].includes(execution.status)) ? undefined : executions;
 		},
 		{ deadline: 600_000, describe: `the executions of ${workflow.id} after a lost call to end`, interval: 500 },
 	);
