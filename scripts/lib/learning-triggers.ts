@@ -174,11 +174,10 @@ export async function waitCase(
 		`execution ${parked.id} of ${workflow.id} to resume and end`,
 	);
 	const state = guard.check();
-	const tasks = tagged(await taskRecords(simulatorUrl), tag);
 	return [
 		{
 			label: `resumed after a ${waitS} s Wait (execution ${ended.id}, ${ended.status})`,
-			figures: figures(tasks),
+			figures: figures(tagged(await taskRecords(simulatorUrl), tag)),
 			states: [state],
 			note: ended.status,
 		},
