@@ -78,17 +78,16 @@ export async function scheduleCase(
 
 /** Starts a manual run as the editor's "Execute workflow" does (n8n 1.x sends the workflow, 2.x names the trigger). */
 async function runManually(deployment: Deployment, workflowId: string): Promise<string> {
-	const session = deployment.session;
 	const trigger = { triggerToStartFrom: { name: MANUAL_TRIGGER } };
 	let body: object = trigger;
 	if (deployment.install.recipe.n8n.startsWith('1.')) {
 		const { staticData: _omitted, ...workflowData } = await restJson<Record<string, unknown>>(
-			session,
+			deployment.session,
 			`/workflows/${workflowId}`,
 		);
 		body = { ...trigger, workflowData };
 	}
-	const started = await restPost<{ executionId?: string }>(session, `/workflows/${workflowId}/run`, body);
+	const started = await restPost<{ executionId?: string }>(deployment.session, `/workflows/${workflowId}/run`, body);
 	if (!started.executionId) throw new Error(`the manual run did not start: ${JSON.stringify(started)}`);
 	return started.executionId;
 }
@@ -100,21 +99,20 @@ export async function manualCase(
 	workflow: Workflow,
 	{ runs, warmUp, guard }: { runs: number; warmUp: number; guard: OtherNodeState },
 ): Promise<Row[]> {
-	const session = deployment.session;
 	const workflowId = deployment.idOf(workflow.id);
 	const done: Array<{ id: string; status: string; hints: string[]; state: StateAfter }> = [];
 	guard.advance();
 	for (let run = 1; run <= runs; run++) {
 		const id = await runManually(deployment, workflowId);
 		const ended = await waitForExecution(
-			() => session,
+			() => deployment.session,
 			workflowId,
 			id,
 			(status) => status !== 'running' && status !== 'new',
 			120_000,
 			`manual run ${id} to end`,
 		);
-		const execution = await getExecution(deployment.install, session, id);
+		const execution = await getExecution(deployment.install, deployment.session, id);
 		const nodeRuns = execution.data.resultData.runData[MEDIAGEN] as Array<{ hints?: Array<{ message: string }> }>;
 		done.push({
 			id,
