@@ -77,15 +77,13 @@ export async function taughtCase(
 	simulatorUrl: string,
 	...[learned, fixed, teachers, runs]: Taught
 ): Promise<Row[]> {
-	await Promise.all(
-		teachers.map(async ([workflow, count, seed, around]) => {
-			await batchRun(deployment, workflow, renderTimes(count, seed, 'narrow', around), 't');
-		}),
-	);
-	for (const [index, run] of runs.entries())
-		await Promise.all(
-			[learned, fixed].map(async (workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`)),
-		);
+	const teach = async ([workflow, count, seed, around]: Taught[2][number]) =>
+		await batchRun(deployment, workflow, renderTimes(count, seed, 'narrow', around), 't');
+	await Promise.all(teachers.map(teach));
+	for (const [index, run] of runs.entries()) {
+		const call = async (workflow: Workflow) => await batchRun(deployment, workflow, run.renders, `t${index}`);
+		await Promise.all([learned, fixed].map(call));
+	}
 	const tasks = await taskRecords(simulatorUrl);
 	const labels = [...new Set(runs.map((run) => run.label))];
 	const row = (label: string, workflow: Workflow, suffix: string): Row => {
@@ -100,9 +98,8 @@ export async function taughtCase(
  * version in n8n 2.x (1.x re-activates an active workflow on save).
  */
 export async function editorSave(deployment: Deployment, workflowId: string): Promise<void> {
-	const session = deployment.session;
 	const workflow = await restJson<Record<string, unknown> & { nodes: Array<{ name: string; position: number[] }> }>(
-		session,
+		deployment.session,
 		`/workflows/${workflowId}`,
 	);
 	const nodes = workflow.nodes.map((node) =>
@@ -119,10 +116,10 @@ export async function editorSave(deployment: Deployment, workflowId: string): Pr
 		versionId: workflow.versionId,
 		meta: workflow.meta ?? {},
 	};
-	await restRequest(session, `/workflows/${workflowId}`, {
+	await restRequest(deployment.session, `/workflows/${workflowId}`, {
 		method: 'PATCH',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(body),
 	});
-	if (!deployment.install.recipe.n8n.startsWith('1.')) await activateWorkflow(session, workflowId);
+	if (!deployment.install.recipe.n8n.startsWith('1.')) await activateWorkflow(deployment.session, workflowId);
 }
