@@ -154,7 +154,7 @@ function checkWorkers(deployment: Deployment, executions: Awaited<ReturnType<typ
 		ran.length === ITEMS && new Set(ran).size === ITEMS,
 		`each execution started exactly once on a worker (${ran.length} starts for ${ITEMS} executions)`,
 	);
-	const mainRan = [...readFileSync(deployment.mainLog, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
+	const mainRan = [...readFileSync(deployment.logFile, 'utf8').matchAll(/Worker started execution (\S+)/g)].length;
 	check(mainRan === 0, 'the main instance ran no execution itself');
 	perWorker.forEach((list, index) => log('queue', `worker-${index + 1} ran ${list.length} executions`));
 	check(
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
 		});
 		step(`main and ${WORKERS} workers ready, workflow created and published`);
 
-		const { prompts, wall } = await fireWebhooks(deployment.baseUrl);
+		const { prompts, wall } = await fireWebhooks(deployment.server.url);
 		step(`${ITEMS} executions (create, wait, download) through the queue`);
 		const executions = await checkExecutions(deployment, world.simulatorUrl, prompts);
 		const { modes, bytesRead, storedFiles } = await checkFiles(deployment, world.services.postgres, executions);
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
 		passed = true;
 	} finally {
 		if (!passed && deployment)
-			for (const file of [deployment.mainLog, ...deployment.workerLogs]) printLogTail(file, 40);
+			for (const file of [deployment.logFile, ...deployment.workerLogs]) printLogTail(file, 40);
 		const stopStarted = Date.now();
 		await deployment?.stop();
 		await world.stop();

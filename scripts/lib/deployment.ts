@@ -10,8 +10,8 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
 import { installCommunityPackage, type N8nInstall } from './installer';
-import { n8nEnv, simulatorCredential, spawnN8n } from './n8n';
-import { freePort, removeNow, removeOnExit, stopProcess, waitForHttp } from './process';
+import { n8nEnv, simulatorCredential, startListening } from './n8n';
+import { freePort, removeNow, removeOnExit, stopProcess } from './process';
 import { activateWorkflow, restPost, whileDatabaseNotReady, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
 import { startMain, type MainProcess, type StartOptions } from './suite';
@@ -40,7 +40,7 @@ function queueEnv(services: QueueServices, database: string): Record<string, str
 	};
 }
 
-/** Starts `n8n worker` until its health endpoint is ready; again (twice at most) if it exited: its port was taken. */
+/** Starts `n8n worker` and waits until its health endpoint is ready. */
 async function startWorker(
 	install: N8nInstall,
 	userFolder: string,
@@ -48,9 +48,8 @@ async function startWorker(
 	concurrency: number,
 	logFile: string,
 ): Promise<ChildProcess> {
-	for (let attempt = 1; ; attempt++) {
-		const port = await freePort();
-		const workerEnv = await n8nEnv(install, userFolder, {
+	const workerEnv = async (port: number) =>
+		await n8nEnv(install, userFolder, {
 			...env,
 			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 			QUEUE_HEALTH_CHECK_PORT: String(port),
@@ -58,16 +57,8 @@ async function startWorker(
 			// Unused by workers, but n8n reads it: keep every process off the default 5678.
 			N8N_PORT: String(await freePort()),
 		});
-		const child = spawnN8n(install, workerEnv, ['worker', `--concurrency=${concurrency}`], logFile);
-		try {
-			await waitForHttp(`http://127.0.0.1:${port}/healthz/readiness`, 240_000, child);
-			return child;
-		} catch (error) {
-			const exited = child.exitCode !== null || child.signalCode !== null;
-			await stopProcess(child);
-			if (!exited || attempt >= 3) throw error;
-		}
-	}
+	const args = ['worker', `--concurrency=${concurrency}`];
+	return (await startListening(install, args, logFile, workerEnv, () => [])).child;
 }
 
 /**
@@ -97,11 +88,9 @@ export interface DeploymentOptions extends Pick<StartOptions, 'webhookPaths'> {
 	queue?: { services: QueueServices; workers: number };
 }
 
-export interface Deployment {
+/** A running deployment: its main (MainProcess in suite.ts: its restart leaves the workers running) and more. */
+export interface Deployment extends MainProcess {
 	install: N8nInstall;
-	baseUrl: string;
-	session: RestSession;
-	mainLog: string;
 	workerLogs: string[];
 	/** Queue mode: the deployment's database on the Postgres server. */
 	database?: string;
@@ -109,8 +98,6 @@ export interface Deployment {
 	mainFolder: string;
 	/** n8n's id of a workflow created with the requested id (n8n 1.x gives ids of its own). */
 	idOf: (workflowId: string) => string;
-	/** The main's restart('SIGTERM', …) (MainProcess in suite.ts): the workers keep running. */
-	restartMain: (whileDown?: () => Promise<void> | void) => Promise<void>;
 	stop: () => Promise<void>;
 }
 
@@ -163,24 +150,13 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		main = await startMain(install, mainEnv, { ...options, logFile: mainLog }, async (session) => {
 			ids = await createWorkflows(session, options);
 		});
-		const { server, session, restart } = main;
 		await Promise.all(
 			folders.slice(1).map(async (name, index) => {
 				workers.push(await startWorker(install, path.join(work, name), modeEnv, 10, workerLogs[index]));
 			}),
 		);
-		return {
-			install,
-			baseUrl: server.url,
-			session,
-			mainLog,
-			workerLogs,
-			database,
-			mainFolder,
-			idOf: (workflowId) => ids.get(workflowId) ?? workflowId,
-			restartMain: async (whileDown) => await restart('SIGTERM', mainLog, whileDown),
-			stop,
-		};
+		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
+		return Object.assign(main, { install, workerLogs, database, mainFolder, idOf, stop });
 	} catch (error) {
 		await stop();
 		throw error;

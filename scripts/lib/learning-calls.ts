@@ -37,7 +37,7 @@ export async function callWebhook(
 		async (see) => {
 			const since = Date.now();
 			try {
-				await callN8nWebhook(deployment.baseUrl, path, body);
+				await callN8nWebhook(deployment.server.url, path, body);
 				return { answered: true } as const;
 			} catch (error) {
 				const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;

@@ -61,13 +61,13 @@ export async function singleItemCase(
  */
 export function chatSender(deployment: Deployment, workflow: Workflow) {
 	return async (chatInput: string, run: number | string) => {
-		await sendChat(deployment.baseUrl, workflow.chatId!, `${workflow.id}-${run}`, chatInput, CHAT_TIMEOUT_MS);
+		await sendChat(deployment.server.url, workflow.chatId!, `${workflow.id}-${run}`, chatInput, CHAT_TIMEOUT_MS);
 	};
 }
 
 /** Chats once, uncounted: n8n loads the AI Agent's modules at its first execution, which holds the process seconds. */
 export async function warmUpAgent(deployment: Deployment, workflow: Workflow): Promise<void> {
-	await waitForChat(deployment.baseUrl, workflow.chatId!, 120_000);
+	await waitForChat(deployment.server.url, workflow.chatId!, 120_000);
 	// A render of the case's kind and time: the warm-up is a production execution, and what it learns is history.
 	await chatSender(deployment, workflow)(timedPrompt(RENDER_S, `${workflow.id} warm-up `), 'warm-up');
 }

@@ -117,7 +117,7 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 	try {
 		log(
 			scope,
-			`n8n ${version}: ${plans.map((plan, index) => `${plan.mode} mode at ${deployments[index].baseUrl}`).join(', ')}`,
+			`n8n ${version}: ${plans.map((plan, index) => `${plan.mode} mode at ${deployments[index].server.url}`).join(', ')}`,
 		);
 		const started = Date.now();
 		const running = plans.flatMap((plan, index) =>

@@ -230,7 +230,7 @@ export async function rssCase(
 
 	await othersDone.catch(() => undefined);
 	let sentinel = a2;
-	await deployment.restartMain(() => {
+	await deployment.restart('SIGTERM', deployment.logFile, () => {
 		feed.publish(title('B1'));
 		feed.publish(title('B2'));
 		sentinel = feed.publish(title('S'), new Date(Date.now() + 3_600_000));

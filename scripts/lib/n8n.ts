@@ -4,12 +4,11 @@
  * published webhook or chat, the simulator credential to import, and workflows as n8n imports them.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { npmEnv, type N8nInstall } from './installer';
 import { ROOT } from './paths';
-import { freePort, logSize, spawnLogged, stopProcess, waitForHttp, waitForLog } from './process';
+import { freePort, logSince, logSize, spawnLogged, stopProcess, waitForHttp, waitForLog } from './process';
 import { check } from './report';
 import { jsonPost } from './rest';
 import { SIM_KEY } from './simulator';
@@ -51,7 +50,7 @@ export function spawnN8n(install: N8nInstall, env: NodeJS.ProcessEnv, args: stri
 	return spawnLogged(install.nodeBin, [install.n8nBin, ...args], options, logFile);
 }
 
-/** A running `n8n start`: its process and editor/REST address. */
+/** A running n8n process (`n8n start`, a worker) and the address of its HTTP server (editor and REST, health check). */
 export interface N8nServer {
 	child: ChildProcess;
 	url: string;
@@ -61,8 +60,7 @@ export interface N8nServer {
  * Starts `n8n start` on a free port of 127.0.0.1 (or `chosenPort`: workflows imported before the start may need
  * their own URLs), its output appended to `logFile`, and waits until its editor is accessible: its HTTP server
  * answers before it has activated the published workflows and registered their webhooks. `env` comes from
- * n8nEnv; plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1. A start whose port was taken
- * meanwhile is tried again on another one (twice at most).
+ * n8nEnv; plain-HTTP cookies are allowed, since the editor runs on http://127.0.0.1.
  */
 export async function startN8nServer(
 	install: N8nInstall,
@@ -70,52 +68,54 @@ export async function startN8nServer(
 	logFile: string,
 	chosenPort?: number,
 ): Promise<N8nServer> {
-	for (let attempt = 1; ; attempt++) {
-		const port = chosenPort ?? (await freePort());
-		try {
-			return await startOnPort(install, env, port, logFile);
-		} catch (error) {
-			// A port free when freePort chose it can be taken before n8n binds it (another suite's process, an
-			// outgoing connection's local port); then n8n exits, and another process may even answer on that port.
-			const taken =
-				existsSync(logFile) && readFileSync(logFile, 'utf8').includes(`n8n's port ${port} is already in use`);
-			if (chosenPort !== undefined || attempt >= 3 || !taken) throw error;
-		}
-	}
-}
-
-async function startOnPort(
-	install: N8nInstall,
-	env: NodeJS.ProcessEnv,
-	port: number,
-	logFile: string,
-): Promise<N8nServer> {
-	const timeoutMs = 240_000;
-	const url = `http://127.0.0.1:${port}`;
-	const serverEnv: NodeJS.ProcessEnv = {
+	const serverEnv = async (port: number) => ({
 		...env,
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
-		N8N_EDITOR_BASE_URL: `${url}/`,
-		WEBHOOK_URL: `${url}/`,
+		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
+		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
 		N8N_SECURE_COOKIE: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
-	};
-	const from = logSize(logFile);
-	const child = spawnN8n(install, serverEnv, ['start'], logFile);
-	try {
-		await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
-		// Whoever answered, this n8n must say it listens on the port (or that it could not).
-		await waitForLog(logFile, new RegExp(`n8n ready on \\S+, port ${port}\\b`), timeoutMs, child, from);
-		await waitForLog(logFile, /Editor is now accessible/, timeoutMs, child, from);
-	} catch (error) {
-		await stopProcess(child);
-		throw error;
+	});
+	// Whoever answered, this n8n must say it listens on the port (or that it could not).
+	const ready = (port: number) => [new RegExp(`n8n ready on \\S+, port ${port}\\b`), /Editor is now accessible/];
+	return await startListening(install, ['start'], logFile, serverEnv, ready, chosenPort);
+}
+
+/**
+ * Starts `n8n <args>` with the environment `envFor` gives for its server's port (a free one of 127.0.0.1, or
+ * `chosenPort`), its output appended to `logFile`, and waits until the server's /healthz/readiness answers and
+ * the log shows each of the `ready` lines after it. A port free when freePort chose it can be taken before n8n
+ * binds it (another suite's process, an outgoing connection's local port); then n8n exits saying so (another
+ * process may even answer on that port), and the start is tried again on another port (twice at most).
+ */
+export async function startListening(
+	install: N8nInstall,
+	args: string[],
+	logFile: string,
+	envFor: (port: number) => Promise<NodeJS.ProcessEnv>,
+	ready: (port: number) => RegExp[],
+	chosenPort?: number,
+): Promise<N8nServer> {
+	const timeoutMs = 240_000;
+	for (let attempt = 1; ; attempt++) {
+		const port = chosenPort ?? (await freePort());
+		const url = `http://127.0.0.1:${port}`;
+		const from = logSize(logFile);
+		const child = spawnN8n(install, await envFor(port), args, logFile);
+		try {
+			await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
+			for (const line of ready(port)) await waitForLog(logFile, line, timeoutMs, child, from);
+			return { child, url };
+		} catch (error) {
+			await stopProcess(child);
+			const taken = /port \d+ is already in use/i.test(logSince(logFile, from));
+			if (chosenPort !== undefined || attempt >= 3 || !taken) throw error;
+		}
 	}
-	return { child, url };
 }
 
 /**

@@ -184,7 +184,7 @@ export async function waitForLog(
 ): Promise<string> {
 	return await waitFor(
 		(see) => {
-			const text = existsSync(file) ? readFileSync(file).subarray(from).toString('utf8') : '';
+			const text = logSince(file, from);
 			const match = pattern.exec(text);
 			if (match) return match[0];
 			if (child && (child.exitCode !== null || child.signalCode !== null))
@@ -196,6 +196,11 @@ export async function waitForLog(
 		},
 		{ deadline: timeoutMs, describe: `${path.basename(file)} to show ${pattern}`, interval: 500 },
 	);
+}
+
+/** What a log file holds after its first `from` bytes ('' when there is none). */
+export function logSince(file: string, from: number): string {
+	return existsSync(file) ? readFileSync(file).subarray(from).toString('utf8') : '';
 }
 
 /** How many bytes a log file holds now (0 when there is none): the `from` of a later waitForLog. */
