@@ -14,7 +14,7 @@ import { callWebhook, CREDENTIAL_REF, webhookNode, workflowOf, type Link, type N
 import { logFolder } from './lib/paths';
 import { logSize, runMain, waitForLog } from './lib/process';
 import { check, log } from './lib/report';
-import { getExecution, listExecutions, outputOf, restPost, waitForExecution, type ExecutionSummary } from './lib/rest';
+import { getExecution, listExecutions, outputOf, restJson, waitForExecution, type ExecutionSummary } from './lib/rest';
 import { injectFault, simulatorRecord, simulatorTasks } from './lib/simulator';
 import { runOnVersions, suiteVersions, withN8n, type RunningN8n } from './lib/suite';
 import { waitFor } from './lib/wait';
@@ -352,7 +352,7 @@ async function stop(target: Target): Promise<string> {
 	ids = await taskIds(target, items);
 	const logFrom = logSize(target.logFile);
 	const stoppedAt = Date.now();
-	await restPost(target.session, `/executions/${running.id}/stop`); // the editor's Stop button
+	await restJson(target.session, `/executions/${running.id}/stop`, {}); // the editor's Stop button
 	// n8n has aborted the execution when it answers the Stop (however long a busy machine took to get there).
 	const stopAnswered = Date.now();
 	const ended = await executionOf(target, CASES.stop, running.id, `stopped execution ${running.id}`);
@@ -396,7 +396,7 @@ async function retryStopped(target: Target): Promise<string> {
 	check(stopped, 'the Stop check left a stopped execution');
 	const before = await creationCount(target, STOP_TAG);
 	// n8n answers the retry request when the retried execution ends: do not wait for the answer here.
-	const answer = restPost(target.session, `/executions/${stopped}/retry`, { loadWorkflow: false }).then(
+	const answer = restJson(target.session, `/executions/${stopped}/retry`, { loadWorkflow: false }).then(
 		() => 'answered',
 		(error: Error) => `refused (${error.message.split('\n')[0].slice(0, 120)})`,
 	);
@@ -412,7 +412,7 @@ async function retryStopped(target: Target): Promise<string> {
 		return (isFinal(status) || now >= before + 3) && { status };
 	}, wait);
 	if (!isFinal(status)) {
-		await restPost(target.session, `/executions/${retried.id}/stop`);
+		await restJson(target.session, `/executions/${retried.id}/stop`, {});
 		await executionOf(target, CASES.stop, retried.id, `stopping the retry ${retried.id}`);
 	}
 	const answered = await answer;
@@ -519,7 +519,7 @@ async function retryExecutionCase(target: Target, loadWorkflow: boolean): Promis
 		check(before === 2, `two creations before the retry (${before})`);
 		const failedData = await getExecution(target.install, target.session, failed.id);
 		stored = Object.keys(failedData.data.executionData?.contextData ?? {});
-		await restPost(target.session, `/executions/${failed.id}/retry`, { loadWorkflow });
+		await restJson(target.session, `/executions/${failed.id}/retry`, { loadWorkflow });
 		return await retryOf(target, CASES.retryExecution, failed.id);
 	};
 	const { first, last, resumed } = await resumeAfter404(target, [CASES.retryExecution, tag, 2], retry, [

@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { installCommunityPackage, type N8nInstall } from './installer';
 import { n8nEnv, simulatorCredential, startListening } from './n8n';
 import { freePort, removeNow, removeOnExit, stopProcess } from './process';
-import { activateWorkflow, restPost, whileDatabaseNotReady, type RestSession } from './rest';
+import { activateWorkflow, restJson, whileDatabaseNotReady, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
 import { startMain, type MainProcess, type StartOptions } from './suite';
 
@@ -109,7 +109,7 @@ export interface Deployment extends MainProcess {
 async function createWorkflows(session: RestSession, options: DeploymentOptions): Promise<Map<string, string>> {
 	const actual = new Map<string, string>();
 	const create = async (endpoint: string, body: object) =>
-		(await whileDatabaseNotReady(async () => await restPost<{ id: string }>(session, endpoint, body))).id;
+		(await whileDatabaseNotReady(async () => await restJson<{ id: string }>(session, endpoint, body))).id;
 	for (const credential of [simulatorCredential(options.simulatorUrl), ...(options.credentials ?? [])])
 		actual.set(credential.id, await create('/credentials', credential));
 	for (const workflow of options.workflows) {

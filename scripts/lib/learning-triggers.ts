@@ -14,7 +14,6 @@ import {
 	getExecution,
 	listExecutions,
 	restJson,
-	restPost,
 	waitForExecution,
 	type ExecutionRecord,
 } from './rest';
@@ -63,7 +62,7 @@ export async function scheduleCase(
 		const done = listed.filter((execution) => execution.stoppedAt);
 		return done.length >= runs ? done : undefined;
 	});
-	await restPost(deployment.session, `/workflows/${workflowId}/deactivate`, {});
+	await restJson(deployment.session, `/workflows/${workflowId}/deactivate`, {});
 	const ids = ended.map((execution) => execution.id).sort((a, b) => Number(a) - Number(b));
 	const tasks = await taskRecords(simulatorUrl);
 	const data = db.read(workflowId);
@@ -87,7 +86,7 @@ async function runManually(deployment: Deployment, workflowId: string): Promise<
 		);
 		body = { ...trigger, workflowData };
 	}
-	const started = await restPost<{ executionId?: string }>(deployment.session, `/workflows/${workflowId}/run`, body);
+	const started = await restJson<{ executionId?: string }>(deployment.session, `/workflows/${workflowId}/run`, body);
 	if (!started.executionId) throw new Error(`the manual run did not start: ${JSON.stringify(started)}`);
 	return started.executionId;
 }

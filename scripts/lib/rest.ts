@@ -16,10 +16,19 @@ export interface RestSession {
 	cookie: string;
 }
 
-/** The instance owner that setupOwner creates (the browser test signs in with it). */
+/** The instance owner that signInOwner sets up (the browser test signs in with it). */
 export const OWNER = { email: 'owner@mediagen.test', password: 'Mediagen-e2e-1' };
 
-async function authenticate(baseUrl: string, route: string, body: object): Promise<RestSession> {
+/** A POST with a JSON body, for fetch. */
+export function jsonPost(body: object): RequestInit {
+	return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/** Sets up the owner (OWNER), or logs it in again (`setUp` false, e.g. after a restart); keeps its auth cookie. */
+export async function signInOwner(baseUrl: string, setUp: boolean): Promise<RestSession> {
+	const [route, body] = setUp
+		? ['/owner/setup', { ...OWNER, firstName: 'Test', lastName: 'Owner' }]
+		: ['/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password }];
 	const response = await restRequest({ baseUrl, cookie: '' }, route, jsonPost(body));
 	const cookie = response.headers
 		.getSetCookie()
@@ -27,20 +36,6 @@ async function authenticate(baseUrl: string, route: string, body: object): Promi
 		.find((entry) => entry.startsWith('n8n-auth='));
 	if (!cookie) throw new Error(`POST /rest${route} set no n8n-auth cookie`);
 	return { baseUrl, cookie };
-}
-
-/** A POST with a JSON body, for fetch. */
-export function jsonPost(body: object): RequestInit {
-	return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
-}
-
-export async function setupOwner(baseUrl: string): Promise<RestSession> {
-	return await authenticate(baseUrl, '/owner/setup', { ...OWNER, firstName: 'Test', lastName: 'Owner' });
-}
-
-/** Logs the owner from setupOwner in again (e.g. after a restart). */
-export async function loginOwner(baseUrl: string): Promise<RestSession> {
-	return await authenticate(baseUrl, '/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
 }
 
 /**
@@ -66,9 +61,10 @@ export async function restRequest(
 	return response;
 }
 
-export async function restJson<T>(session: RestSession, pathAndQuery: string): Promise<T> {
-	const body = (await (await restRequest(session, pathAndQuery)).json()) as { data: T };
-	return body.data;
+/** The `data` of a REST route's answer to a GET, or to a POST of `body` (JSON) when one is given. */
+export async function restJson<T>(session: RestSession, pathAndQuery: string, body?: object): Promise<T> {
+	const response = await restRequest(session, pathAndQuery, body && jsonPost(body));
+	return ((await response.json()) as { data: T }).data;
 }
 
 /** One item of a node's output in an execution's run data (as the REST API and `n8n execute --rawOutput` give it). */
@@ -146,7 +142,7 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
 	await waitFor(
 		async (see) => {
 			try {
-				return await restPost(session, `/workflows/${workflowId}/activate`, { versionId }).then(() => true);
+				return await restJson(session, `/workflows/${workflowId}/activate`, { versionId }).then(() => true);
 			} catch (error) {
 				const text = causeOf(error);
 				if (!text.includes('Error validating node parameters')) throw error;
@@ -176,12 +172,6 @@ export async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<
 		},
 		{ deadline: 120_000, describe: "n8n's database to be ready", interval: 1000 },
 	).then(({ value }) => value);
-}
-
-/** Sends a JSON body to a REST route and returns the `data` of its answer. */
-export async function restPost<T>(session: RestSession, pathAndQuery: string, body: object = {}): Promise<T> {
-	const response = await restRequest(session, pathAndQuery, jsonPost(body));
-	return ((await response.json()) as { data: T }).data;
 }
 
 /**

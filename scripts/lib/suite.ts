@@ -14,7 +14,7 @@ import { n8nEnv, simulatorCredential, startN8nServer, waitForChat, waitForWebhoo
 import { ROOT } from './paths';
 import { removeNow, removeOnExit, run, stopProcess } from './process';
 import { log, printLogTail, stepTimer } from './report';
-import { activateWorkflow, loginOwner, setupOwner, whileDatabaseNotReady, type RestSession } from './rest';
+import { activateWorkflow, signInOwner, whileDatabaseNotReady, type RestSession } from './rest';
 import { startSimulator, type SimulatorProcess } from './simulator';
 
 /** The n8n versions a suite runs on: `variable` (comma-separated) or 2.41.1 and 1.123.81. */
@@ -196,7 +196,7 @@ export async function startMain(
 		for (const webhookPath of options.webhookPaths ?? []) await waitForWebhook(server.url, webhookPath, 120_000);
 		for (const chat of options.chats ?? []) await waitForChat(server.url, chat, 120_000);
 	};
-	const session = await whileDatabaseNotReady(async () => await setupOwner(server.url));
+	const session = await whileDatabaseNotReady(async () => await signInOwner(server.url, true));
 	await setUp(session);
 	await registered();
 	const main: MainProcess = {
@@ -208,7 +208,7 @@ export async function startMain(
 			await whileDown?.();
 			main.server = await startN8nServer(install, env, logFile, Number(new URL(server.url).port));
 			main.logFile = logFile;
-			Object.assign(session, await whileDatabaseNotReady(async () => await loginOwner(server.url)));
+			Object.assign(session, await whileDatabaseNotReady(async () => await signInOwner(server.url, false)));
 			await registered();
 		},
 	};
