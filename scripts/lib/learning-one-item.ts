@@ -8,7 +8,7 @@ import { taskRecords, timedPrompt } from './learning-measure';
 import { measured, ofRuns, RENDER_S, renderTimes, type Row } from './learning-rows';
 import type { OtherNodeState, StateAfter } from './learning-static';
 import { AGENT_TOOL, type Workflow } from './learning-workflows';
-import { sendChat, waitForChat } from './n8n';
+import { sendChat, waitForTrigger } from './n8n';
 import type { ModelScript } from './model-server';
 
 /** An agent execution is one tool call of a render of a few seconds: minutes mean n8n is stuck. */
@@ -67,7 +67,7 @@ export function chatSender(deployment: Deployment, workflow: Workflow) {
 
 /** Chats once, uncounted: n8n loads the AI Agent's modules at its first execution, which holds the process seconds. */
 export async function warmUpAgent(deployment: Deployment, workflow: Workflow): Promise<void> {
-	await waitForChat(deployment.server.url, workflow.chatId!, 120_000);
+	await waitForTrigger(deployment.server.url, workflow.chatId!, 120_000, true);
 	// A render of the case's kind and time: the warm-up is a production execution, and what it learns is history.
 	await chatSender(deployment, workflow)(timedPrompt(RENDER_S, `${workflow.id} warm-up `), 'warm-up');
 }

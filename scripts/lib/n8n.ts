@@ -12,7 +12,7 @@ import { freePort, logSince, logSize, spawnLogged, stopProcess, waitForHttp, wai
 import { check } from './report';
 import { jsonPost } from './rest';
 import { SIM_KEY } from './simulator';
-import { waitFor, type WaitOptions } from './wait';
+import { waitFor } from './wait';
 
 /** The environment every suite runs n8n with: isolated user folder, quiet, its own task-broker port. */
 export async function n8nEnv(
@@ -119,36 +119,26 @@ export async function startListening(
 }
 
 /**
- * Waits until a published workflow's production webhook is registered. n8n 2.x activates published workflows
- * in the background after its HTTP server is up; a GET to a POST-only webhook tells the two states apart
- * without starting an execution ("not registered for GET requests" once the POST webhook exists).
+ * Waits until a published workflow's trigger is registered: n8n 2.x activates published workflows in the
+ * background after its HTTP server is up. A GET to a POST-only webhook at `webhookPath` tells the two states apart
+ * without starting an execution ("not registered for GET requests" once the POST webhook exists); a Chat Trigger's
+ * hosted chat page (`chat`: `webhookPath` is its webhook id) answers GET once the workflow is active.
  */
-export async function waitForWebhook(baseUrl: string, webhookPath: string, timeoutMs: number): Promise<void> {
-	await waitForGet(`${baseUrl}/webhook/${webhookPath}`, (text) => /not registered for GET requests/.test(text), {
-		deadline: timeoutMs,
-		describe: `the webhook ${webhookPath} to be registered`,
-	});
-}
-
-/** Waits for a Chat Trigger's production URL (the hosted chat page answers GET once the workflow is active). */
-export async function waitForChat(baseUrl: string, webhookId: string, timeoutMs: number): Promise<void> {
-	await waitForGet(`${baseUrl}/webhook/${webhookId}/chat`, (text) => text.startsWith('HTTP 200 '), {
-		deadline: timeoutMs,
-		describe: `the chat ${webhookId} to be registered`,
-	});
-}
-
-/** Sends GETs to `url` until `registered` holds for its answer ("HTTP <status> <body>"). */
-async function waitForGet(url: string, registered: (text: string) => boolean, options: WaitOptions): Promise<void> {
+export async function waitForTrigger(baseUrl: string, webhookPath: string, timeoutMs: number, chat = false) {
+	const url = `${baseUrl}/webhook/${webhookPath}${chat ? '/chat' : ''}`;
 	await waitFor(
 		async (see) => {
 			const text = await fetch(url)
 				.then(async (response) => `HTTP ${response.status} ${await response.text()}`)
 				.catch((error: Error) => `no answer (${error.message})`);
 			see(text.slice(0, 200));
-			return registered(text);
+			return chat ? text.startsWith('HTTP 200 ') : /not registered for GET requests/.test(text);
 		},
-		{ ...options, interval: 500 },
+		{
+			deadline: timeoutMs,
+			describe: `the ${chat ? 'chat' : 'webhook'} ${webhookPath} to be registered`,
+			interval: 500,
+		},
 	);
 }
 

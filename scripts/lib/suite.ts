@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { ensureN8n, installCommunityPackage, packPackage, type N8nInstall } from './installer';
-import { n8nEnv, simulatorCredential, startN8nServer, waitForChat, waitForWebhook, type N8nServer } from './n8n';
+import { n8nEnv, simulatorCredential, startN8nServer, waitForTrigger, type N8nServer } from './n8n';
 import { ROOT } from './paths';
 import { removeNow, removeOnExit, run, stopProcess } from './process';
 import { log, printLogTail, stepTimer } from './report';
@@ -193,8 +193,8 @@ export async function startMain(
 ): Promise<MainProcess> {
 	const server = await startN8nServer(install, env, options.logFile, options.port);
 	const registered = async () => {
-		for (const webhookPath of options.webhookPaths ?? []) await waitForWebhook(server.url, webhookPath, 120_000);
-		for (const chat of options.chats ?? []) await waitForChat(server.url, chat, 120_000);
+		for (const webhookPath of options.webhookPaths ?? []) await waitForTrigger(server.url, webhookPath, 120_000);
+		for (const chat of options.chats ?? []) await waitForTrigger(server.url, chat, 120_000, true);
 	};
 	const session = await whileDatabaseNotReady(async () => await signInOwner(server.url, true));
 	await setUp(session);
