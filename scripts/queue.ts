@@ -93,7 +93,7 @@ async function checkExecutions(deployment: Deployment, simulatorUrl: string, pro
 /** Every file, read through the main instance from queue mode's binary data mode, equals the API's. */
 async function checkFiles(
 	deployment: Deployment,
-	pg: Service & { user: string; database: string },
+	pg: Service,
 	executions: Awaited<ReturnType<typeof checkExecutions>>,
 ) {
 	const { install, session } = deployment;

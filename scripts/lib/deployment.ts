@@ -18,7 +18,7 @@ import { startMain, type MainProcess, type StartOptions } from './suite';
 
 /** Postgres and Redis for a queue-mode deployment, and the `name` of its own database and Bull prefix in them. */
 interface QueueServices {
-	postgres: Service & { user: string; database: string };
+	postgres: Service;
 	redis: Service;
 	name: string;
 }
@@ -31,7 +31,7 @@ function queueEnv(services: QueueServices, database: string): Record<string, str
 		DB_POSTGRESDB_HOST: '127.0.0.1',
 		DB_POSTGRESDB_PORT: String(services.postgres.port),
 		DB_POSTGRESDB_DATABASE: database,
-		DB_POSTGRESDB_USER: services.postgres.user,
+		DB_POSTGRESDB_USER: 'postgres',
 		DB_POSTGRESDB_PASSWORD: '',
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 		QUEUE_BULL_REDIS_PORT: String(services.redis.port),

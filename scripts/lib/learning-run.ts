@@ -57,7 +57,7 @@ export async function startWorld(
 	for (const version of versions) ensureN8n(version, scope);
 	const packageFolder = installedPackage(packPackage());
 	const simulator = await startSimulator({ taskDurationMs: renderMs, latencyMs });
-	const postgres = await startPostgres(scope, 'n8n');
+	const postgres = await startPostgres(scope);
 	const redis = await startRedis(scope);
 	const modelServer = model ? await startModelServer() : undefined;
 	if (model) modelServer?.setScript(model);

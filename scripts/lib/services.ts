@@ -130,12 +130,9 @@ async function launch(
 /**
  * A throw-away PostgreSQL server: `initdb` into a temporary folder and `postgres` on a free port of 127.0.0.1,
  * both as the `postgres` system user (the server refuses to run as root), trust authentication, durability off
- * (test data). Creates `database`. Stop with SIGINT (fast shutdown).
+ * (test data), its database user `postgres`. Stop with SIGINT (fast shutdown).
  */
-export async function startPostgres(
-	scope: string,
-	database: string,
-): Promise<Service & { user: string; database: string }> {
+export async function startPostgres(scope: string): Promise<Service> {
 	const bin = postgresBinDir();
 	if (!bin) throw new Error('PostgreSQL is not installed (ensureDebianPackages with POSTGRES_PACKAGE)');
 	const isRoot = process.getuid?.() === 0;
@@ -168,12 +165,11 @@ export async function startPostgres(
 			return false;
 		}
 	});
-	postgresQuery({ port, dir }, `create database ${database}`);
 	log(
 		scope,
 		`postgres (${path.basename(path.dirname(bin))}) on 127.0.0.1:${port} as user ${user?.name ?? 'current'}, data in ${data}`,
 	);
-	return { ...service, user: 'postgres', database };
+	return service;
 }
 
 /** Runs SQL against a server from startPostgres (in `database`, if given) and returns psql's unaligned output. */
