@@ -28,13 +28,9 @@ export type Condition<T> = (
 /** What a condition returns once it holds. */
 export type Held<T> = Exclude<T, undefined | null | false>;
 
-/** The deadline of a waitFor passed: `describe` and `lastSeen` say what was awaited and what was there instead. */
+/** The deadline of a waitFor passed: its message says what was awaited and what was there instead. */
 export class WaitTimeout extends Error {
-	constructor(
-		readonly describe: string,
-		readonly lastSeen: string | undefined,
-		readonly waitedMs: number,
-	) {
+	constructor(describe: string, lastSeen: string | undefined, waitedMs: number) {
 		super(`waited ${(waitedMs / 1000).toFixed(1)} s for ${describe}; last seen: ${lastSeen ?? 'nothing'}`);
 		this.name = 'WaitTimeout';
 	}
