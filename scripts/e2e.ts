@@ -61,7 +61,7 @@ function examplesForExecute(): Workflow[] {
 
 /** Checks what one MediaGen node of an example returned over all its runs; returns the line that says so. */
 function checkNode(n8n: N8nFolder, file: string, node: WorkflowNode, runs: RunsOf): string {
-	const simulator = n8n.simulator;
+	const at = `${file}: "${node.name}"`;
 	// A node inside a loop (examples/durable-wait.json) runs more than once: check every run's items.
 	check(
 		runs.length > 0 && runs.every((run) => !run.error),
@@ -79,36 +79,33 @@ function checkNode(n8n: N8nFolder, file: string, node: WorkflowNode, runs: RunsO
 		items.filter((item) => item.json.status === 'completed').map((item) => item.json.taskid),
 	);
 	for (const item of items) {
-		check(
-			typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids),
-			`${file}: "${node.name}" output keeps the task id`,
-		);
+		check(typeof item.json.taskid === 'string' || Array.isArray(item.json.taskids), `${at} output keeps the task id`);
 		// One output shape (docs/waiting-and-output.md, "Output"): status completed/pending/failed, urls, taskType; Delete says "deleted".
 		if (node.parameters.operation === 'delete') {
-			check(item.json.status === 'deleted', `${file}: "${node.name}" status is "deleted"`);
+			check(item.json.status === 'deleted', `${at} status is "deleted"`);
 		} else {
 			check(
 				['completed', 'pending'].includes(String(item.json.status)) && Array.isArray(item.json.urls),
-				`${file}: "${node.name}" has status and urls`,
+				`${at} has status and urls`,
 			);
-			check(item.json.taskType === 'image' || item.json.taskType === 'video', `${file}: "${node.name}" has taskType`);
+			check(item.json.taskType === 'image' || item.json.taskType === 'video', `${at} has taskType`);
 		}
 		if (waited && returnsPending && item.json.status === 'pending') {
 			check(
 				completedIds.has(item.json.taskid),
-				`${file}: "${node.name}" pending task ${String(item.json.taskid)} completed in a later run`,
+				`${at} pending task ${String(item.json.taskid)} completed in a later run`,
 			);
 		} else if (waited) {
-			check(item.json.status === 'completed', `${file}: "${node.name}" task completed`);
+			check(item.json.status === 'completed', `${at} task completed`);
 			check(
-				Array.isArray(item.json.urls) && (item.json.urls as string[]).every((url) => url.startsWith(simulator.url)),
-				`${file}: "${node.name}" result URLs`,
+				Array.isArray(item.json.urls) && (item.json.urls as string[]).every((url) => url.startsWith(n8n.simulator.url)),
+				`${at} result URLs`,
 			);
 		}
 		for (const binary of Object.values(item.binary ?? {})) {
 			check(
 				binary.fileName?.startsWith(`${String(item.json.taskid)}-`),
-				`${file}: "${node.name}" file ${binary.fileName} is named after its task`,
+				`${at} file ${binary.fileName} is named after its task`,
 			);
 			details.push(verifyFile(n8n.userFolder, binary, item.json));
 		}
