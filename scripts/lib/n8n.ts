@@ -1,7 +1,7 @@
 /**
- * Runs an installed n8n (from installer.ts): the environment every suite gives it, long-running processes
- * (`spawnN8n`: start, worker; `startN8nServer`: `n8n start` on a free port, ready), waiting for and calling a
- * published webhook or chat, the simulator credential to import, and workflows as n8n imports them.
+ * Runs an installed n8n (from installer.ts): the environment every suite gives it, long-running processes ready on
+ * a free port (`startListening`: a worker; `startN8nServer`: `n8n start`), waiting for and calling a published
+ * webhook or chat, the simulator credential to import, and workflows as n8n imports them.
  */
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -38,16 +38,6 @@ export async function n8nEnv(
 		N8N_LOG_LEVEL: 'info',
 		...extra,
 	};
-}
-
-/**
- * Starts a long-running n8n process (start, worker, webhook); its output goes to `logFile` if given. It runs
- * in its own process group with the task runners it starts, so that signalProcess/stopProcess reach them all
- * (a SIGKILL to the group is what a crashed container looks like).
- */
-export function spawnN8n(install: N8nInstall, env: NodeJS.ProcessEnv, args: string[], logFile?: string): ChildProcess {
-	const options = { cwd: env.N8N_USER_FOLDER ?? ROOT, env, detached: true };
-	return spawnLogged(install.nodeBin, [install.n8nBin, ...args], options, logFile);
 }
 
 /** A running n8n process (`n8n start`, a worker) and the address of its HTTP server (editor and REST, health check). */
@@ -105,7 +95,11 @@ export async function startListening(
 		const port = chosenPort ?? (await freePort());
 		const url = `http://127.0.0.1:${port}`;
 		const from = logSize(logFile);
-		const child = spawnN8n(install, await envFor(port), args, logFile);
+		const env = await envFor(port);
+		// Its own process group with the task runners it starts, so that signalProcess/stopProcess reach them all (a
+		// SIGKILL to the group is what a crashed container looks like).
+		const options = { cwd: env.N8N_USER_FOLDER ?? ROOT, env, detached: true };
+		const child = spawnLogged(install.nodeBin, [install.n8nBin, ...args], options, logFile);
 		try {
 			await waitForHttp(`${url}/healthz/readiness`, timeoutMs, child);
 			for (const line of ready(port)) await waitForLog(logFile, line, timeoutMs, child, from);
