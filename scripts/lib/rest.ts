@@ -139,19 +139,8 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
 	// Agent example with "Error validating node parameters" for n8n's own OpenAI Chat Model: its publish check had
 	// thrown (WorkflowValidationService.validateNodeParameters), not found an issue. That answer is asked again; any
 	// other refusal, or that one past the deadline, fails the suite.
-	await waitFor(
-		async (see) => {
-			try {
-				return await restJson(session, `/workflows/${workflowId}/activate`, { versionId }).then(() => true);
-			} catch (error) {
-				const text = causeOf(error);
-				if (!text.includes('Error validating node parameters')) throw error;
-				see(text);
-				return false;
-			}
-		},
-		{ deadline: 60_000, describe: `n8n to publish workflow ${workflowId}`, interval: 1000 },
-	);
+	const activate = async () => await restJson(session, `/workflows/${workflowId}/activate`, { versionId });
+	await retryWhile(activate, /Error validating node parameters/, 60_000, `n8n to publish workflow ${workflowId}`);
 }
 
 /**
@@ -159,19 +148,24 @@ export async function activateWorkflow(session: RestSession, workflowId: string)
  * handling it) for a while after a database ping took more than 5 s, which a loaded machine sees at start-up.
  */
 export async function whileDatabaseNotReady<T>(work: () => Promise<T>): Promise<T> {
-	return await waitFor(
+	return await retryWhile(work, /HTTP 503\b.*Database is not ready/, 120_000, "n8n's database to be ready");
+}
+
+/** Runs `work` again, every second up to `deadline` ms, while it fails with a `refusal`; any other error fails. */
+async function retryWhile<T>(work: () => Promise<T>, refusal: RegExp, deadline: number, describe: string) {
+	const { value } = await waitFor(
 		async (see) => {
 			try {
 				return { value: await work() };
 			} catch (error) {
-				const message = (error as Error).message;
-				if (!/HTTP 503\b.*Database is not ready/.test(message)) throw error;
-				see(message.slice(0, 200));
+				if (!refusal.test((error as Error).message)) throw error;
+				see((error as Error).message);
 				return undefined;
 			}
 		},
-		{ deadline: 120_000, describe: "n8n's database to be ready", interval: 1000 },
-	).then(({ value }) => value);
+		{ deadline, describe, interval: 1000 },
+	);
+	return value;
 }
 
 /**
