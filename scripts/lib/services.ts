@@ -3,7 +3,6 @@
  * and throw-away PostgreSQL and Redis servers, each on a free port of 127.0.0.1 in a temporary folder, run as
  * their own system user when we are root. The packages' own system services are never used.
  */
-import type { ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -77,11 +76,9 @@ export const REDIS_PACKAGE = { name: 'redis-server', present: () => redisServerB
 const POSTGRES_ENV = { ...process.env, LC_ALL: 'C' };
 
 export interface Service {
-	child: ChildProcess;
 	port: number;
 	/** Temporary folder holding the service's data and log. */
 	dir: string;
-	log: string;
 	stop(): Promise<void>;
 }
 
@@ -124,7 +121,7 @@ async function launch(
 		await stopProcess(child, 20_000, stopSignal);
 		removeNow(dir);
 	};
-	return { child, port, dir, log: logFile, stop };
+	return { port, dir, stop };
 }
 
 /**
