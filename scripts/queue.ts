@@ -101,30 +101,22 @@ async function checkFiles(
 	let bytesRead = 0;
 	const taskIds = new Set<string>();
 	for (const execution of executions) {
+		const at = `execution ${execution.id}:`;
 		const full = await getExecution(install, session, execution.id);
-		check(!full.data.resultData.error, `execution ${execution.id}: ${full.data.resultData.error?.message}`);
+		check(!full.data.resultData.error, `${at} ${full.data.resultData.error?.message}`);
 		const [item] = outputOf(full, CREATE_NODE);
 		check(item, `execution ${execution.id} has the MediaGen output item`);
-		check(
-			item.json.status === 'completed' && Array.isArray(item.json.urls),
-			`execution ${execution.id}: task completed with urls`,
-		);
+		check(item.json.status === 'completed' && Array.isArray(item.json.urls), `${at} task completed with urls`);
 		taskIds.add(String(item.json.taskid));
 		const binary = item.binary?.data;
-		check(
-			binary?.id,
-			`execution ${execution.id}: the item has a stored binary file (id), got ${JSON.stringify(item.binary)}`,
-		);
+		check(binary?.id, `${at} the item has a stored binary file (id), got ${JSON.stringify(item.binary)}`);
 		modes.add(binary.id.split(':')[0]);
 		const viaMain = await readBinary(session, binary.id);
 		const original = Buffer.from(await (await fetch((item.json.urls as string[])[0])).arrayBuffer());
-		check(
-			viaMain.subarray(1, 4).toString('ascii') === 'PNG',
-			`execution ${execution.id}: the file read through the main instance is a PNG`,
-		);
+		check(viaMain.subarray(1, 4).toString('ascii') === 'PNG', `${at} the file read through the main instance is a PNG`);
 		check(
 			viaMain.equals(original),
-			`execution ${execution.id}: the file read through the main instance equals the API's file (${viaMain.length} vs ${original.length} bytes)`,
+			`${at} the file read through the main instance equals the API's file (${viaMain.length} vs ${original.length} bytes)`,
 		);
 		bytesRead += viaMain.length;
 	}
