@@ -115,12 +115,17 @@ export async function withN8nFolder(
 		const cli = (...args: string[]) => run(install.nodeBin, [install.n8nBin, ...args], { env });
 		// ensureN8n checked that `n8n --version` prints `version`.
 		log(scope, `n8n ${version} on Node ${run(install.nodeBin, ['--version']).trim()}`);
-		importInto(
-			cli,
-			userFolder,
-			[simulatorCredential(simulator.url), ...(options.credentials ?? [])],
-			options.workflows,
-		);
+		const credentials = [simulatorCredential(simulator.url), ...(options.credentials ?? [])];
+		const credentialsFile = path.join(userFolder, 'credentials.json');
+		writeFileSync(credentialsFile, JSON.stringify(credentials));
+		cli('import:credentials', `--input=${credentialsFile}`);
+		const workflowsFolder = path.join(userFolder, 'workflows');
+		if (options.workflows?.length) {
+			mkdirSync(workflowsFolder);
+			for (const workflow of options.workflows)
+				writeFileSync(path.join(workflowsFolder, `${workflow.id}.json`), JSON.stringify(workflow));
+			cli('import:workflow', '--separate', `--input=${workflowsFolder}`);
+		}
 		step('simulator, package and import');
 		await body({ version, install, env, userFolder, simulator, cli, step });
 		passed = true;
@@ -131,18 +136,6 @@ export async function withN8nFolder(
 		step('shutdown');
 		log(scope, `n8n ${version}: ${summary()}`);
 	}
-}
-
-/** Imports through n8n's CLI, from files in the user folder. */
-function importInto(cli: N8nFolder['cli'], dir: string, credentials: object[], workflows: N8nOptions['workflows']) {
-	const credentialsFile = path.join(dir, 'credentials.json');
-	writeFileSync(credentialsFile, JSON.stringify(credentials));
-	cli('import:credentials', `--input=${credentialsFile}`);
-	if (!workflows?.length) return;
-	const folder = path.join(dir, 'workflows');
-	mkdirSync(folder);
-	for (const workflow of workflows) writeFileSync(path.join(folder, `${workflow.id}.json`), JSON.stringify(workflow));
-	cli('import:workflow', '--separate', `--input=${folder}`);
 }
 
 /**
