@@ -1,8 +1,8 @@
 /**
- * The main `n8n start` lifecycle of every real-n8n suite (startMain: suite.ts's withN8n uses it too), and a running
- * n8n deployment for test:queue and test:learning, as users run one: regular mode (`n8n start`, SQLite) or queue
- * mode (a main and `n8n worker` processes sharing Postgres and Redis), each process with its own user folder and the
- * packed package installed as a community package (as separate machines would).
+ * A running n8n deployment for test:queue and test:learning, as users run one: regular mode (`n8n start`, SQLite)
+ * or queue mode (a main and `n8n worker` processes sharing Postgres and Redis), each process with its own user
+ * folder and the packed package installed as a community package (as separate machines would). Its main is
+ * suite.ts's MainProcess (startMain), as every real-n8n suite's is.
  */
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,30 +15,6 @@ import { freePort, removeNow, removeOnExit, stopProcess } from './process';
 import { activateWorkflow, restJson, whileDatabaseNotReady, type RestSession } from './rest';
 import { postgresQuery, type Service } from './services';
 import { startMain, type MainProcess, type StartOptions } from './suite';
-
-/** Postgres and Redis for a queue-mode deployment, and the `name` of its own database and Bull prefix in them. */
-interface QueueServices {
-	postgres: Service;
-	redis: Service;
-	name: string;
-}
-
-/** What queue mode needs in every process's environment (main and workers alike). */
-function queueEnv(services: QueueServices, database: string): Record<string, string> {
-	return {
-		EXECUTIONS_MODE: 'queue',
-		DB_TYPE: 'postgresdb',
-		DB_POSTGRESDB_HOST: '127.0.0.1',
-		DB_POSTGRESDB_PORT: String(services.postgres.port),
-		DB_POSTGRESDB_DATABASE: database,
-		DB_POSTGRESDB_USER: 'postgres',
-		DB_POSTGRESDB_PASSWORD: '',
-		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-		QUEUE_BULL_REDIS_PORT: String(services.redis.port),
-		QUEUE_BULL_PREFIX: `bull-${services.name}`,
-		N8N_LOG_LEVEL: 'info',
-	};
-}
 
 /** Starts `n8n worker` and waits until its health endpoint is ready. */
 async function startWorker(
@@ -84,8 +60,8 @@ export interface DeploymentOptions extends Pick<StartOptions, 'webhookPaths'> {
 	/** Credentials besides the simulator's, with the ids the workflows name. */
 	credentials?: Array<{ id: string; name: string; type: string; data: object }>;
 	logDir: string;
-	/** Queue mode when set: Postgres and Redis, and how many workers. */
-	queue?: { services: QueueServices; workers: number };
+	/** Queue mode when set: Postgres, Redis, the `name` of its database and Bull prefix in them, how many workers. */
+	queue?: { services: { postgres: Service; redis: Service; name: string }; workers: number };
 }
 
 /** A running deployment: its main (MainProcess in suite.ts: its restart leaves the workers running) and more. */
@@ -139,7 +115,22 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		for (const folder of folders) cpSync(options.packageFolder, path.join(work, folder, '.n8n'), { recursive: true });
 		const database = queue && `n8n_${queue.services.name.replace(/\W/g, '_')}`;
 		if (queue) postgresQuery(queue.services.postgres, `create database ${database}`);
-		const modeEnv = queue && database ? queueEnv(queue.services, database) : {};
+		// What queue mode needs in every process's environment (main and workers alike).
+		const modeEnv: Record<string, string> = queue
+			? {
+					EXECUTIONS_MODE: 'queue',
+					DB_TYPE: 'postgresdb',
+					DB_POSTGRESDB_HOST: '127.0.0.1',
+					DB_POSTGRESDB_PORT: String(queue.services.postgres.port),
+					DB_POSTGRESDB_DATABASE: database!,
+					DB_POSTGRESDB_USER: 'postgres',
+					DB_POSTGRESDB_PASSWORD: '',
+					QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+					QUEUE_BULL_REDIS_PORT: String(queue.services.redis.port),
+					QUEUE_BULL_PREFIX: `bull-${queue.services.name}`,
+					N8N_LOG_LEVEL: 'info',
+				}
+			: {};
 		const mainLog = path.join(options.logDir, 'main.log');
 		const workerLogs = folders.slice(1).map((name) => path.join(options.logDir, `${name}.log`));
 		// The workers start once the main is ready, that is its database migrated: n8n 1.x takes no migration lock,
