@@ -63,28 +63,25 @@ export function track<T extends ChildProcess>(child: T, processGroup = false): T
 		children.delete(child);
 		// Whatever the group leader left behind (e.g. a task runner) goes with it, while the group id is still
 		// theirs; then forget the group, so that a reused process id is never signalled.
-		if (groups.delete(child) && child.pid) {
-			try {
-				process.kill(-child.pid, 'SIGKILL');
-			} catch {
-				// nothing left
-			}
-		}
+		if (groups.delete(child) && child.pid) signalGroup(child.pid, 'SIGKILL');
 	});
 	return child;
 }
 
 /** Sends a signal to a child, or to its whole process group when it leads one. */
 export function signalProcess(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (groups.has(child) && child.pid) {
-		try {
-			process.kill(-child.pid, signal);
-			return;
-		} catch {
-			// the group is gone already
-		}
-	}
+	if (groups.has(child) && child.pid && signalGroup(child.pid, signal)) return;
 	if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+}
+
+/** Sends a signal to a process group; false when the group is gone already. */
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+	try {
+		process.kill(-pid, signal);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 // Signals reach this too: runMain turns them into process.exit.
