@@ -16,27 +16,6 @@ import { activateWorkflow, restJson, whileDatabaseNotReady, type RestSession } f
 import { postgresQuery, type Service } from './services';
 import { startMain, type MainProcess, type StartOptions } from './suite';
 
-/** Starts `n8n worker` and waits until its health endpoint is ready. */
-async function startWorker(
-	install: N8nInstall,
-	userFolder: string,
-	env: Record<string, string>,
-	concurrency: number,
-	logFile: string,
-): Promise<ChildProcess> {
-	const workerEnv = async (port: number) =>
-		await n8nEnv(install, userFolder, {
-			...env,
-			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-			QUEUE_HEALTH_CHECK_PORT: String(port),
-			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-			// Unused by workers, but n8n reads it: keep every process off the default 5678.
-			N8N_PORT: String(await freePort()),
-		});
-	const args = ['worker', `--concurrency=${concurrency}`];
-	return (await startListening(install, args, logFile, workerEnv, () => [])).child;
-}
-
 /**
  * The packed package (packPackage's tarball, removed here) installed once as n8n installs a community package, for
  * every process of every deployment to copy (its `.n8n` folder): it is the same whatever the n8n version.
@@ -141,9 +120,20 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 		main = await startMain(install, mainEnv, { ...options, logFile: mainLog }, async (session) => {
 			ids = await createWorkflows(session, options);
 		});
+		// An `n8n worker` is ready when its health endpoint answers: there is no log line to wait for.
+		const workerEnv = (name: string) => async (port: number) =>
+			await n8nEnv(install, path.join(work, name), {
+				...modeEnv,
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(port),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				// Unused by workers, but n8n reads it: keep every process off the default 5678.
+				N8N_PORT: String(await freePort()),
+			});
 		await Promise.all(
 			folders.slice(1).map(async (name, index) => {
-				workers.push(await startWorker(install, path.join(work, name), modeEnv, 10, workerLogs[index]));
+				const args = ['worker', '--concurrency=10'];
+				workers.push((await startListening(install, args, workerLogs[index], workerEnv(name), () => [])).child);
 			}),
 		);
 		const idOf = (workflowId: string) => ids.get(workflowId) ?? workflowId;
