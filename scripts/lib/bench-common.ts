@@ -41,6 +41,14 @@ export interface Figure {
 /** A figure shown with no target. */
 export const report = (name: string, value: string): Figure => ({ name, value, target: 'report', pass: null });
 
+/** `value` (shown with `digits` decimals, then `more`) held to at most `limit`. */
+export const atMost = (name: string, value: number, limit: number, more = '', digits = 2): Figure => ({
+	name,
+	value: `${value.toFixed(digits)}${more}`,
+	target: `≤ ${limit}`,
+	pass: value <= limit,
+});
+
 /** Wall time `a` against `b` ("a ÷ b = ratio", then `more`), held to at most `limit`. */
 export const ratio = (name: string, a: number, b: number, limit: number, more = ''): Figure => ({
 	name,
