@@ -40,8 +40,8 @@ import { mean, taskRecords } from './lib/learning-measure';
 import { ROOT } from './lib/paths';
 import { injectFault, resetSimulator, simulatorRecord, startSimulator, type SimulatorProcess } from './lib/simulator';
 
-/** A fresh simulator record whose eleventh info answer comes 20 s late (the head-of-line case). */
-async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
+/** `run` on a fresh simulator record whose eleventh info answer comes 20 s late (the head-of-line case). */
+async function withStall<T>(sim: SimulatorProcess, run: () => Promise<T>): Promise<T> {
 	await resetSimulator(sim.url);
 	await injectFault(sim.url, {
 		path: '/v1/tlimages/infobytaskid',
@@ -49,6 +49,7 @@ async function stallOneInfoAnswer(sim: SimulatorProcess): Promise<void> {
 		times: 1,
 		action: { type: 'delay', ms: 20_000 },
 	});
+	return await run();
 }
 
 /** One node run: its result, seconds, and this process's peak RSS since it started over the base line before it. */
@@ -126,12 +127,9 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 		await warmUp(sim);
 		await resetSimulator(sim.url);
 		const clean = await nodeRun(sim, ideas(50), interval, false);
-		await stallOneInfoAnswer(sim);
-		const stalled = await nodeRun(sim, ideas(50), interval, false);
-		await stallOneInfoAnswer(sim);
-		const stalledFixed = await nodeRun(sim, ideas(50), interval, false, FIXED);
-		await stallOneInfoAnswer(sim);
-		const anchor = await anchorRun(sim, 50, interval);
+		const stalled = await withStall(sim, async () => await nodeRun(sim, ideas(50), interval, false));
+		const stalledFixed = await withStall(sim, async () => await nodeRun(sim, ideas(50), interval, false, FIXED));
+		const anchor = await withStall(sim, async () => await anchorRun(sim, 50, interval));
 		sim.child.kill();
 		return [
 			ratio('Head of line: 50 items, one info answer stalled 20 s: wall ÷ wall without', stalled, clean, 1.2),

@@ -80,6 +80,13 @@ async function post(sim: SimulatorProcess, pathname: string, body: string, conte
 	}).catch(() => undefined);
 }
 
+/** `each` on every entry of `list` in turn (runs at once would share the machine), their results in one list. */
+export async function inTurn<T, R>(list: readonly T[], each: (entry: T) => Promise<R[]>): Promise<R[]> {
+	const all: R[] = [];
+	for (const entry of list) all.push(...(await each(entry)));
+	return all;
+}
+
 export const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

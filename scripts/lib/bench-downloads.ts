@@ -8,7 +8,7 @@ import { runNode } from '../../test/harness';
 import { fixtureBytes } from '../../test/fixtures/media';
 import { HostileServer, sendJson } from '../../test/hostile-server';
 import { mdatHead } from '../../test/simulator/server';
-import { MB, ratio, RTT_MS, s, type Figure } from './bench-common';
+import { inTurn, MB, ratio, RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeParameters, peakGrowth } from './bench-results';
 
 const KEY = 'bench-downloads-key';
@@ -155,8 +155,4 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 	}
 }
 
-export async function downloadsCase(): Promise<Figure[]> {
-	const figures: Figure[] = [];
-	for (const shape of SHAPES) figures.push(...(await measureShape(shape)));
-	return figures;
-}
+export const downloadsCase = async (): Promise<Figure[]> => await inTurn(SHAPES, measureShape);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { runNode } from '../../test/harness';
 import { taskRecords, timedPrompt, mean } from './learning-measure';
 import { renderTimes } from './learning-rows';
-import { atMost, RTT_MS, type Figure } from './bench-common';
+import { atMost, inTurn, RTT_MS, type Figure } from './bench-common';
 import { FIXED } from './bench-polling';
 import { nodeParameters } from './bench-results';
 import { startSimulator, type SimulatorProcess } from './simulator';
@@ -65,9 +65,7 @@ class Bench {
 
 	/** One item per execution: a pair per render, one after another. */
 	async executions(workflowId: string, times: number[]): Promise<Pair[]> {
-		const pairs: Pair[] = [];
-		for (const seconds of times) pairs.push(await this.pair(workflowId, [seconds]));
-		return pairs;
+		return await inTurn(times, async (seconds) => [await this.pair(workflowId, [seconds])]);
 	}
 }
 

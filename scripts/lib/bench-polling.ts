@@ -2,7 +2,7 @@
  * The benchmark's cases about where polls go (docs/performance.md#poll-schedule): acrossRuns, fixedDurations and
  * neverWorse; and `measure` (a run against the simulator's record), which bench-spread.ts also uses.
  */
-import { ideas, RTT_MS, s, type Figure } from './bench-common';
+import { atMost, ideas, inTurn, RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeRun, stridedPrompts, type NodeRunExtras } from './bench-results';
 import { taskRecords, mean, median } from './learning-measure';
 import { injectFault, resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
@@ -43,16 +43,22 @@ export const list = (values: number[], digits = 2) => values.map((value) => valu
 
 export const FIXED: NodeRunExtras = { options: { pollSchedule: 'fixed' } };
 
-/** The download modes a case runs (`BENCH_SPREAD_MODES=on` or `off` runs one): with downloads, two round trips. */
-export const downloadModes = () =>
-	(process.env.BENCH_SPREAD_MODES ?? 'on,off')
-		.split(',')
-		.map((name) => name === 'on')
-		.map((download) => ({
-			download,
-			mode: download ? 'defaults (downloads on)' : 'Download Results off',
-			trips: download ? 2 : 1,
-		}));
+/**
+ * `figuresOf` each download mode in turn (`BENCH_SPREAD_MODES=on` or `off` runs one; with downloads, two round
+ * trips), then `sim` stopped.
+ */
+export async function inDownloadModes(
+	sim: SimulatorProcess,
+	figuresOf: (mode: { download: boolean; mode: string; trips: number }) => Promise<Figure[]>,
+): Promise<Figure[]> {
+	const modes = (process.env.BENCH_SPREAD_MODES ?? 'on,off').split(',').map((name) => name === 'on');
+	const figures = await inTurn(modes, async (download) => {
+		const mode = download ? 'defaults (downloads on)' : 'Download Results off';
+		return await figuresOf({ download, mode, trips: download ? 2 : 1 });
+	});
+	sim.child.kill();
+	return figures;
+}
 
 export async function acrossRunsCase(): Promise<Figure[]> {
 	const count = 200;
@@ -141,8 +147,7 @@ export async function neverWorseCase(): Promise<Figure[]> {
 		{ name: 'first 20 renders 1 s, the other 80 8 s', prompts: fastFirst },
 		{ name: 'one item of 5 s', prompts: ['[sim:seconds=5] idea 0'] },
 	];
-	const figures: Figure[] = [];
-	for (const scenario of scenarios) {
+	const figures = await inTurn(scenarios, async (scenario) => {
 		// Two pairs, fixed and learned alternating; the median ratio (a loaded machine shifts single runs).
 		const ratios: number[] = [];
 		const walls: string[] = [];
@@ -154,13 +159,9 @@ export async function neverWorseCase(): Promise<Figure[]> {
 			ratios.push(learned.wallMs / fixed.wallMs);
 			walls.push(`${(learned.wallMs / 1000).toFixed(1)}/${(fixed.wallMs / 1000).toFixed(1)}`);
 		}
-		figures.push({
-			name: `Never worse than the grid, ${scenario.name}, interval 2 s: wall learned ÷ fixed`,
-			value: `${median(ratios).toFixed(2)} (${walls.join(' ')} s)`,
-			target: '≤ 1.05',
-			pass: median(ratios) <= 1.05,
-		});
-	}
+		const name = `Never worse than the grid, ${scenario.name}, interval 2 s: wall learned ÷ fixed`;
+		return [atMost(name, median(ratios), 1.05, ` (${walls.join(' ')} s)`)];
+	});
 	sim.child.kill();
 	return figures;
 }

@@ -3,7 +3,7 @@
  * 6 s, beside Fixed Interval and the loop: how long after the last render each one's output came.
  */
 import { repeatsOr, report, RTT_MS, s, type Figure } from './bench-common';
-import { downloadModes, FIXED } from './bench-polling';
+import { inDownloadModes, FIXED } from './bench-polling';
 import { clearBinaryStorage, loopRun, nodeRun } from './bench-results';
 import { taskRecords, timedPrompt, mean } from './learning-measure';
 import { resetSimulator, startSimulator, type SimulatorProcess } from './simulator';
@@ -52,8 +52,7 @@ export async function renderDropCase(): Promise<Figure[]> {
 	const sim = await startSimulator({ taskDurationMs: 5000, latencyMs: RTT_MS });
 	await nodeRun(sim, ['idea warm'], 500, true);
 	clearBinaryStorage();
-	const figures: Figure[] = [];
-	for (const { download, mode } of downloadModes()) {
+	return await inDownloadModes(sim, async ({ download, mode }) => {
 		const workflow = (repeat: number) => `drop-${download ? 'on' : 'off'}-${repeat}`;
 		// Production workflows (one per repeat) that learned 15 s renders, taught at once: one batch each, then another.
 		for (let batch = 0; batch < 2; batch++)
@@ -71,7 +70,7 @@ export async function renderDropCase(): Promise<Figure[]> {
 		}
 		const meanOf = (name: Design, figure: 'after' | 'calls') => mean(runs.map((run) => run[name][figure]));
 		const allowance = 100;
-		figures.push(
+		return [
 			{
 				name: `Renders drop from a learned 15 s ± 40 % to 6 s ± 40 %, 20 items, interval 1 s, ${mode}: output after the last render, learned / Fixed Interval / loop, mean of ${repeats}`,
 				value: `${s(meanOf('learned', 'after'))} / ${s(meanOf('fixed', 'after'))} / ${s(meanOf('loop', 'after'))} (learned ${runs.map((run) => s(run.learned.after)).join(', ')}; fixed ${runs.map((run) => s(run.fixed.after)).join(', ')})`,
@@ -82,8 +81,6 @@ export async function renderDropCase(): Promise<Figure[]> {
 				'   … info calls per task, learned / Fixed Interval / loop',
 				`${meanOf('learned', 'calls').toFixed(2)} / ${meanOf('fixed', 'calls').toFixed(2)} / ${meanOf('loop', 'calls').toFixed(2)}`,
 			),
-		);
-	}
-	sim.child.kill();
-	return figures;
+		];
+	});
 }

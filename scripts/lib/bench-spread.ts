@@ -4,7 +4,7 @@
  */
 import { atMost, repeatsOr, report, RTT_MS, s, type Figure } from './bench-common';
 import { mean } from './learning-measure';
-import { downloadModes, FIXED, list, measure, type Measured } from './bench-polling';
+import { inDownloadModes, FIXED, list, measure, type Measured } from './bench-polling';
 import { clearBinaryStorage, loopRun, nodeRun, spreadPrompts, type NodeRunExtras } from './bench-results';
 import { startSimulator, type SimulatorProcess } from './simulator';
 
@@ -25,8 +25,7 @@ const spreadRenders = (shift: number) => spreadPrompts(500, 3 + shift, 7 + shift
 
 export async function spreadCase(): Promise<Figure[]> {
 	const sim = await warmSimulator();
-	const figures: Figure[] = [];
-	for (const { download, mode, trips } of downloadModes()) {
+	return await inDownloadModes(sim, async ({ download, mode, trips }) => {
 		const run = async (work: () => Promise<number>) => await measure(sim, trips, work, download);
 		const nodeAt = async (shift: number, extras: NodeRunExtras) =>
 			await run(async () => await nodeRun(sim, spreadRenders(shift), INTERVAL, download, extras));
@@ -39,7 +38,7 @@ export async function spreadCase(): Promise<Figure[]> {
 		}
 		const toFloor = runs.map(({ node }) => node.wallMs / node.floorMs);
 		const toLoop = runs.map(({ node, loop }) => node.wallMs / loop.wallMs);
-		figures.push(
+		return [
 			{
 				name: `500 items, D 3–7 s shifted by 0/0.5/1/1.5 s, interval 2 s, RTT 150 ms, ${mode}: node ÷ its floor`,
 				value: `${list(toFloor)} (walls ${runs.map(({ node }) => s(node.wallMs)).join(', ')})`,
@@ -61,17 +60,14 @@ export async function spreadCase(): Promise<Figure[]> {
 				'   … its first run (nothing learned yet) beside the fixed grid: node ÷ floor, calls per task',
 				`learned ${(first.wallMs / first.floorMs).toFixed(2)}, ${first.calls.toFixed(2)}; fixed ${(fixed.wallMs / fixed.floorMs).toFixed(2)}, ${fixed.calls.toFixed(2)}`,
 			),
-		);
-	}
-	sim.child.kill();
-	return figures;
+		];
+	});
 }
 
 export async function coldBatchCase(): Promise<Figure[]> {
 	const repeats = repeatsOr(2);
 	const sim = await warmSimulator();
-	const figures: Figure[] = [];
-	for (const { download, mode, trips } of downloadModes()) {
+	return await inDownloadModes(sim, async ({ download, mode, trips }) => {
 		const runs: Array<{ loop: Measured; cold: Measured; fixed: Measured }> = [];
 		for (let repeat = 0; repeat < repeats; repeat++)
 			for (const [index, shift] of SHIFTS.entries()) {
@@ -91,7 +87,7 @@ export async function coldBatchCase(): Promise<Figure[]> {
 		const coldToLoop = runs.map(({ cold, loop }) => cold.wallMs / loop.wallMs);
 		const fixedToLoop = runs.map(({ fixed, loop }) => fixed.wallMs / loop.wallMs);
 		const calls = (pick: (run: (typeof runs)[number]) => Measured) => mean(runs.map((run) => pick(run).calls));
-		figures.push(
+		return [
 			{
 				name: `A workflow's first batch (nothing known), 500 items, D 3–7 s shifted by 0/0.5/1/1.5 s × ${repeats}, interval 2 s, ${mode}: node ÷ HTTP Request loop, mean`,
 				value: `${mean(coldToLoop).toFixed(3)} (${list(coldToLoop)})`,
@@ -114,10 +110,8 @@ export async function coldBatchCase(): Promise<Figure[]> {
 					.map((name) => s(mean(runs.map((run) => lastSeenAfter(run[name])))))
 					.join(' / '),
 			),
-		);
-	}
-	sim.child.kill();
-	return figures;
+		];
+	});
 }
 
 /** How long after the run's last render ended the node first saw it done (ms). */
