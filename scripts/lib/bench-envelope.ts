@@ -75,6 +75,17 @@ const perTask = (runs: Measured[], key: 'after' | 'checks' | 'grid') => mean(run
 const over = (runs: Measured[]) =>
 	runs.flatMap((run) => run.checks.filter((checks, index) => checks > run.grid[index] + 1)).length;
 
+/** Checks per task against Fixed Interval's (`factor` × it at most, or it and 0.1), none over the grid's and one. */
+function checksFigure(title: string, learned: Measured[], fixed: Measured[], factor = 1): Figure {
+	const [a, b] = [perTask(learned, 'checks'), perTask(fixed, 'checks')];
+	return {
+		name: `${title}checks per task, learned / Fixed Interval (none over the grid’s and one)`,
+		value: `${a.toFixed(2)} / ${b.toFixed(2)} (${over(learned)} over)`,
+		target: factor === 1 ? '≤ Fixed Interval + 0.1' : `≤ ${factor} × Fixed Interval`,
+		pass: a <= (factor === 1 ? b + 0.1 : factor * b) && over(learned) === 0,
+	};
+}
+
 /** One item per execution: per execution, time after the render (I) and checks, learned against Fixed Interval. */
 function oneItemFigures(title: string, pairs: Pair[]): Figure[] {
 	const learned = pairs.map((pair) => pair.learned);
@@ -87,27 +98,14 @@ function oneItemFigures(title: string, pairs: Pair[]): Figure[] {
 			target: `≤ ${inI(perTask(fixed, 'after') + 0.25 * I)}`,
 			pass: perTask(learned, 'after') <= perTask(fixed, 'after') + 0.25 * I,
 		},
-		{
-			name: '   … checks per task, learned / Fixed Interval (none over the grid’s and one)',
-			value: `${perTask(learned, 'checks').toFixed(2)} / ${perTask(fixed, 'checks').toFixed(2)} (${over(learned)} over)`,
-			target: '≤ Fixed Interval + 0.1',
-			pass: perTask(learned, 'checks') <= perTask(fixed, 'checks') + 0.1 && over(learned) === 0,
-		},
+		checksFigure('   … ', learned, fixed),
 	];
 }
 
 /** A batch: checks per task against Fixed Interval's (`factor` × it at most), and the last result. */
-function batchFigures(title: string, pair: Pair, factor = 1): Figure[] {
-	const { learned, fixed } = pair;
-	const [a, b] = [perTask([learned], 'checks'), perTask([fixed], 'checks')];
-	const allowed = factor === 1 ? b + 0.1 : factor * b;
+function batchFigures(title: string, { learned, fixed }: Pair, factor = 1): Figure[] {
 	return [
-		{
-			name: `${title}: checks per task, learned / Fixed Interval (none over the grid’s and one)`,
-			value: `${a.toFixed(2)} / ${b.toFixed(2)} (${over([learned])} over)`,
-			target: factor === 1 ? '≤ Fixed Interval + 0.1' : `≤ ${factor} × Fixed Interval`,
-			pass: a <= allowed && over([learned]) === 0,
-		},
+		checksFigure(`${title}: `, [learned], [fixed], factor),
 		{
 			name: '   … last result after the last render (I), learned / Fixed Interval',
 			value: `${inI(learned.lastAfter)} / ${inI(fixed.lastAfter)}`,
