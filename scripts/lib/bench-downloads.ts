@@ -43,9 +43,8 @@ const SHAPES: Shape[] = [
 /** The host: the API (tasks done at once, one file each) and the files, every answer RTT_MS late. */
 class FileHost {
 	readonly server = new HostileServer(() => {});
-	gets = 0;
-	sent = 0;
-	private created = 0;
+	/** File GETs, bytes sent and tasks created since the last reset (task `task-i` gets file i). */
+	count = { gets: 0, sent: 0, created: 0 };
 
 	constructor(private readonly shape: Shape) {
 		this.server.setHandler((request, response) => {
@@ -60,10 +59,10 @@ class FileHost {
 			return sendJson(response, { code: 1000, msg: 'ok', data: { taskid, image_status: 2, url: [url] } });
 		}
 		if (path.startsWith('/v1/')) {
-			const index = this.created++;
+			const index = this.count.created++;
 			return sendJson(response, { code: 1000, msg: 'ok', data: { taskid: `task-${index}` } });
 		}
-		this.gets++;
+		this.count.gets++;
 		this.send(response, this.shape.files[Number(/task-(\d+)/.exec(path)?.[1] ?? 0)]);
 	}
 
@@ -81,7 +80,7 @@ class FileHost {
 			while (at < size && !response.destroyed) {
 				const piece = at === 0 ? head : chunk.subarray(0, Math.min(chunk.length, size - at));
 				at += piece.length;
-				this.sent += piece.length;
+				this.count.sent += piece.length;
 				if (file.stall) return; // the first bytes, then nothing more
 				if (!response.write(piece)) return void response.once('drain', pump);
 			}
@@ -91,9 +90,7 @@ class FileHost {
 	}
 
 	reset(): void {
-		this.gets = 0;
-		this.sent = 0;
-		this.created = 0;
+		this.count = { gets: 0, sent: 0, created: 0 };
 	}
 }
 
@@ -118,7 +115,7 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 				completed: result.output.filter((item) => item.binary?.data).length,
 			};
 		});
-		const { gets, sent } = host;
+		const { gets, sent } = host.count;
 		const stalled = shape.files.filter((file) => file.stall).length;
 		const figures: Figure[] = [
 			{
@@ -145,7 +142,7 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 			host.reset();
 			const loopMs = await loopRun({ credentials }, prompts, 500, true);
 			clearBinaryStorage();
-			const loopGets = ` (the loop: ${(host.gets / count).toFixed(2)} GETs per file)`;
+			const loopGets = ` (the loop: ${(host.count.gets / count).toFixed(2)} GETs per file)`;
 			const name = '   … wall time, node ÷ HTTP Request loop (every file of a round at once)';
 			figures.push(ratio(name, node.wallMs, loopMs, shape.loop, loopGets));
 		}

@@ -37,6 +37,7 @@ async function dropRun(
 		timed('loop', loopRun(sim, timedPrompts(times, 'loop'), interval, download)),
 	]);
 	const tasks = await taskRecords(sim.url);
+	clearBinaryStorage(download);
 	const figure = (name: Design) => {
 		const mine = tasks.filter((task) => task.createdAt >= since && task.prompt.includes(`] ${name} `));
 		const lastEnd = Math.max(...mine.map((task) => task.doneAt));
@@ -64,10 +65,8 @@ export async function renderDropCase(): Promise<Figure[]> {
 			);
 		clearBinaryStorage(download);
 		const runs: Array<Record<Design, { after: number; calls: number }>> = [];
-		for (let repeat = 0; repeat < repeats; repeat++) {
+		for (let repeat = 0; repeat < repeats; repeat++)
 			runs.push(await dropRun(sim, seededRenders(count, 6, 2000 + repeat), interval, download, workflow(repeat)));
-			clearBinaryStorage(download);
-		}
 		const meanOf = (name: Design, figure: 'after' | 'calls') => mean(runs.map((run) => run[name][figure]));
 		const allowance = 100;
 		return [

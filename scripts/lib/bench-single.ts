@@ -31,10 +31,7 @@ function kindOf(index: number): { batchsize: number; resolution: string } {
 }
 
 /** Mean time after the floor in Poll Intervals, and info calls per task. */
-interface Measured {
-	after: number;
-	calls: number;
-}
+type Measured = { after: number; calls: number };
 
 type Verdict = (learned: Measured, fixed: Measured) => { target: string; pass: boolean };
 
