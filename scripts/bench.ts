@@ -61,17 +61,13 @@ async function memoryRun(options: Parameters<typeof runNode>[0]) {
 	return { result, seconds: (performance.now() - started) / 1000, growth: peak - before };
 }
 
-/** One small run through creation and waiting, so that lazily loaded code is not timed. */
-async function warmUp(sim: SimulatorProcess): Promise<void> {
-	await runNode({ parameters: nodeParameters(0.5, false), items: items(4), credentials: sim.credentials });
-}
-
 const cases: Record<string, () => Promise<Figure[]>> = {
 	async latency() {
 		const D = 5000;
 		const interval = 2000;
 		const sim = await startSimulator({ taskDurationMs: D, latencyMs: RTT_MS });
-		await warmUp(sim);
+		// One small run through creation and waiting, so that lazily loaded code is not timed.
+		await nodeRun(sim, ideas(4), 500, false);
 		const figures: Figure[] = [];
 		for (const count of [50, 500]) {
 			await resetSimulator(sim.url);
@@ -124,7 +120,7 @@ const cases: Record<string, () => Promise<Figure[]>> = {
 	async headOfLine() {
 		const interval = 1000;
 		const sim = await startSimulator({ taskDurationMs: 3000, latencyMs: RTT_MS });
-		await warmUp(sim);
+		await nodeRun(sim, ideas(4), 500, false);
 		await resetSimulator(sim.url);
 		const clean = await nodeRun(sim, ideas(50), interval, false);
 		const stalled = await withStall(sim, async () => await nodeRun(sim, ideas(50), interval, false));
