@@ -49,6 +49,14 @@ export const atMost = (name: string, value: number, limit: number, more = '', di
 	pass: value <= limit,
 });
 
+/** A peak RSS growth of `bytes` (shown in MB, then `more`) held to at most `limitMb` MB. */
+export const memory = (name: string, bytes: number, limitMb: number, more = ''): Figure => ({
+	name,
+	value: `${(bytes / MB).toFixed(1)} MB${more}`,
+	target: `≤ ${limitMb} MB`,
+	pass: bytes <= limitMb * MB,
+});
+
 /** Wall time `a` against `b` ("a ÷ b = ratio", then `more`), held to at most `limit`. */
 export const ratio = (name: string, a: number, b: number, limit: number, more = ''): Figure => ({
 	name,

@@ -8,7 +8,7 @@ import { runNode } from '../../test/harness';
 import { fixtureBytes } from '../../test/fixtures/media';
 import { HostileServer, sendJson } from '../../test/hostile-server';
 import { mdatHead } from '../../test/simulator/server';
-import { inTurn, MB, ratio, RTT_MS, s, type Figure } from './bench-common';
+import { inTurn, MB, memory, ratio, RTT_MS, s, type Figure } from './bench-common';
 import { clearBinaryStorage, loopRun, nodeParameters, peakGrowth } from './bench-results';
 
 const KEY = 'bench-downloads-key';
@@ -19,7 +19,7 @@ interface Shape {
 	files: Array<{ size: number; announce?: boolean; stall?: boolean }>;
 	/** Wall time at most this many times the loop's; none for a stalled file (the loop waits out its timeout). */
 	loop?: number;
-	/** The node's peak RSS growth during its run is held to this (bytes). */
+	/** The node's peak RSS growth during its run is held to this (MB). */
 	memory?: number;
 	/** Request Timeout (s), when not the default (120 s for images): the stalled file fails at it. */
 	requestTimeout?: number;
@@ -29,7 +29,7 @@ const files = (count: number, size: number, more: { announce?: boolean; stall?: 
 	Array.from({ length: count }, () => ({ size, ...more }));
 
 const SHAPES: Shape[] = [
-	{ name: '20 files × 50 MiB', files: files(20, 50 * MB), loop: 1.1, memory: 64 * MB },
+	{ name: '20 files × 50 MiB', files: files(20, 50 * MB), loop: 1.1, memory: 64 },
 	{ name: '200 files × 1 MiB', files: files(200, MB), loop: 1.5 },
 	{ name: 'a mix: 10 × 50 MiB and 40 × 1 MiB', files: [...files(10, 50 * MB), ...files(40, MB)], loop: 1.2 },
 	{ name: '20 files × 20 MiB, sizes never announced', files: files(20, 20 * MB, { announce: false }), loop: 1.1 },
@@ -132,12 +132,7 @@ async function measureShape(shape: Shape): Promise<Figure[]> {
 			},
 		];
 		if (shape.memory !== undefined)
-			figures.push({
-				name: '   … peak RSS growth during the node’s run',
-				value: `${(growth / MB).toFixed(1)} MB`,
-				target: `≤ ${shape.memory / MB} MB`,
-				pass: growth <= shape.memory,
-			});
+			figures.push(memory('   … peak RSS growth during the node’s run', growth, shape.memory));
 		if (shape.loop !== undefined) {
 			host.reset();
 			const loopMs = await loopRun({ credentials }, prompts, 500, true);
