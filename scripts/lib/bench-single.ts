@@ -170,25 +170,18 @@ async function measureSingle(shapes = SINGLE_SHAPES, seed = 30) {
 const shown = (measured: Measured) => `${measured.after.toFixed(2)} I / ${measured.calls.toFixed(2)}`;
 
 export async function singleItemBenchCase(): Promise<Figure[]> {
-	return (await measureSingle()).flatMap(({ shape, learned, fixed, copy }) => [
-		{
-			name: `One item per execution (25 runs, D 3 s, I 1 s, RTT 100 ms, runs 11–25), ${shape.name}: after the floor / calls, learned (fixed)`,
-			value: `${shown(learned)} (${shown(fixed)})`,
-			...shape.verdict(learned, fixed),
-		},
-		...(copy
-			? [
-					{
-						name: `   … a new workflow of the same kind, after another taught it: its runs 1–${COPY_EXECUTIONS} (fixed's 11–25)`,
-						value: `${shown(copy.all)} (${shown(fixed)})`,
-						...ENVELOPE(copy.all, fixed),
-					},
-					{
-						name: `   … its runs 2–${COPY_EXECUTIONS}`,
-						value: `${shown(copy.warm)} (${shown(fixed)})`,
-						...NARROW(copy.warm, fixed),
-					},
-				]
-			: []),
-	]);
+	return (await measureSingle()).flatMap(({ shape, learned, fixed, copy }) => {
+		const figure = (name: string, measured: Measured, verdict: Verdict): Figure => ({
+			name,
+			value: `${shown(measured)} (${shown(fixed)})`,
+			...verdict(measured, fixed),
+		});
+		const title = `One item per execution (25 runs, D 3 s, I 1 s, RTT 100 ms, runs 11–25), ${shape.name}: after the floor / calls, learned (fixed)`;
+		const copied = `   … a new workflow of the same kind, after another taught it: its runs 1–${COPY_EXECUTIONS} (fixed's 11–25)`;
+		const warm = `   … its runs 2–${COPY_EXECUTIONS}`;
+		return [
+			figure(title, learned, shape.verdict),
+			...(copy ? [figure(copied, copy.all, ENVELOPE), figure(warm, copy.warm, NARROW)] : []),
+		];
+	});
 }
