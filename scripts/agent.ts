@@ -8,7 +8,7 @@
 import type { ModelServer } from './lib/model-server';
 import { findNode, sendChat, toolItems, type Workflow } from './lib/n8n';
 import { runMain } from './lib/process';
-import { check, log } from './lib/report';
+import { check, log, since } from './lib/report';
 import { getExecution, waitForExecution } from './lib/rest';
 import { injectFault, resetSimulator, simulatorRecord } from './lib/simulator';
 import { readExample, runOnVersions, suiteVersions, type RunningN8n } from './lib/suite';
@@ -147,14 +147,11 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	}
 	const started = Date.now();
 	const answer = await chat(n8n.server.url, variant, `${name}-${n8n.version}`, scenario.chatInput);
-	const fresh = await waitForExecution(
-		() => session,
-		variant.workflow.id,
-		(candidate) => !seen.has(candidate.id),
-		(status) => !['new', 'running', 'waiting'].includes(status),
-		180_000,
-		`a new execution of ${variant.workflow.id} to finish`,
-	);
+	const fresh = await waitForExecution(() => session, variant.workflow.id, {
+		which: (candidate) => !seen.has(candidate.id),
+		deadline: 180_000,
+		what: `a new execution of ${variant.workflow.id} to finish`,
+	});
 	seen.add(fresh.id);
 	const execution = await getExecution(install, session, fresh.id);
 	const requests = [...model.requests];
@@ -167,7 +164,7 @@ async function runScenario(context: Context, variant: Variant, scenario: Scenari
 	const results = requests.at(-1)!.toolResults.map((result) => ({ ...result, items: toolItems(result.output) }));
 	log(
 		'agent',
-		`${variant.label} / ${name}: ${requests.length} model requests (${how}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+		`${variant.label} / ${name}: ${requests.length} model requests (${how}), ${results.length} tool result(s), execution ${execution.id} ${execution.status} in ${since(started, 1)}`,
 	);
 	for (const result of results) log('agent', `  the model read from ${result.name}: ${result.output}`);
 	check(execution.status === 'success', `${name}: the execution succeeded (${execution.status})`);

@@ -10,7 +10,7 @@ import { checkRun, creationsOf, durableExample } from './lib/durable-example';
 import { callWebhook, type Workflow } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
-import { check, log } from './lib/report';
+import { check, log, since } from './lib/report';
 import { getExecution, listExecutions, outputOf, readBinary, waitForExecution, type ExecutionItem } from './lib/rest';
 import { simulatorRecord } from './lib/simulator';
 import { runOnVersions, withN8n, type RunningN8n } from './lib/suite';
@@ -44,14 +44,10 @@ function testVariant() {
 /** Starts the workflow and waits until its execution is parked in the database (status waiting). */
 async function triggerAndPark(n8n: RunningN8n, workflow: Workflow): Promise<string> {
 	await callWebhook(n8n.server.url, WEBHOOK_PATH, {});
-	const parked = await waitForExecution(
-		() => n8n.session,
-		workflow.id,
-		undefined,
-		(status) => status === 'waiting',
-		120_000,
-		'execution parked in the database',
-	);
+	const parked = await waitForExecution(() => n8n.session, workflow.id, {
+		wanted: (status) => status === 'waiting',
+		what: 'execution parked in the database',
+	});
 	const creationsBefore = await creationsOf(n8n.simulator.url);
 	say(
 		`execution ${parked.id} is waiting (status "${parked.status}", waitTill ${parked.waitTill}); ${creationsBefore.length} renders created so far; renders take ${TASK_SECONDS} s`,
@@ -80,18 +76,15 @@ async function checkCompleted(n8n: RunningN8n, results: ExecutionItem[]): Promis
 
 /** Waits for the parked execution to end after the restart: it succeeded, resumed by the restarted n8n. */
 async function resumed(n8n: RunningN8n, workflow: Workflow, parkedId: string, createdAt: number) {
-	const finished = await waitForExecution(
-		() => n8n.session,
-		workflow.id,
-		parkedId,
-		(status) => !['waiting', 'running', 'new'].includes(status),
-		(TASK_SECONDS + 4 * WAIT_SECONDS + 240) * 1000,
-		`execution ${parkedId} finished`,
-	);
+	const finished = await waitForExecution(() => n8n.session, workflow.id, {
+		which: parkedId,
+		deadline: (TASK_SECONDS + 4 * WAIT_SECONDS + 240) * 1000,
+		what: `execution ${parkedId} finished`,
+	});
 	const secondLog = readFileSync(n8n.logFile, 'utf8');
 	const wasResumed = new RegExp(`Resuming execution ${parkedId}\\b`).test(secondLog);
 	say(
-		`execution ${finished.id} ended with status "${finished.status}" ${((Date.now() - createdAt) / 1000).toFixed(0)} s after the trigger; the restarted n8n logged "Resuming execution ${parkedId}": ${wasResumed ? 'yes' : 'no'}`,
+		`execution ${finished.id} ended with status "${finished.status}" ${since(createdAt)} after the trigger; the restarted n8n logged "Resuming execution ${parkedId}": ${wasResumed ? 'yes' : 'no'}`,
 	);
 	check(finished.status === 'success', `the resumed execution succeeded (status ${finished.status})`);
 	check(wasResumed, 'the restarted n8n resumed the parked execution');
@@ -123,7 +116,7 @@ async function runVersion(version: string, tarball: string): Promise<void> {
 		const restartedAt = Date.now();
 		await n8n.restart('SIGKILL', logs[1]);
 		say(
-			`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((restartedAt - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parkedId} waits; it started again (pid ${n8n.server.child.pid}) in ${((Date.now() - restartedAt) / 1000).toFixed(0)} s on the same user folder`,
+			`RESTART: killed n8n (pid ${killedPid}) with SIGKILL ${((restartedAt - createdAt) / 1000).toFixed(0)} s after the trigger, while execution ${parkedId} waits; it started again (pid ${n8n.server.child.pid}) in ${since(restartedAt)} on the same user folder`,
 		);
 		n8n.step('kill and restart');
 		const finished = await resumed(n8n, workflow, parkedId, createdAt);

@@ -27,7 +27,7 @@ import path from 'node:path';
 
 import { checkInstall, ensureN8n, installPaths } from './lib/installer';
 import { removeOnExit, run, runMain } from './lib/process';
-import { log } from './lib/report';
+import { log, since } from './lib/report';
 
 /** What the check or the repair writes, relative to the install folder: copied, never hard-linked. */
 const WRITTEN = new Set([path.join('node_modules', 'sqlite3'), path.join('node_modules', '.package-lock.json')]);
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
 	const copied = copyInstall(shared.dir, install.dir);
 	log(
 		'installer',
-		`copied ${shared.dir} to ${install.dir} in ${((Date.now() - started) / 1000).toFixed(1)} s (${copied} entries copied, the rest hard-linked)`,
+		`copied ${shared.dir} to ${install.dir} in ${since(started, 1)} (${copied} entries copied, the rest hard-linked)`,
 	);
 	const before = checkInstall(install);
 	if (before) throw new Error(`the copy of a ready install does not work: ${before}`);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ModelServer } from './lib/model-server';
 import { findNode, sendChat, toolItems, workflowOf, type Workflow } from './lib/n8n';
 import { freePort, runMain } from './lib/process';
-import { check, log } from './lib/report';
+import { check, log, since } from './lib/report';
 import { listExecutions } from './lib/rest';
 import { SIM_KEY, simulatorRecord, simulatorTasks, type SimulatorProcess } from './lib/simulator';
 import { readExample, runOnVersions, suiteVersions, type RunningN8n } from './lib/suite';
@@ -295,7 +295,7 @@ async function agentThroughMcp(context: Context, n8n: RunningN8n, model: ModelSe
 	);
 	check((await creations(context, VIDEO_PATH, marker)) === 1, `${label}: one video creation`);
 	context.received.push(...results.map((result) => result.output));
-	log('mcp', `${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	log('mcp', `${label}: done in ${since(started, 1)}`);
 }
 
 async function runVersion(version: string, tarball: string): Promise<void> {

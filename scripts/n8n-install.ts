@@ -5,13 +5,13 @@
  */
 import { ensureN8n, RECIPES } from './lib/installer';
 import { runMain } from './lib/process';
-import { log } from './lib/report';
+import { log, since } from './lib/report';
 
 async function main(): Promise<void> {
 	for (const version of Object.keys(RECIPES)) {
 		const started = Date.now();
 		const install = ensureN8n(version, 'n8n:install');
-		log('n8n:install', `n8n ${version} ready in ${install.dir} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+		log('n8n:install', `n8n ${version} ready in ${install.dir} (${since(started)})`);
 	}
 }
 

@@ -13,7 +13,7 @@ import { startWorld } from './lib/learning-run';
 import { CREDENTIAL_REF, postJson, webhookNode, workflowOf } from './lib/n8n';
 import { logFolder } from './lib/paths';
 import { runMain } from './lib/process';
-import { check, log, printLogTail, stepTimer } from './lib/report';
+import { check, log, printLogTail, stepTimer, since } from './lib/report';
 import { getExecution, listExecutions, outputOf, readBinary } from './lib/rest';
 import { postgresQuery, type Service } from './lib/services';
 import { simulatorRecord } from './lib/simulator';
@@ -197,10 +197,7 @@ async function main(): Promise<void> {
 		const stopStarted = Date.now();
 		await deployment?.stop();
 		await world.stop();
-		log(
-			'queue',
-			`stopped workers, main, redis, postgres, feed and simulator in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`,
-		);
+		log('queue', `stopped workers, main, redis, postgres, feed and simulator in ${since(stopStarted, 1)}`);
 		step('shutdown');
 		log('queue', summary());
 	}

@@ -170,11 +170,11 @@ const json = (value: unknown) => JSON.stringify(value);
 /** The final table's rows: what each check proved on each version, and how long it took. */
 const proofs: Array<{ version: string; check: string; proved: string; seconds: number }> = [];
 
-type Which = Parameters<typeof waitForExecution>[2];
+type Which = Parameters<typeof waitForExecution>[2]['which'];
 
 /** Waits until execution `which` of a case's workflow has a status `wanted` (by default: it has ended). */
 async function executionOf(target: Target, item: Case, which: Which, what: string, wanted = isFinal) {
-	return await waitForExecution(() => target.session, item.workflow.id, which, wanted, 120_000, what);
+	return await waitForExecution(() => target.session, item.workflow.id, { which, wanted, what });
 }
 
 /** Starts a case's workflow through its webhook and returns the new execution once it has ended. */

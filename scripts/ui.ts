@@ -18,7 +18,7 @@ import { collectionEntries, description, operations, visibleParameters } from '.
 import { ensureChromium, launchChromium } from './lib/browser';
 import { ROOT } from './lib/paths';
 import { runMain } from './lib/process';
-import { check, log } from './lib/report';
+import { check, log, since } from './lib/report';
 import { OWNER } from './lib/rest';
 import { simulatorRecord } from './lib/simulator';
 import { runOnVersions, withN8n } from './lib/suite';
@@ -35,8 +35,6 @@ const UI_TIMEOUT = 120_000;
 const RUN_TIMEOUT = 300_000;
 /** How long a panel may take to show a choice's fields; a panel that never does costs this much per panel. */
 const PANEL_TIMEOUT = 60_000;
-
-const since = (started: number, digits = 0) => `${((Date.now() - started) / 1000).toFixed(digits)} s`;
 
 const mismatches: string[] = [];
 /** Records a panel mismatch and goes on, so that one run reports every operation that is wrong. */

@@ -19,7 +19,7 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { errorSummary, run } from './process';
-import { log } from './report';
+import { log, since } from './report';
 
 export const CACHE = process.env.MEDIAGEN_E2E_CACHE ?? path.join(homedir(), '.cache', 'n8n-nodes-mediagen-e2e');
 
@@ -117,12 +117,7 @@ function rebuildNative(install: N8nInstall, scope: string): void {
 	rmSync(path.join(install.dir, 'node_modules', 'sqlite3', 'build'), { recursive: true, force: true });
 	const started = Date.now();
 	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], { cwd: install.dir, env });
-	log(scope, `n8n ${install.recipe.n8n}: sqlite3 built in ${seconds(started)} s`);
-}
-
-/** Whole seconds since `started` (a Date.now() value), for the installer's timing lines. */
-function seconds(started: number): number {
-	return Math.round((Date.now() - started) / 1000);
+	log(scope, `n8n ${install.recipe.n8n}: sqlite3 built in ${since(started)}`);
 }
 
 /** npm install of the recipe into its folder (scripts off), then the `node` package's platform binary. */
@@ -152,7 +147,7 @@ function installFresh(install: N8nInstall, scope: string): void {
 			env: npmEnv(),
 		});
 	}
-	log(scope, `n8n ${recipe.n8n}: packages installed in ${seconds(started)} s`);
+	log(scope, `n8n ${recipe.n8n}: packages installed in ${since(started)}`);
 }
 
 /**
@@ -277,7 +272,7 @@ function withCacheLock<T>(dir: string, scope: string, work: () => T): T {
 /** Writes the `.ready` marker (hash, then time) after a successful check. */
 function markReady(install: N8nInstall, hash: string, scope: string, started: number): N8nInstall {
 	writeFileSync(path.join(install.dir, '.ready'), `${hash}\n${new Date().toISOString()}\n`);
-	log(scope, `n8n ${install.recipe.n8n} ready in ${seconds(started)} s (verified: sqlite3 loads, n8n --version)`);
+	log(scope, `n8n ${install.recipe.n8n} ready in ${since(started)} (verified: sqlite3 loads, n8n --version)`);
 	return install;
 }
 

@@ -13,7 +13,7 @@ import { MEDIAGEN, type Workflow } from './learning-workflows';
 import { startModelServer, type ModelScript } from './model-server';
 import { logFolder } from './paths';
 import { stopProcess } from './process';
-import { log } from './report';
+import { log, since } from './report';
 import { ensureDebianPackages, POSTGRES_PACKAGE, REDIS_PACKAGE, startPostgres, startRedis } from './services';
 import { startSimulator } from './simulator';
 
@@ -125,10 +125,7 @@ export async function runPlans(scope: string, version: string, plans: Plan[], wo
 				.cases(deployments[index], { ...world, db: staticDataDb(deployments[index], world.services.postgres) })
 				.map(async ([name, rows]): Promise<CaseResult> => {
 					const result = { version, mode: plan.mode, name, rows: await rows };
-					log(
-						scope,
-						`n8n ${version} ${plan.mode} ${name}: done ${((Date.now() - started) / 1000).toFixed(0)} s after the cases started`,
-					);
+					log(scope, `n8n ${version} ${plan.mode} ${name}: done ${since(started)} after the cases started`);
 					return result;
 				}),
 		);

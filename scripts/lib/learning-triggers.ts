@@ -103,14 +103,11 @@ export async function manualCase(
 	guard.advance();
 	for (let run = 1; run <= runs; run++) {
 		const id = await runManually(deployment, workflowId);
-		const ended = await waitForExecution(
-			() => deployment.session,
-			workflowId,
-			id,
-			(status) => status !== 'running' && status !== 'new',
-			120_000,
-			`manual run ${id} to end`,
-		);
+		const ended = await waitForExecution(() => deployment.session, workflowId, {
+			which: id,
+			wanted: (status) => status !== 'running' && status !== 'new',
+			what: `manual run ${id} to end`,
+		});
 		const execution = await getExecution(deployment.install, deployment.session, id);
 		const nodeRuns = execution.data.resultData.runData[MEDIAGEN] as Array<{ hints?: Array<{ message: string }> }>;
 		done.push({
@@ -153,23 +150,16 @@ export async function waitCase(
 	const tag = `${workflow.id} w1`;
 	guard.advance();
 	await callWebhook(deployment, workflow, { prompt: timedPrompt(RENDER_S, `${tag} `) });
-	const parked = await waitForExecution(
-		() => deployment.session,
-		workflowId,
-		undefined,
-		(status) => status === 'waiting',
-		120_000,
-		`the execution of ${workflow.id} to wait`,
-	);
+	const parked = await waitForExecution(() => deployment.session, workflowId, {
+		wanted: (status) => status === 'waiting',
+		what: `the execution of ${workflow.id} to wait`,
+	});
 	guard.advance();
-	const ended = await waitForExecution(
-		() => deployment.session,
-		workflowId,
-		parked.id,
-		(status) => !['waiting', 'running', 'new'].includes(status),
-		(waitS + 300) * 1000,
-		`execution ${parked.id} of ${workflow.id} to resume and end`,
-	);
+	const ended = await waitForExecution(() => deployment.session, workflowId, {
+		which: parked.id,
+		deadline: (waitS + 300) * 1000,
+		what: `execution ${parked.id} of ${workflow.id} to resume and end`,
+	});
 	const state = guard.check();
 	return [
 		{

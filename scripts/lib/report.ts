@@ -10,6 +10,9 @@ export function log(scope: string, message: string): void {
 	console.log(`[${scope}] ${new Date().toISOString().slice(11, 19)} ${message}`);
 }
 
+/** How long since `started` (a Date.now() value), for a log line: "12 s", or "1.5 s" with `digits` 1. */
+export const since = (started: number, digits = 0) => `${((Date.now() - started) / 1000).toFixed(digits)} s`;
+
 /** Fails the run with `message` unless `condition` holds (and narrows its type for the code after it). */
 export function check(condition: unknown, message: string): asserts condition {
 	if (!condition) throw new Error(`assertion failed: ${message}`);

@@ -169,17 +169,26 @@ async function retryWhile<T>(work: () => Promise<T>, refusal: RegExp, deadline: 
 }
 
 /**
- * Waits until an execution of the workflow satisfies `wanted` and returns it (without data). `which` picks
- * the execution: an id, or a filter over the list (newest first; e.g. "not one of the ids known before the
- * trigger"). `session` is a getter, so that a caller can log in again after restarting n8n meanwhile.
+ * What waitForExecution waits for: `which` picks the execution (an id, or a filter over the list, newest first,
+ * e.g. "not one of the ids known before the trigger"; the newest when unset), `wanted` tests its status (by
+ * default: it has ended), `what` names the wait in its timeout's error.
+ */
+export interface ExecutionWait {
+	which?: string | ((execution: ExecutionSummary) => boolean);
+	wanted?: (status: string) => boolean;
+	deadline?: number;
+	what: string;
+}
+const hasEnded = (status: string) => !['new', 'running', 'waiting'].includes(status);
+
+/**
+ * Waits until an execution of the workflow is as ExecutionWait says and returns it (without data). `session` is
+ * a getter, so that a caller can log in again after restarting n8n meanwhile.
  */
 export async function waitForExecution(
 	session: () => RestSession,
 	workflowId: string,
-	which: string | ((execution: ExecutionSummary) => boolean) | undefined,
-	wanted: (status: string) => boolean,
-	timeoutMs: number,
-	what: string,
+	{ which, wanted = hasEnded, deadline = 120_000, what }: ExecutionWait,
 ): Promise<ExecutionSummary> {
 	const picked = typeof which === 'string' ? (execution: { id: string }) => execution.id === which : which;
 	return await waitFor(
@@ -201,6 +210,6 @@ export async function waitForExecution(
 			);
 			return execution && wanted(execution.status) ? execution : undefined;
 		},
-		{ deadline: timeoutMs, describe: what, interval: 500 },
+		{ deadline, describe: what, interval: 500 },
 	);
 }

@@ -18,7 +18,7 @@ import {
 	stopProcess,
 	type SystemUser,
 } from './process';
-import { log } from './report';
+import { log, since } from './report';
 import { waitFor } from './wait';
 
 /** A system account (e.g. postgres, redis), or undefined when it does not exist. */
@@ -67,7 +67,7 @@ export function ensureDebianPackages(scope: string, packages: Array<{ name: stri
 	apt(['install', '-y', '-qq', '--no-install-recommends', ...missing], 1_800_000);
 	const still = packages.filter((entry) => !entry.present()).map((entry) => entry.name);
 	if (still.length) throw new Error(`apt-get did not provide ${still.join(', ')}`);
-	log(scope, `installed ${missing.join(', ')} in ${Math.round((Date.now() - started) / 1000)} s`);
+	log(scope, `installed ${missing.join(', ')} in ${since(started)}`);
 }
 
 export const POSTGRES_PACKAGE = { name: 'postgresql', present: () => postgresBinDir() !== undefined };
