@@ -67,7 +67,7 @@ export function chatSender(deployment: Deployment, workflow: Workflow) {
 
 /** Chats once, uncounted: n8n loads the AI Agent's modules at its first execution, which holds the process seconds. */
 export async function warmUpAgent(deployment: Deployment, workflow: Workflow): Promise<void> {
-	await waitForTrigger(deployment.server.url, workflow.chatId!, 120_000, true);
+	await waitForTrigger(deployment.server.url, workflow.chatId!, 120_000, 'chat');
 	// A render of the case's kind and time: the warm-up is a production execution, and what it learns is history.
 	await chatSender(deployment, workflow)(timedPrompt(RENDER_S, `${workflow.id} warm-up `), 'warm-up');
 }

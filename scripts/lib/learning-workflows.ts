@@ -3,12 +3,10 @@
  * creations (beta v4, Wait for Completion, no downloads) the way users start them. Node types and versions exist in
  * n8n 1.123.81 and 2.41.1 alike; render times come from the prompts (`[sim:seconds=N]`, read by the simulator).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 
 import { NODE_TYPE } from '../../test/nodeType';
 import { CREDENTIAL_REF, webhookNode, workflowOf, type Link, type NodeSpec, type Workflow as N8nWorkflow } from './n8n';
-import { ROOT } from './paths';
+import { readExample } from './suite';
 
 /** Poll Interval of every MediaGen node here, in seconds. */
 export const INTERVAL_S = 1;
@@ -198,7 +196,7 @@ export const AGENT_TOOL = 'Create_images';
  * execution ends (not streamed); its OpenAI credential is the model server's (agentModelCredential).
  */
 export function agentWorkflow(id: string): Workflow {
-	const example = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'agent-images.json'), 'utf8')) as Workflow;
+	const example = readExample<Workflow>('agent-images.json');
 	type Node = Workflow['nodes'][number];
 	const chatTrigger = (node: Node) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger';
 	const withOptions = (node: Node, options: object) => ({ ...node, parameters: { ...node.parameters, options } });

@@ -116,9 +116,15 @@ export async function startListening(
  * Waits until a published workflow's trigger is registered: n8n 2.x activates published workflows in the
  * background after its HTTP server is up. A GET to a POST-only webhook at `webhookPath` tells the two states apart
  * without starting an execution ("not registered for GET requests" once the POST webhook exists); a Chat Trigger's
- * hosted chat page (`chat`: `webhookPath` is its webhook id) answers GET once the workflow is active.
+ * hosted chat page (`kind` chat: `webhookPath` is its webhook id) answers GET once the workflow is active.
  */
-export async function waitForTrigger(baseUrl: string, webhookPath: string, timeoutMs: number, chat = false) {
+export async function waitForTrigger(
+	baseUrl: string,
+	webhookPath: string,
+	timeoutMs: number,
+	kind: 'webhook' | 'chat' = 'webhook',
+) {
+	const chat = kind === 'chat';
 	const url = `${baseUrl}/webhook/${webhookPath}${chat ? '/chat' : ''}`;
 	await waitFor(
 		async (see) => {
@@ -128,11 +134,7 @@ export async function waitForTrigger(baseUrl: string, webhookPath: string, timeo
 			see(text.slice(0, 200));
 			return chat ? text.startsWith('HTTP 200 ') : /not registered for GET requests/.test(text);
 		},
-		{
-			deadline: timeoutMs,
-			describe: `the ${chat ? 'chat' : 'webhook'} ${webhookPath} to be registered`,
-			interval: 500,
-		},
+		{ deadline: timeoutMs, describe: `the ${kind} ${webhookPath} to be registered`, interval: 500 },
 	);
 }
 

@@ -24,11 +24,12 @@ export function jsonPost(body: object): RequestInit {
 	return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
-/** Sets up the owner (OWNER), or logs it in again (`setUp` false, e.g. after a restart); keeps its auth cookie. */
-export async function signInOwner(baseUrl: string, setUp: boolean): Promise<RestSession> {
-	const [route, body] = setUp
-		? ['/owner/setup', { ...OWNER, firstName: 'Test', lastName: 'Owner' }]
-		: ['/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password }];
+/** Sets up the owner (OWNER), or logs it in again (`login`, e.g. after a restart); keeps its auth cookie. */
+export async function signInOwner(baseUrl: string, how: 'setup' | 'login'): Promise<RestSession> {
+	const [route, body] =
+		how === 'setup'
+			? ['/owner/setup', { ...OWNER, firstName: 'Test', lastName: 'Owner' }]
+			: ['/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password }];
 	const response = await restRequest({ baseUrl, cookie: '' }, route, jsonPost(body));
 	const cookie = response.headers
 		.getSetCookie()

@@ -187,9 +187,9 @@ export async function startMain(
 	const server = await startN8nServer(install, env, options.logFile, options.port);
 	const registered = async () => {
 		for (const webhookPath of options.webhookPaths ?? []) await waitForTrigger(server.url, webhookPath, 120_000);
-		for (const chat of options.chats ?? []) await waitForTrigger(server.url, chat, 120_000, true);
+		for (const chat of options.chats ?? []) await waitForTrigger(server.url, chat, 120_000, 'chat');
 	};
-	const session = await whileDatabaseNotReady(async () => await signInOwner(server.url, true));
+	const session = await whileDatabaseNotReady(async () => await signInOwner(server.url, 'setup'));
 	await setUp(session);
 	await registered();
 	const main: MainProcess = {
@@ -201,7 +201,7 @@ export async function startMain(
 			await whileDown?.();
 			main.server = await startN8nServer(install, env, logFile, Number(new URL(server.url).port));
 			main.logFile = logFile;
-			Object.assign(session, await whileDatabaseNotReady(async () => await signInOwner(server.url, false)));
+			Object.assign(session, await whileDatabaseNotReady(async () => await signInOwner(server.url, 'login')));
 			await registered();
 		},
 	};
